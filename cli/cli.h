@@ -1,0 +1,72 @@
+#ifndef CLI_CLI_H
+#define CLI_CLI_H
+
+/* Shared plumbing of the commands: flag parsing, JSON output, and the one
+ * structured error path (cliError on stderr, exit 2 or 3, exit 1 only when
+ * the error itself cannot be written). */
+
+#include <stddef.h>
+
+#include "cli/exit.h"
+#include "io/next.h"
+#include "tables/tables.h"
+
+struct json_t;
+
+enum cli_opt_type {
+	CLI_OPT_BOOL,		/* --x, --x=true, --x=false */
+	CLI_OPT_STRING,		/* --x V, --x=V; last one wins */
+	CLI_OPT_STRINGS,	/* repeatable and comma-separated: --x a,b --x c */
+	CLI_OPT_INT		/* --x N (decimal, may be negative) */
+};
+
+struct cli_opt {
+	const char *name;	/* without the leading "--" */
+	enum cli_opt_type type;
+	void *dest;		/* int *, const char **, struct cli_strings *, long * */
+	int seen;		/* set by the parser */
+	const char *usage;	/* one line for --help */
+	const char *value_name;	/* "string", "int", ... for --help; NULL for bool */
+};
+
+struct cli_strings {
+	char **v;		/* NULL-terminated; owned */
+	size_t n;
+};
+
+struct cli_command {
+	const char *use;	/* "run [flags] [-- <goal>]" */
+	const char *summary;
+	const char *examples;	/* may be NULL */
+	struct cli_opt *opts;	/* terminated by name == NULL */
+};
+
+/* Parses argv[1..argc) against `opts`; non-flag arguments (and everything
+ * after "--") land in *pos (NULL-terminated, borrowed pointers into argv,
+ * array owned by the caller, freed with sw_free).  `--help`/`-h` set *help.
+ * On a usage error writes nothing and returns CLI_EXIT_USAGE with `msg`
+ * filled. */
+int cli_parse(int argc, char **argv, struct cli_opt *opts, char ***pos,
+	      size_t *npos, int *help, char *msg, size_t msglen);
+
+void cli_strings_release(struct cli_strings *s);
+
+/* The raw --root value appearing before "--", or NULL. */
+const char *cli_raw_root(int argc, char **argv);
+
+/* Writes `doc` compactly plus "\n" to stdout and flushes.  Returns 0, or -1
+ * when the write failed. */
+int cli_print_json(const struct json_t *doc);
+
+/* Writes a cliError for `code` to stderr and returns the exit status to use
+ * (`exit_override` when non-zero, else the table's).  `next` is borrowed;
+ * when NULL, operation none for `root` (or the current directory) is used.
+ * `details` (borrowed) may be NULL. */
+int cli_fail(enum tbl_err code, int exit_override, const char *message,
+	     const struct next *next, const char *root,
+	     const struct json_t *details);
+
+/* Prints help for `cmd` to stdout; returns CLI_EXIT_OK or DEFECT. */
+int cli_print_help(const char *path, const struct cli_command *cmd);
+
+#endif

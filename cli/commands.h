@@ -1,0 +1,9 @@
+#ifndef CLI_COMMANDS_H
+#define CLI_COMMANDS_H
+
+/* One function per subcommand, each in cli/cmd_<name>.c.  argv[0] is the
+ * command's own name; the return value is the process exit status. */
+
+int cmd_help(int argc, char **argv);
+
+#endif

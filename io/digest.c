@@ -1,0 +1,124 @@
+#include "io/digest.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+struct sw_sha256 {
+	EVP_MD_CTX *ctx;
+};
+
+int sw_sha256_new(struct sw_sha256 **out, struct sw_error *err)
+{
+	struct sw_sha256 *h = sw_calloc(1, sizeof(*h));
+
+	*out = NULL;
+	if (h == NULL)
+		return sw_error_set(err, SW_ENOMEM, "cannot allocate hash");
+	if ((h->ctx = EVP_MD_CTX_new()) == NULL ||
+	    EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1) {
+		sw_sha256_free(h);
+		return sw_error_set(err, SW_ENOMEM, "cannot initialise SHA-256");
+	}
+	*out = h;
+	return 0;
+}
+
+void sw_sha256_update(struct sw_sha256 *h, const void *buf, size_t len)
+{
+	EVP_DigestUpdate(h->ctx, buf, len);
+}
+
+void sw_sha256_section(struct sw_sha256 *h, const char *name,
+		       const void *bytes, size_t len)
+{
+	char num[32];
+	int n = snprintf(num, sizeof(num), "%zu", len);
+
+	sw_sha256_update(h, "", 1);
+	sw_sha256_update(h, name, strlen(name));
+	sw_sha256_update(h, "", 1);
+	sw_sha256_update(h, num, (size_t)n);
+	sw_sha256_update(h, "", 1);
+	sw_sha256_update(h, bytes, len);
+}
+
+void sw_sha256_section_str(struct sw_sha256 *h, const char *name,
+			   const char *value)
+{
+	sw_sha256_section(h, name, value, strlen(value));
+}
+
+void sw_sha256_field(struct sw_sha256 *h, const void *bytes, size_t len)
+{
+	unsigned char be[8];
+	uint64_t n = len;
+
+	for (int i = 7; i >= 0; i--) {
+		be[i] = (unsigned char)(n & 0xff);
+		n >>= 8;
+	}
+	sw_sha256_update(h, be, sizeof(be));
+	sw_sha256_update(h, bytes, len);
+}
+
+static void to_hex(const unsigned char *md, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (int i = 0; i < 32; i++) {
+		out[2 * i] = digits[md[i] >> 4];
+		out[2 * i + 1] = digits[md[i] & 0xf];
+	}
+	out[64] = '\0';
+}
+
+void sw_sha256_final_hex(struct sw_sha256 *h, char out[SW_HEX_LEN])
+{
+	unsigned char md[32];
+	unsigned int n = 0;
+
+	EVP_DigestFinal_ex(h->ctx, md, &n);
+	to_hex(md, out);
+	sw_sha256_free(h);
+}
+
+void sw_sha256_final_prefixed(struct sw_sha256 *h, char out[SW_DIGEST_LEN])
+{
+	memcpy(out, "sha256:", 7);
+	sw_sha256_final_hex(h, out + 7);
+}
+
+void sw_sha256_free(struct sw_sha256 *h)
+{
+	if (h == NULL)
+		return;
+	EVP_MD_CTX_free(h->ctx);
+	sw_free(h);
+}
+
+void sw_sha256_hex(const void *buf, size_t len, char out[SW_HEX_LEN])
+{
+	unsigned char md[32];
+	unsigned int n = 0;
+
+	EVP_Digest(buf, len, md, &n, EVP_sha256(), NULL);
+	to_hex(md, out);
+}
+
+void sw_sha256_prefixed(const void *buf, size_t len, char out[SW_DIGEST_LEN])
+{
+	memcpy(out, "sha256:", 7);
+	sw_sha256_hex(buf, len, out + 7);
+}
+
+int sw_digest_valid(const char *s)
+{
+	if (strncmp(s, "sha256:", 7) != 0 || strlen(s) != 71)
+		return 0;
+	for (const char *p = s + 7; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return 0;
+	return 1;
+}

@@ -1,0 +1,170 @@
+#include "io/json.h"
+
+#include <string.h>
+
+#include <jansson.h>
+
+int sw_utf8_valid(const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned c = s[i];
+		size_t need;
+		unsigned cp;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			need = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			need = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			need = 3;
+			cp = c & 0x07;
+		} else {
+			return 0;
+		}
+		if (len - i <= need)
+			return 0;
+		for (size_t k = 1; k <= need; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += need + 1;
+	}
+	return 1;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Reads the 4 hex digits after "\u" at p[0..5]; -1 if p is not such an escape. */
+static long escape_at(const char *p, size_t left)
+{
+	long v = 0;
+
+	if (left < 6 || p[0] != '\\' || p[1] != 'u')
+		return -1;
+	for (int k = 2; k < 6; k++) {
+		int h = hexval((unsigned char)p[k]);
+
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	return v;
+}
+
+/* Rewrites, in place, every escaped lone surrogate inside string literals to
+ * \ufffd (same length).  Malformed text is left for the parser to reject. */
+static void neutralise_lone_surrogates(char *s, size_t len)
+{
+	int in_string = 0;
+	size_t i = 0;
+
+	while (i < len) {
+		if (!in_string) {
+			if (s[i] == '"')
+				in_string = 1;
+			i++;
+			continue;
+		}
+		if (s[i] == '"') {
+			in_string = 0;
+			i++;
+			continue;
+		}
+		if (s[i] != '\\') {
+			i++;
+			continue;
+		}
+		long v = escape_at(s + i, len - i);
+
+		if (v < 0) {
+			i += 2;
+			continue;
+		}
+		if (v >= 0xd800 && v <= 0xdbff) {
+			long lo = escape_at(s + i + 6, len - i - 6);
+
+			if (lo >= 0xdc00 && lo <= 0xdfff) {
+				i += 12;
+				continue;
+			}
+			memcpy(s + i, "\\ufffd", 6);
+		} else if (v >= 0xdc00 && v <= 0xdfff) {
+			memcpy(s + i, "\\ufffd", 6);
+		}
+		i += 6;
+	}
+}
+
+int sw_json_load_strict(struct json_t **out, const char *buf, size_t len,
+			size_t limit, struct sw_error *err)
+{
+	json_error_t jerr;
+	char *copy = NULL;
+	json_t *v = NULL;
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	if (len > limit) {
+		rc = sw_error_set(err, SW_ETOOBIG,
+				  "input exceeds %zu bytes", limit);
+		goto out;
+	}
+	if (!sw_utf8_valid(buf, len)) {
+		rc = sw_error_set(err, SW_EPARSE, "input is not valid UTF-8");
+		goto out;
+	}
+	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+		rc = sw_error_set(err, SW_EPARSE,
+				  "input must not start with a UTF-8 byte order mark");
+		goto out;
+	}
+	for (i = 0; i < len; i++)
+		if (!strchr(" \t\r\n", buf[i]))
+			break;
+	if (i == len) {
+		rc = sw_error_set(err, SW_EPARSE, "input is empty");
+		goto out;
+	}
+	if ((copy = sw_strndup(buf, len)) == NULL) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot copy input");
+		goto out;
+	}
+	neutralise_lone_surrogates(copy, len);
+	v = json_loadb(copy, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	if (v == NULL) {
+		rc = sw_error_set(err, SW_EPARSE, "malformed JSON at byte %d: %s",
+				  jerr.position, jerr.text);
+		goto out;
+	}
+	*out = v;
+out:
+	sw_free(copy);
+	return rc;
+}
+
+char *sw_json_dump(const struct json_t *v)
+{
+	return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+}

@@ -1,0 +1,37 @@
+#ifndef IO_JSON_H
+#define IO_JSON_H
+
+/* Strict JSON intake shared by the io/ decoders (Outcome, source envelope,
+ * ownership manifest).  io-internal: only io/ and cli/ sources include this
+ * header, because it hands out Jansson values.
+ *
+ * Rules, in the order they are checked (each failure is SW_EPARSE, or
+ * SW_ETOOBIG for the size, with a message naming the rule):
+ *   1. at most `limit` bytes;
+ *   2. valid UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF);
+ *   3. no UTF-8 byte order mark;
+ *   4. not blank;
+ *   5. one JSON value: duplicate object keys anywhere, malformed text and
+ *      trailing data are rejected.
+ * An escaped lone surrogate (\ud800) decodes to U+FFFD, as the reference's
+ * decoder does, instead of failing. */
+
+#include <stddef.h>
+
+#include "io/err.h"
+
+struct json_t;
+
+/* Parses `len` bytes at `buf`.  On success *out is a new reference the caller
+ * releases with json_decref; on failure *out is NULL. */
+int sw_json_load_strict(struct json_t **out, const char *buf, size_t len,
+			size_t limit, struct sw_error *err);
+
+/* 1 if the `len` bytes at `s` are valid UTF-8, else 0. */
+int sw_utf8_valid(const char *s, size_t len);
+
+/* Encodes `v` compactly, keys in insertion order, non-ASCII kept as UTF-8,
+ * no HTML escaping.  Returns a sw_malloc'd string or NULL on ENOMEM. */
+char *sw_json_dump(const struct json_t *v);
+
+#endif

@@ -1,0 +1,226 @@
+#include "io/vcs.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+static int libgit2_ready;
+
+static int ensure_libgit2(struct sw_error *err)
+{
+	if (!libgit2_ready) {
+		if (git_libgit2_init() < 0)
+			return sw_error_set(err, SW_EGIT, "cannot initialise libgit2");
+		libgit2_ready = 1;
+	}
+	return 0;
+}
+
+char *vcs_path_abs_clean(const char *path, struct sw_error *err)
+{
+	char *joined = NULL, *out = NULL;
+	char cwd[PATH_MAX];
+	size_t n, o = 0;
+
+	if (path[0] != '/') {
+		if (getcwd(cwd, sizeof(cwd)) == NULL) {
+			sw_error_sys(err, errno, "cannot read current directory");
+			return NULL;
+		}
+		joined = sw_asprintf("%s/%s", cwd, path);
+	} else {
+		joined = sw_strdup(path);
+	}
+	if (joined == NULL) {
+		sw_error_set(err, SW_ENOMEM, "cannot allocate path");
+		return NULL;
+	}
+	n = strlen(joined);
+	if ((out = sw_malloc(n + 2)) == NULL) {
+		sw_free(joined);
+		sw_error_set(err, SW_ENOMEM, "cannot allocate path");
+		return NULL;
+	}
+	/* Walk the components, resolving "." and ".." lexically. */
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j < n && joined[j] != '/')
+			j++;
+		size_t len = j - i;
+
+		if (len == 0 || (len == 1 && joined[i] == '.')) {
+			/* skip */
+		} else if (len == 2 && joined[i] == '.' && joined[i + 1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+		} else {
+			out[o++] = '/';
+			memcpy(out + o, joined + i, len);
+			o += len;
+		}
+		i = j + 1;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	sw_free(joined);
+	return out;
+}
+
+static char *resolve_dir(const char *path, struct sw_error *err)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+	size_t n;
+
+	if (realpath(path, buf) == NULL) {
+		sw_error_sys(err, errno, "cannot resolve '%s'", path);
+		return NULL;
+	}
+	if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		sw_error_set(err, SW_EIO, "'%s' is not a directory", buf);
+		return NULL;
+	}
+	n = strlen(buf);
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	return sw_strdup(buf);
+}
+
+int vcs_identity_compute_id(struct vcs_identity *id, struct sw_error *err)
+{
+	struct sw_sha256 *h = NULL;
+	int rc;
+
+	if ((rc = sw_sha256_new(&h, err)) < 0)
+		return rc;
+	sw_sha256_section_str(h, "version", "1");
+	sw_sha256_section_str(h, "worktree_root", id->worktree_root);
+	sw_sha256_section_str(h, "git_dir", id->git_dir);
+	sw_sha256_section_str(h, "git_common_dir", id->git_common_dir);
+	sw_sha256_final_prefixed(h, id->id);
+	return 0;
+}
+
+int vcs_discover(struct vcs_identity *out, const char *start,
+		 struct sw_error *err)
+{
+	git_repository *repo = NULL;
+	char *abs = NULL, *dir = NULL;
+	struct stat st;
+	int rc;
+
+	out->version = 1;
+	out->worktree_root = out->git_dir = out->git_common_dir = NULL;
+	out->id[0] = '\0';
+	if ((rc = ensure_libgit2(err)) < 0)
+		goto out;
+	if ((abs = vcs_path_abs_clean(start && *start ? start : ".", err)) == NULL) {
+		rc = err->code;
+		goto out;
+	}
+	if (stat(abs, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		char *slash = strrchr(abs, '/');
+
+		if (slash != NULL && slash != abs)
+			*slash = '\0';
+		else if (slash != NULL)
+			slash[1] = '\0';
+	}
+	if ((dir = resolve_dir(abs, err)) == NULL) {
+		rc = SW_ENOTFOUND;
+		goto out;
+	}
+	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0) {
+		rc = sw_error_set(err, SW_ENOTFOUND,
+				  "'%s' is not inside a Git worktree", dir);
+		goto out;
+	}
+	if (git_repository_is_bare(repo) || git_repository_workdir(repo) == NULL) {
+		rc = sw_error_set(err, SW_ENOTFOUND,
+				  "'%s' is not inside a Git worktree", dir);
+		goto out;
+	}
+	if ((out->worktree_root = resolve_dir(git_repository_workdir(repo), err)) == NULL ||
+	    (out->git_dir = resolve_dir(git_repository_path(repo), err)) == NULL ||
+	    (out->git_common_dir = resolve_dir(git_repository_commondir(repo), err)) == NULL) {
+		rc = err->code ? err->code : SW_EIO;
+		goto out;
+	}
+	rc = vcs_identity_compute_id(out, err);
+out:
+	if (rc < 0)
+		vcs_identity_release(out);
+	git_repository_free(repo);
+	sw_free(dir);
+	sw_free(abs);
+	return rc;
+}
+
+int vcs_identity_equal(const struct vcs_identity *a,
+		       const struct vcs_identity *b)
+{
+	return a->version == b->version && a->worktree_root && b->worktree_root &&
+	       strcmp(a->worktree_root, b->worktree_root) == 0 &&
+	       strcmp(a->git_dir, b->git_dir) == 0 &&
+	       strcmp(a->git_common_dir, b->git_common_dir) == 0 &&
+	       strcmp(a->id, b->id) == 0;
+}
+
+int vcs_identity_copy(struct vcs_identity *dst, const struct vcs_identity *src,
+		      struct sw_error *err)
+{
+	dst->version = src->version;
+	memcpy(dst->id, src->id, sizeof(dst->id));
+	dst->worktree_root = sw_strdup(src->worktree_root);
+	dst->git_dir = sw_strdup(src->git_dir);
+	dst->git_common_dir = sw_strdup(src->git_common_dir);
+	if (!dst->worktree_root || !dst->git_dir || !dst->git_common_dir) {
+		vcs_identity_release(dst);
+		return sw_error_set(err, SW_ENOMEM, "cannot copy identity");
+	}
+	return 0;
+}
+
+void vcs_identity_release(struct vcs_identity *id)
+{
+	if (id == NULL)
+		return;
+	sw_free(id->worktree_root);
+	sw_free(id->git_dir);
+	sw_free(id->git_common_dir);
+	id->worktree_root = id->git_dir = id->git_common_dir = NULL;
+	id->id[0] = '\0';
+}
+
+int vcs_unavailable_identity(char out[SW_DIGEST_LEN], char **clean_out,
+			     const char *root, struct sw_error *err)
+{
+	static const char prefix[] = "unavailable-workspace-root-v1";
+	struct sw_sha256 *h = NULL;
+	char *clean;
+	int rc;
+
+	if ((clean = vcs_path_abs_clean(root, err)) == NULL)
+		return err->code;
+	if ((rc = sw_sha256_new(&h, err)) < 0) {
+		sw_free(clean);
+		return rc;
+	}
+	sw_sha256_update(h, prefix, sizeof(prefix)); /* includes the NUL */
+	sw_sha256_update(h, clean, strlen(clean));
+	sw_sha256_final_prefixed(h, out);
+	if (clean_out)
+		*clean_out = clean;
+	else
+		sw_free(clean);
+	return 0;
+}
