@@ -52,7 +52,7 @@ DEBIAN_PKGS = build-essential pkg-config git libjansson-dev libssl-dev libgit2-d
 	      libcriterion-dev python3-jsonschema graphviz
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps demo all test unit e2e check-purity check-headers docs docs-check bench fuzz \
+.PHONY: deps demo all test unit e2e check-purity check-headers docs docs-check \
 	install uninstall clean
 .DELETE_ON_ERROR:
 
@@ -167,4 +167,5 @@ uninstall:
 clean:
 	rm -rf build
 
--include bench.mk fuzz.mk
+# Extra targets (bench, fuzz) live in mk/*.mk, one file per area.
+-include $(sort $(wildcard mk/*.mk))
