@@ -3,17 +3,17 @@
 #include <string.h>
 
 const char *const tbl_kind_wire[FSM_KIND__COUNT] = {
-#define KIND(id, wire, observes, suggestible) [FSM_KIND_##id] = wire,
+#define KIND(id, wire, observes, suggestible, brief) [FSM_KIND_##id] = wire,
 #include "tables/action_kinds.def"
 #undef KIND
 };
 const unsigned char tbl_kind_observes_git[FSM_KIND__COUNT] = {
-#define KIND(id, wire, observes, suggestible) [FSM_KIND_##id] = observes,
+#define KIND(id, wire, observes, suggestible, brief) [FSM_KIND_##id] = observes,
 #include "tables/action_kinds.def"
 #undef KIND
 };
 const unsigned char tbl_kind_suggestible[FSM_KIND__COUNT] = {
-#define KIND(id, wire, observes, suggestible) [FSM_KIND_##id] = suggestible,
+#define KIND(id, wire, observes, suggestible, brief) [FSM_KIND_##id] = suggestible,
 #include "tables/action_kinds.def"
 #undef KIND
 };
@@ -202,3 +202,9 @@ enum tbl_err tbl_err_lookup(const char *s)
 {
 	return (enum tbl_err)lookup(tbl_err_wire, TBL_ERR__COUNT, s);
 }
+
+const char *const tbl_kind_default_brief[FSM_KIND__COUNT] = {
+#define KIND(id, wire, observes, suggestible, brief) [FSM_KIND_##id] = brief,
+#include "tables/action_kinds.def"
+#undef KIND
+};

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 enum fsm_kind {
-#define KIND(id, wire, observes, suggestible) FSM_KIND_##id,
+#define KIND(id, wire, observes, suggestible, brief) FSM_KIND_##id,
 #include "tables/action_kinds.def"
 #undef KIND
 	FSM_KIND__COUNT
@@ -126,6 +126,7 @@ extern const char *const tbl_err_wire[TBL_ERR__COUNT];
 /* Per-row attributes. */
 extern const unsigned char tbl_kind_observes_git[FSM_KIND__COUNT];
 extern const unsigned char tbl_kind_suggestible[FSM_KIND__COUNT];
+extern const char *const tbl_kind_default_brief[FSM_KIND__COUNT];
 extern const unsigned char tbl_pause_host_may_send[FSM_PAUSE__COUNT];
 extern const unsigned char tbl_pause_answerable[FSM_PAUSE__COUNT];
 extern const enum fsm_branch tbl_result_branch[FSM_RESULT__COUNT];

@@ -1,0 +1,220 @@
+/* The interpreter of tables/rules.c.  Pure: see fsm/fsm.h. */
+
+#include "fsm/fsm.h"
+
+#include <assert.h>
+
+size_t fsm_match(enum fsm_state state, enum fsm_event event, unsigned facts)
+{
+	for (size_t i = 0; i < tbl_rules_len; i++) {
+		const struct fsm_rule *r = &tbl_rules[i];
+
+		if (!(r->from & (1u << state)))
+			continue;
+		if (r->on != FSM_EV_INVALID && r->on != event)
+			continue;
+		if ((facts & r->need) != r->need || (facts & r->deny))
+			continue;
+		return i;
+	}
+	return FSM_NO_RULE;
+}
+
+static size_t next_match(enum fsm_state state, unsigned facts)
+{
+	for (size_t i = 0; i < tbl_next_rules_len; i++) {
+		const struct fsm_next_rule *r = &tbl_next_rules[i];
+
+		if ((r->from & (1u << state)) && (facts & r->need) == r->need &&
+		    !(facts & r->deny))
+			return i;
+	}
+	return FSM_NO_RULE;
+}
+
+/* Facts of the run that the next rules read. */
+static unsigned state_facts(const struct fsm_run *run)
+{
+	unsigned f = 0;
+
+	if (run->action != FSM_KIND_NONE)
+		f |= FSM_F_HAS_ACTION;
+	if (run->remaining >= 1)
+		f |= FSM_F_BUDGET;
+	if (run->review_enabled)
+		f |= FSM_F_REVIEW_ENABLED;
+	if (tbl_kind_observes_git[run->action])
+		f |= FSM_F_OBSERVES;
+	if (run->action == FSM_KIND_REVIEW)
+		f |= FSM_F_KIND_REVIEW;
+	if (run->action == FSM_KIND_SUMMARIZE)
+		f |= FSM_F_KIND_SUMMARIZE;
+	if (run->issue_backed)
+		f |= FSM_F_ISSUE_BACKED;
+	if (run->candidate)
+		f |= FSM_F_CANDIDATE;
+	if (run->candidate && run->candidate_valid)
+		f |= FSM_F_CANDIDATE_VALID;
+	if (run->queued)
+		f |= FSM_F_QUEUED;
+	return f;
+}
+
+const struct fsm_next_rule *fsm_next(const struct fsm_run *run, size_t *rule)
+{
+	size_t i = next_match(run->state, state_facts(run));
+
+	if (rule)
+		*rule = i;
+	return i == FSM_NO_RULE ? NULL : &tbl_next_rules[i];
+}
+
+unsigned fsm_run_facts(const struct fsm_run *run)
+{
+	unsigned f = state_facts(run);
+	const struct fsm_next_rule *n = fsm_next(run, NULL);
+
+	if (n != NULL && n->op == TBL_NEXTOP_RESUME)
+		f |= FSM_F_NEXT_RESUME;
+	return f;
+}
+
+static unsigned outcome_facts(const struct fsm_outcome_shape *o)
+{
+	unsigned f = 0;
+
+	if (o->status == FSM_STATUS_NEEDS_INPUT)
+		f |= FSM_F_NEEDS_INPUT;
+	if (o->suggestions > 0)
+		f |= FSM_F_SUGGESTION;
+	if (o->pause == FSM_PAUSE_DECISION_REQUIRED)
+		f |= FSM_F_ASK_DECISION;
+	if (o->pause == FSM_PAUSE_ENVIRONMENT)
+		f |= FSM_F_ASK_ENVIRONMENT;
+	if (o->pause == FSM_PAUSE_DESTRUCTIVE)
+		f |= FSM_F_ASK_DESTRUCTIVE;
+	return f;
+}
+
+/* Issues `kind` from `next` through the issue table. */
+static void issue(struct fsm_step *out, enum fsm_kind kind)
+{
+	struct fsm_run *r = &out->run;
+	unsigned f = r->remaining >= 1 ? FSM_F_BUDGET : 0;
+
+	for (size_t i = 0; i < tbl_issue_rules_len; i++) {
+		const struct fsm_issue_rule *ir = &tbl_issue_rules[i];
+
+		if ((f & ir->need) != ir->need || (f & ir->deny))
+			continue;
+		out->issue_rule = i;
+		r->state = ir->to;
+		if (ir->issues) {
+			r->remaining--;
+			r->action = kind;
+			out->issued = kind;
+		} else {
+			r->action = FSM_KIND_NONE;
+			r->grant = 0;
+			r->request = 0;
+			out->brief = FSM_BRIEF_NONE;
+		}
+		return;
+	}
+	assert(0 && "the issue table covers every case");
+}
+
+struct fsm_step fsm_step(const struct fsm_run *run, const struct fsm_input *in)
+{
+	struct fsm_step out = { FSM_REJECT, TBL_ERR_RUNTIME_ERROR,
+				FSM_VIOLATION_NONE, *run, 0, FSM_KIND_NONE,
+				FSM_BRIEF_NONE, FSM_NO_RULE, FSM_NO_RULE, 0 };
+	const struct fsm_rule *r;
+	struct fsm_run *n = &out.run;
+	unsigned facts;
+
+	assert(run->state > FSM_ST_INVALID && run->state < FSM_ST__COUNT);
+	assert(in->event > FSM_EV_INVALID && in->event < FSM_EV__COUNT);
+
+	facts = (in->facts & FSM_F__INPUT) | fsm_run_facts(run);
+	if (!(facts & FSM_F_HAS_ACTION))
+		facts &= ~(unsigned)FSM_F_NAMED_CURRENT;
+	if (in->event == FSM_EV_SUBMIT) {
+		facts |= outcome_facts(&in->outcome);
+		if (run->action != FSM_KIND_NONE && in->outcome.kind != run->action)
+			out.violation = FSM_VIOLATION_KIND_MISMATCH;
+		else
+			out.violation = fsm_outcome_check(&in->outcome);
+		if (out.violation != FSM_VIOLATION_NONE)
+			facts |= FSM_F_OUTCOME_INVALID;
+	}
+	if (in->event == FSM_EV_START && in->review)
+		facts |= FSM_F_REVIEW_ENABLED;
+	out.facts = facts;
+	out.rule = fsm_match(run->state, in->event, facts);
+	if (out.rule == FSM_NO_RULE)
+		return out;
+	r = &tbl_rules[out.rule];
+	out.verdict = r->verdict;
+	out.err = r->err;
+	if (r->verdict == FSM_REJECT || r->verdict == FSM_IDEMPOTENT)
+		return out;
+
+	/* Apply.  Every applied event clears the destructive grant: it lives on
+	 * exactly one issued Implement, and only a confirmation creates it. */
+	out.ops = r->ops;
+	n->grant = 0;
+	n->request = (r->ops & FSM_OP_RECORD_REQUEST) ? 1 : 0;
+	if (r->ops & FSM_OP_CREATE) {
+		n->initial_budget = n->remaining = in->budget;
+		n->review_enabled = in->review ? 1 : 0;
+		n->issue_backed = in->issue_backed ? 1 : 0;
+		n->review_pending = 0;
+		n->queued = 0;
+		n->candidate = n->candidate_valid = 0;
+	}
+	if (r->ops & FSM_OP_OBSERVE) {
+		if (facts & FSM_F_OBSERVES)
+			n->review_pending = run->review_enabled &&
+					    (facts & FSM_F_CHANGED) ? 1 : 0;
+		else
+			out.ops &= ~(unsigned)FSM_OP_OBSERVE;
+	}
+	if (r->ops & FSM_OP_CLEAR_REVIEW)
+		n->review_pending = 0;
+	if ((r->ops & FSM_OP_QUEUE) && (facts & FSM_F_SUGGESTION))
+		n->queued = 1;
+	if (r->ops & (FSM_OP_POP | FSM_OP_DROP_QUEUE | FSM_OP_CLEAR_QUEUE))
+		n->queued = 0;
+	if (r->ops & FSM_OP_RESUME_BUDGET) {
+		if (facts & FSM_F_BUDGET_GIVEN)
+			n->remaining = in->budget;
+		else if (n->remaining == 0)
+			n->remaining = n->initial_budget > FSM_MIN_RESUME_BUDGET
+					       ? n->initial_budget
+					       : FSM_MIN_RESUME_BUDGET;
+	}
+	out.brief = r->brief;
+	switch (r->issue) {
+	case FSM_ISSUE_KIND:
+		issue(&out, r->kind);
+		break;
+	case FSM_ISSUE_SUGGESTED:
+		issue(&out, in->outcome.suggestion_kind);
+		break;
+	case FSM_ISSUE_END:
+		n->state = FSM_ST_ENDED;
+		n->action = FSM_KIND_NONE;
+		n->request = 0;
+		break;
+	case FSM_ISSUE_NONE:
+		if (r->to != FSM_ST_INVALID)
+			n->state = r->to;
+		if (!(r->ops & FSM_OP_KEEP_ACTION))
+			n->action = FSM_KIND_NONE;
+		break;
+	}
+	if (out.issued != FSM_KIND_NONE && (r->ops & FSM_OP_GRANT))
+		n->grant = 1;
+	return out;
+}
