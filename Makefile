@@ -75,11 +75,13 @@ demo: build/slipway
 
 build/rel/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_REL) -c -o $@ $<
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS_REL) -c -o $@ $<
 
 build/san/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_SAN) -c -o $@ $<
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS_SAN) -c -o $@ $<
 
 # Capability texts are embedded at build time (issue 6); an empty table until then.
 build/gen/capabilities.c: $(sort $(wildcard cli/capabilities/*.md)) cli/embed.sh
@@ -102,7 +104,8 @@ build/san/slipway: build/san/cli/main.o $(SAN_OBJS)
 
 build/san/tests/%: tests/%.c $(SAN_OBJS) $(TEST_HELPER_OBJS) $(HDRS) $(wildcard tests/support/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_SAN) -Wno-missing-prototypes -o $@ $< $(SAN_OBJS) $(TEST_HELPER_OBJS) \
+	@echo "  TEST    $@"
+	@$(CC) $(CFLAGS_SAN) -Wno-missing-prototypes -o $@ $< $(SAN_OBJS) $(TEST_HELPER_OBJS) \
 		$(PKG_LIBS) $(CRIT_LIBS) $(LDFLAGS_SAN)
 
 # The test command: unit and model checks, the end-to-end CLI suite against the
@@ -124,9 +127,10 @@ e2e: build/san/slipway
 		$(PYTHON) $$t; \
 	done
 
+# PURE_EXTRA_OBJS lets the self-test add a stray object and watch this fail.
 check-purity: $(PURE_OBJS)
 	@mkdir -p build
-	$(LD) -r -o build/pure.o $(PURE_OBJS)
+	@$(LD) -r -o build/pure.o $(PURE_OBJS) $(PURE_EXTRA_OBJS)
 	@bad=$$(nm -u build/pure.o | awk '{print $$2}' | grep -vxF $(addprefix -e ,$(PURE_ALLOWED)) || true); \
 	if [ -n "$$bad" ]; then echo "check-purity: fsm/ and tables/ reference: $$bad"; exit 1; fi; \
 	echo "check-purity: fsm/ and tables/ are pure ($(words $(PURE_OBJS)) objects)"
@@ -152,6 +156,10 @@ docs-check: build/gendocs
 	@mkdir -p build/docs-check
 	@build/gendocs tables > build/docs-check/protocol-tables.md
 	@build/gendocs dot > build/docs-check/run-states.dot
+	@if command -v dot >/dev/null; then \
+		dot -Tsvg build/docs-check/run-states.dot > build/docs-check/run-states.svg; \
+		cmp -s docs/run-states.svg build/docs-check/run-states.svg || \
+		{ echo "docs-check: docs/run-states.svg is stale; run make docs"; exit 1; }; fi
 	@for f in $(GENERATED_DOCS); do \
 		if ! cmp -s $$f build/docs-check/$$(basename $$f); then \
 			echo "docs-check: $$f is stale; run make docs"; exit 1; fi; \

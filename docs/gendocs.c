@@ -1,0 +1,343 @@
+/* Writes the generated docs from tables/: `gendocs tables` prints
+ * docs/protocol-tables.md, `gendocs dot` prints docs/run-states.dot.
+ * Built and run by `make docs`; `make docs-check` compares the output
+ * with the committed files. */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fsm/fsm.h"
+
+static const enum fsm_status status_order[] = {
+	FSM_STATUS_COMPLETED, FSM_STATUS_PARTIAL, FSM_STATUS_ERROR,
+	FSM_STATUS_NEEDS_INPUT,
+};
+
+static void print_set(unsigned set, const char *const *wire, int count,
+		      const char *sep)
+{
+	int first = 1;
+
+	for (int i = 1; i < count; i++)
+		if (set & (1u << i)) {
+			printf("%s%s", first ? "" : sep, wire[i]);
+			first = 0;
+		}
+}
+
+static int same_cell(const struct fsm_legal *a, const struct fsm_legal *b)
+{
+	return a->legal == b->legal && a->branch == b->branch &&
+	       a->results == b->results && a->pauses == b->pauses &&
+	       a->max_suggestions == b->max_suggestions &&
+	       a->suggestion_kinds == b->suggestion_kinds;
+}
+
+static void print_cell(const struct fsm_legal *c)
+{
+	printf(" | ");
+	if (c->pauses == (1u << FSM_PAUSE_NONE))
+		printf("null");
+	else
+		print_set(c->pauses, tbl_pause_wire, FSM_PAUSE__COUNT, " / ");
+	printf(" | ");
+	if (c->branch == FSM_BRANCH_IMPLEMENTATION) {
+		printf("result ");
+		print_set(c->results, tbl_result_wire, FSM_RESULT__COUNT, "/");
+	} else {
+		printf("null");
+	}
+	printf(" | ");
+	if (c->branch == FSM_BRANCH_REVIEW) {
+		if (c->results & (1u << FSM_RESULT_NO_FINDINGS))
+			printf("no_findings_reported (0 findings) / findings_reported (>=1)");
+		else
+			print_set(c->results, tbl_result_wire, FSM_RESULT__COUNT, "/");
+	} else {
+		printf("null");
+	}
+	printf(" | %s", c->max_suggestions ? "0-1 (" : "0");
+	if (c->max_suggestions) {
+		print_set(c->suggestion_kinds, tbl_kind_wire, FSM_KIND__COUNT, "/");
+		printf(")");
+	}
+	printf(" |\n");
+}
+
+static void matrix(void)
+{
+	printf("## Legal Outcomes\n\n"
+	       "One row per Action kind and group of statuses with the same rule. "
+	       "A status not listed for a kind is never valid. `pause.supersedes_answer_action_id` "
+	       "is allowed only with `decision_required`, and `pause.destructive_request` is "
+	       "non-null exactly when the reason is `destructive_confirmation_required`.\n\n"
+	       "| kind | status | pause | implementation | review | suggestions |\n"
+	       "| --- | --- | --- | --- | --- | --- |\n");
+	for (int k = 1; k < FSM_KIND__COUNT; k++) {
+		int done[4] = { 0 };
+
+		for (int i = 0; i < 4; i++) {
+			const struct fsm_legal *c = &tbl_legal[k][status_order[i]];
+
+			if (done[i] || !c->legal)
+				continue;
+			printf("| %s | ", tbl_kind_wire[k]);
+			for (int j = i, first = 1; j < 4; j++)
+				if (!done[j] && same_cell(c, &tbl_legal[k][status_order[j]])) {
+					printf("%s%s", first ? "" : "/",
+					       tbl_status_wire[status_order[j]]);
+					done[j] = 1;
+					first = 0;
+				}
+			print_cell(c);
+		}
+	}
+}
+
+static void print_facts(unsigned f)
+{
+	static const char *const names[32] = {
+		"named_current", "named_voided", "prior", "prior_same", "git_failed",
+		"changed", "text_blank", "confirm", "scope_given", "scope_wellformed",
+		"scope_match", "request_invalid", "supersede_invalid", "budget_given",
+		"source_options", "outcome_invalid", "has_action", "budget",
+		"review_enabled", "observes", "kind_review", "kind_summarize",
+		"needs_input", "suggestion", "ask_decision", "ask_environment",
+		"ask_destructive", "next_resume", "issue_backed", "candidate",
+		"candidate_valid", "queued",
+	};
+	int first = 1;
+
+	for (int i = 0; i < 32; i++)
+		if (f & (1u << i)) {
+			printf("%s%s", first ? "" : " ", names[i]);
+			first = 0;
+		}
+	if (first)
+		printf("-");
+}
+
+static void print_states(unsigned set)
+{
+	int first = 1;
+
+	if (set == FSM_IN_ANY) {
+		printf("any");
+		return;
+	}
+	for (int s = 1; s < FSM_ST__COUNT; s++)
+		if (set & (1u << s)) {
+			printf("%s%s", first ? "" : ", ", tbl_state_name[s]);
+			first = 0;
+		}
+}
+
+static void print_ops(unsigned ops)
+{
+	static const char *const names[] = {
+		"record_outcome", "observe", "git_failed", "keep_action", "void",
+		"queue", "pop", "drop_queue", "clear_queue", "record_request", "grant",
+		"answer_active", "answer_inactive", "supersede", "skip",
+		"review_not_run", "clear_review", "resume_budget", "end",
+		"end_skipped", "create",
+	};
+	int first = 1;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (ops & (1u << i)) {
+			printf("%s%s", first ? "" : " ", names[i]);
+			first = 0;
+		}
+	if (first)
+		printf("-");
+}
+
+static const char *verdict_name(enum fsm_verdict v)
+{
+	switch (v) {
+	case FSM_REJECT:
+		return "reject";
+	case FSM_APPLY:
+		return "apply";
+	case FSM_APPLY_ERROR:
+		return "apply, then error";
+	case FSM_IDEMPOTENT:
+		return "replay";
+	}
+	return "?";
+}
+
+static void rules(void)
+{
+	printf("\n## Routing Rules\n\n"
+	       "The interpreter takes the first row whose states, event and facts match; "
+	       "`need` facts must hold and `deny` facts must not. The row number is recorded "
+	       "with every journaled decision. Issuing an Action then goes through the issue "
+	       "table below.\n\n"
+	       "| # | from | event | need | deny | verdict | result | effects | why |\n"
+	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < tbl_rules_len; i++) {
+		const struct fsm_rule *r = &tbl_rules[i];
+
+		printf("| %zu | ", i);
+		print_states(r->from);
+		printf(" | %s | ", r->on == FSM_EV_INVALID ? "any" : tbl_event_name[r->on]);
+		print_facts(r->need);
+		printf(" | ");
+		print_facts(r->deny);
+		printf(" | %s | ", verdict_name(r->verdict));
+		if (r->err != TBL_ERR_NONE)
+			printf("`%s`", tbl_err_wire[r->err]);
+		switch (r->issue) {
+		case FSM_ISSUE_KIND:
+			printf("issue %s", tbl_kind_wire[r->kind]);
+			break;
+		case FSM_ISSUE_SUGGESTED:
+			printf("issue the suggested kind");
+			break;
+		case FSM_ISSUE_END:
+			printf("end");
+			break;
+		case FSM_ISSUE_NONE:
+			if (r->to != FSM_ST_INVALID)
+				printf("%s%s", r->err != TBL_ERR_NONE ? ", " : "",
+				       tbl_state_name[r->to]);
+			break;
+		}
+		printf(" | ");
+		print_ops(r->ops);
+		printf(" | %s |\n", r->why);
+	}
+	printf("\n### Issuing an Action\n\n| # | need | deny | state | issued | why |\n"
+	       "| --- | --- | --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < tbl_issue_rules_len; i++) {
+		const struct fsm_issue_rule *r = &tbl_issue_rules[i];
+
+		printf("| %zu | ", i);
+		print_facts(r->need);
+		printf(" | ");
+		print_facts(r->deny);
+		printf(" | %s | %s | %s |\n", tbl_state_name[r->to],
+		       r->issues ? "yes" : "no", r->why);
+	}
+}
+
+static void states(void)
+{
+	printf("\n## Run States\n\n| state | `state` | `pause_reason` |\n| --- | --- | --- |\n");
+	for (int s = 1; s < FSM_ST__COUNT; s++)
+		printf("| %s | %s | %s |\n", tbl_state_name[s],
+		       tbl_runstate_wire[tbl_state_runstate[s]][0]
+			       ? tbl_runstate_wire[tbl_state_runstate[s]] : "-",
+		       tbl_pause_wire[tbl_state_pause[s]][0]
+			       ? tbl_pause_wire[tbl_state_pause[s]] : "-");
+	printf("\n## Pause Reasons\n\n| reason | a host may send it | `protocol answer` accepted |\n"
+	       "| --- | --- | --- |\n");
+	for (int p = 1; p < FSM_PAUSE__COUNT; p++)
+		printf("| `%s` | %s | %s |\n", tbl_pause_wire[p],
+		       tbl_pause_host_may_send[p] ? "yes" : "no",
+		       tbl_pause_answerable[p] ? "yes" : "no");
+}
+
+static void nexts(void)
+{
+	printf("\n## Next Operations\n\nThe first matching row gives `next.operation` and its variants, in order.\n\n"
+	       "| # | from | need | deny | operation | variants | why |\n"
+	       "| --- | --- | --- | --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < tbl_next_rules_len; i++) {
+		const struct fsm_next_rule *r = &tbl_next_rules[i];
+
+		printf("| %zu | ", i);
+		print_states(r->from);
+		printf(" | ");
+		print_facts(r->need);
+		printf(" | ");
+		print_facts(r->deny);
+		printf(" | `%s` | ", tbl_nextop_wire[r->op]);
+		for (int v = 0; v < 4 && r->variants[v] != TBL_VARIANT_INVALID; v++)
+			printf("%s`%s`", v ? ", " : "", tbl_variant_wire[r->variants[v]]);
+		printf(" | %s |\n", r->why);
+	}
+	printf("\n### Variants\n\n| variant | operation |\n| --- | --- |\n");
+	for (int v = 1; v < TBL_VARIANT__COUNT; v++)
+		printf("| `%s` | `%s` |\n", tbl_variant_wire[v],
+		       tbl_nextop_wire[tbl_variant_op[v]]);
+}
+
+static void errors(void)
+{
+	printf("\n## Exit Statuses\n\n| status | meaning |\n| --- | --- |\n"
+	       "| 0 | success |\n"
+	       "| 1 | a defect: not even the structured error could be written; no JSON |\n"
+	       "| 2 | usage: the request is malformed; a `cliError` is on stderr |\n"
+	       "| 3 | runtime: the request was refused or failed; a `cliError` is on stderr |\n");
+	printf("\n## Error Codes\n\n| code | exit | next | details |\n| --- | --- | --- | --- |\n");
+	for (int e = 1; e < TBL_ERR__COUNT; e++)
+		printf("| `%s` | %d | %s | %s |\n", tbl_err_wire[e], tbl_err_exit[e],
+		       tbl_recovery_doc[tbl_err_recovery[e]],
+		       tbl_details_doc[tbl_err_details[e]]);
+	printf("\n## Journal Event Types\n\n");
+	for (int j = 1; j < TBL_JEVENT__COUNT; j++)
+		printf("- `%s`\n", tbl_jevent_wire[j]);
+}
+
+static void dot(void)
+{
+	printf("// generated by `make docs` from tables/rules.c; do not edit\n"
+	       "digraph run_states {\n\trankdir=LR;\n\tnode [shape=box, style=rounded];\n");
+	for (int s = 1; s < FSM_ST__COUNT; s++)
+		printf("\t\"%s\";\n", tbl_state_name[s]);
+	for (int s = 1; s < FSM_ST__COUNT; s++)
+		for (int t = 1; t < FSM_ST__COUNT; t++)
+			for (int e = 1; e < FSM_EV__COUNT; e++) {
+				char label[256] = "";
+				size_t len = 0;
+
+				for (size_t i = 0; i < tbl_rules_len; i++) {
+					const struct fsm_rule *r = &tbl_rules[i];
+					int to_here;
+
+					if (!(r->from & (1u << s)) || (int)r->on != e ||
+					    r->verdict == FSM_REJECT || r->verdict == FSM_IDEMPOTENT)
+						continue;
+					if (r->issue == FSM_ISSUE_KIND || r->issue == FSM_ISSUE_SUGGESTED)
+						to_here = t == FSM_ST_ACTIVE || t == FSM_ST_PAUSED_BUDGET;
+					else if (r->issue == FSM_ISSUE_END)
+						to_here = t == FSM_ST_ENDED;
+					else
+						to_here = (r->to == FSM_ST_INVALID ? s : (int)r->to) == t;
+					if (!to_here)
+						continue;
+					len += (size_t)snprintf(label + len, sizeof(label) - len,
+								"%s%zu", len ? "," : "", i);
+					if (len >= sizeof(label))
+						len = sizeof(label) - 1;
+				}
+				if (len)
+					printf("\t\"%s\" -> \"%s\" [label=\"%s #%s\"];\n",
+					       tbl_state_name[s], tbl_state_name[t],
+					       tbl_event_name[e], label);
+			}
+	printf("}\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "dot") == 0) {
+		dot();
+	} else if (argc == 2 && strcmp(argv[1], "tables") == 0) {
+		printf("<!-- generated by `make docs` from tables/; do not edit -->\n"
+		       "# Protocol Tables\n\n"
+		       "Everything on this page is printed from the tables the binary runs "
+		       "(`tables/*.def`, `tables/matrix.c`, `tables/rules.c`).\n\n");
+		matrix();
+		states();
+		rules();
+		nexts();
+		errors();
+	} else {
+		fprintf(stderr, "usage: gendocs tables|dot\n");
+		return 2;
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}

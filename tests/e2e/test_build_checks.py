@@ -1,0 +1,51 @@
+"""The build's own guards: the purity link check of fsm/ and tables/ fails on
+a stray libc call, and swapped enum columns in a rule row do not compile."""
+
+import os
+import subprocess
+import tempfile
+
+from slipway_e2e import main
+
+ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), "../.."))
+CFLAGS = ["-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-I", ROOT]
+
+
+def compile_c(source, obj):
+    src = obj[:-2] + ".c"
+    with open(src, "w") as f:
+        f.write(source)
+    return subprocess.run(["cc"] + CFLAGS + ["-c", "-o", obj, src],
+                          capture_output=True, text=True)
+
+
+def test_purity_check_passes_on_the_tree():
+    res = subprocess.run(["make", "-s", "-C", ROOT, "check-purity"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_purity_check_fails_on_a_stray_puts():
+    d = tempfile.mkdtemp()
+    obj = os.path.join(d, "stray.o")
+    res = compile_c('#include <stdio.h>\nvoid fsm_stray(void);\nvoid fsm_stray(void) { puts("x"); }\n', obj)
+    assert res.returncode == 0, res.stderr
+    res = subprocess.run(["make", "-s", "-C", ROOT, "check-purity", "PURE_EXTRA_OBJS=" + obj],
+                         capture_output=True, text=True)
+    assert res.returncode != 0, "check-purity accepted a call to puts"
+    assert "puts" in res.stdout + res.stderr
+
+
+def test_swapped_rule_columns_do_not_compile():
+    d = tempfile.mkdtemp()
+    good = ('#include "fsm/fsm.h"\nconst struct fsm_rule r = { 0, FSM_EV_STOP, 0, 0, FSM_APPLY, '
+            'TBL_ERR_NONE, FSM_ST_STOPPED, FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, "x" };\n')
+    swapped = good.replace("FSM_ST_STOPPED, FSM_ISSUE_NONE", "FSM_ISSUE_NONE, FSM_ST_STOPPED")
+    assert compile_c(good, os.path.join(d, "good.o")).returncode == 0
+    res = compile_c(swapped, os.path.join(d, "swapped.o"))
+    assert res.returncode != 0 and "enum" in res.stderr, res.stderr
+
+
+if __name__ == "__main__":
+    main([test_purity_check_passes_on_the_tree,
+          test_purity_check_fails_on_a_stray_puts,
+          test_swapped_rule_columns_do_not_compile])
