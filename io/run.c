@@ -1,0 +1,1275 @@
+/* The Run record and its journal deltas.  See io/run.h. */
+
+#include "io/run.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "io/digest.h"
+#include "io/json.h"
+
+struct run {
+	json_t *rec;	/* the record: runStatus fields without `next` */
+};
+
+/* The record's fields in the order status prints them. */
+static const char *const field_order[] = {
+	"contract_version", "id", "goal", "workspace", "workspace_identity",
+	"state", "pause_reason", "review_enabled", "review_pending",
+	"initial_budget", "remaining_budget", "initial_git", "current_git",
+	"final_git_observed", "pinned_source", "source_candidate",
+	"last_source_choice", "last_resume_result", "current_action", "actions",
+	"pending_actions", "answers", "observations", "known_issues",
+	"uncertainties", "activities", "summary", "pending_destructive_request",
+	"destructive_grant", "created_at", "updated_at",
+};
+#define NFIELDS (sizeof(field_order) / sizeof(field_order[0]))
+
+/* Our wording of the observation notes the reference also records. */
+#define NOTE_CHANGED "observed_since_start: Git now differs from the snapshot taken when the Run started."
+#define NOTE_ATTRIBUTION "attribution_uncertainty: the difference may include edits by people, other Runs or tools, not only this Run's Actions."
+#define NOTE_INCOMPLETE "git_content_observation_incomplete: not every dirty regular file could be fingerprinted within the observation limits; Review stays advisory and skippable."
+
+/* ---- small helpers ---- */
+
+static int oom(struct sw_error *err)
+{
+	return sw_error_set(err, SW_ENOMEM, "out of memory building the Run record");
+}
+
+static json_t *arr(json_t *rec, const char *key)
+{
+	json_t *a = json_object_get(rec, key);
+
+	if (a == NULL) {
+		a = json_array();
+		if (a == NULL || json_object_set_new(rec, key, a) < 0)
+			return NULL;
+	}
+	return a;
+}
+
+static int append_str(json_t *rec, const char *key, const char *s)
+{
+	json_t *a = arr(rec, key);
+
+	return a ? json_array_append_new(a, json_string(s)) : -1;
+}
+
+static int has_string(const json_t *a, const char *s)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(a, i, v)
+		if (json_is_string(v) && strcmp(json_string_value(v), s) == 0)
+			return 1;
+	return 0;
+}
+
+static int append_unique(json_t *rec, const char *key, const char *s)
+{
+	json_t *a = arr(rec, key);
+
+	if (a == NULL)
+		return -1;
+	return has_string(a, s) ? 0 : json_array_append_new(a, json_string(s));
+}
+
+static int extend(json_t *rec, const char *key, const json_t *items)
+{
+	json_t *a, *v;
+	size_t i;
+
+	if (!json_is_array(items) || json_array_size(items) == 0)
+		return 0;
+	if ((a = arr(rec, key)) == NULL)
+		return -1;
+	json_array_foreach(items, i, v)
+		if (json_array_append(a, v) < 0)
+			return -1;
+	return 0;
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static json_t *record_for(const json_t *rec, const char *action_id)
+{
+	json_t *actions = json_object_get(rec, "actions"), *r;
+	size_t i;
+
+	if (action_id == NULL)
+		return NULL;
+	json_array_foreach(actions, i, r) {
+		const char *id = str(json_object_get(r, "action"), "action_id");
+
+		if (id && strcmp(id, action_id) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+/* Trims Unicode-ish white space at both ends (ASCII and the common
+ * multi-byte spaces suffice for briefs, which are already validated). */
+static void trim_span(const char *s, size_t *start, size_t *len)
+{
+	size_t b = 0, e = strlen(s);
+
+	while (b < e && strchr(" \t\r\n\v\f", s[b]))
+		b++;
+	while (e > b && strchr(" \t\r\n\v\f", s[e - 1]))
+		e--;
+	*start = b;
+	*len = e - b;
+}
+
+/* Cuts `s` to `limit` bytes at a UTF-8 boundary, ending with a marker that
+ * names the original size and digest.  Returns a sw_malloc'd string. */
+static char *truncate_marked(const char *s, size_t limit)
+{
+	size_t n = strlen(s), keep;
+	char hex[SW_HEX_LEN], marker[160];
+	int m;
+
+	if (n <= limit)
+		return sw_strdup(s);
+	sw_sha256_hex(s, n, hex);
+	m = snprintf(marker, sizeof(marker),
+		     "...[truncated original_bytes=%zu sha256=%s]", n, hex);
+	if ((size_t)m >= limit)
+		return sw_strndup(marker, limit);
+	keep = limit - (size_t)m;
+	while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
+		keep--;
+	char *out = sw_malloc(keep + (size_t)m + 1);
+
+	if (out == NULL)
+		return NULL;
+	memcpy(out, s, keep);
+	memcpy(out + keep, marker, (size_t)m + 1);
+	return out;
+}
+
+/* ---- a growable string ---- */
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	int failed;
+};
+
+static void buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *p;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		if ((p = sw_realloc(b->p, cap)) == NULL) {
+			b->failed = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void buf_str(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+static void buf_fmt(struct buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void buf_fmt(struct buf *b, const char *fmt, ...)
+{
+	char small[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = 1;
+		return;
+	}
+	if ((size_t)n < sizeof(small)) {
+		buf_add(b, small, (size_t)n);
+		return;
+	}
+	char *big = sw_malloc((size_t)n + 1);
+
+	if (big == NULL) {
+		b->failed = 1;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	buf_add(b, big, (size_t)n);
+	sw_free(big);
+}
+
+/* Appends `s` with CR/CRLF turned into LF and every new line indented. */
+static void buf_indented(struct buf *b, const char *s, const char *indent,
+			 int indent_first)
+{
+	if (indent_first)
+		buf_str(b, indent);
+	for (const char *p = s; *p; p++) {
+		if (*p == '\r' && p[1] == '\n')
+			continue;
+		if (*p == '\r' || *p == '\n') {
+			buf_str(b, "\n");
+			buf_str(b, indent);
+			continue;
+		}
+		buf_add(b, p, 1);
+	}
+}
+
+/* ---- context ---- */
+
+struct ctx_item {
+	char *text;
+	int section;		/* 0 decisions, 1 recent, 2 earlier */
+	char *selected;		/* NULL: omitted */
+};
+
+static size_t render_context(struct buf *out, struct ctx_item *items, size_t n)
+{
+	static const char *const heads[] = { "Decisions:\n", "Recent outcome:\n",
+					     "Earlier outcomes:\n" };
+	static const char *const omitted[] = { "decisions", "recent outcomes",
+					       "earlier outcomes" };
+
+	out->len = 0;
+	if (out->p)
+		out->p[0] = '\0';
+	for (int s = 0; s < 3; s++) {
+		size_t total = 0, shown = 0;
+
+		buf_str(out, heads[s]);
+		for (size_t i = 0; i < n; i++) {
+			if (items[i].section != s)
+				continue;
+			total++;
+			if (items[i].selected) {
+				buf_str(out, items[i].selected);
+				shown++;
+			}
+		}
+		if (total == 0)
+			buf_str(out, "(none)\n");
+		else if (shown < total)
+			buf_fmt(out, "[omitted %s: %zu]\n", omitted[s], total - shown);
+	}
+	return out->len;
+}
+
+/* Builds the context text: active decisions, then the latest outcome, then
+ * earlier ones, filled newest first within `limit` bytes. */
+static char *build_context(const json_t *rec, size_t limit)
+{
+	struct ctx_item *items = NULL;
+	struct buf out = { 0 };
+	json_t *answers = json_object_get(rec, "answers");
+	json_t *actions = json_object_get(rec, "actions"), *v;
+	size_t n = 0, cap, i, last_outcome = (size_t)-1;
+	size_t *order = NULL, norder = 0;
+	char *result = NULL;
+
+	cap = json_array_size(answers) + json_array_size(actions) + 1;
+	items = sw_calloc(cap, sizeof(*items));
+	order = sw_calloc(cap, sizeof(*order));
+	if (items == NULL || order == NULL)
+		goto out;
+	json_array_foreach(answers, i, v) {
+		struct buf b = { 0 };
+
+		if (!json_is_true(json_object_get(v, "active")) ||
+		    json_is_true(json_object_get(v, "confirm_destructive")) ||
+		    str(v, "text") == NULL || str(v, "text")[0] == '\0')
+			continue;
+		buf_fmt(&b, "- action %s decision:\n", str(v, "action_id"));
+		buf_indented(&b, str(v, "text"), "  ", 1);
+		buf_str(&b, "\n");
+		if (b.failed)
+			goto out;
+		items[n].text = b.p;
+		items[n++].section = 0;
+	}
+	json_array_foreach(actions, i, v) {
+		json_t *o = json_object_get(v, "outcome"), *issue;
+		struct buf b = { 0 };
+		size_t k;
+
+		if (o == NULL || json_is_true(json_object_get(v, "voided")))
+			continue;
+		buf_fmt(&b, "- %s action %s: ", str(json_object_get(v, "action"), "kind"),
+			str(json_object_get(v, "action"), "action_id"));
+		buf_indented(&b, str(o, "summary"), "  ", 0);
+		buf_str(&b, "\n");
+		if (json_array_size(json_object_get(o, "known_issues")) > 0) {
+			buf_str(&b, "  Known issues:\n");
+			json_array_foreach(json_object_get(o, "known_issues"), k, issue) {
+				buf_str(&b, "  - ");
+				buf_indented(&b, json_string_value(issue), "    ", 0);
+				buf_str(&b, "\n");
+			}
+		}
+		if (b.failed)
+			goto out;
+		items[n].text = b.p;
+		items[n].section = 2;
+		last_outcome = n++;
+	}
+	if (last_outcome != (size_t)-1)
+		items[last_outcome].section = 1;
+	/* Fill priority: decisions newest first, the recent outcome, then
+	 * earlier outcomes newest first. */
+	for (size_t k = n; k-- > 0;)
+		if (items[k].section == 0)
+			order[norder++] = k;
+	if (last_outcome != (size_t)-1)
+		order[norder++] = last_outcome;
+	for (size_t k = n; k-- > 0;)
+		if (items[k].section == 2)
+			order[norder++] = k;
+	for (size_t k = 0; k < norder; k++) {
+		struct ctx_item *it = &items[order[k]];
+
+		it->selected = it->text;
+		if (render_context(&out, items, n) <= limit && !out.failed)
+			continue;
+		/* The first item that does not fit is cut with a marker; the
+		 * rest are omitted. */
+		it->selected = NULL;
+		size_t base = render_context(&out, items, n);
+
+		if (base < limit) {
+			char *cut = truncate_marked(it->text, limit - base > 1 ? limit - base - 1 : 0);
+
+			if (cut != NULL) {
+				size_t cl = strlen(cut);
+				char *line = sw_malloc(cl + 2);
+
+				if (line != NULL) {
+					memcpy(line, cut, cl);
+					line[cl] = '\n';
+					line[cl + 1] = '\0';
+					it->selected = line;
+					if (render_context(&out, items, n) > limit) {
+						it->selected = NULL;
+						sw_free(line);
+					} else {
+						sw_free(it->text);
+						it->text = line;
+					}
+				}
+				sw_free(cut);
+			}
+		}
+		break;
+	}
+	render_context(&out, items, n);
+	if (!out.failed)
+		result = out.p, out.p = NULL;
+out:
+	for (size_t k = 0; items && k < n; k++)
+		sw_free(items[k].text);
+	sw_free(items);
+	sw_free(order);
+	sw_free(out.p);
+	return result;
+}
+
+/* ---- briefs and summaries ---- */
+
+static char *compose_brief(const json_t *rec, enum fsm_kind kind,
+			   enum fsm_brief which, const char *suggested,
+			   int changed)
+{
+	const char *base = NULL;
+	struct buf b = { 0 };
+	size_t start, len;
+	char *out;
+
+	if (which == FSM_BRIEF_SUGGESTED && suggested != NULL)
+		base = suggested;
+	else if (which != FSM_BRIEF_DEFAULT && which != FSM_BRIEF_SUGGESTED &&
+		 which != FSM_BRIEF_NONE)
+		base = tbl_brief_text[which];
+	if (base == NULL)
+		base = "";
+	trim_span(base, &start, &len);
+	if (len == 0) {
+		base = tbl_kind_default_brief[kind];
+		trim_span(base, &start, &len);
+	}
+	buf_add(&b, base + start, len);
+	if ((kind == FSM_KIND_REVIEW || kind == FSM_KIND_SUMMARIZE) && changed) {
+		const json_t *g = json_object_get(rec, "initial_git"), *p;
+		json_t *paths = json_object_get(g, "path_observations");
+		size_t i;
+
+		buf_str(&b, " Git changed since the Run started, and not all of the change "
+			    "need be this Run's: people, other Runs or tools may have edited the "
+			    "worktree too.");
+		buf_fmt(&b, " Paths already dirty when the Run started (count=%lld; "
+			    "listed=%zu; path_fingerprint=%s; snapshot=%s):",
+			(long long)json_integer_value(json_object_get(g, "path_count")),
+			json_array_size(paths), str(g, "path_fingerprint") ? str(g, "path_fingerprint") : "",
+			str(g, "snapshot_hash") ? str(g, "snapshot_hash") : "");
+		if (json_integer_value(json_object_get(g, "path_count")) == 0)
+			buf_str(&b, " none.");
+		json_array_foreach(paths, i, p) {
+			buf_fmt(&b, " %s [%s %s; %s", str(p, "path"), str(p, "category"),
+				str(p, "state"), str(p, "observation"));
+			if (json_object_get(p, "size"))
+				buf_fmt(&b, "; size=%lld",
+					(long long)json_integer_value(json_object_get(p, "size")));
+			if (str(p, "content_sha256") && str(p, "content_sha256")[0])
+				buf_fmt(&b, "; content_sha256=%s", str(p, "content_sha256"));
+			buf_str(&b, "];");
+		}
+		if (json_is_true(json_object_get(g, "details_truncated")))
+			buf_str(&b, " further paths are left out of this bounded list;");
+	}
+	if (b.failed) {
+		sw_free(b.p);
+		return NULL;
+	}
+	out = truncate_marked(b.p, RUN_MAX_BRIEF_BYTES);
+	sw_free(b.p);
+	return out;
+}
+
+static char *final_summary(const json_t *rec)
+{
+	json_t *actions = json_object_get(rec, "actions"), *v, *list;
+	size_t i, done = 0, voided = 0, skipped = 0;
+	struct buf b = { 0 };
+	const char *report = NULL;
+	char *out;
+
+	json_array_foreach(actions, i, v) {
+		if (json_is_true(json_object_get(v, "voided")))
+			voided++;
+		else if (json_is_true(json_object_get(v, "skipped")))
+			skipped++;
+		else if (json_object_get(v, "outcome"))
+			done++;
+		if (json_object_get(v, "outcome") &&
+		    strcmp(str(json_object_get(v, "action"), "kind"), "summarize") == 0)
+			report = str(json_object_get(v, "outcome"), "summary");
+	}
+	buf_fmt(&b, "Run %s ended after %zu Action(s): %zu with an outcome, %zu skipped, %zu voided.\n",
+		str(rec, "id"), json_array_size(actions), done, skipped, voided);
+	if (!json_is_true(json_object_get(rec, "final_git_observed")))
+		buf_str(&b, "Git: the final observation could not be made.\n");
+	else if (has_string(json_object_get(rec, "observations"), NOTE_CHANGED))
+		buf_str(&b, "Git: the worktree differs from the Run start; see the attribution note.\n");
+	else
+		buf_str(&b, "Git: no difference from the Run start was observed.\n");
+	buf_str(&b, "\nHost report:\n");
+	buf_indented(&b, report ? report : "(none)", "  ", 1);
+	buf_str(&b, "\n\nActivities:\n");
+	list = json_object_get(rec, "activities");
+	if (json_array_size(list) == 0)
+		buf_str(&b, "  none reported (no test, typecheck, build or lint run was reported).\n");
+	json_array_foreach(list, i, v)
+		buf_fmt(&b, "  - %s `%s` exited %lld: %s\n", str(v, "kind"), str(v, "command"),
+			(long long)json_integer_value(json_object_get(v, "exit_code")),
+			str(v, "summary"));
+	static const char *const sections[][2] = {
+		{ "observations", "Observations" },
+		{ "known_issues", "Known issues" },
+		{ "uncertainties", "Uncertainties" },
+	};
+	for (size_t s = 0; s < 3; s++) {
+		list = json_object_get(rec, sections[s][0]);
+		buf_fmt(&b, "\n%s:\n", sections[s][1]);
+		if (json_array_size(list) == 0)
+			buf_str(&b, "  none.\n");
+		json_array_foreach(list, i, v) {
+			buf_str(&b, "  - ");
+			buf_indented(&b, json_string_value(v), "    ", 0);
+			buf_str(&b, "\n");
+		}
+	}
+	if (b.failed) {
+		sw_free(b.p);
+		return NULL;
+	}
+	out = truncate_marked(b.p, RUN_MAX_SUMMARY_BYTES);
+	sw_free(b.p);
+	return out;
+}
+
+/* ---- the record ---- */
+
+static json_t *ordered_copy(const json_t *rec)
+{
+	json_t *out = json_object();
+
+	for (size_t i = 0; out && i < NFIELDS; i++) {
+		json_t *v = json_object_get(rec, field_order[i]);
+
+		if (v && json_object_set(out, field_order[i], v) < 0) {
+			json_decref(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+static enum fsm_state state_of(const json_t *rec)
+{
+	enum fsm_runstate rs = tbl_runstate_lookup(str(rec, "state"));
+	enum fsm_pause p = tbl_pause_lookup(str(rec, "pause_reason"));
+
+	for (int s = FSM_ST_NEW + 1; s < FSM_ST__COUNT; s++)
+		if (tbl_state_runstate[s] == rs && tbl_state_pause[s] == p)
+			return (enum fsm_state)s;
+	return FSM_ST_INVALID;
+}
+
+struct fsm_run run_machine(const struct run *r)
+{
+	const json_t *rec = r->rec;
+	json_t *cur = json_object_get(rec, "current_action");
+	json_t *cand = json_object_get(rec, "source_candidate");
+	struct fsm_run m = { 0 };
+
+	m.state = state_of(rec);
+	m.action = cur ? tbl_kind_lookup(str(cur, "kind")) : FSM_KIND_NONE;
+	m.review_enabled = json_is_true(json_object_get(rec, "review_enabled"));
+	m.review_pending = json_is_true(json_object_get(rec, "review_pending"));
+	m.grant = json_object_get(rec, "destructive_grant") != NULL;
+	m.request = json_object_get(rec, "pending_destructive_request") != NULL;
+	m.queued = json_array_size(json_object_get(rec, "pending_actions")) > 0;
+	m.issue_backed = json_object_get(rec, "pinned_source") != NULL;
+	m.candidate = cand != NULL;
+	m.candidate_valid = cand && json_is_true(json_object_get(cand, "valid"));
+	m.initial_budget = (unsigned)json_integer_value(json_object_get(rec, "initial_budget"));
+	m.remaining = (unsigned)json_integer_value(json_object_get(rec, "remaining_budget"));
+	return m;
+}
+
+/* The Action to issue: its JSON, with context built within the limits. */
+static int issue_action(json_t *rec, enum fsm_kind kind, enum fsm_brief which,
+			const char *suggested, const struct run_effects *fx,
+			json_t *authorization, struct sw_error *err)
+{
+	json_t *action = NULL, *record = NULL;
+	char *brief = NULL, *context = NULL, *enc = NULL;
+	size_t without, limit;
+	int rc = 0;
+
+	if (fx->new_action_id == NULL)
+		return sw_error_set(err, SW_EINVAL, "no id for the new Action");
+	if ((brief = compose_brief(rec, kind, which, suggested, fx->changed)) == NULL)
+		return oom(err);
+	action = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s}", "contract_version", 2,
+			   "run_id", str(rec, "id"), "action_id", fx->new_action_id,
+			   "kind", tbl_kind_wire[kind], "goal", str(rec, "goal"),
+			   "brief", brief, "context", "");
+	if (action == NULL) {
+		rc = oom(err);
+		goto out;
+	}
+	if (authorization && json_object_set(action, "destructive_authorization", authorization) < 0) {
+		rc = oom(err);
+		goto out;
+	}
+	if (json_object_set_new(action, "remaining_budget",
+				json_integer(json_integer_value(json_object_get(rec, "remaining_budget")))) < 0 ||
+	    (enc = sw_json_dump(action)) == NULL) {
+		rc = oom(err);
+		goto out;
+	}
+	/* The encoded Action, newline included, stays within 256 KiB. */
+	without = strlen(enc) + 1;
+	if (without >= RUN_MAX_ACTION_BYTES) {
+		rc = sw_error_proto(err, "action_too_large", "the next Action exceeds %u bytes",
+				    RUN_MAX_ACTION_BYTES);
+		goto out;
+	}
+	limit = RUN_MAX_ACTION_BYTES - without;
+	/* JSON escaping can double a byte at most for common text; keep the
+	 * raw context within half the room when the room is the bound. */
+	if (limit / 2 < RUN_MAX_CONTEXT_BYTES)
+		limit = limit / 2;
+	else
+		limit = RUN_MAX_CONTEXT_BYTES;
+	if ((context = build_context(rec, limit)) == NULL) {
+		rc = oom(err);
+		goto out;
+	}
+	if (json_object_set_new(action, "context", json_string(context)) < 0) {
+		rc = oom(err);
+		goto out;
+	}
+	record = json_pack("{s:O}", "action", action);
+	if (record == NULL || json_array_append_new(arr(rec, "actions"), record) < 0 ||
+	    json_object_set(rec, "current_action", action) < 0) {
+		rc = oom(err);
+		goto out;
+	}
+out:
+	sw_free(enc);
+	sw_free(brief);
+	sw_free(context);
+	json_decref(action);
+	return rc;
+}
+
+static int record_observation(json_t *rec, const struct run_effects *fx,
+			      const json_t *obs, int changed, int complete)
+{
+	if (json_object_set(rec, "current_git", (json_t *)obs) < 0)
+		return -1;
+	if (!complete && append_unique(rec, "uncertainties", NOTE_INCOMPLETE) < 0)
+		return -1;
+	if (changed && (append_unique(rec, "observations", NOTE_CHANGED) < 0 ||
+			append_unique(rec, "uncertainties", NOTE_ATTRIBUTION) < 0))
+		return -1;
+	(void)fx;
+	return 0;
+}
+
+static int drop_queue(json_t *rec, const char *why)
+{
+	json_t *pending = json_object_get(rec, "pending_actions"), *p;
+	size_t i;
+
+	json_array_foreach(pending, i, p) {
+		char *note = sw_asprintf("unresolved_suggestion: a queued %s suggestion was "
+					 "never issued because %s: %s",
+					 str(p, "kind"), why, str(p, "brief"));
+
+		if (note == NULL || append_unique(rec, "uncertainties", note) < 0) {
+			sw_free(note);
+			return -1;
+		}
+		sw_free(note);
+	}
+	json_object_del(rec, "pending_actions");
+	return 0;
+}
+
+static const char *drop_reason(const struct fsm_step *st)
+{
+	if (st->ops & FSM_OP_SKIP)
+		return "the current Action was skipped";
+	if (st->ops & FSM_OP_ANSWER_INACTIVE)
+		return "the destructive confirmation issued the authorized Implement";
+	return "an observed change sent the Run to Review first";
+}
+
+static int implementation_discrepancy(json_t *rec, const json_t *outcome, int changed)
+{
+	const char *result = str(json_object_get(outcome, "implementation"), "result");
+	char *note = NULL;
+	int rc = 0;
+
+	if (result == NULL)
+		return 0;
+	if (!changed && (strcmp(result, "applied") == 0 || strcmp(result, "partial") == 0))
+		note = sw_asprintf("report_discrepancy: Implement reported %s, but Git shows "
+				   "no difference from the Run start.", result);
+	else if (changed && (strcmp(result, "not_needed") == 0 || strcmp(result, "unable") == 0))
+		note = sw_asprintf("report_discrepancy: Implement reported %s, but Git differs "
+				   "from the Run start.", result);
+	else
+		return 0;
+	rc = note ? append_unique(rec, "observations", note) : -1;
+	sw_free(note);
+	return rc;
+}
+
+static int end_run(json_t *rec, const struct run_effects *fx, int skipped)
+{
+	char *summary = NULL;
+	const char *line;
+	int rc;
+
+	if (fx->final_observation != NULL) {
+		if (json_object_set_new(rec, "final_git_observed", json_true()) < 0 ||
+		    record_observation(rec, fx, fx->final_observation, fx->final_changed, 1) < 0)
+			return -1;
+	} else {
+		char *note = sw_asprintf("The final Git observation could not be made: %s",
+					 fx->final_error ? fx->final_error : "unknown error");
+
+		rc = note ? append_unique(rec, "uncertainties", note) : -1;
+		sw_free(note);
+		if (rc < 0 || json_object_set_new(rec, "final_git_observed", json_false()) < 0)
+			return -1;
+	}
+	if (skipped) {
+		if (fx->final_observation == NULL)
+			line = "Git: the final observation could not be made.";
+		else if (fx->final_changed)
+			line = "Git: the worktree differs from the Run start; people, other Runs or tools may have contributed.";
+		else
+			line = "Git: no difference from the Run start was observed.";
+		summary = sw_asprintf("The Summarize Action was skipped.\n%s\nThe host wrote no final report.\n", line);
+	} else {
+		summary = final_summary(rec);
+	}
+	if (summary == NULL)
+		return -1;
+	rc = json_object_set_new(rec, "summary", json_string(summary));
+	sw_free(summary);
+	return rc;
+}
+
+int run_apply(struct run *r, const struct fsm_step *st,
+	      const struct run_effects *fx, struct sw_error *err)
+{
+	json_t *rec = r->rec;
+	json_t *cur = json_incref(json_object_get(rec, "current_action"));
+	json_t *record = cur ? record_for(rec, str(cur, "action_id")) : NULL;
+	json_t *grant = NULL, *popped = NULL;
+	const json_t *outcome = fx->outcome;
+	const char *suggested = NULL;
+	unsigned ops = st->ops;
+	int rc = 0;
+
+	if (st->verdict != FSM_APPLY && st->verdict != FSM_APPLY_ERROR) {
+		rc = sw_error_set(err, SW_EINVAL, "run_apply on a refused step");
+		goto out;
+	}
+	if ((ops & FSM_OP_RECORD_OUTCOME) && record && outcome) {
+		json_t *impl = json_object_get(outcome, "implementation");
+		json_t *review = json_object_get(outcome, "review");
+
+		if (json_object_set(record, "outcome", (json_t *)outcome) < 0 ||
+		    json_object_set_new(record, "outcome_payload_sha256",
+					json_string(fx->outcome_sha256)) < 0 ||
+		    extend(rec, "observations", json_object_get(outcome, "observations")) < 0 ||
+		    extend(rec, "known_issues", json_object_get(outcome, "known_issues")) < 0 ||
+		    extend(rec, "uncertainties", json_object_get(impl, "uncertainties")) < 0 ||
+		    extend(rec, "activities", json_object_get(impl, "activities")) < 0 ||
+		    extend(rec, "uncertainties", json_object_get(review, "uncertainties")) < 0)
+			goto nomem;
+	}
+	if ((ops & FSM_OP_OBSERVE) && fx->observation) {
+		if (record_observation(rec, fx, fx->observation, fx->changed,
+				       fx->observation_complete) < 0)
+			goto nomem;
+		if ((ops & FSM_OP_RECORD_OUTCOME) && outcome &&
+		    implementation_discrepancy(rec, outcome, fx->changed) < 0)
+			goto nomem;
+	}
+	if (ops & FSM_OP_GIT_FAILED) {
+		char *note = sw_asprintf("Git observation failed: %s",
+					 fx->git_error ? fx->git_error : "unknown error");
+
+		rc = note ? append_str(rec, "known_issues", note) : -1;
+		sw_free(note);
+		if (rc < 0)
+			goto nomem;
+	}
+	if ((ops & FSM_OP_QUEUE) && outcome &&
+	    extend(rec, "pending_actions", json_object_get(outcome, "suggested_actions")) < 0)
+		goto nomem;
+	if (ops & FSM_OP_POP) {
+		json_t *pending = json_object_get(rec, "pending_actions");
+
+		popped = json_incref(json_array_get(pending, 0));
+		suggested = str(popped, "brief");
+		json_array_remove(pending, 0);
+		if (json_array_size(pending) == 0)
+			json_object_del(rec, "pending_actions");
+	}
+	if ((ops & FSM_OP_DROP_QUEUE) && drop_queue(rec, drop_reason(st)) < 0)
+		goto nomem;
+	if (ops & FSM_OP_CLEAR_QUEUE)
+		json_object_del(rec, "pending_actions");
+	if ((ops & FSM_OP_VOID) && record &&
+	    json_object_set_new(record, "voided", json_true()) < 0)
+		goto nomem;
+	if ((ops & FSM_OP_SKIP) && record &&
+	    json_object_set_new(record, "skipped", json_true()) < 0)
+		goto nomem;
+	if ((ops & FSM_OP_REVIEW_NOT_RUN) && record &&
+	    json_object_set_new(record, "review_projection",
+				json_pack("{s:s, s:[], s:[]}", "result", "not_run",
+					  "findings", "uncertainties")) < 0)
+		goto nomem;
+	if ((ops & FSM_OP_SUPERSEDE) && record) {
+		const char *old = str(json_object_get(json_object_get(record, "outcome"), "pause"),
+				      "supersedes_answer_action_id");
+		json_t *a;
+		size_t i;
+
+		json_array_foreach(json_object_get(rec, "answers"), i, a)
+			if (old && strcmp(str(a, "action_id"), old) == 0 &&
+			    (json_object_set_new(a, "active", json_false()) < 0 ||
+			     json_object_set_new(a, "superseded_by", json_string(str(cur, "action_id"))) < 0))
+				goto nomem;
+	}
+	if (ops & (FSM_OP_ANSWER_ACTIVE | FSM_OP_ANSWER_INACTIVE)) {
+		json_t *ans = json_pack("{s:s, s:s, s:b}", "action_id", str(cur, "action_id"),
+					"text", fx->answer_text ? fx->answer_text : "",
+					"confirm_destructive", fx->confirm);
+
+		if (ans == NULL ||
+		    (fx->scope_sha256 && fx->scope_sha256[0] &&
+		     json_object_set_new(ans, "scope_sha256", json_string(fx->scope_sha256)) < 0) ||
+		    json_object_set_new(ans, "payload_sha256", json_string(fx->answer_sha256)) < 0 ||
+		    json_object_set_new(ans, "active", json_boolean(ops & FSM_OP_ANSWER_ACTIVE)) < 0 ||
+		    json_object_set_new(ans, "at", json_string(fx->now)) < 0 ||
+		    json_array_append_new(arr(rec, "answers"), ans) < 0)
+			goto nomem;
+	}
+	if ((ops & FSM_OP_RECORD_REQUEST) && outcome &&
+	    json_object_get(json_object_get(outcome, "pause"), "destructive_request") &&
+	    json_object_set(rec, "pending_destructive_request",
+			    json_object_get(json_object_get(outcome, "pause"),
+					    "destructive_request")) < 0)
+		goto nomem;
+	if (ops & FSM_OP_GRANT) {
+		const json_t *req = json_object_get(rec, "pending_destructive_request");
+
+		grant = json_pack("{s:O, s:s, s:i, s:O, s:O, s:O, s:s}",
+				  "request_id", json_object_get(req, "request_id"),
+				  "originating_action_id", str(cur, "action_id"),
+				  "scope_version", 1,
+				  "scope_sha256", json_object_get(req, "scope_sha256"),
+				  "targets", json_object_get(req, "targets"),
+				  "impact", json_object_get(req, "impact"),
+				  "confirmed_at", fx->now);
+		if (grant == NULL)
+			goto nomem;
+	}
+	if (!(ops & FSM_OP_RECORD_REQUEST))
+		json_object_del(rec, "pending_destructive_request");
+	json_object_del(rec, "destructive_grant");
+
+	/* The machine's verdict on state, budget and review. */
+	if (json_object_set_new(rec, "state",
+				json_string(tbl_runstate_wire[tbl_state_runstate[st->run.state]])) < 0)
+		goto nomem;
+	if (tbl_state_pause[st->run.state] != FSM_PAUSE_NONE) {
+		if (json_object_set_new(rec, "pause_reason",
+					json_string(tbl_pause_wire[tbl_state_pause[st->run.state]])) < 0)
+			goto nomem;
+	} else {
+		json_object_del(rec, "pause_reason");
+	}
+	if (json_object_set_new(rec, "review_pending", json_boolean(st->run.review_pending)) < 0 ||
+	    json_object_set_new(rec, "initial_budget", json_integer(st->run.initial_budget)) < 0 ||
+	    json_object_set_new(rec, "remaining_budget", json_integer(st->run.remaining)) < 0 ||
+	    json_object_set_new(rec, "updated_at", json_string(fx->now)) < 0)
+		goto nomem;
+	if (!(ops & FSM_OP_KEEP_ACTION) || st->issued != FSM_KIND_NONE)
+		json_object_del(rec, "current_action");
+	if (st->issued != FSM_KIND_NONE) {
+		if (grant && json_object_set(rec, "destructive_grant", grant) < 0)
+			goto nomem;
+		rc = issue_action(rec, st->issued, st->brief, suggested, fx,
+				  st->run.grant ? grant : NULL, err);
+		if (rc < 0)
+			goto out;
+	}
+	if ((ops & (FSM_OP_END | FSM_OP_END_SKIPPED)) &&
+	    end_run(rec, fx, (ops & FSM_OP_END_SKIPPED) != 0) < 0)
+		goto nomem;
+	goto out;
+nomem:
+	rc = oom(err);
+out:
+	json_decref(grant);
+	json_decref(popped);
+	json_decref(cur);
+	return rc;
+}
+
+int run_create(struct run **out, const struct run_start *s,
+	       const struct fsm_step *first, const struct run_effects *fx,
+	       struct sw_error *err)
+{
+	struct run *r = sw_calloc(1, sizeof(*r));
+	int rc;
+
+	*out = NULL;
+	if (r == NULL)
+		return oom(err);
+	r->rec = json_pack("{s:i, s:s, s:s, s:s, s:O, s:s, s:b, s:b, s:i, s:i, s:O, s:O, s:b, s:[], s:s, s:s}",
+			   "contract_version", 2, "id", s->id, "goal", s->goal,
+			   "workspace", s->workspace, "workspace_identity", s->identity,
+			   "state", "active", "review_enabled", first->run.review_enabled,
+			   "review_pending", 0, "initial_budget", first->run.initial_budget,
+			   "remaining_budget", first->run.initial_budget,
+			   "initial_git", s->initial_git, "current_git", s->initial_git,
+			   "final_git_observed", 0, "actions", "created_at", s->now,
+			   "updated_at", s->now);
+	if (r->rec == NULL) {
+		sw_free(r);
+		return oom(err);
+	}
+	if ((rc = run_apply(r, first, fx, err)) < 0) {
+		run_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+int run_clone(struct run **out, const struct run *r, struct sw_error *err)
+{
+	struct run *c = sw_calloc(1, sizeof(*c));
+
+	*out = NULL;
+	if (c == NULL || (c->rec = json_deep_copy(r->rec)) == NULL) {
+		sw_free(c);
+		return oom(err);
+	}
+	*out = c;
+	return 0;
+}
+
+void run_free(struct run *r)
+{
+	if (r == NULL)
+		return;
+	json_decref(r->rec);
+	sw_free(r);
+}
+
+/* ---- journal deltas ---- */
+
+static int is_prefix(const json_t *a, const json_t *b)
+{
+	if (json_array_size(a) > json_array_size(b))
+		return 0;
+	for (size_t i = 0; i < json_array_size(a); i++)
+		if (!json_equal(json_array_get(a, i), json_array_get(b, i)))
+			return 0;
+	return 1;
+}
+
+json_t *run_delta(const struct run *before, const struct run *after, size_t rule)
+{
+	json_t *d = json_pack("{s:i, s:i, s:s, s:I}", "event_version", 2,
+			      "contract_version", 2, "run_id", str(after->rec, "id"),
+			      "rule", (json_int_t)rule);
+	json_t *set = json_object(), *clear = json_array(), *app = json_object();
+	json_t *upd = json_object();
+
+	if (!d || !set || !clear || !app || !upd)
+		goto fail;
+	if (before == NULL) {
+		json_t *init = ordered_copy(after->rec);
+
+		if (init == NULL ||
+		    json_object_set_new(d, "initialize", json_deep_copy(init)) < 0) {
+			json_decref(init);
+			goto fail;
+		}
+		json_decref(init);
+		goto done;
+	}
+	for (size_t i = 0; i < NFIELDS; i++) {
+		const char *k = field_order[i];
+		json_t *b = json_object_get(before->rec, k);
+		json_t *a = json_object_get(after->rec, k);
+
+		if ((a == NULL && b == NULL) || json_equal(a, b))
+			continue;
+		if (a == NULL) {
+			if (json_array_append_new(clear, json_string(k)) < 0)
+				goto fail;
+		} else if (json_is_array(a) && (b == NULL || json_is_array(b))) {
+			json_t *tail = json_array(), *changes = json_array();
+			size_t nb = json_array_size(b);
+
+			if (!tail || !changes) {
+				json_decref(tail);
+				json_decref(changes);
+				goto fail;
+			}
+			if (!is_prefix(b, a) && nb > json_array_size(a)) {
+				/* shrunk: replace whole */
+				json_decref(tail);
+				json_decref(changes);
+				if (json_object_set_new(set, k, json_deep_copy(a)) < 0)
+					goto fail;
+				continue;
+			}
+			for (size_t j = 0; j < json_array_size(a); j++) {
+				json_t *av = json_array_get(a, j);
+
+				if (j >= nb)
+					json_array_append_new(tail, json_deep_copy(av));
+				else if (!json_equal(av, json_array_get(b, j)))
+					json_array_append_new(changes,
+						json_pack("{s:I, s:o}", "index", (json_int_t)j,
+							  "value", json_deep_copy(av)));
+			}
+			if (json_array_size(tail))
+				json_object_set(app, k, tail);
+			if (json_array_size(changes))
+				json_object_set(upd, k, changes);
+			json_decref(tail);
+			json_decref(changes);
+		} else if (json_object_set_new(set, k, json_deep_copy(a)) < 0) {
+			goto fail;
+		}
+	}
+	if ((json_object_size(set) && json_object_set(d, "set", set) < 0) ||
+	    (json_array_size(clear) && json_object_set(d, "clear", clear) < 0) ||
+	    (json_object_size(app) && json_object_set(d, "append", app) < 0) ||
+	    (json_object_size(upd) && json_object_set(d, "update", upd) < 0))
+		goto fail;
+done:
+	json_decref(set);
+	json_decref(clear);
+	json_decref(app);
+	json_decref(upd);
+	return d;
+fail:
+	json_decref(d);
+	d = NULL;
+	goto done;
+}
+
+static int known_field(const char *k)
+{
+	for (size_t i = 0; i < NFIELDS; i++)
+		if (strcmp(field_order[i], k) == 0)
+			return 1;
+	return 0;
+}
+
+static int bad(struct sw_error *err, const char *what)
+{
+	return sw_error_proto(err, "run_journal_invalid", "journal event data: %s", what);
+}
+
+int run_replay(struct run **rp, const char *type, const json_t *data,
+	       struct sw_error *err)
+{
+	const char *key;
+	json_t *v, *rec;
+	size_t i;
+
+	if (!json_is_object(data) ||
+	    json_integer_value(json_object_get(data, "event_version")) != 2 ||
+	    json_integer_value(json_object_get(data, "contract_version")) != 2 ||
+	    !json_is_string(json_object_get(data, "run_id")))
+		return bad(err, "missing or unsupported version fields");
+	if (strcmp(type, "run_started") == 0) {
+		json_t *init = json_object_get(data, "initialize");
+		struct run *r;
+
+		if (*rp != NULL)
+			return bad(err, "run_started after the first event");
+		if (!json_is_object(init) || !json_equal(json_object_get(init, "id"),
+							json_object_get(data, "run_id")))
+			return bad(err, "run_started without a matching initialize object");
+		json_object_foreach(init, key, v)
+			if (!known_field(key))
+				return bad(err, "unknown field in initialize");
+		if ((r = sw_calloc(1, sizeof(*r))) == NULL ||
+		    (r->rec = json_deep_copy(init)) == NULL) {
+			sw_free(r);
+			return oom(err);
+		}
+		*rp = r;
+		return 0;
+	}
+	if (*rp == NULL)
+		return bad(err, "the first event is not run_started");
+	if (tbl_jevent_lookup(type) == TBL_JEVENT_INVALID)
+		return bad(err, "unknown event type");
+	rec = (*rp)->rec;
+	if (!json_equal(json_object_get(rec, "id"), json_object_get(data, "run_id")))
+		return bad(err, "event for another run");
+	json_object_foreach(json_object_get(data, "set"), key, v)
+		if (!known_field(key) || json_object_set(rec, key, v) < 0)
+			return bad(err, "bad set");
+	json_array_foreach(json_object_get(data, "clear"), i, v)
+		if (!json_is_string(v) || !known_field(json_string_value(v)) ||
+		    json_object_del(rec, json_string_value(v)) < 0)
+			return bad(err, "bad clear");
+	json_object_foreach(json_object_get(data, "update"), key, v) {
+		json_t *target = json_object_get(rec, key), *ch;
+
+		json_array_foreach(v, i, ch) {
+			json_int_t idx = json_integer_value(json_object_get(ch, "index"));
+
+			if (!json_is_array(target) || idx < 0 ||
+			    (size_t)idx >= json_array_size(target) ||
+			    json_array_set(target, (size_t)idx, json_object_get(ch, "value")) < 0)
+				return bad(err, "bad update");
+		}
+	}
+	json_object_foreach(json_object_get(data, "append"), key, v)
+		if (!known_field(key) || !json_is_array(v) || extend(rec, key, v) < 0)
+			return bad(err, "bad append");
+	return 0;
+}
+
+/* ---- views ---- */
+
+json_t *run_status_json(const struct run *r, int for_status)
+{
+	json_t *out = ordered_copy(r->rec), *obs;
+	const char *state = str(r->rec, "state");
+
+	if (out == NULL)
+		return NULL;
+	if (for_status && state &&
+	    (strcmp(state, "stopped") == 0 || strcmp(state, "ended") == 0))
+		json_object_del(out, "current_action");
+	obs = json_object_get(out, "observations");
+	if (json_array_size(obs) > RUN_PROJECTION_OBSERVATIONS) {
+		size_t drop = json_array_size(obs) - RUN_PROJECTION_OBSERVATIONS;
+		json_t *window = json_array();
+		char *marker = sw_asprintf("...[%zu earlier observations in journal]", drop);
+
+		if (window == NULL || marker == NULL) {
+			json_decref(window);
+			sw_free(marker);
+			json_decref(out);
+			return NULL;
+		}
+		json_array_append_new(window, json_string(marker));
+		for (size_t i = drop; i < json_array_size(obs); i++)
+			json_array_append(window, json_array_get(obs, i));
+		json_object_set_new(out, "observations", window);
+		sw_free(marker);
+	}
+	return out;
+}
+
+const json_t *run_json(const struct run *r)
+{
+	return r->rec;
+}
+
+const char *run_id(const struct run *r)
+{
+	return str(r->rec, "id");
+}
+
+const char *run_workspace(const struct run *r)
+{
+	return str(r->rec, "workspace");
+}
+
+const json_t *run_identity(const struct run *r)
+{
+	return json_object_get(r->rec, "workspace_identity");
+}
+
+const json_t *run_initial_git(const struct run *r)
+{
+	return json_object_get(r->rec, "initial_git");
+}
+
+const json_t *run_current_action(const struct run *r)
+{
+	return json_object_get(r->rec, "current_action");
+}
+
+const char *run_current_action_id(const struct run *r)
+{
+	return str(json_object_get(r->rec, "current_action"), "action_id");
+}
+
+const char *run_summary(const struct run *r)
+{
+	return str(r->rec, "summary");
+}
+
+const json_t *run_pending_request(const struct run *r)
+{
+	return json_object_get(r->rec, "pending_destructive_request");
+}
+
+static unsigned named_facts(const struct run *r, const char *action_id)
+{
+	const char *cur = run_current_action_id(r);
+	json_t *rec = record_for(r->rec, action_id);
+	unsigned f = 0;
+
+	if (cur && action_id && strcmp(cur, action_id) == 0)
+		f |= FSM_F_NAMED_CURRENT;
+	if (rec && json_is_true(json_object_get(rec, "voided")))
+		f |= FSM_F_NAMED_VOIDED;
+	return f;
+}
+
+unsigned run_submit_facts(const struct run *r, const char *action_id,
+			  const char *outcome_sha256)
+{
+	json_t *rec = record_for(r->rec, action_id);
+	unsigned f = named_facts(r, action_id);
+
+	if (rec && json_object_get(rec, "outcome")) {
+		f |= FSM_F_PRIOR;
+		if (outcome_sha256 &&
+		    strcmp(str(rec, "outcome_payload_sha256"), outcome_sha256) == 0)
+			f |= FSM_F_PRIOR_SAME;
+	}
+	return f;
+}
+
+unsigned run_answer_facts(const struct run *r, const char *action_id,
+			  const char *answer_sha256, int *prior_confirm)
+{
+	unsigned f = named_facts(r, action_id);
+	json_t *a;
+	size_t i;
+
+	if (prior_confirm)
+		*prior_confirm = 0;
+	json_array_foreach(json_object_get(r->rec, "answers"), i, a) {
+		if (strcmp(str(a, "action_id"), action_id) != 0)
+			continue;
+		f |= FSM_F_PRIOR;
+		if (answer_sha256 && strcmp(str(a, "payload_sha256"), answer_sha256) == 0)
+			f |= FSM_F_PRIOR_SAME;
+		if (prior_confirm)
+			*prior_confirm = json_is_true(json_object_get(a, "confirm_destructive"));
+		break;
+	}
+	return f;
+}
+
+int run_supersession_invalid(const struct run *r, const json_t *outcome)
+{
+	const char *old = str(json_object_get(outcome, "pause"),
+			      "supersedes_answer_action_id");
+	json_t *a;
+	size_t i;
+
+	if (old == NULL)
+		return 0;
+	json_array_foreach(json_object_get(r->rec, "answers"), i, a)
+		if (strcmp(str(a, "action_id"), old) == 0)
+			return !json_is_true(json_object_get(a, "active")) ||
+			       json_is_true(json_object_get(a, "confirm_destructive")) ||
+			       (str(a, "requirements_revision") != NULL) !=
+				       (json_object_get(r->rec, "pinned_source") != NULL);
+	return 1;
+}

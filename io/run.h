@@ -1,0 +1,117 @@
+#ifndef IO_RUN_H
+#define IO_RUN_H
+
+/* The Run record: everything `status` shows about one Run, rebuilt from the
+ * journal.  io-internal: cli/ and io/ include this header, which hands out
+ * Jansson values (see io/json.h).
+ *
+ * The record is a JSON object with the fields of the reference's runStatus
+ * (less `next`, which is derived).  fsm_step() decides; run_apply() carries
+ * out the decision's effects on the record; run_delta() turns the change
+ * into journal data and run_replay() applies journal data back, so that
+ * replaying a journal reproduces the record exactly.
+ *
+ * Calling sequence: run_create or run_replay (first event), run_replay*,
+ * then per mutation run_clone, run_apply, run_delta; run_free. */
+
+#include <stddef.h>
+
+#include "fsm/fsm.h"
+#include "io/err.h"
+
+struct json_t;
+struct run;
+
+/* Limits of the Action the reference enforces. */
+#define RUN_MAX_BRIEF_BYTES 8192u
+#define RUN_MAX_CONTEXT_BYTES 131072u
+#define RUN_MAX_ACTION_BYTES 262144u
+#define RUN_MAX_SUMMARY_BYTES 65536u
+#define RUN_PROJECTION_OBSERVATIONS 128u
+
+/* What a new Run starts from.  `identity` is the workspaceIdentity object
+ * and `initial_git` the gitObservation object (both borrowed). */
+struct run_start {
+	const char *id;
+	const char *goal;
+	const char *workspace;
+	const struct json_t *identity;
+	const struct json_t *initial_git;
+	const char *now;		/* RFC3339Nano UTC */
+};
+
+/* The inputs run_apply needs besides the step: values the driver has read
+ * or made (clock, new Action id, the Outcome, the answer, Git). */
+struct run_effects {
+	const char *now;			/* RFC3339Nano UTC */
+	const char *new_action_id;		/* for an issued Action */
+	/* submit */
+	const struct json_t *outcome;		/* the decoded Outcome object */
+	const char *outcome_sha256;
+	/* answer */
+	const char *answer_text;
+	int confirm;
+	const char *scope_sha256;		/* "" when none */
+	const char *answer_sha256;
+	/* Git, when the event observed it (FSM_OP_OBSERVE / GIT_FAILED) */
+	const struct json_t *observation;	/* gitObservation, or NULL */
+	int observation_complete;
+	int changed;				/* differs from the Run start */
+	const char *git_error;			/* message when observation failed */
+	/* END / END_SKIPPED: the final observation */
+	const struct json_t *final_observation;	/* NULL when it failed */
+	int final_changed;
+	const char *final_error;
+};
+
+int run_create(struct run **out, const struct run_start *start,
+	       const struct fsm_step *first, const struct run_effects *fx,
+	       struct sw_error *err);
+
+/* Applies one journal event to *r (creating it for `run_started`). */
+int run_replay(struct run **r, const char *type, const struct json_t *data,
+	       struct sw_error *err);
+
+int run_clone(struct run **out, const struct run *r, struct sw_error *err);
+void run_free(struct run *r);
+
+/* The state machine's view of the record. */
+struct fsm_run run_machine(const struct run *r);
+
+/* Carries out the effects of an applied `st` (FSM_APPLY / APPLY_ERROR). */
+int run_apply(struct run *r, const struct fsm_step *st,
+	      const struct run_effects *fx, struct sw_error *err);
+
+/* The journal data of the change from `before` to `after` (new reference). */
+struct json_t *run_delta(const struct run *before, const struct run *after,
+			 size_t rule);
+
+/* The record as a runStatus object without `next` (new reference).  With
+ * `for_status`, a stopped or ended Run omits current_action. */
+struct json_t *run_status_json(const struct run *r, int for_status);
+
+/* Borrowed views (valid until *r changes). */
+const struct json_t *run_json(const struct run *r);
+const char *run_id(const struct run *r);
+const char *run_workspace(const struct run *r);
+const struct json_t *run_identity(const struct run *r);
+const struct json_t *run_initial_git(const struct run *r);
+const struct json_t *run_current_action(const struct run *r);	/* or NULL */
+const char *run_current_action_id(const struct run *r);		/* or NULL */
+const char *run_summary(const struct run *r);			/* or NULL */
+const struct json_t *run_pending_request(const struct run *r);	/* or NULL */
+
+/* Facts about the Action named `action_id` (FSM_F_NAMED_CURRENT,
+ * NAMED_VOIDED, PRIOR, PRIOR_SAME) for a submit whose payload digest is
+ * `outcome_sha256`, or for an answer whose digest is `answer_sha256`. */
+unsigned run_submit_facts(const struct run *r, const char *action_id,
+			  const char *outcome_sha256);
+unsigned run_answer_facts(const struct run *r, const char *action_id,
+			  const char *answer_sha256, int *prior_confirm);
+
+/* 1 when the waiting Outcome names a superseded answer that is not an
+ * active, non-destructive answer of this Run. */
+int run_supersession_invalid(const struct run *r,
+			     const struct json_t *outcome);
+
+#endif

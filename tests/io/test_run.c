@@ -1,0 +1,372 @@
+/* The Run record: effects of each decision, replay of the journal deltas,
+ * and the printed documents against the reference schema. */
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/json.h"
+#include "io/next.h"
+#include "io/run.h"
+#include "tests/support/schema.h"
+
+#define ID0 "00000000-0000-4000-8000-000000000000"
+#define DIGEST_A "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define DIGEST_B "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+struct harness {
+	struct run *run;
+	json_t *journal;	/* [[type, data], ...] */
+	json_t *obs_clean, *obs_dirty, *identity;
+	unsigned next_id;
+	char action_id[40];
+};
+
+static json_t *observation(int dirty)
+{
+	json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:b, s:b, s:i, s:i, s:b, s:b, s:[], s:[]}",
+			      "version", 1, "head", "0123456789abcdef0123456789abcdef01234567",
+			      "index_fingerprint", DIGEST_A, "status_fingerprint", dirty ? DIGEST_B : DIGEST_A,
+			      "snapshot_hash", dirty ? DIGEST_B : DIGEST_A, "path_count", dirty,
+			      "path_fingerprint", DIGEST_A, "details_truncated", 0,
+			      "content_observation_complete", 1, "content_bytes_hashed", 0,
+			      "content_byte_limit", 67108864, "content_byte_limit_exceeded", 0,
+			      "content_deadline_exceeded", 0, "dirty_files", "path_observations");
+
+	if (dirty) {
+		json_array_append_new(json_object_get(o, "dirty_files"), json_string("a.c"));
+		json_array_append_new(json_object_get(o, "path_observations"),
+				      json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:s}",
+						"path", "a.c", "category", "ordinary", "state", ".M",
+						"observation", "regular", "size", 3,
+						
+						"modified_unix_nano", (json_int_t)1700000000000000000LL,
+						"content_sha256", DIGEST_B,
+						"content_fingerprint_kind", "full_sha256"));
+	}
+	return o;
+}
+
+static const char *new_id(struct harness *h)
+{
+	snprintf(h->action_id, sizeof(h->action_id), "00000000-0000-4000-8000-%012u", ++h->next_id);
+	return h->action_id;
+}
+
+static void record_event(struct harness *h, const struct run *before, enum fsm_event ev,
+			 size_t rule)
+{
+	json_t *d = run_delta(before, h->run, rule);
+
+	cr_assert_not_null(d);
+	json_array_append_new(h->journal,
+			      json_pack("[s, o]", tbl_jevent_wire[tbl_event_journal[ev]], d));
+}
+
+static void start(struct harness *h, unsigned budget, int review)
+{
+	struct fsm_run fresh = { .state = FSM_ST_NEW };
+	struct fsm_input in = { .event = FSM_EV_START, .budget = budget, .review = review };
+	struct fsm_step st = fsm_step(&fresh, &in);
+	struct run_start s = { "run-1", "Add a --verbose flag", "/work/repo", NULL, NULL,
+			       "2026-11-29T10:00:00.000000001Z" };
+	struct run_effects fx = { .now = s.now, .new_action_id = new_id(h) };
+	struct sw_error err = SW_ERROR_INIT;
+
+	h->journal = json_array();
+	h->obs_clean = observation(0);
+	h->obs_dirty = observation(1);
+	h->identity = json_pack("{s:i, s:s, s:s, s:s, s:s}", "version", 1,
+				"worktree_root", "/work/repo", "git_dir", "/work/repo/.git",
+				"git_common_dir", "/work/repo/.git", "id", DIGEST_A);
+	s.identity = h->identity;
+	s.initial_git = h->obs_clean;
+	cr_assert_eq(st.verdict, FSM_APPLY);
+	cr_assert_eq(run_create(&h->run, &s, &st, &fx, &err), 0, "%s", err.msg);
+	record_event(h, NULL, FSM_EV_START, st.rule);
+}
+
+static json_t *outcome(const char *kind, const char *status, const char *extra)
+{
+	char buf[4096];
+	json_t *o;
+
+	snprintf(buf, sizeof(buf),
+		 "{\"contract_version\":2,\"action_id\":\"x\",\"action_kind\":\"%s\",\"status\":\"%s\","
+		 "\"summary\":\"did %s\",\"observations\":[\"seen\"],\"known_issues\":[],"
+		 "\"suggested_actions\":[],\"pause\":null,\"implementation\":null,\"review\":null}",
+		 kind, status, kind);
+	o = json_loads(buf, 0, NULL);
+	if (extra) {
+		json_t *e = json_loads(extra, 0, NULL);
+
+		cr_assert_not_null(e, "bad extra %s", extra);
+		json_object_update(o, e);
+		json_decref(e);
+	}
+	return o;
+}
+
+static struct fsm_outcome_shape shape_of(const json_t *o)
+{
+	struct fsm_outcome_shape s = { 0 };
+	json_t *p = json_object_get(o, "pause"), *im = json_object_get(o, "implementation");
+	json_t *rv = json_object_get(o, "review"), *sg = json_object_get(o, "suggested_actions");
+
+	s.kind = tbl_kind_lookup(json_string_value(json_object_get(o, "action_kind")));
+	s.status = tbl_status_lookup(json_string_value(json_object_get(o, "status")));
+	if (json_is_object(p)) {
+		s.pause = tbl_pause_lookup(json_string_value(json_object_get(p, "reason")));
+		s.has_destructive_request = json_is_object(json_object_get(p, "destructive_request"));
+	}
+	if (json_is_object(im)) {
+		s.has_implementation = 1;
+		s.implementation = tbl_result_lookup(FSM_BRANCH_IMPLEMENTATION,
+						     json_string_value(json_object_get(im, "result")));
+	}
+	if (json_is_object(rv)) {
+		s.has_review = 1;
+		s.review = tbl_result_lookup(FSM_BRANCH_REVIEW,
+					     json_string_value(json_object_get(rv, "result")));
+		s.findings = json_array_size(json_object_get(rv, "findings"));
+	}
+	s.suggestions = json_array_size(sg);
+	if (s.suggestions)
+		s.suggestion_kind = tbl_kind_lookup(json_string_value(
+			json_object_get(json_array_get(sg, 0), "kind")));
+	return s;
+}
+
+/* Applies `in` with effects `fx`; returns the step. */
+static struct fsm_step step(struct harness *h, struct fsm_input *in, struct run_effects *fx)
+{
+	struct fsm_run m = run_machine(h->run);
+	struct fsm_step st = fsm_step(&m, in);
+	struct run *before = NULL;
+	struct sw_error err = SW_ERROR_INIT;
+
+	if (st.verdict != FSM_APPLY && st.verdict != FSM_APPLY_ERROR)
+		return st;
+	cr_assert_eq(run_clone(&before, h->run, &err), 0);
+	fx->now = "2026-11-29T10:01:00Z";
+	fx->new_action_id = new_id(h);
+	cr_assert_eq(run_apply(h->run, &st, fx, &err), 0, "%s", err.msg);
+	record_event(h, before, in->event, st.rule);
+	run_free(before);
+	return st;
+}
+
+static struct fsm_step submit(struct harness *h, json_t *o, int dirty)
+{
+	struct fsm_input in = { .event = FSM_EV_SUBMIT };
+	struct run_effects fx = { .outcome = o, .outcome_sha256 = DIGEST_A,
+				  .observation = dirty ? h->obs_dirty : h->obs_clean,
+				  .observation_complete = 1, .changed = dirty,
+				  .final_observation = dirty ? h->obs_dirty : h->obs_clean,
+				  .final_changed = dirty };
+	struct fsm_step st;
+
+	json_object_set_new(o, "action_id", json_string(run_current_action_id(h->run)));
+	in.facts = run_submit_facts(h->run, run_current_action_id(h->run), DIGEST_A) |
+		   (dirty ? FSM_F_CHANGED : 0);
+	in.outcome = shape_of(o);
+	st = step(h, &in, &fx);
+	json_decref(o);
+	return st;
+}
+
+static void assert_schema(const char *def, const json_t *doc)
+{
+	char why[4096], *s = json_dumps(doc, JSON_COMPACT);
+
+	cr_assert_not_null(s);
+	cr_expect(schema_valid(def, s, why, sizeof(why)), "%s invalid: %s\n%s", def, why, s);
+	free(s);
+}
+
+static void assert_replay_equals(struct harness *h)
+{
+	struct run *replayed = NULL;
+	struct sw_error err = SW_ERROR_INIT;
+	json_t *ev;
+	size_t i;
+
+	json_array_foreach(h->journal, i, ev)
+		cr_assert_eq(run_replay(&replayed, json_string_value(json_array_get(ev, 0)),
+					json_array_get(ev, 1), &err), 0,
+			     "event %zu: %s: %s", i, err.msg,
+			     json_dumps(json_array_get(ev, 1), JSON_COMPACT));
+	if (!json_equal((json_t *)run_json(replayed), (json_t *)run_json(h->run))) {
+		json_dump_file(run_json(replayed), "/tmp/replayed.json", JSON_INDENT(1) | JSON_SORT_KEYS);
+		json_dump_file(run_json(h->run), "/tmp/record.json", JSON_INDENT(1) | JSON_SORT_KEYS);
+		cr_assert_fail("replay differs from the record");
+	}
+	run_free(replayed);
+}
+
+static void assert_status_valid(struct harness *h)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct next *n = NULL;
+	json_t *doc = run_status_json(h->run, 1);
+
+	cr_assert_eq(next_none_identity(&n, DIGEST_A, &err), 0);
+	json_object_set_new(doc, "next", next_to_json(n));
+	assert_schema("runStatus", doc);
+	json_decref(doc);
+	next_free(n);
+}
+
+static void finish(struct harness *h)
+{
+	run_free(h->run);
+	json_decref(h->journal);
+	json_decref(h->obs_clean);
+	json_decref(h->obs_dirty);
+	json_decref(h->identity);
+}
+
+Test(io_run, happy_path_replays_and_validates)
+{
+	struct harness h = { 0 };
+	struct fsm_step st;
+
+	start(&h, 8, 1);
+	assert_schema("action", run_current_action(h.run));
+	st = submit(&h, outcome("orient", "completed",
+				"{\"suggested_actions\":[{\"kind\":\"implement\",\"brief\":\"Add the flag.\"}]}"), 0);
+	cr_assert_eq(st.issued, FSM_KIND_IMPLEMENT);
+	cr_assert_str_eq(json_string_value(json_object_get(run_current_action(h.run), "brief")),
+			 "Add the flag.");
+	st = submit(&h, outcome("implement", "completed",
+				"{\"implementation\":{\"result\":\"applied\",\"files_changed\":[\"a.c\"],"
+				"\"activities\":[{\"kind\":\"test\",\"command\":\"make test\",\"exit_code\":0,"
+				"\"summary\":\"ok\"}],\"uncertainties\":[],\"attempts\":1}}"), 1);
+	cr_assert_eq(st.issued, FSM_KIND_REVIEW);
+	cr_assert(strstr(json_string_value(json_object_get(run_current_action(h.run), "brief")),
+			 "a.c") == NULL, "the attribution lists run-start dirty paths only");
+	cr_assert(strstr(json_string_value(json_object_get(run_current_action(h.run), "context")),
+			 "Recent outcome:\n- implement action") != NULL);
+	assert_schema("action", run_current_action(h.run));
+	st = submit(&h, outcome("review", "completed",
+				"{\"review\":{\"result\":\"no_findings_reported\",\"findings\":[],\"uncertainties\":[]}}"), 1);
+	cr_assert_eq(st.issued, FSM_KIND_SUMMARIZE);
+	st = submit(&h, outcome("summarize", "completed", NULL), 1);
+	cr_assert_eq(st.run.state, FSM_ST_ENDED);
+	cr_assert_not_null(run_summary(h.run));
+	cr_assert(strstr(run_summary(h.run), "test `make test` exited 0") != NULL, "%s", run_summary(h.run));
+	assert_replay_equals(&h);
+	assert_status_valid(&h);
+	finish(&h);
+}
+
+Test(io_run, decision_answer_and_destructive_grant_replay_and_validate)
+{
+	struct harness h = { 0 };
+	struct run_effects fx = { 0 };
+	struct fsm_input in = { 0 };
+	struct fsm_step st;
+	const char *waiting;
+	char req[1024];
+
+	start(&h, 8, 0);
+	st = submit(&h, outcome("orient", "needs_input",
+				"{\"pause\":{\"reason\":\"decision_required\",\"question\":\"Which flag?\","
+				"\"destructive_request\":null}}"), 0);
+	cr_assert_eq(st.run.state, FSM_ST_PAUSED_DECISION);
+	assert_status_valid(&h);
+	waiting = run_current_action_id(h.run);
+	in.event = FSM_EV_ANSWER;
+	in.facts = run_answer_facts(h.run, waiting, DIGEST_B, NULL);
+	fx.answer_text = "Use --verbose.";
+	fx.answer_sha256 = DIGEST_B;
+	fx.scope_sha256 = "";
+	st = step(&h, &in, &fx);
+	cr_assert_eq(st.issued, FSM_KIND_ORIENT);
+	cr_assert(strstr(json_string_value(json_object_get(run_current_action(h.run), "context")),
+			 "decision:\n  Use --verbose.") != NULL);
+	/* implement, then a destructive request, then its confirmation */
+	st = submit(&h, outcome("orient", "completed",
+				"{\"suggested_actions\":[{\"kind\":\"implement\",\"brief\":\"Implement it.\"}]}"), 0);
+	cr_assert_eq(st.issued, FSM_KIND_IMPLEMENT);
+	snprintf(req, sizeof(req),
+		 "{\"pause\":{\"reason\":\"destructive_confirmation_required\",\"question\":\"Delete?\","
+		 "\"destructive_request\":{\"request_id\":\"6f1c2c2e-1d2b-4c3a-9e4f-0a1b2c3d4e5f\","
+		 "\"targets\":[{\"kind\":\"path\",\"value\":\"old/\"}],\"impact\":\"removes old/\","
+		 "\"scope_sha256\":\"%s\"}}}", DIGEST_A);
+	st = submit(&h, outcome("implement", "needs_input", req), 0);
+	cr_assert_eq(st.run.state, FSM_ST_PAUSED_DESTRUCTIVE);
+	assert_status_valid(&h);
+	in.facts = run_answer_facts(h.run, run_current_action_id(h.run), DIGEST_B, NULL) |
+		   FSM_F_CONFIRM | FSM_F_SCOPE_GIVEN | FSM_F_SCOPE_WELLFORMED | FSM_F_SCOPE_MATCH;
+	fx.answer_text = "";
+	fx.confirm = 1;
+	fx.scope_sha256 = DIGEST_A;
+	st = step(&h, &in, &fx);
+	cr_assert_eq(st.issued, FSM_KIND_IMPLEMENT);
+	cr_assert_not_null(json_object_get(run_current_action(h.run), "destructive_authorization"));
+	assert_schema("action", run_current_action(h.run));
+	assert_status_valid(&h);
+	st = submit(&h, outcome("implement", "completed",
+				"{\"implementation\":{\"result\":\"applied\",\"files_changed\":[],"
+				"\"activities\":[],\"uncertainties\":[],\"attempts\":1}}"), 0);
+	cr_assert_null(json_object_get(run_json(h.run), "destructive_grant"));
+	{
+		char *dump = json_dumps(run_json(h.run), 0);
+
+		cr_assert(strstr(dump, "report_discrepancy") != NULL);
+		free(dump);
+	}
+	assert_replay_equals(&h);
+	assert_status_valid(&h);
+	finish(&h);
+}
+
+Test(io_run, skip_stop_resume_replay)
+{
+	struct harness h = { 0 };
+	struct run_effects fx = { 0 };
+	struct fsm_input in = { 0 };
+	struct fsm_step st;
+
+	start(&h, 1, 1);
+	st = submit(&h, outcome("orient", "completed",
+				"{\"suggested_actions\":[{\"kind\":\"clarify\",\"brief\":\"Ask.\"}]}"), 0);
+	cr_assert_eq(st.run.state, FSM_ST_PAUSED_BUDGET);
+	in.event = FSM_EV_RESUME;
+	st = step(&h, &in, &fx);
+	cr_assert_eq(st.issued, FSM_KIND_ORIENT);
+	cr_assert_eq(st.run.remaining, 2);
+	in.event = FSM_EV_STOP;
+	st = step(&h, &in, &fx);
+	cr_assert_eq(st.run.state, FSM_ST_STOPPED);
+	in.event = FSM_EV_RESUME;
+	st = step(&h, &in, &fx);
+	in.event = FSM_EV_SKIP;
+	in.facts = FSM_F_NAMED_CURRENT;
+	fx.observation = h.obs_clean;
+	fx.observation_complete = 1;
+	st = step(&h, &in, &fx);
+	cr_assert_eq(st.issued, FSM_KIND_SUMMARIZE);
+	fx.final_observation = h.obs_clean;
+	st = step(&h, &in, &fx);
+	cr_assert_eq(st.run.state, FSM_ST_ENDED);
+	cr_assert(strstr(run_summary(h.run), "skipped") != NULL);
+	assert_replay_equals(&h);
+	assert_status_valid(&h);
+	finish(&h);
+}
+
+Test(io_run, replay_rejects_foreign_and_unknown_data)
+{
+	struct run *r = NULL;
+	struct sw_error err = SW_ERROR_INIT;
+	json_t *bad = json_pack("{s:i, s:i, s:s}", "event_version", 2, "contract_version", 2,
+				"run_id", "x");
+
+	cr_assert_lt(run_replay(&r, "outcome_submitted", bad, &err), 0);
+	cr_assert_str_eq(err.proto, "run_journal_invalid");
+	json_decref(bad);
+}
