@@ -100,7 +100,11 @@ struct next_fill {
 	const char *action_id;		/* ARG_ACTION */
 	const char *scope_digest;	/* ARG_DIGEST: "sha256:<hex>" */
 	const char *candidate_id;	/* ARG_CANDIDATE */
-	unsigned budget;		/* ARG_BUDGET, written in decimal */
+	unsigned budget;		/* ARG_BUDGET, written in decimal; a
+					 * value outside 1..1000 fails
+					 * validation (the reference's
+					 * Service.Start substitutes its
+					 * default first: the caller's job) */
 	int no_review;			/* ARG_NO_REVIEW: append --no-review */
 };
 

@@ -250,25 +250,22 @@ static void win_clean(struct buf *b, const char *p)
 int render_powershell_path(char **out, const char *system_root,
 			   struct sw_error *err)
 {
-	struct buf b = { 0 };
+	struct buf joined = { 0 }, clean = { 0 };
 	const char *root = system_root;
+	int rc;
 
 	*out = NULL;
 	if (root == NULL || root[0] == '\0' || !win_is_abs(root))
 		root = "C:\\Windows";
-	buf_adds(&b, root);
-	buf_adds(&b, "\\System32\\WindowsPowerShell\\v1.0\\powershell.exe");
-	if (b.oom)
-		return buf_finish(&b, out, err);
-	{
-		struct buf clean = { 0 };
-		int rc;
-
-		win_clean(&clean, b.p);
-		sw_free(b.p);
-		rc = buf_finish(&clean, out, err);
-		return rc;
-	}
+	buf_adds(&joined, root);
+	buf_adds(&joined, "\\System32\\WindowsPowerShell\\v1.0\\powershell.exe");
+	if (joined.oom)
+		clean.oom = 1;
+	else
+		win_clean(&clean, joined.p);
+	rc = buf_finish(&clean, out, err);
+	sw_free(joined.p);
+	return rc;
 }
 
 /* ---- PowerShell trampoline ---------------------------------------------- */
