@@ -121,6 +121,48 @@ Test(io_render, posix_rendering_round_trips_through_sh)
 	sw_free(cmd);
 }
 
+Test(io_render, posix_rendering_round_trips_random_arguments)
+{
+	static const char alphabet[] = " \t\r\n\"'\\$`;&|<>()[]{}*?!#~%^=-a9";
+	struct sw_error err = SW_ERROR_INIT;
+	static char pool[200][16];
+	const char *argv[4 + 200];
+	unsigned seed = 777;
+	char *cmd = NULL, *out;
+	size_t len, off = 0, cap = 200 * 16 + 1;
+	FILE *p;
+
+	argv[0] = "sh";
+	argv[1] = "-c";
+	argv[2] = "printf '%s\\000' \"$@\"";
+	argv[3] = "capture";
+	for (size_t i = 0; i < 200; i++) {
+		seed = seed * 1103515245u + 12345u;
+		len = (seed >> 16) % 15;
+		for (size_t k = 0; k < len; k++) {
+			seed = seed * 1103515245u + 12345u;
+			pool[i][k] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+		}
+		pool[i][len] = '\0';
+		argv[4 + i] = pool[i];
+	}
+	cr_assert_eq(render_posix(&cmd, argv, 204, &err), 0);
+	cr_assert_not_null(p = popen(cmd, "r"));
+	out = malloc(cap);
+	len = fread(out, 1, cap, p);
+	cr_assert_eq(pclose(p), 0);
+	for (size_t i = 0; i < 200; i++) {
+		size_t n = strlen(pool[i]);
+
+		cr_assert_leq(off + n + 1, len);
+		cr_assert_eq(memcmp(out + off, pool[i], n + 1), 0, "value %zu [%s]", i, pool[i]);
+		off += n + 1;
+	}
+	cr_assert_eq(off, len);
+	free(out);
+	sw_free(cmd);
+}
+
 /* ---- CommandLineToArgvW -------------------------------------------------- */
 
 /* An independent parser of the CommandLineToArgvW argument rules: 2n
@@ -592,4 +634,32 @@ Test(io_render, renderers_survive_every_allocation_failure)
 		cr_assert_null(out);
 		cr_assert_lt(k, 1000);
 	}
+}
+
+Test(io_render, choices_survive_every_allocation_failure)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct next *n = NULL;
+
+	cr_assert_eq(next_build_environment(&n, ID, "/w x", "run-1", "act-1", 0, &err), 0);
+	for (unsigned long k = 1;; k++) {
+		char *out = NULL;
+		int rc;
+
+		sw_error_clear(&err);
+		sw_alloc_fail_after(k);
+		rc = render_next_choices(&out, n, RENDER_SHELL_POSIX, NULL, &err);
+		sw_alloc_fail_after(0);
+		if (rc == 0) {
+			cr_assert_str_eq(out, "Next choices:\n"
+				"- resume-ad-hoc: slipway protocol resume run-1 --root '/w x'\n"
+				"- skip-action: slipway protocol skip --run run-1 --action act-1 --root '/w x'\n");
+			sw_free(out);
+			break;
+		}
+		cr_assert_eq(rc, SW_ENOMEM, "k=%lu: %s", k, err.msg);
+		cr_assert_null(out);
+		cr_assert_lt(k, 1000);
+	}
+	next_free(n);
 }
