@@ -5,9 +5,11 @@
  * {operation, workspace_identity, variants[{id, base_argv[], inputs[]}]}.
  * Hosts execute base_argv plus their input values; nothing here is prose.
  *
- * Calling sequence: next_new, next_add_variant (+ next_variant_add_input),
- * next_to_json / render, next_free.  A next owns copies of every string
- * passed in. */
+ * Calling sequence: a builder (next_build_*, which validates), or next_new
+ * + next_add_form / next_add_variant (+ next_variant_add_input) +
+ * next_validate; then next_to_json, next_resolve or render_next_choices
+ * (io/render.h); next_free.  A next owns copies of every string passed in.
+ * On a failed add the next may hold a partial variant; free it. */
 
 #include <stddef.h>
 
