@@ -1,5 +1,6 @@
 #include "io/next.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -921,6 +922,7 @@ static int parse_options(struct opts *base, struct input_opts *ins,
 			return invalid(err, "operation %s base_argv contains unsupported flag \"%s\"", family, flag);
 		}
 		/* Known flags are unique, so OPTS_MAX bounds them. */
+		assert(base->n < OPTS_MAX);
 		base->flag[base->n++] = flag;
 	}
 	for (size_t i = 0; i < v->ninputs; i++) {
