@@ -1,10 +1,13 @@
 #include "io/next.h"
 
+#include <assert.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "io/json.h"
 #include "io/vcs.h"
 
 static char **strv_dup(const char *const *v, size_t *count)
@@ -239,4 +242,1146 @@ void next_free(struct next *n)
 	sw_free(n->variants);
 	sw_free(n->root);
 	sw_free(n);
+}
+
+/* ---- Forms -------------------------------------------------------------- */
+
+/* Template slots; compared by address, so no literal can collide. */
+static const char ARG_RUN[] = "\001run";
+static const char ARG_ACTION[] = "\001action";
+static const char ARG_ROOT[] = "\001root";
+static const char ARG_DIGEST[] = "\001digest";
+static const char ARG_CANDIDATE[] = "\001candidate";
+static const char ARG_BUDGET[] = "\001budget";
+static const char ARG_NO_REVIEW[] = "\001no-review";
+
+/* The input lists a form carries (MAP §4.2), in order. */
+enum input_set {
+	IN_NONE,
+	IN_OUTCOME_FILE,
+	IN_TEXT_FILE,
+	IN_TEXT_FILE_OPT,
+	IN_BUDGET,
+	IN_SOURCE_BUDGET,
+	IN_SOURCE_FILE,
+	IN_GOAL_FILE,
+	IN_GOAL_SOURCE,
+	IN_SURFACE,
+	IN__COUNT
+};
+
+struct input_spec {
+	const char *name;
+	enum tbl_input type;
+	const char *flag;
+	int required;
+	const char *const *choices;
+};
+
+static const char *const surface_choices[] = { "ide", "cli", NULL };
+
+/* clang-format off */
+/*	name            type             flag              required  choices */
+static const struct input_spec in_outcome_file =
+	{ "outcome_file", TBL_INPUT_PATH,   "--outcome-file", 1,        NULL };
+static const struct input_spec in_text_file =
+	{ "text_file",    TBL_INPUT_PATH,   "--text-file",    1,        NULL };
+static const struct input_spec in_text_file_opt =
+	{ "text_file",    TBL_INPUT_PATH,   "--text-file",    0,        NULL };
+static const struct input_spec in_budget =
+	{ "budget",       TBL_INPUT_STRING, "--budget",       0,        NULL };
+static const struct input_spec in_source_file =
+	{ "source_file",  TBL_INPUT_PATH,   "--source-file",  1,        NULL };
+static const struct input_spec in_goal_file =
+	{ "goal_file",    TBL_INPUT_PATH,   "--goal-file",    1,        NULL };
+static const struct input_spec in_surface =
+	{ "surface",      TBL_INPUT_ENUM,   "--surface",      1,        surface_choices };
+
+#define INPUT_SET_MAX 2
+static const struct input_spec *const input_sets[IN__COUNT][INPUT_SET_MAX] = {
+	[IN_NONE]          = { NULL },
+	[IN_OUTCOME_FILE]  = { &in_outcome_file },
+	[IN_TEXT_FILE]     = { &in_text_file },
+	[IN_TEXT_FILE_OPT] = { &in_text_file_opt },
+	[IN_BUDGET]        = { &in_budget },
+	[IN_SOURCE_BUDGET] = { &in_source_file, &in_budget },
+	[IN_SOURCE_FILE]   = { &in_source_file },
+	[IN_GOAL_FILE]     = { &in_goal_file },
+	[IN_GOAL_SOURCE]   = { &in_goal_file, &in_source_file },
+	[IN_SURFACE]       = { &in_surface },
+};
+/* clang-format on */
+
+#define FORM_ARGV_MAX 13	/* longest template (12) + NULL */
+
+struct form_row {
+	enum tbl_variant variant;
+	enum tbl_nextop op;
+	enum input_set inputs;
+	const char *argv[FORM_ARGV_MAX];
+};
+
+static const struct form_row forms[NEXT_FORM__COUNT] = {
+#define FORM(id, v, o, in, ...) \
+	[NEXT_FORM_##id] = { TBL_VARIANT_##v, TBL_NEXTOP_##o, IN_##in, { __VA_ARGS__ } },
+#include "tables/next_forms.def"
+#undef FORM
+};
+
+enum tbl_variant next_form_variant(enum next_form form)
+{
+	if ((int)form <= NEXT_FORM_INVALID || form >= NEXT_FORM__COUNT)
+		return TBL_VARIANT_INVALID;
+	return forms[form].variant;
+}
+
+enum tbl_nextop next_form_operation(enum next_form form)
+{
+	if ((int)form <= NEXT_FORM_INVALID || form >= NEXT_FORM__COUNT)
+		return TBL_NEXTOP_INVALID;
+	return forms[form].op;
+}
+
+/* Fills the template of `form` into `argv` (FORM_ARGV_MAX slots); `budget`
+ * is scratch space for the decimal budget. */
+static int fill_template(const char *argv[FORM_ARGV_MAX], char budget[16],
+			 enum next_form form, const char *root,
+			 const struct next_fill *fill, struct sw_error *err)
+{
+	static const struct next_fill empty;
+	size_t k = 0;
+
+	if (fill == NULL)
+		fill = &empty;
+	for (size_t i = 0; forms[form].argv[i] != NULL; i++) {
+		const char *t = forms[form].argv[i];
+		const char *v = t;
+
+		if (t == ARG_RUN)
+			v = fill->run_id;
+		else if (t == ARG_ACTION)
+			v = fill->action_id;
+		else if (t == ARG_ROOT)
+			v = root;
+		else if (t == ARG_DIGEST)
+			v = fill->scope_digest;
+		else if (t == ARG_CANDIDATE)
+			v = fill->candidate_id;
+		else if (t == ARG_BUDGET) {
+			snprintf(budget, 16, "%u", fill->budget);
+			v = budget;
+		} else if (t == ARG_NO_REVIEW) {
+			if (!fill->no_review)
+				continue;
+			v = "--no-review";
+		}
+		if (v == NULL)
+			return sw_error_set(err, SW_EINVAL,
+					    "next form %s lacks a value for slot %d",
+					    tbl_variant_wire[forms[form].variant],
+					    (int)i);
+		argv[k++] = v;
+	}
+	argv[k] = NULL;
+	return 0;
+}
+
+static int add_form(struct next *n, enum next_form form, const char *root,
+		    const struct next_fill *fill, struct sw_error *err)
+{
+	const char *argv[FORM_ARGV_MAX];
+	char budget[16];
+	struct next_variant *v = NULL;
+	int rc;
+
+	if ((int)form <= NEXT_FORM_INVALID || form >= NEXT_FORM__COUNT)
+		return sw_error_set(err, SW_EINVAL, "unknown next form %d",
+				    (int)form);
+	if (root == NULL)
+		return sw_error_set(err, SW_EINVAL, "next form needs a root");
+	if ((rc = fill_template(argv, budget, form, root, fill, err)) < 0)
+		return rc;
+	if ((rc = next_add_variant(n, forms[form].variant, argv, &v, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < INPUT_SET_MAX; i++) {
+		const struct input_spec *s = input_sets[forms[form].inputs][i];
+
+		if (s == NULL)
+			break;
+		if ((rc = next_variant_add_input(v, s->name, s->type, s->flag,
+						 s->required, s->choices,
+						 err)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int next_add_form(struct next *n, enum next_form form,
+		  const struct next_fill *fill, struct sw_error *err)
+{
+	return add_form(n, form, n->root, fill, err);
+}
+
+/* A validated next of `op` holding `nforms` forms, all addressed at
+ * `argv_root`; n->root is `next_root`. */
+static int build(struct next **out, enum tbl_nextop op, const char *identity,
+		 const char *next_root, const char *argv_root,
+		 const enum next_form *list, size_t nforms,
+		 const struct next_fill *fill, struct sw_error *err)
+{
+	struct next *n = NULL;
+	int rc;
+
+	*out = NULL;
+	if (identity == NULL || argv_root == NULL) {
+		rc = sw_error_set(err, SW_EINVAL, "next needs an identity and a root");
+		goto out;
+	}
+	if ((rc = next_new(&n, op, identity, next_root, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < nforms; i++)
+		if ((rc = add_form(n, list[i], argv_root, fill, err)) < 0)
+			goto out;
+	if ((rc = next_validate(n, err)) < 0)
+		goto out;
+	*out = n;
+	n = NULL;
+out:
+	next_free(n);
+	return rc;
+}
+
+/* As build, discovering the identity (and canonical n->root) from `root`
+ * when `identity` is NULL. */
+static int build_discovering(struct next **out, enum tbl_nextop op,
+			     const char *identity, const char *root,
+			     const enum next_form *list, size_t nforms,
+			     const struct next_fill *fill, struct sw_error *err)
+{
+	char found[SW_DIGEST_LEN];
+	char *canon = NULL;
+	int rc;
+
+	*out = NULL;
+	if (root == NULL)
+		return sw_error_set(err, SW_EINVAL, "next needs a root");
+	if (identity != NULL)
+		return build(out, op, identity, root, root, list, nforms, fill,
+			     err);
+	if ((rc = identity_for(found, &canon, root, err)) < 0)
+		return rc;
+	rc = build(out, op, found, canon, root, list, nforms, fill, err);
+	sw_free(canon);
+	return rc;
+}
+
+int next_build_form(struct next **out, enum next_form form,
+		    const char *identity, const char *root,
+		    const struct next_fill *fill, struct sw_error *err)
+{
+	return build_discovering(out, next_form_operation(form), identity,
+				 root, &form, 1, fill, err);
+}
+
+int next_build_action(struct next **out, const char *identity,
+		      const char *root, const char *run_id,
+		      const char *action_id, struct sw_error *err)
+{
+	static const enum next_form list[] = {
+		NEXT_FORM_SUBMIT_FILE, NEXT_FORM_SUBMIT_STDIN,
+		NEXT_FORM_SKIP_ACTION
+	};
+	struct next_fill f = { .run_id = run_id, .action_id = action_id };
+
+	return build(out, TBL_NEXTOP_ACTION, identity, root, root, list, 3, &f,
+		     err);
+}
+
+int next_build_decision(struct next **out, const char *identity,
+			const char *root, const char *run_id,
+			const char *action_id, struct sw_error *err)
+{
+	static const enum next_form list[] = {
+		NEXT_FORM_ANSWER_DECISION, NEXT_FORM_SKIP_ACTION
+	};
+	struct next_fill f = { .run_id = run_id, .action_id = action_id };
+
+	return build(out, TBL_NEXTOP_ANSWER, identity, root, root, list, 2, &f,
+		     err);
+}
+
+int next_build_destructive(struct next **out, const char *identity,
+			   const char *root, const char *run_id,
+			   const char *action_id, const char *scope_digest,
+			   struct sw_error *err)
+{
+	static const enum next_form list[] = {
+		NEXT_FORM_CONFIRM_DESTRUCTIVE, NEXT_FORM_DECLINE_OR_FEEDBACK,
+		NEXT_FORM_SKIP_ACTION
+	};
+	struct next_fill f = { .run_id = run_id, .action_id = action_id,
+			       .scope_digest = scope_digest };
+
+	return build(out, TBL_NEXTOP_ANSWER, identity, root, root, list, 3, &f,
+		     err);
+}
+
+/* The resume forms, plus skip-action when `action_id` is set. */
+static int build_resume(struct next **out, const char *identity,
+			const char *root, const char *run_id,
+			const char *action_id, int issue_backed,
+			struct sw_error *err)
+{
+	enum next_form list[3];
+	size_t k = 0;
+	struct next_fill f = { .run_id = run_id, .action_id = action_id };
+
+	if (issue_backed) {
+		list[k++] = NEXT_FORM_REFRESH_SOURCE;
+		list[k++] = NEXT_FORM_USE_PINNED_SOURCE;
+	} else {
+		list[k++] = NEXT_FORM_RESUME_AD_HOC;
+	}
+	if (action_id != NULL)
+		list[k++] = NEXT_FORM_SKIP_ACTION;
+	return build(out, TBL_NEXTOP_RESUME, identity, root, root, list, k, &f,
+		     err);
+}
+
+int next_build_resume(struct next **out, const char *identity,
+		      const char *root, const char *run_id, int issue_backed,
+		      struct sw_error *err)
+{
+	return build_resume(out, identity, root, run_id, NULL, issue_backed,
+			    err);
+}
+
+int next_build_environment(struct next **out, const char *identity,
+			   const char *root, const char *run_id,
+			   const char *action_id, int issue_backed,
+			   struct sw_error *err)
+{
+	*out = NULL;
+	if (action_id == NULL)
+		return sw_error_set(err, SW_EINVAL,
+				    "environment next needs an action id");
+	return build_resume(out, identity, root, run_id, action_id,
+			    issue_backed, err);
+}
+
+int next_build_source_candidate(struct next **out, const char *identity,
+				const char *root, const char *run_id,
+				const char *candidate_id, int candidate_valid,
+				struct sw_error *err)
+{
+	static const enum next_form list[] = {
+		NEXT_FORM_KEEP_PINNED, NEXT_FORM_ADOPT
+	};
+	struct next_fill f = { .run_id = run_id, .candidate_id = candidate_id };
+
+	return build(out, TBL_NEXTOP_RESUME, identity, root, root, list,
+		     candidate_valid ? 2 : 1, &f, err);
+}
+
+int next_build_refresh_fallback(struct next **out, const char *identity,
+				const char *root, const char *run_id,
+				unsigned budget, struct sw_error *err)
+{
+	enum next_form form = budget > 0 ? NEXT_FORM_REFRESH_SOURCE_BUDGET
+					 : NEXT_FORM_REFRESH_SOURCE;
+	struct next_fill f = { .run_id = run_id, .budget = budget };
+
+	return build_discovering(out, TBL_NEXTOP_RESUME, identity, root, &form,
+				 1, &f, err);
+}
+
+int next_build_start(struct next **out, const char *identity,
+		     const char *root, unsigned budget, int no_review,
+		     int with_source, struct sw_error *err)
+{
+	enum next_form form = with_source ? NEXT_FORM_START_WITH_SOURCE
+					  : NEXT_FORM_RETRY_RUN;
+	struct next_fill f = { .budget = budget, .no_review = no_review };
+
+	return build_discovering(out, TBL_NEXTOP_START, identity, root, &form,
+				 1, &f, err);
+}
+
+/* ---- Validation (the reference's Next.Validate) -------------------------- */
+
+#define BUDGET_MAX 1000u
+
+static int invalid(struct sw_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int invalid(struct sw_error *err, const char *fmt, ...)
+{
+	char msg[sizeof(err->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return sw_error_set(err, SW_EINVAL, "%s", msg);
+}
+
+static int streq(const char *a, const char *b)
+{
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+static int has_dashes(const char *s)
+{
+	return strncmp(s, "--", 2) == 0;
+}
+
+static int in_list(const char *const *list, const char *s)
+{
+	for (size_t i = 0; list[i] != NULL; i++)
+		if (strcmp(list[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+static int utf8_ok(const char *s)
+{
+	return sw_utf8_valid(s, strlen(s));
+}
+
+int next_digest_valid(const char *s)
+{
+	if (s == NULL || strncmp(s, "sha256:", 7) != 0 || strlen(s) != 71)
+		return 0;
+	for (s += 7; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+			return 0;
+	return 1;
+}
+
+int next_budget_valid(const char *s)
+{
+	unsigned v = 0;
+	size_t len;
+
+	if (s == NULL || s[0] < '1' || s[0] > '9')
+		return 0;
+	len = strlen(s);
+	/* Any canonical decimal longer than four digits exceeds 1000. */
+	if (len > 4)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	return v <= BUDGET_MAX;
+}
+
+/* ^[a-z][a-z0-9<extra>]*$ */
+static int ident_ok(const char *s, char extra)
+{
+	if (s == NULL || *s < 'a' || *s > 'z')
+		return 0;
+	for (s++; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == extra))
+			return 0;
+	return 1;
+}
+
+static int flag_ok(const char *s)
+{
+	return s != NULL && strncmp(s, "--", 2) == 0 && ident_ok(s + 2, '-');
+}
+
+/* Length of the Unicode white space (Go's unicode.IsSpace) at `s`, or 0.
+ * `s` is valid UTF-8. */
+static size_t space_at(const unsigned char *s)
+{
+	unsigned cp;
+	size_t len;
+
+	if (*s < 0x80)
+		return (*s == ' ' || (*s >= '\t' && *s <= '\r')) ? 1 : 0;
+	if ((*s & 0xe0) == 0xc0) {
+		cp = ((unsigned)(s[0] & 0x1f) << 6) | (s[1] & 0x3f);
+		len = 2;
+	} else if ((*s & 0xf0) == 0xe0) {
+		cp = ((unsigned)(s[0] & 0x0f) << 12) |
+		     ((unsigned)(s[1] & 0x3f) << 6) | (s[2] & 0x3f);
+		len = 3;
+	} else {
+		return 0;	/* nothing above U+FFFF is white space */
+	}
+	if (cp == 0x85 || cp == 0xa0 || cp == 0x1680 ||
+	    (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 ||
+	    cp == 0x202f || cp == 0x205f || cp == 0x3000)
+		return len;
+	return 0;
+}
+
+/* Start of the UTF-8 sequence that ends just before `end`. */
+static const unsigned char *prev_char(const unsigned char *begin,
+				      const unsigned char *end)
+{
+	const unsigned char *p = end - 1;
+
+	while (p > begin && (*p & 0xc0) == 0x80)
+		p--;
+	return p;
+}
+
+int next_is_placeholder(const char *arg)
+{
+	const unsigned char *b = (const unsigned char *)arg;
+	const unsigned char *e;
+	size_t n;
+
+	if (arg == NULL || !utf8_ok(arg))
+		return 0;
+	e = b + strlen(arg);
+	/* White space first, then quotes, as the reference trims. */
+	while (b < e && (n = space_at(b)) > 0)
+		b += n;
+	while (e > b) {
+		const unsigned char *p = prev_char(b, e);
+
+		if (space_at(p) != (size_t)(e - p))
+			break;
+		e = p;
+	}
+	while (b < e && (*b == '"' || *b == '\''))
+		b++;
+	while (e > b && (e[-1] == '"' || e[-1] == '\''))
+		e--;
+	n = (size_t)(e - b);
+	if (n == 4 && memcmp(b, "FILE", 4) == 0)
+		return 1;
+	return n >= 2 && b[0] == '<' && e[-1] == '>';
+}
+
+static int root_ok(const char *root)
+{
+	return root != NULL && root[0] == '/' && utf8_ok(root);
+}
+
+/* The single `--root` value of variant `idx`. */
+static int variant_root(const char **out, const struct next_variant *v,
+			size_t idx, struct sw_error *err)
+{
+	size_t count = 0;
+	const char *root = NULL;
+
+	for (size_t i = 0; i < v->argc; i++) {
+		if (strcmp(v->argv[i], "--") == 0)
+			break;
+		if (strcmp(v->argv[i], "--root") != 0)
+			continue;
+		count++;
+		if (i + 1 >= v->argc)
+			return invalid(err, "next.variants[%zu].base_argv needs a value after --root", idx);
+		root = v->argv[i + 1];
+	}
+	if (count != 1)
+		return invalid(err, "next.variants[%zu].base_argv must contain exactly one --root option before --", idx);
+	if (!root_ok(root))
+		return invalid(err, "next.variants[%zu]: workspace root must be an absolute UTF-8 path", idx);
+	*out = root;
+	return 0;
+}
+
+static int validate_variant(const char *root, const struct next_variant *v,
+			    size_t idx, struct sw_error *err)
+{
+	const char *mine = NULL;
+	int rc, positional = 0;
+
+	if (v->argc == 0 || v->argv == NULL)
+		return invalid(err, "next.variants[%zu].base_argv must be non-empty", idx);
+	if ((rc = variant_root(&mine, v, idx, err)) < 0)
+		return rc;
+	if (strcmp(mine, root) != 0)
+		return invalid(err, "next.variants[%zu].base_argv must preserve the exact workspace root after --root", idx);
+	for (size_t i = 0; i < v->argc; i++) {
+		const char *a = v->argv[i];
+
+		if (a[0] == '\0' || !utf8_ok(a))
+			return invalid(err, "next.variants[%zu].base_argv[%zu] must be non-empty UTF-8 without NUL", idx, i);
+		/* After `--` come literal positional values, never slots. */
+		if (positional)
+			continue;
+		if (strcmp(a, "--") == 0) {
+			positional = 1;
+			continue;
+		}
+		if (next_is_placeholder(a))
+			return invalid(err, "next.variants[%zu].base_argv[%zu] cannot contain a placeholder", idx, i);
+	}
+	if (strcmp(v->argv[0], "slipway") != 0)
+		return invalid(err, "next.variants[%zu].base_argv must begin with slipway", idx);
+	for (size_t i = 0; i < v->ninputs; i++) {
+		const struct next_input *in = &v->inputs[i];
+
+		if (!ident_ok(in->name, '_'))
+			return invalid(err, "next.variants[%zu].inputs[%zu].name must be lower-case snake-case", idx, i);
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(v->inputs[k].name, in->name) == 0)
+				return invalid(err, "next input name \"%s\" is duplicated", in->name);
+		if (!flag_ok(in->flag))
+			return invalid(err, "next input \"%s\" has invalid flag", in->name);
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(v->inputs[k].flag, in->flag) == 0)
+				return invalid(err, "next input flag \"%s\" is duplicated", in->flag);
+		for (size_t k = 0; k < v->argc; k++)
+			if (strcmp(v->argv[k], in->flag) == 0)
+				return invalid(err, "next input flag \"%s\" is already present in base_argv", in->flag);
+		switch (in->type) {
+		case TBL_INPUT_STRING:
+		case TBL_INPUT_PATH:
+		case TBL_INPUT_DIGEST:
+			if (in->choices != NULL)
+				return invalid(err, "next input \"%s\" only permits choices for enum type", in->name);
+			break;
+		case TBL_INPUT_ENUM:
+			if (in->choices == NULL || in->choices[0] == NULL)
+				return invalid(err, "next enum input \"%s\" requires nonempty choices", in->name);
+			for (size_t c = 0; in->choices[c] != NULL; c++) {
+				if (in->choices[c][0] == '\0' ||
+				    !utf8_ok(in->choices[c]))
+					return invalid(err, "next enum input \"%s\" has an invalid choice", in->name);
+				for (size_t d = 0; d < c; d++)
+					if (strcmp(in->choices[d], in->choices[c]) == 0)
+						return invalid(err, "next enum input \"%s\" has duplicate choice", in->name);
+			}
+			break;
+		case TBL_INPUT_INVALID:
+		case TBL_INPUT__COUNT:
+		default:
+			return invalid(err, "next input \"%s\" has unsupported type", in->name);
+		}
+	}
+	return 0;
+}
+
+/* Flags found past the fixed prefix, and the inputs by flag. */
+#define OPTS_MAX 8
+struct opts {
+	size_t n;
+	const char *flag[OPTS_MAX];
+	const char *value[OPTS_MAX];
+};
+
+struct input_opts {
+	size_t n;
+	const struct next_input *in[OPTS_MAX];
+};
+
+static const char *opt_get(const struct opts *o, const char *flag)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (strcmp(o->flag[i], flag) == 0)
+			return o->value[i];
+	return NULL;
+}
+
+static const struct next_input *input_get(const struct input_opts *o,
+					  const char *flag)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (strcmp(o->in[i]->flag, flag) == 0)
+			return o->in[i];
+	return NULL;
+}
+
+/* validateNextOperationOptions: every element of base_argv from `start`
+ * is a known boolean flag or a known value flag followed by a value not
+ * starting with "--", none repeated; every input flag is a known input
+ * value flag absent from base_argv. */
+static int parse_options(struct opts *base, struct input_opts *ins,
+			 const char *family, const struct next_variant *v,
+			 size_t start, const char *const *value_flags,
+			 const char *const *bool_flags,
+			 const char *const *input_flags, struct sw_error *err)
+{
+	base->n = 0;
+	ins->n = 0;
+	for (size_t i = start; i < v->argc;) {
+		const char *flag = v->argv[i];
+
+		if (opt_get(base, flag) != NULL)
+			return invalid(err, "operation %s base_argv repeats flag \"%s\"", family, flag);
+		if (in_list(bool_flags, flag)) {
+			base->value[base->n] = "true";
+			i++;
+		} else if (in_list(value_flags, flag)) {
+			if (i + 1 >= v->argc || has_dashes(v->argv[i + 1]))
+				return invalid(err, "operation %s flag \"%s\" requires a value", family, flag);
+			base->value[base->n] = v->argv[i + 1];
+			i += 2;
+		} else {
+			return invalid(err, "operation %s base_argv contains unsupported flag \"%s\"", family, flag);
+		}
+		/* Known flags are unique, so OPTS_MAX bounds them. */
+		assert(base->n < OPTS_MAX);
+		base->flag[base->n++] = flag;
+	}
+	for (size_t i = 0; i < v->ninputs; i++) {
+		const struct next_input *in = &v->inputs[i];
+
+		if (!in_list(input_flags, in->flag)) {
+			if (in_list(bool_flags, in->flag))
+				return invalid(err, "operation %s boolean flag \"%s\" cannot be supplied as a typed input", family, in->flag);
+			return invalid(err, "operation %s inputs contain unsupported flag \"%s\"", family, in->flag);
+		}
+		if (opt_get(base, in->flag) != NULL)
+			return invalid(err, "operation %s flag \"%s\" is present in both base_argv and inputs", family, in->flag);
+		if (ins->n < OPTS_MAX)
+			ins->in[ins->n++] = in;
+	}
+	return 0;
+}
+
+/* nextInputsExactly: the inputs are `expected`, in order, without choices. */
+static int inputs_exactly(const struct next_variant *v,
+			  const struct input_spec *const *expected, size_t n)
+{
+	if (v->ninputs != n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct next_input *a = &v->inputs[i];
+
+		if (!streq(a->name, expected[i]->name) ||
+		    a->type != expected[i]->type ||
+		    !streq(a->flag, expected[i]->flag) ||
+		    !a->required != !expected[i]->required ||
+		    (a->choices != NULL && a->choices[0] != NULL))
+			return 0;
+	}
+	return 1;
+}
+
+static int only_budget_input(const struct next_variant *v)
+{
+	const struct input_spec *const e[] = { &in_budget };
+
+	return inputs_exactly(v, e, 1);
+}
+
+/* The fixed prefix `slipway protocol <verb> --run R --action A --root W`. */
+static int run_action_prefix(const struct next_variant *v, const char *verb)
+{
+	char *const *a = v->argv;
+
+	return v->argc >= 9 && streq(a[0], "slipway") &&
+	       streq(a[1], "protocol") && streq(a[2], verb) &&
+	       streq(a[3], "--run") && !has_dashes(a[4]) &&
+	       streq(a[5], "--action") && !has_dashes(a[6]) &&
+	       streq(a[7], "--root");
+}
+
+static int family_action(const struct next_variant *v, struct sw_error *err)
+{
+	static const char *const value_flags[] = { "--outcome-file", NULL };
+	static const char *const bool_flags[] = { "--outcome-stdin", NULL };
+	static const char *const input_flags[] = { "--outcome-file", NULL };
+	const struct input_spec *const file[] = { &in_outcome_file };
+	struct opts base;
+	struct input_opts ins;
+	const struct next_input *file_in;
+	int rc, file_base, stdin_base;
+
+	if (!run_action_prefix(v, "submit"))
+		return invalid(err, "operation action requires exact slipway protocol submit --run RUN --action ACTION --root ROOT grammar");
+	if ((rc = parse_options(&base, &ins, "action", v, 9, value_flags,
+				bool_flags, input_flags, err)) < 0)
+		return rc;
+	file_base = opt_get(&base, "--outcome-file") != NULL;
+	stdin_base = opt_get(&base, "--outcome-stdin") != NULL;
+	file_in = input_get(&ins, "--outcome-file");
+	if (file_in && (!file_in->required || file_in->type != TBL_INPUT_PATH))
+		return invalid(err, "operation action requires --outcome-file to be a required path input");
+	if ((file_base || file_in != NULL) == stdin_base)
+		return invalid(err, "operation action requires exactly one of --outcome-file or --outcome-stdin");
+	if (v->id == TBL_VARIANT_SUBMIT_OUTCOME_FILE) {
+		if (v->argc != 9 || file_base || stdin_base ||
+		    !inputs_exactly(v, file, 1))
+			return invalid(err, "submit-outcome-file requires one required --outcome-file path input");
+		return 0;
+	}
+	if (v->id == TBL_VARIANT_SUBMIT_OUTCOME_STDIN) {
+		if (v->argc != 10 || !stdin_base || v->ninputs != 0)
+			return invalid(err, "submit-outcome-stdin requires fixed --outcome-stdin argv without inputs");
+		return 0;
+	}
+	return invalid(err, "operation action has unsupported variant id \"%s\"", tbl_variant_wire[v->id]);
+}
+
+static int family_answer(const struct next_variant *v, struct sw_error *err)
+{
+	static const char *const value_flags[] = {
+		"--text", "--text-file", "--scope-sha256", NULL
+	};
+	static const char *const bool_flags[] = { "--confirm-destructive", NULL };
+	static const char *const input_flags[] = {
+		"--text-file", "--scope-sha256", NULL
+	};
+	const struct input_spec *const text_req[] = { &in_text_file };
+	const struct input_spec *const text_opt[] = { &in_text_file_opt };
+	struct opts base;
+	struct input_opts ins;
+	const struct next_input *scope_in, *text_in;
+	const char *scope;
+	int rc, confirm;
+
+	if (!run_action_prefix(v, "answer"))
+		return invalid(err, "operation answer requires exact slipway protocol answer --run RUN --action ACTION --root ROOT grammar");
+	if ((rc = parse_options(&base, &ins, "answer", v, 9, value_flags,
+				bool_flags, input_flags, err)) < 0)
+		return rc;
+	confirm = opt_get(&base, "--confirm-destructive") != NULL;
+	scope = opt_get(&base, "--scope-sha256");
+	scope_in = input_get(&ins, "--scope-sha256");
+	if (confirm != (scope != NULL || scope_in != NULL))
+		return invalid(err, "operation answer requires --confirm-destructive and --scope-sha256 together");
+	if (scope != NULL && !next_digest_valid(scope))
+		return invalid(err, "operation answer requires --scope-sha256 to be a lowercase sha256 digest");
+	if (scope_in && (!scope_in->required || scope_in->type != TBL_INPUT_DIGEST))
+		return invalid(err, "operation answer requires --scope-sha256 to be a required digest input");
+	text_in = input_get(&ins, "--text-file");
+	if (text_in && text_in->type != TBL_INPUT_PATH)
+		return invalid(err, "operation answer requires --text-file to be a path input");
+	if (v->id == TBL_VARIANT_ANSWER_DECISION ||
+	    v->id == TBL_VARIANT_DECLINE_OR_FEEDBACK) {
+		if (v->argc != 9 || confirm || scope != NULL || scope_in != NULL ||
+		    !inputs_exactly(v, text_req, 1))
+			return invalid(err, "%s requires one required --text-file path input", tbl_variant_wire[v->id]);
+		return 0;
+	}
+	if (v->id == TBL_VARIANT_CONFIRM_DESTRUCTIVE) {
+		if (v->argc != 12 || !confirm || scope == NULL ||
+		    scope_in != NULL || !inputs_exactly(v, text_opt, 1))
+			return invalid(err, "confirm-destructive requires fixed confirmation scope argv and one optional --text-file path input");
+		return 0;
+	}
+	return invalid(err, "operation answer has unsupported variant id \"%s\"", tbl_variant_wire[v->id]);
+}
+
+static int choice_input_bounded(const struct next_input *in)
+{
+	for (size_t i = 0; in->choices && in->choices[i]; i++)
+		if (strcmp(in->choices[i], "pinned") != 0 &&
+		    strcmp(in->choices[i], "adopt") != 0)
+			return 0;
+	return 1;
+}
+
+static int family_resume(const struct next_variant *v, struct sw_error *err)
+{
+	static const char *const value_flags[] = {
+		"--budget", "--source-file", "--source-choice", "--candidate", NULL
+	};
+	static const char *const bool_flags[] = { "--use-pinned-source", NULL };
+	const struct input_spec *const source_budget[] = {
+		&in_source_file, &in_budget
+	};
+	struct opts base;
+	struct input_opts ins;
+	const struct next_input *source_in, *budget_in, *choice_in, *cand_in;
+	const char *budget, *choice, *candidate;
+	char *const *a = v->argv;
+	int rc, source_base, use_pinned, choice_present, modes = 0;
+
+	if (v->argc < 6 || !streq(a[0], "slipway") || !streq(a[1], "protocol") ||
+	    !streq(a[2], "resume") || has_dashes(a[3]) || !streq(a[4], "--root"))
+		return invalid(err, "operation resume requires exact slipway protocol resume RUN --root ROOT grammar");
+	if ((rc = parse_options(&base, &ins, "resume", v, 6, value_flags,
+				bool_flags, value_flags, err)) < 0)
+		return rc;
+	source_base = opt_get(&base, "--source-file") != NULL;
+	source_in = input_get(&ins, "--source-file");
+	if (source_in && (!source_in->required || source_in->type != TBL_INPUT_PATH))
+		return invalid(err, "operation resume requires --source-file to be a required path input");
+	budget = opt_get(&base, "--budget");
+	budget_in = input_get(&ins, "--budget");
+	if (budget != NULL && !next_budget_valid(budget))
+		return invalid(err, "operation resume requires --budget to be a canonical positive base-10 integer no greater than 1000");
+	if (budget_in && (budget_in->required || budget_in->type != TBL_INPUT_STRING ||
+			  strcmp(budget_in->name, "budget") != 0))
+		return invalid(err, "operation resume requires --budget to be an optional string input");
+	choice = opt_get(&base, "--source-choice");
+	choice_in = input_get(&ins, "--source-choice");
+	candidate = opt_get(&base, "--candidate");
+	cand_in = input_get(&ins, "--candidate");
+	use_pinned = opt_get(&base, "--use-pinned-source") != NULL;
+	choice_present = choice != NULL || choice_in != NULL;
+	if (choice_present != (candidate != NULL || cand_in != NULL))
+		return invalid(err, "operation resume requires --source-choice and --candidate together");
+	if (choice != NULL && !streq(choice, "pinned") && !streq(choice, "adopt"))
+		return invalid(err, "operation resume requires --source-choice to be pinned or adopt");
+	if (choice_in && (!choice_in->required || choice_in->type != TBL_INPUT_ENUM ||
+			  !choice_input_bounded(choice_in)))
+		return invalid(err, "operation resume requires a source-choice input to be a required pinned/adopt enum");
+	if (cand_in && (!cand_in->required || cand_in->type != TBL_INPUT_STRING))
+		return invalid(err, "operation resume requires --candidate to be a required string input");
+	modes = (source_base || source_in != NULL) + use_pinned + choice_present;
+	if (modes > 1)
+		return invalid(err, "operation resume allows only one source mode");
+	if (v->id == TBL_VARIANT_RESUME_AD_HOC) {
+		if (v->argc != 6 || modes != 0 || !only_budget_input(v))
+			return invalid(err, "resume-ad-hoc requires fixed source-free argv and one optional --budget input");
+		return 0;
+	}
+	if (v->id == TBL_VARIANT_REFRESH_SOURCE) {
+		if ((v->argc != 6 && v->argc != 8) ||
+		    (v->argc == 8 && budget == NULL) || source_in == NULL ||
+		    source_base || modes != 1 ||
+		    !inputs_exactly(v, source_budget, budget != NULL ? 1 : 2))
+			return invalid(err, "refresh-source requires one required --source-file path input and, unless fixed in argv, one optional --budget input");
+		return 0;
+	}
+	if (v->id == TBL_VARIANT_USE_PINNED_SOURCE) {
+		if (v->argc != 7 || !use_pinned || !only_budget_input(v))
+			return invalid(err, "use-pinned-source requires fixed --use-pinned-source argv and one optional --budget input");
+		return 0;
+	}
+	if (v->id == TBL_VARIANT_KEEP_PINNED || v->id == TBL_VARIANT_ADOPT) {
+		if (v->argc != 10 ||
+		    !streq(choice, v->id == TBL_VARIANT_ADOPT ? "adopt" : "pinned") ||
+		    candidate == NULL || !only_budget_input(v))
+			return invalid(err, "%s requires fixed source-choice and candidate argv plus one optional --budget input", tbl_variant_wire[v->id]);
+		return 0;
+	}
+	return invalid(err, "operation resume has unsupported variant id \"%s\"", tbl_variant_wire[v->id]);
+}
+
+static int family_start(const struct next_variant *v, struct sw_error *err)
+{
+	const struct input_spec *const goal[] = { &in_goal_file };
+	const struct input_spec *const goal_source[] = {
+		&in_goal_file, &in_source_file
+	};
+	char *const *a = v->argv;
+	int shape;
+
+	shape = (v->argc == 7 || (v->argc == 8 && streq(a[7], "--no-review"))) &&
+		streq(a[0], "slipway") && streq(a[1], "run") &&
+		streq(a[2], "--budget") && streq(a[4], "--json") &&
+		streq(a[5], "--root");
+	if (!shape)
+		return invalid(err, "operation start requires exact slipway run --budget N --json --root ROOT [--no-review] grammar");
+	if (!next_budget_valid(a[3]))
+		return invalid(err, "operation start requires --budget to be a canonical positive base-10 integer no greater than 1000");
+	for (size_t i = 0; i < v->ninputs; i++) {
+		const struct next_input *in = &v->inputs[i];
+
+		if (!streq(in->flag, "--goal-file") && !streq(in->flag, "--source-file"))
+			return invalid(err, "operation start inputs contain unsupported flag \"%s\"", in->flag);
+		if (!in->required || in->type != TBL_INPUT_PATH)
+			return invalid(err, "operation start requires goal/source files to be required path inputs");
+	}
+	if (v->id == TBL_VARIANT_RETRY_RUN) {
+		if (!inputs_exactly(v, goal, 1))
+			return invalid(err, "retry-run requires one required --goal-file path input");
+		return 0;
+	}
+	if (v->id == TBL_VARIANT_START_WITH_SOURCE) {
+		if (!inputs_exactly(v, goal_source, 2))
+			return invalid(err, "start-with-source requires required --goal-file and --source-file path inputs");
+		return 0;
+	}
+	return invalid(err, "operation start has unsupported variant id \"%s\"", tbl_variant_wire[v->id]);
+}
+
+/* validateNextOperationFamily: the operation label must agree with the
+ * argv grammar.  skip-action is the universal escape hatch of a waiting
+ * Action and has its own fixed grammar. */
+static int validate_family(enum tbl_nextop op, const struct next_variant *v,
+			   struct sw_error *err)
+{
+	if (v->id == TBL_VARIANT_SKIP_ACTION) {
+		if (op != TBL_NEXTOP_ACTION && op != TBL_NEXTOP_ANSWER &&
+		    op != TBL_NEXTOP_RESUME)
+			return invalid(err, "skip-action is only valid for action, answer, or resume operations");
+		if (v->argc != 9 || !run_action_prefix(v, "skip"))
+			return invalid(err, "skip-action requires exact slipway protocol skip --run RUN --action ACTION --root ROOT grammar");
+		if (v->ninputs != 0)
+			return invalid(err, "skip-action cannot require inputs");
+		return 0;
+	}
+	switch (op) {
+	case TBL_NEXTOP_ACTION:
+		return family_action(v, err);
+	case TBL_NEXTOP_ANSWER:
+		return family_answer(v, err);
+	case TBL_NEXTOP_RESUME:
+		return family_resume(v, err);
+	case TBL_NEXTOP_START:
+		return family_start(v, err);
+	case TBL_NEXTOP_COMMAND:
+		if (v->argc < 2)
+			return invalid(err, "operation command requires a nonempty slipway base_argv");
+		/* Run and protocol grammars belong to start and the mutations. */
+		if (streq(v->argv[1], "protocol") || streq(v->argv[1], "run"))
+			return invalid(err, "operation command must not carry run or protocol grammar");
+		return 0;
+	case TBL_NEXTOP_NONE:
+	case TBL_NEXTOP_INVALID:
+	case TBL_NEXTOP__COUNT:
+	default:
+		return 0;	/* rejected before any variant is checked */
+	}
+}
+
+int next_validate(const struct next *n, struct sw_error *err)
+{
+	const char *root;
+	int rc;
+
+	if ((int)n->operation <= TBL_NEXTOP_INVALID ||
+	    n->operation >= TBL_NEXTOP__COUNT)
+		return invalid(err, "next.operation is unsupported");
+	if (!next_digest_valid(n->identity))
+		return invalid(err, "next.workspace_identity must be a lowercase sha256 digest");
+	root = n->root;
+	if (root != NULL && !root_ok(root))
+		return invalid(err, "next workspace root must be an absolute UTF-8 path");
+	if (n->operation == TBL_NEXTOP_NONE) {
+		if (n->nvariants != 0)
+			return invalid(err, "next operation none cannot contain variants");
+		return 0;
+	}
+	if (n->nvariants == 0)
+		return invalid(err, "next requires at least one variant");
+	if (root == NULL && (rc = variant_root(&root, &n->variants[0], 0, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < n->nvariants; i++) {
+		const struct next_variant *v = &n->variants[i];
+
+		if ((int)v->id <= TBL_VARIANT_INVALID || v->id >= TBL_VARIANT__COUNT ||
+		    !ident_ok(tbl_variant_wire[v->id], '-'))
+			return invalid(err, "next.variants[%zu].id must be lower-case kebab-case", i);
+		for (size_t k = 0; k < i; k++)
+			if (n->variants[k].id == v->id)
+				return invalid(err, "next variant id \"%s\" is duplicated", tbl_variant_wire[v->id]);
+		if ((rc = validate_variant(root, v, i, err)) < 0)
+			return rc;
+		if ((rc = validate_family(n->operation, v, err)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- Resolution (the reference's Next.Resolve) --------------------------- */
+
+void next_argv_free(char **argv)
+{
+	strv_free(argv);
+}
+
+static const struct next_value *value_for(const struct next_value *values,
+					  size_t nvalues, const char *name)
+{
+	for (size_t i = 0; i < nvalues; i++)
+		if (streq(values[i].name, name))
+			return &values[i];
+	return NULL;
+}
+
+int next_resolve(char ***argv_out, size_t *argc_out, const struct next *n,
+		 enum tbl_variant id, const struct next_value *values,
+		 size_t nvalues, struct sw_error *err)
+{
+	const struct next_variant *v = NULL;
+	const char **flat = NULL;
+	char **argv = NULL;
+	size_t k = 0, at;
+	int rc;
+
+	*argv_out = NULL;
+	if (argc_out)
+		*argc_out = 0;
+	if ((rc = next_validate(n, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < n->nvariants && v == NULL; i++)
+		if (n->variants[i].id == id)
+			v = &n->variants[i];
+	if (v == NULL) {
+		rc = sw_error_set(err, SW_ENOTFOUND, "unknown next variant \"%s\"",
+				  (int)id > 0 && id < TBL_VARIANT__COUNT ?
+				  tbl_variant_wire[id] : "?");
+		goto out;
+	}
+	for (size_t i = 0; i < nvalues; i++) {
+		int known = 0;
+
+		for (size_t j = 0; j < v->ninputs; j++)
+			known |= streq(v->inputs[j].name, values[i].name);
+		if (!known) {
+			rc = invalid(err, "unknown input \"%s\" for next variant \"%s\"",
+				     values[i].name ? values[i].name : "",
+				     tbl_variant_wire[id]);
+			goto out;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (streq(values[j].name, values[i].name)) {
+				rc = invalid(err, "input \"%s\" is supplied twice", values[i].name);
+				goto out;
+			}
+	}
+	if ((flat = sw_calloc(v->argc + 2 * v->ninputs + 1, sizeof(*flat))) == NULL) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate argv");
+		goto out;
+	}
+	/* Inputs go just before a `--`, so positional values stay positional. */
+	for (at = 0; at < v->argc && strcmp(v->argv[at], "--") != 0; at++)
+		flat[k++] = v->argv[at];
+	for (size_t j = 0; j < v->ninputs; j++) {
+		const struct next_input *in = &v->inputs[j];
+		const struct next_value *val = value_for(values, nvalues, in->name);
+
+		if (val == NULL) {
+			if (in->required) {
+				rc = invalid(err, "required input \"%s\" is missing", in->name);
+				goto out;
+			}
+			continue;
+		}
+		if (val->type != in->type) {
+			rc = invalid(err, "input \"%s\" requires type %s", in->name,
+				     tbl_input_wire[in->type]);
+			goto out;
+		}
+		if (val->value == NULL || val->value[0] == '\0' || !utf8_ok(val->value)) {
+			rc = invalid(err, "input \"%s\" must be nonempty valid UTF-8 without NUL", in->name);
+			goto out;
+		}
+		if (in->type == TBL_INPUT_ENUM && !in_list((const char *const *)in->choices, val->value)) {
+			rc = invalid(err, "input \"%s\" must be one of its choices", in->name);
+			goto out;
+		}
+		if (in->type == TBL_INPUT_DIGEST && !next_digest_valid(val->value)) {
+			rc = invalid(err, "input \"%s\" must use lowercase sha256:<64 hex> format", in->name);
+			goto out;
+		}
+		if (streq(in->flag, "--budget") && !next_budget_valid(val->value)) {
+			rc = invalid(err, "input \"%s\" must be a canonical positive base-10 integer no greater than 1000", in->name);
+			goto out;
+		}
+		flat[k++] = in->flag;
+		flat[k++] = val->value;
+	}
+	for (; at < v->argc; at++)
+		flat[k++] = v->argv[at];
+	flat[k] = NULL;
+	if ((argv = strv_dup(flat, NULL)) == NULL) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate argv");
+		goto out;
+	}
+	*argv_out = argv;
+	if (argc_out)
+		*argc_out = k;
+	rc = 0;
+out:
+	sw_free(flat);
+	return rc;
 }
