@@ -1,0 +1,436 @@
+#include "io/journal.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "io/json.h"
+
+/* A growable output buffer; `oom` is sticky so callers check once. */
+struct jbuf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void jb_put(struct jbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *p;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		if ((p = sw_realloc(b->p, cap)) == NULL) {
+			b->oom = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void jb_ch(struct jbuf *b, char c)
+{
+	jb_put(b, &c, 1);
+}
+
+static int jb_finish(char **out, size_t *out_len, struct jbuf *b,
+		     struct sw_error *err)
+{
+	if (b->oom || b->p == NULL) {
+		sw_free(b->p);
+		*out = NULL;
+		return sw_error_set(err, SW_ENOMEM, "cannot build journal text");
+	}
+	*out = b->p;
+	if (out_len)
+		*out_len = b->len;
+	return 0;
+}
+
+void journal_format_time(const struct timespec *ts, char out[JOURNAL_TIME_LEN])
+{
+	struct tm tm;
+	time_t t = ts->tv_sec;
+	char frac[24] = "";
+	long ns = ts->tv_nsec % 1000000000L;
+
+	memset(&tm, 0, sizeof(tm));
+	gmtime_r(&t, &tm);
+	if (ns > 0) {
+		int n;
+
+		snprintf(frac, sizeof(frac), ".%09ld", ns);
+		/* Go's RFC3339Nano drops trailing zeros of the fraction. */
+		for (n = (int)strlen(frac); n > 1 && frac[n - 1] == '0'; n--)
+			frac[n - 1] = '\0';
+	}
+	char tmp[128];
+
+	snprintf(tmp, sizeof(tmp), "%04d-%02d-%02dT%02d:%02d:%02d%sZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, frac);
+	snprintf(out, JOURNAL_TIME_LEN, "%.39s", tmp);
+}
+
+static int digits(const char *s, int n, int *val)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		v = v * 10 + (s[i] - '0');
+	}
+	*val = v;
+	return 1;
+}
+
+int journal_time_valid(const char *s)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y, mo, d, h, mi, sec, oh = 0, om = 0, nonzero_frac = 0;
+	const char *p;
+
+	if (strlen(s) < 20)
+		return 0;
+	if (!digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
+	    s[7] != '-' || !digits(s + 8, 2, &d) || s[10] != 'T' ||
+	    !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &mi) ||
+	    s[16] != ':' || !digits(s + 17, 2, &sec))
+		return 0;
+	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 ||
+	    mi > 59 || sec > 59)
+		return 0;
+	if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+		return 0;
+	p = s + 19;
+	if (*p == '.') {
+		int n = 0;
+
+		for (p++; *p >= '0' && *p <= '9'; p++, n++)
+			if (*p != '0')
+				nonzero_frac = 1;
+		if (n < 1 || n > 9)
+			return 0;
+	}
+	if (p[0] == 'Z' && p[1] == '\0') {
+		/* UTC */
+	} else if ((p[0] == '+' || p[0] == '-') && strlen(p) == 6 &&
+		   digits(p + 1, 2, &oh) && p[3] == ':' && digits(p + 4, 2, &om)) {
+		if (oh > 23 || om > 59)
+			return 0;
+	} else {
+		return 0;
+	}
+	/* Go rejects the zero time.Time as "timestamp is required". */
+	if (y == 1 && mo == 1 && d == 1 && h == 0 && mi == 0 && sec == 0 &&
+	    !nonzero_frac && oh == 0 && om == 0)
+		return 0;
+	return 1;
+}
+
+int journal_compact(char **out, size_t *out_len, const char *in, size_t len,
+		    int escape_html, struct sw_error *err)
+{
+	struct jbuf b = { 0 };
+	int in_str = 0;
+
+	jb_put(&b, "", 0);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		if (!in_str) {
+			if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+				continue;
+			if (c == '"')
+				in_str = 1;
+			jb_ch(&b, (char)c);
+			continue;
+		}
+		if (c == '\\' && i + 1 < len) {
+			jb_put(&b, in + i, 2);
+			i++;
+			continue;
+		}
+		if (c == '"') {
+			in_str = 0;
+			jb_ch(&b, '"');
+			continue;
+		}
+		if (escape_html && (c == '<' || c == '>' || c == '&')) {
+			char esc[8];
+
+			snprintf(esc, sizeof(esc), "\\u%04x", c);
+			jb_put(&b, esc, 6);
+			continue;
+		}
+		if (escape_html && c == 0xe2 && i + 2 < len &&
+		    (unsigned char)in[i + 1] == 0x80 &&
+		    ((unsigned char)in[i + 2] == 0xa8 ||
+		     (unsigned char)in[i + 2] == 0xa9)) {
+			jb_put(&b, (unsigned char)in[i + 2] == 0xa8 ?
+			       "\\u2028" : "\\u2029", 6);
+			i += 2;
+			continue;
+		}
+		jb_ch(&b, (char)c);
+	}
+	return jb_finish(out, out_len, &b, err);
+}
+
+int journal_record_encode(char **out, size_t *out_len, long long sequence,
+			  enum tbl_jevent type, const char *at,
+			  const char *data, size_t data_len,
+			  struct sw_error *err)
+{
+	struct jbuf b = { 0 };
+	char head[160];
+	int n;
+
+	*out = NULL;
+	if (type <= TBL_JEVENT_INVALID || type >= TBL_JEVENT__COUNT)
+		return sw_error_set(err, SW_EINVAL, "unknown journal event type");
+	n = snprintf(head, sizeof(head),
+		     "{\"sequence\":%lld,\"type\":\"%s\",\"at\":\"%s\",\"data\":",
+		     sequence, tbl_jevent_wire[type], at);
+	if (n < 0 || (size_t)n >= sizeof(head))
+		return sw_error_set(err, SW_EINVAL, "journal record header too long");
+	jb_put(&b, head, (size_t)n);
+	jb_put(&b, data, data_len);
+	jb_put(&b, "}\n", 2);
+	return jb_finish(out, out_len, &b, err);
+}
+
+/* Index just past the JSON value starting at s[i]; `s` is valid JSON. */
+static size_t skip_value(const char *s, size_t len, size_t i)
+{
+	int depth = 0, in_str = 0;
+
+	if (s[i] != '"' && s[i] != '{' && s[i] != '[') {
+		while (i < len && !strchr(",}] \t\r\n", s[i]))
+			i++;
+		return i;
+	}
+	for (; i < len; i++) {
+		char c = s[i];
+
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"') {
+				in_str = 0;
+				if (depth == 0)
+					return i + 1;
+			}
+			continue;
+		}
+		if (c == '"')
+			in_str = 1;
+		else if (c == '{' || c == '[')
+			depth++;
+		else if (c == '}' || c == ']') {
+			if (--depth == 0)
+				return i + 1;
+		}
+	}
+	return i;
+}
+
+static size_t skip_ws(const char *s, size_t len, size_t i)
+{
+	while (i < len && strchr(" \t\r\n", s[i]) && s[i] != '\0')
+		i++;
+	return i;
+}
+
+/* Finds the raw text of the top-level "data" member; 0 if not found. */
+static int find_data_span(const char *s, size_t len, size_t *start, size_t *end)
+{
+	size_t i = skip_ws(s, len, 0);
+
+	if (i >= len || s[i] != '{')
+		return 0;
+	i++;
+	for (;;) {
+		size_t ks, ke, vs, ve;
+
+		i = skip_ws(s, len, i);
+		if (i >= len || s[i] != '"')
+			return 0;
+		ks = i;
+		ke = skip_value(s, len, i);
+		i = skip_ws(s, len, ke);
+		if (i >= len || s[i] != ':')
+			return 0;
+		vs = skip_ws(s, len, i + 1);
+		ve = skip_value(s, len, vs);
+		if (ke - ks == 6 && memcmp(s + ks, "\"data\"", 6) == 0) {
+			*start = vs;
+			*end = ve;
+			return 1;
+		}
+		i = skip_ws(s, len, ve);
+		if (i >= len || s[i] != ',')
+			return 0;
+		i++;
+	}
+}
+
+void journal_record_release(struct journal_record *rec)
+{
+	if (rec == NULL)
+		return;
+	sw_free(rec->buf);
+	memset(rec, 0, sizeof(*rec));
+}
+
+int journal_record_decode(struct journal_record *rec, const char *line,
+			  size_t len, long long expected, struct sw_error *err)
+{
+	json_t *v = NULL, *seq, *type, *at, *data;
+	size_t ds, de;
+	int rc = 0;
+
+	memset(rec, 0, sizeof(*rec));
+	if ((rc = sw_json_load_strict(&v, line, len, JOURNAL_MAX_LINE, err)) < 0)
+		goto out;
+	if (!json_is_object(v) || json_object_size(v) != 4 ||
+	    (seq = json_object_get(v, "sequence")) == NULL ||
+	    (type = json_object_get(v, "type")) == NULL ||
+	    (at = json_object_get(v, "at")) == NULL ||
+	    (data = json_object_get(v, "data")) == NULL) {
+		rc = sw_error_set(err, SW_EPARSE,
+				  "journal event %lld: keys must be exactly sequence, type, at, data",
+				  expected);
+		goto out;
+	}
+	if (!json_is_integer(seq) || json_integer_value(seq) != expected) {
+		rc = sw_error_set(err, SW_EPARSE,
+				  "journal event %lld: sequence is not %lld",
+				  expected, expected);
+		goto out;
+	}
+	if (!json_is_string(type) ||
+	    (rec->type = tbl_jevent_lookup(json_string_value(type))) ==
+	    TBL_JEVENT_INVALID) {
+		rc = sw_error_set(err, SW_EPARSE,
+				  "journal event %lld: unknown event type", expected);
+		goto out;
+	}
+	if (!json_is_string(at) || json_string_length(at) >= JOURNAL_TIME_LEN ||
+	    !journal_time_valid(json_string_value(at))) {
+		rc = sw_error_set(err, SW_EPARSE,
+				  "journal event %lld: invalid timestamp", expected);
+		goto out;
+	}
+	snprintf(rec->at, sizeof(rec->at), "%s", json_string_value(at));
+	rec->sequence = expected;
+	if (find_data_span(line, len, &ds, &de) && de > ds) {
+		rec->buf = sw_strndup(line + ds, de - ds);
+		rec->data_len = de - ds;
+	} else {
+		/* The key was spelled with escapes: fall back to re-encoding. */
+		rec->buf = sw_json_dump(data);
+		rec->data_len = rec->buf ? strlen(rec->buf) : 0;
+	}
+	if (rec->buf == NULL) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot copy journal data");
+		goto out;
+	}
+	rec->data = rec->buf;
+out:
+	if (rc < 0)
+		journal_record_release(rec);
+	json_decref(v);
+	return rc;
+}
+
+static void indent_nl(struct jbuf *b, int depth)
+{
+	jb_ch(b, '\n');
+	for (int i = 0; i < depth; i++)
+		jb_put(b, "  ", 2);
+}
+
+int journal_projection_encode(char **out, size_t *out_len, long long revision,
+			      const char *data, size_t data_len,
+			      struct sw_error *err)
+{
+	json_t *v = NULL;
+	char *compact = NULL, *whole = NULL;
+	size_t clen = 0;
+	struct jbuf b = { 0 };
+	int rc, depth = 0, in_str = 0;
+
+	*out = NULL;
+	if ((rc = sw_json_load_strict(&v, data, data_len, SIZE_MAX, err)) < 0)
+		goto out;
+	if ((rc = journal_compact(&compact, &clen, data, data_len, 1, err)) < 0)
+		goto out;
+	if ((whole = sw_asprintf("{\"revision\":%lld,\"data\":%s}", revision,
+				 compact)) == NULL) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot build projection");
+		goto out;
+	}
+	/* Go's json.MarshalIndent layout: "{}"/"[]" stay closed, ": " after
+	 * keys, one member per line. */
+	for (size_t i = 0; whole[i] != '\0'; i++) {
+		char c = whole[i];
+
+		if (in_str) {
+			jb_ch(&b, c);
+			if (c == '\\') {
+				jb_ch(&b, whole[++i]);
+			} else if (c == '"') {
+				in_str = 0;
+			}
+			continue;
+		}
+		switch (c) {
+		case '"':
+			in_str = 1;
+			jb_ch(&b, c);
+			break;
+		case '{':
+		case '[':
+			jb_ch(&b, c);
+			if (whole[i + 1] == '}' || whole[i + 1] == ']') {
+				jb_ch(&b, whole[++i]);
+				break;
+			}
+			indent_nl(&b, ++depth);
+			break;
+		case '}':
+		case ']':
+			indent_nl(&b, --depth);
+			jb_ch(&b, c);
+			break;
+		case ',':
+			jb_ch(&b, c);
+			indent_nl(&b, depth);
+			break;
+		case ':':
+			jb_put(&b, ": ", 2);
+			break;
+		default:
+			jb_ch(&b, c);
+		}
+	}
+	jb_ch(&b, '\n');
+	rc = jb_finish(out, out_len, &b, err);
+out:
+	sw_free(whole);
+	sw_free(compact);
+	json_decref(v);
+	return rc;
+}
