@@ -3,6 +3,8 @@
 #ifndef TESTS_IO_STORE_HELPERS_H
 #define TESTS_IO_STORE_HELPERS_H
 
+#pragma GCC diagnostic ignored "-Wunused-function"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
