@@ -160,10 +160,11 @@ int store_mutation_add_material(struct store_mutation *m, const void *bytes,
 /* Number of events replayed before the callback (0 for create). */
 long long store_mutation_base(const struct store_mutation *m);
 
-#ifdef SW_TESTING
-/* Fault seam (test builds only).  Steps are counted across the selected
- * kinds; the nth one (1 = next) fails with EIO, or _exit(77)s the process,
- * or for a write writes half the bytes and then _exit(77)s. */
+/* Fault seam.  The step kinds are always defined (io/store.c names its
+ * steps with them); arming exists only in test builds (SW_TESTING).
+ * Steps are counted across the armed kinds; the nth one (1 = next) fails
+ * with EIO, or _exit(STORE_FAULT_EXIT)s the process, or for a write writes
+ * half the bytes and then _exits. */
 enum store_fault_kind {
 	STORE_STEP_WRITE = 1,
 	STORE_STEP_FSYNC = 2,
@@ -172,8 +173,10 @@ enum store_fault_kind {
 	STORE_STEP_CREATE = 16,	/* openat with O_CREAT */
 	STORE_STEP_ALL = 31
 };
-enum store_fault_mode { STORE_FAULT_FAIL, STORE_FAULT_ABORT, STORE_FAULT_TORN };
 #define STORE_FAULT_EXIT 77
+
+#ifdef SW_TESTING
+enum store_fault_mode { STORE_FAULT_FAIL, STORE_FAULT_ABORT, STORE_FAULT_TORN };
 void store_fault_arm(unsigned kinds, unsigned long nth,
 		     enum store_fault_mode mode);
 void store_fault_disarm(void);
