@@ -294,8 +294,8 @@ void journal_record_release(struct journal_record *rec)
 	memset(rec, 0, sizeof(*rec));
 }
 
-int journal_record_decode(struct journal_record *rec, const char *line,
-			  size_t len, long long expected, struct sw_error *err)
+static int strict_decode(struct journal_record *rec, const char *line,
+			 size_t len, long long expected, struct sw_error *err)
 {
 	json_t *v = NULL, *seq, *type, *at, *data;
 	size_t ds, de;
@@ -353,6 +353,381 @@ out:
 		journal_record_release(rec);
 	json_decref(v);
 	return rc;
+}
+
+/* ---- fast path ---------------------------------------------------------
+ * Replay speed is bounded by decoding, so a record is first checked by a
+ * single-pass scanner that builds no tree.  It accepts only what the strict
+ * path (sw_json_load_strict + the checks below) also accepts; anything it is
+ * unsure about (escaped keys, \u0000, long numbers, deep nesting, objects
+ * with many keys) or finds wrong goes to the strict path, which decides
+ * and words the error. */
+
+#ifdef SW_TESTING
+static int fast_path_on = 1;
+
+void journal_set_fast_path(int on)
+{
+	fast_path_on = on;
+}
+#else
+enum { fast_path_on = 1 };
+#endif
+
+#define FAST_MAX_DEPTH 64
+#define FAST_MAX_KEYS 64
+
+struct fscan {
+	const unsigned char *s;
+	size_t n, i;
+};
+
+static void fs_ws(struct fscan *f)
+{
+	while (f->i < f->n && (f->s[f->i] == ' ' || f->s[f->i] == '\t' ||
+			       f->s[f->i] == '\n' || f->s[f->i] == '\r'))
+		f->i++;
+}
+
+static int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* One UTF-8 sequence of 2..4 bytes at f->i (no overlongs, surrogates or
+ * values past U+10FFFF). */
+static int fs_utf8(struct fscan *f)
+{
+	const unsigned char *p = f->s + f->i;
+	size_t left = f->n - f->i;
+	unsigned c = p[0], need, cp;
+
+	if (c >= 0xc2 && c <= 0xdf) {
+		need = 1;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		need = 2;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 3;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (left < need + 1)
+		return 0;
+	for (unsigned k = 1; k <= need; k++) {
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[k] & 0x3f);
+	}
+	if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	f->i += need + 1;
+	return 1;
+}
+
+/* Printable ASCII other than '"' and '\\': copied through a string as is. */
+static const unsigned char plain_byte[256] = {
+	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7f] = 1,
+};
+
+/* A string at f->i; [*a, *b) is its raw content; *esc set when it has
+ * escapes. */
+static int fs_string(struct fscan *f, size_t *a, size_t *b, int *esc)
+{
+	const unsigned char *s = f->s;
+
+	*esc = 0;
+	f->i++;
+	*a = f->i;
+	for (;;) {
+		while (f->i < f->n && plain_byte[s[f->i]])
+			f->i++;
+		if (f->i >= f->n)
+			return 0;
+		if (s[f->i] == '"') {
+			*b = f->i++;
+			return 1;
+		}
+		if (s[f->i] == '\\') {
+			unsigned char e;
+
+			*esc = 1;
+			if (f->i + 1 >= f->n)
+				return 0;
+			e = s[f->i + 1];
+			if (e == 'u') {
+				int zero = 1;
+
+				if (f->i + 6 > f->n)
+					return 0;
+				for (int k = 2; k < 6; k++) {
+					if (hexval(s[f->i + k]) < 0)
+						return 0;
+					if (s[f->i + k] != '0')
+						zero = 0;
+				}
+				if (zero)
+					return 0;
+				f->i += 6;
+			} else if (strchr("\"\\/bfnrt", e) && e != '\0') {
+				f->i += 2;
+			} else {
+				return 0;
+			}
+			continue;
+		}
+		if (s[f->i] < 0x20 || !fs_utf8(f))
+			return 0;
+	}
+}
+
+static int fs_number(struct fscan *f)
+{
+	size_t start = f->i;
+	const unsigned char *s = f->s;
+
+	if (s[f->i] == '-')
+		f->i++;
+	if (f->i >= f->n)
+		return 0;
+	if (s[f->i] == '0') {
+		f->i++;
+	} else if (s[f->i] >= '1' && s[f->i] <= '9') {
+		while (f->i < f->n && s[f->i] >= '0' && s[f->i] <= '9')
+			f->i++;
+	} else {
+		return 0;
+	}
+	if (f->i < f->n && s[f->i] == '.') {
+		size_t d = ++f->i;
+
+		while (f->i < f->n && s[f->i] >= '0' && s[f->i] <= '9')
+			f->i++;
+		if (f->i == d)
+			return 0;
+	}
+	if (f->i < f->n && (s[f->i] == 'e' || s[f->i] == 'E')) {
+		size_t d;
+
+		f->i++;
+		if (f->i < f->n && (s[f->i] == '+' || s[f->i] == '-'))
+			f->i++;
+		d = f->i;
+		while (f->i < f->n && s[f->i] >= '0' && s[f->i] <= '9')
+			f->i++;
+		/* Two exponent digits cannot overflow or underflow a double. */
+		if (f->i == d || f->i - d > 2)
+			return 0;
+	}
+	/* Jansson rejects integers past int64 and reals past double: let
+	 * the strict path judge long literals. */
+	return f->i - start <= 15;
+}
+
+static int fs_value(struct fscan *f, int depth);
+
+static int fs_object(struct fscan *f, int depth)
+{
+	size_t ka[FAST_MAX_KEYS], kb[FAST_MAX_KEYS];
+	int nk = 0;
+
+	f->i++;
+	fs_ws(f);
+	if (f->i < f->n && f->s[f->i] == '}') {
+		f->i++;
+		return 1;
+	}
+	for (;;) {
+		size_t a, b;
+		int esc;
+
+		fs_ws(f);
+		if (f->i >= f->n || f->s[f->i] != '"' || !fs_string(f, &a, &b, &esc) ||
+		    esc || nk == FAST_MAX_KEYS)
+			return 0;
+		for (int k = 0; k < nk; k++)
+			if (kb[k] - ka[k] == b - a && memcmp(f->s + a, f->s + ka[k], b - a) == 0)
+				return 0;
+		ka[nk] = a;
+		kb[nk++] = b;
+		fs_ws(f);
+		if (f->i >= f->n || f->s[f->i] != ':')
+			return 0;
+		f->i++;
+		fs_ws(f);
+		if (!fs_value(f, depth + 1))
+			return 0;
+		fs_ws(f);
+		if (f->i >= f->n)
+			return 0;
+		if (f->s[f->i] == '}') {
+			f->i++;
+			return 1;
+		}
+		if (f->s[f->i++] != ',')
+			return 0;
+	}
+}
+
+static int fs_array(struct fscan *f, int depth)
+{
+	f->i++;
+	fs_ws(f);
+	if (f->i < f->n && f->s[f->i] == ']') {
+		f->i++;
+		return 1;
+	}
+	for (;;) {
+		fs_ws(f);
+		if (!fs_value(f, depth + 1))
+			return 0;
+		fs_ws(f);
+		if (f->i >= f->n)
+			return 0;
+		if (f->s[f->i] == ']') {
+			f->i++;
+			return 1;
+		}
+		if (f->s[f->i++] != ',')
+			return 0;
+	}
+}
+
+static int fs_literal(struct fscan *f, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (f->n - f->i < n || memcmp(f->s + f->i, word, n) != 0)
+		return 0;
+	f->i += n;
+	return 1;
+}
+
+static int fs_value(struct fscan *f, int depth)
+{
+	size_t a, b;
+	int esc;
+
+	if (f->i >= f->n || depth > FAST_MAX_DEPTH)
+		return 0;
+	switch (f->s[f->i]) {
+	case '{':
+		return fs_object(f, depth);
+	case '[':
+		return fs_array(f, depth);
+	case '"':
+		return fs_string(f, &a, &b, &esc);
+	case 't':
+		return fs_literal(f, "true");
+	case 'f':
+		return fs_literal(f, "false");
+	case 'n':
+		return fs_literal(f, "null");
+	default:
+		return fs_number(f);
+	}
+}
+
+/* 1 when the record was decoded here, 0 to defer to the strict path. */
+static int fast_decode(struct journal_record *rec, const char *line,
+		       size_t len, long long expected)
+{
+	struct fscan f = { (const unsigned char *)line, len, 0 };
+	size_t da = 0, db = 0;
+	unsigned seen = 0;
+
+	fs_ws(&f);
+	if (f.i >= f.n || f.s[f.i] != '{')
+		return 0;
+	f.i++;
+	for (int member = 0; member < 4; member++) {
+		size_t a, b;
+		int esc;
+
+		fs_ws(&f);
+		if (f.i >= f.n || f.s[f.i] != '"' || !fs_string(&f, &a, &b, &esc) || esc)
+			return 0;
+		fs_ws(&f);
+		if (f.i >= f.n || f.s[f.i] != ':')
+			return 0;
+		f.i++;
+		fs_ws(&f);
+#define KEY_IS(k) (b - a == sizeof(k) - 1 && memcmp(line + a, k, b - a) == 0)
+		if (KEY_IS("sequence") && !(seen & 1)) {
+			long long v = 0;
+			size_t d = f.i;
+
+			while (f.i < f.n && f.s[f.i] >= '0' && f.s[f.i] <= '9' && f.i - d < 18)
+				v = v * 10 + (f.s[f.i++] - '0');
+			if (f.i == d || (f.s[d] == '0' && f.i - d > 1) || v != expected)
+				return 0;
+			seen |= 1;
+		} else if (KEY_IS("type") && !(seen & 2)) {
+			size_t va, vb;
+			char t[64];
+
+			if (f.i >= f.n || f.s[f.i] != '"' || !fs_string(&f, &va, &vb, &esc) ||
+			    esc || vb - va >= sizeof(t))
+				return 0;
+			memcpy(t, line + va, vb - va);
+			t[vb - va] = '\0';
+			if ((rec->type = tbl_jevent_lookup(t)) == TBL_JEVENT_INVALID)
+				return 0;
+			seen |= 2;
+		} else if (KEY_IS("at") && !(seen & 4)) {
+			size_t va, vb;
+
+			if (f.i >= f.n || f.s[f.i] != '"' || !fs_string(&f, &va, &vb, &esc) ||
+			    esc || vb - va >= JOURNAL_TIME_LEN)
+				return 0;
+			memcpy(rec->at, line + va, vb - va);
+			rec->at[vb - va] = '\0';
+			if (!journal_time_valid(rec->at))
+				return 0;
+			seen |= 4;
+		} else if (KEY_IS("data") && !(seen & 8)) {
+			da = f.i;
+			if (!fs_value(&f, 1))
+				return 0;
+			db = f.i;
+			seen |= 8;
+		} else {
+			return 0;
+		}
+#undef KEY_IS
+		fs_ws(&f);
+		if (f.i >= f.n || f.s[f.i++] != (member == 3 ? '}' : ','))
+			return 0;
+	}
+	fs_ws(&f);
+	if (f.i != f.n || seen != 15)
+		return 0;
+	if ((rec->buf = sw_strndup(line + da, db - da)) == NULL)
+		return 0;
+	rec->data = rec->buf;
+	rec->data_len = db - da;
+	rec->sequence = expected;
+	return 1;
+}
+
+int journal_record_decode(struct journal_record *rec, const char *line,
+			  size_t len, long long expected, struct sw_error *err)
+{
+	memset(rec, 0, sizeof(*rec));
+	if (fast_path_on && len <= JOURNAL_MAX_LINE &&
+	    fast_decode(rec, line, len, expected))
+		return 0;
+	journal_record_release(rec);
+	return strict_decode(rec, line, len, expected, err);
 }
 
 static void indent_nl(struct jbuf *b, int depth)

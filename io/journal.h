@@ -65,6 +65,12 @@ int journal_record_decode(struct journal_record *rec, const char *line,
 			  size_t len, long long expected, struct sw_error *err);
 void journal_record_release(struct journal_record *rec);
 
+#ifdef SW_TESTING
+/* Turns the tree-free fast decoder off (0) or on (1), so tests can check
+ * that it agrees with the strict one. */
+void journal_set_fast_path(int on);
+#endif
+
 /* Builds the run.json bytes for `revision` and the compact projection JSON
  * `data` (validated here: SW_EPARSE when it is not one JSON value).
  * *out is sw_malloc'd.  SW_ENOMEM. */

@@ -630,3 +630,51 @@ Test(io_store, allocation_failures_never_corrupt_the_run)
 	}
 	store_free(w);
 }
+
+Test(io_store, fast_and_strict_decoders_agree)
+{
+	static const char *datas[] = {
+		"{}", "[]", "null", "true", "false", "0", "-0", "12.5e-3", "1E+2",
+		"\"plain\"", "\"esc \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\ud83d\\ude00\"",
+		"\"lone \\ud800\"", "\"nul \\u0000\"", "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"",
+		"\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\x01\"",
+		"{\"a\":1,\"a\":2}", "{\"a\":{\"b\":[1,{\"b\":1,\"b\":2}]}}",
+		"{\"\\u0061\":1,\"a\":2}", "{\"a\":1,\"b\":[1,2,{\"c\":null}]}",
+		"123456789012345678901234567890", "1e400", "01", "1.", ".5", "-",
+		"[1,]", "{\"a\":1,}", "[1 2]", "{\"a\" 1}", "tru", "nul",
+		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+	};
+	static const char *envelopes[] = {
+		"{\"sequence\":1,\"type\":\"run_started\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":%s}",
+		"  {\"data\":%s,\"at\":\"2026-01-02T03:04:05.5+01:00\",\"type\":\"run_started\",\"sequence\":1}  ",
+		"{\"sequence\":01,\"type\":\"run_started\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":%s}",
+		"{\"sequence\":1,\"type\":\"run_started\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":%s,\"data\":1}",
+		"{\"sequence\":1,\"type\":\"run_\\u0073tarted\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":%s}",
+		"{\"sequence\":1,\"type\":\"run_started\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":%s} x",
+		"\xef\xbb\xbf{\"sequence\":1,\"type\":\"run_started\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":%s}",
+	};
+
+	for (size_t e = 0; e < sizeof(envelopes) / sizeof(envelopes[0]); e++)
+		for (size_t d = 0; d < sizeof(datas) / sizeof(datas[0]); d++) {
+			struct sw_error e1 = SW_ERROR_INIT, e2 = SW_ERROR_INIT;
+			struct journal_record r1, r2;
+			char line[1024];
+			int rc1, rc2;
+
+			snprintf(line, sizeof(line), envelopes[e], datas[d]);
+			journal_set_fast_path(1);
+			rc1 = journal_record_decode(&r1, line, strlen(line), 1, &e1);
+			journal_set_fast_path(0);
+			rc2 = journal_record_decode(&r2, line, strlen(line), 1, &e2);
+			journal_set_fast_path(1);
+			cr_expect_eq(rc1, rc2, "envelope %zu data %zu: %s / %s", e, d,
+				     e1.msg, e2.msg);
+			if (rc1 == 0 && rc2 == 0) {
+				cr_expect_str_eq(r1.data, r2.data);
+				cr_expect_str_eq(r1.at, r2.at);
+				cr_expect_eq(r1.type, r2.type);
+			}
+			journal_record_release(&r1);
+			journal_record_release(&r2);
+		}
+}
