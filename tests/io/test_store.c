@@ -678,3 +678,47 @@ Test(io_store, fast_and_strict_decoders_agree)
 			journal_record_release(&r2);
 		}
 }
+
+Test(io_store, symlinked_namespace_is_refused)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = NULL;
+	char *target = sw_asprintf("%s/elsewhere", g_root);
+	char *ns = sw_asprintf("%s/slipway", g_common);
+	struct stat st;
+
+	cr_assert_eq(mkdir(target, 0700), 0);
+	cr_assert_eq(symlink(target, ns), 0);
+	cr_expect_eq(store_open(&s, g_common, true, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "runstore_unavailable");
+	cr_expect_null(s);
+	sw_error_clear(&err);
+	cr_expect_eq(store_open(&s, g_common, false, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "runstore_unavailable");
+	{
+		char *runs = sw_asprintf("%s/runs", target);
+
+		cr_expect_neq(lstat(runs, &st), 0, "nothing created through the link");
+		sw_free(runs);
+	}
+	sw_error_clear(&err);
+	cr_expect_eq(store_open(&s, "relative/path", true, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "runstore_unavailable");
+	sw_free(target);
+	sw_free(ns);
+}
+
+Test(io_store, update_of_a_missing_run_is_run_not_found_and_creates_nothing)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{}", NULL, "", 0 };
+	struct stat st;
+
+	cr_expect_eq(store_update(s, "ghost", NULL, add_events, &a, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "run_not_found");
+	cr_expect(store_last_failure(s)->has_mutation);
+	cr_expect(!store_last_failure(s)->committed);
+	cr_expect_neq(lstat(run_path("ghost", NULL), &st), 0);
+	store_free(s);
+}
