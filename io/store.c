@@ -1395,6 +1395,34 @@ out:
 	return rc;
 }
 
+/* Re-reads every material of `m` through an anchored materials/ and checks
+ * its digest: before the journal append (an event must never reference a
+ * missing or altered blob) and after the commit. */
+static int verify_materials(struct run *r, const struct store_mutation *m,
+			    struct sw_error *err)
+{
+	struct stat mst;
+	int mfd = -1, rc = 0;
+
+	if (m->nmat == 0)
+		return 0;
+	if ((rc = open_dir_at(&mfd, &mst, NULL, r->fd, MATERIALS_NAME, false,
+			      false, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < m->nmat && rc == 0; i++) {
+		void *have = NULL;
+		size_t len = 0;
+
+		rc = read_blob(&have, &len, mfd, m->mat[i].digest + 7,
+			       m->mat[i].digest, err);
+		sw_free(have);
+	}
+	if (rc == 0)
+		rc = check_dir_at(r->fd, MATERIALS_NAME, &mst, err);
+	close_fd(&mfd);
+	return rc;
+}
+
 int store_read_material(void **out, size_t *len, struct store *s,
 			const char *run_id, const char *digest,
 			struct sw_error *err)
@@ -1684,6 +1712,9 @@ static int commit_mutation(struct store *s, struct run *r,
 		goto out;
 	if (!create && (rc = put_materials(r, m, t, err)) < 0)
 		goto out;
+	t->phase = "namespace_verify";
+	if ((rc = verify_materials(r, m, err)) < 0)
+		goto out;
 	if ((rc = append_journal(&existed, s, r, journal, jlen, t, err)) < 0)
 		goto out;
 	if (!existed) {
@@ -1694,6 +1725,9 @@ static int commit_mutation(struct store *s, struct run *r,
 		t->committed = true;
 		t->pending = true;
 	}
+	t->phase = "journal_verify";
+	if ((rc = verify_materials(r, m, err)) < 0)
+		goto out;
 	if ((rc = install_projection(&p, s, r, t, err)) < 0)
 		goto out;
 	if (create) {
