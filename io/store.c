@@ -1,0 +1,1848 @@
+#include "io/store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <openssl/rand.h>
+
+#include "io/journal.h"
+#include "io/json.h"
+
+#define JOURNAL_NAME "journal.jsonl"
+#define PROJECTION_NAME "run.json"
+#define LOCK_NAME "run.lock"
+#define MATERIALS_NAME "materials"
+#define MATERIAL_DOMAIN "slipway-material/v1"
+#define RENAME_ATTEMPTS 10
+
+struct store {
+	char *common_path;
+	bool writable;
+	bool empty;		/* read-only and slipway/ or runs/ absent */
+	int common_fd, slipway_fd, runs_fd;
+	struct stat common_st, slipway_st, runs_st;
+	store_clock_fn *clock;
+	void *clock_payload;
+	unsigned lock_timeout_ms;
+	struct store_failure fail;
+};
+
+/* An opened run directory and, while locked, its lock descriptor. */
+struct run {
+	const char *id;
+	int fd;
+	struct stat st;
+	int lock_fd;
+};
+
+#define RUN_INIT { NULL, -1, { 0 }, -1 }
+
+/* What is known about an in-flight mutation (upstream mutationTracker). */
+struct txn {
+	const char *phase;
+	bool wrote;		/* journal bytes reached the file */
+	bool committed;		/* journal fsynced (and dir for a new journal) */
+	bool pending;		/* committed but run.json not yet installed */
+	bool detached;		/* a write hit an inode whose path moved */
+};
+
+struct mut_event {
+	enum tbl_jevent type;
+	char *data;
+	size_t len;
+};
+
+struct mut_material {
+	char digest[SW_DIGEST_LEN];
+	void *bytes;
+	size_t len;
+};
+
+struct store_mutation {
+	struct store *s;
+	long long base;
+	struct mut_event *ev;
+	size_t nev;
+	char *proj;
+	size_t proj_len;
+	struct mut_material *mat;
+	size_t nmat;
+};
+
+/* ---- fault seam ------------------------------------------------------ */
+
+#ifdef SW_TESTING
+static unsigned fault_kinds;
+static unsigned long fault_nth, fault_seen;
+static enum store_fault_mode fault_mode;
+static int fault_fired;
+
+void store_fault_arm(unsigned kinds, unsigned long nth, enum store_fault_mode mode)
+{
+	fault_kinds = kinds;
+	fault_nth = nth;
+	fault_mode = mode;
+	fault_seen = 0;
+	fault_fired = 0;
+}
+
+void store_fault_disarm(void)
+{
+	fault_kinds = 0;
+	fault_nth = 0;
+}
+
+unsigned long store_fault_steps(void)
+{
+	return fault_seen;
+}
+
+int store_fault_fired(void)
+{
+	return fault_fired;
+}
+
+/* 0: go on; 1: fail this step; 2: tear this write. */
+static int fault_at(unsigned kind)
+{
+	if (!(fault_kinds & kind) || fault_nth == 0)
+		return 0;
+	if (++fault_seen != fault_nth)
+		return 0;
+	fault_fired = 1;
+	if (fault_mode == STORE_FAULT_TORN && kind == STORE_STEP_WRITE)
+		return 2;
+	if (fault_mode != STORE_FAULT_FAIL)
+		_exit(STORE_FAULT_EXIT);
+	return 1;
+}
+#else
+static int fault_at(unsigned kind)
+{
+	(void)kind;
+	return 0;
+}
+#endif
+
+/* Writes all of buf; *done gets the bytes that reached the file. */
+static int f_write(int fd, const void *buf, size_t n, size_t *done)
+{
+	const char *p = buf;
+	size_t off = 0;
+	int f = fault_at(STORE_STEP_WRITE);
+
+	if (done)
+		*done = 0;
+	if (f == 1) {
+		errno = EIO;
+		return -1;
+	}
+	if (f == 2) {
+		ssize_t w = write(fd, p, n / 2);
+
+		(void)w;
+		_exit(STORE_FAULT_EXIT);
+	}
+	while (off < n) {
+		ssize_t w = write(fd, p + off, n - off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (done)
+				*done = off;
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	if (done)
+		*done = off;
+	return 0;
+}
+
+static int f_fsync(int fd)
+{
+	if (fault_at(STORE_STEP_FSYNC)) {
+		errno = EIO;
+		return -1;
+	}
+	return fsync(fd);
+}
+
+static int f_rename(int dfd, const char *from, const char *to)
+{
+	if (fault_at(STORE_STEP_RENAME)) {
+		errno = EIO;
+		return -1;
+	}
+	return renameat2(dfd, from, dfd, to, RENAME_NOREPLACE);
+}
+
+static int f_mkdir(int dfd, const char *name)
+{
+	if (fault_at(STORE_STEP_MKDIR)) {
+		errno = EIO;
+		return -1;
+	}
+	return mkdirat(dfd, name, 0700);
+}
+
+static int f_create(int dfd, const char *name, int flags)
+{
+	if (fault_at(STORE_STEP_CREATE)) {
+		errno = EIO;
+		return -1;
+	}
+	return openat(dfd, name, flags | O_CREAT | O_EXCL | O_NOFOLLOW |
+		      O_CLOEXEC, 0600);
+}
+
+/* ---- small helpers --------------------------------------------------- */
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+static int random_hex16(char out[17], struct sw_error *err)
+{
+	unsigned char b[8];
+
+	if (RAND_bytes(b, sizeof(b)) != 1)
+		return sw_error_set(err, SW_EIO, "cannot draw random bytes");
+	for (int i = 0; i < 8; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	return 0;
+}
+
+int store_run_id_valid(const char *id)
+{
+	size_t n = 0;
+
+	if (id == NULL)
+		return 0;
+	for (; id[n] != '\0'; n++) {
+		char c = id[n];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '-'))
+			return 0;
+		if (n >= STORE_RUN_ID_MAX)
+			return 0;
+	}
+	return n >= 1;
+}
+
+int store_new_run_id(char out[37], struct sw_error *err)
+{
+	unsigned char b[16];
+	size_t o = 0;
+
+	if (RAND_bytes(b, sizeof(b)) != 1)
+		return sw_error_set(err, SW_EIO, "cannot draw random bytes");
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[o++] = '-';
+		snprintf(out + o, 3, "%02x", b[i]);
+		o += 2;
+	}
+	out[36] = '\0';
+	return 0;
+}
+
+void store_material_digest(const void *bytes, size_t len,
+			   char out[SW_DIGEST_LEN])
+{
+	struct sw_sha256 *h = NULL;
+
+	if (sw_sha256_new(&h, NULL) < 0) {
+		out[0] = '\0';
+		return;
+	}
+	sw_sha256_field(h, MATERIAL_DOMAIN, strlen(MATERIAL_DOMAIN));
+	sw_sha256_field(h, bytes, len);
+	sw_sha256_final_prefixed(h, out);
+}
+
+/* ---- anchored opening ------------------------------------------------ */
+
+/* Opens directory `name` below `pfd` without following a symlink; with
+ * `create` makes it (0700) when missing and reports *created; with
+ * `secure` re-applies 0700. */
+static int open_dir_at(int *fd, struct stat *st, bool *created, int pfd,
+		       const char *name, bool create, bool secure,
+		       struct sw_error *err)
+{
+	*fd = -1;
+	if (created)
+		*created = false;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		struct stat before, opened;
+		int d;
+
+		if (fstatat(pfd, name, &before, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT || !create)
+				return sw_error_sys(err, errno, "cannot inspect '%s'", name);
+			if (f_mkdir(pfd, name) < 0) {
+				if (errno == EEXIST)
+					continue;
+				return sw_error_sys(err, errno, "cannot create '%s'", name);
+			}
+			if (created)
+				*created = true;
+			if (fstatat(pfd, name, &before, AT_SYMLINK_NOFOLLOW) < 0)
+				return sw_error_sys(err, errno, "cannot inspect '%s'", name);
+		}
+		if (!S_ISDIR(before.st_mode))
+			return sw_error_set(err, SW_EUNSAFE,
+					    "'%s' is not a regular directory", name);
+		d = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (d < 0) {
+			if (errno == ENOENT)
+				continue;
+			return sw_error_sys(err, errno, "cannot open '%s'", name);
+		}
+		if (fstat(d, &opened) < 0 || !same_file(&before, &opened)) {
+			close(d);
+			continue;
+		}
+		if (secure && fchmod(d, 0700) < 0) {
+			int e = errno;
+
+			close(d);
+			return sw_error_sys(err, e, "cannot secure '%s'", name);
+		}
+		*fd = d;
+		*st = opened;
+		return 0;
+	}
+	return sw_error_set(err, SW_EUNSAFE, "'%s' changed while opening", name);
+}
+
+/* 0 when `name` below `pfd` is still the directory `st`. */
+static int check_dir_at(int pfd, const char *name, const struct stat *st,
+			struct sw_error *err)
+{
+	struct stat cur;
+
+	if (fstatat(pfd, name, &cur, AT_SYMLINK_NOFOLLOW) < 0)
+		return sw_error_sys(err, errno, "cannot inspect '%s'", name);
+	if (!S_ISDIR(cur.st_mode) || !same_file(&cur, st))
+		return sw_error_set(err, SW_EUNSAFE,
+				    "'%s' is not the opened directory", name);
+	return 0;
+}
+
+/* 0 when the open file `fd` is still the regular file `name`. */
+static int check_leaf(int dfd, const char *name, int fd, struct sw_error *err)
+{
+	struct stat a, b;
+
+	if (fstat(fd, &a) < 0)
+		return sw_error_sys(err, errno, "cannot stat '%s'", name);
+	if (fstatat(dfd, name, &b, AT_SYMLINK_NOFOLLOW) < 0)
+		return sw_error_sys(err, errno, "cannot inspect '%s'", name);
+	if (!S_ISREG(a.st_mode) || !S_ISREG(b.st_mode) || !same_file(&a, &b))
+		return sw_error_set(err, SW_EUNSAFE,
+				    "'%s' changed or is not a regular file", name);
+	return 0;
+}
+
+/* Opens existing regular file `name`; SW_ENOTFOUND when absent. */
+static int open_leaf(int *fd, int dfd, const char *name, int flags,
+		     struct sw_error *err)
+{
+	*fd = -1;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		struct stat before, opened;
+		int f;
+
+		if (fstatat(dfd, name, &before, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT)
+				return sw_error_set(err, SW_ENOTFOUND,
+						    "'%s' does not exist", name);
+			return sw_error_sys(err, errno, "cannot inspect '%s'", name);
+		}
+		if (!S_ISREG(before.st_mode))
+			return sw_error_set(err, SW_EUNSAFE,
+					    "'%s' is not a regular file", name);
+		f = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
+		if (f < 0) {
+			if (errno == ENOENT)
+				continue;
+			return sw_error_sys(err, errno, "cannot open '%s'", name);
+		}
+		if (fstat(f, &opened) < 0 || !same_file(&before, &opened)) {
+			close(f);
+			continue;
+		}
+		*fd = f;
+		return 0;
+	}
+	return sw_error_set(err, SW_EUNSAFE, "'%s' changed while opening", name);
+}
+
+/* fsync of a directory after re-proving its identity. */
+static int sync_dir(int fd, const struct stat *st, const char *what,
+		    struct sw_error *err)
+{
+	struct stat cur;
+
+	if (fstat(fd, &cur) < 0 || !same_file(&cur, st))
+		return sw_error_set(err, SW_EUNSAFE,
+				    "directory '%s' changed before sync", what);
+	if (f_fsync(fd) < 0)
+		return sw_error_sys(err, errno, "cannot sync directory '%s'", what);
+	return 0;
+}
+
+static int anchors_valid(struct store *s, struct sw_error *err)
+{
+	struct stat cur;
+
+	if (lstat(s->common_path, &cur) < 0)
+		return sw_error_sys(err, errno, "cannot inspect '%s'", s->common_path);
+	if (!S_ISDIR(cur.st_mode) || !same_file(&cur, &s->common_st))
+		return sw_error_set(err, SW_EUNSAFE,
+				    "git common directory changed after opening");
+	if (s->slipway_fd >= 0 &&
+	    check_dir_at(s->common_fd, "slipway", &s->slipway_st, err) < 0)
+		return err ? err->code : SW_EUNSAFE;
+	if (s->runs_fd >= 0 &&
+	    check_dir_at(s->slipway_fd, "runs", &s->runs_st, err) < 0)
+		return err ? err->code : SW_EUNSAFE;
+	return 0;
+}
+
+static int run_valid(struct store *s, struct run *r, struct sw_error *err)
+{
+	struct stat cur;
+	int rc;
+
+	if ((rc = anchors_valid(s, err)) < 0)
+		return rc;
+	if ((rc = check_dir_at(s->runs_fd, r->id, &r->st, err)) < 0)
+		return rc;
+	if (fstat(r->fd, &cur) < 0 || !same_file(&cur, &r->st))
+		return sw_error_set(err, SW_EUNSAFE, "opened run directory changed");
+	return 0;
+}
+
+/* ---- failure classification ------------------------------------------ */
+
+static void fail_reset(struct store *s)
+{
+	memset(&s->fail, 0, sizeof(s->fail));
+}
+
+static void set_proto(struct sw_error *err, const char *code)
+{
+	if (err == NULL)
+		return;
+	err->code = SW_EPROTO;
+	snprintf(err->proto, sizeof(err->proto), "%s", code);
+}
+
+/* Turns a failed mutation into its wire classification (upstream
+ * asCLIErrorWithContext order): record limit, busy, caller protocol error,
+ * then the four mutation_* codes from what the transaction knows. */
+static int finish_mutation(struct store *s, const struct txn *t, int rc,
+			   struct sw_error *err)
+{
+	struct store_failure *f = &s->fail;
+	const char *code;
+
+	if (rc == 0)
+		return 0;
+	f->has_mutation = true;
+	snprintf(f->phase, sizeof(f->phase), "%s", t->phase);
+	f->committed = t->committed;
+	f->projection_stale = t->committed && t->pending;
+	f->namespace_detached = t->detached;
+	f->ambiguous = t->wrote && !t->committed;
+	if (t->detached || f->ambiguous)
+		code = "mutation_outcome_ambiguous";
+	else if (f->committed && f->projection_stale)
+		code = "mutation_committed_projection_stale";
+	else if (f->committed)
+		code = "mutation_committed_verification_failed";
+	else
+		code = "mutation_not_committed";
+	if (err != NULL && err->code == SW_EPROTO &&
+	    strcmp(err->proto, "run_journal_invalid") != 0) {
+		/* journal_record_too_large, run_busy, run_not_found or the
+		 * caller's own protocol error win over the generic codes. */
+		snprintf(f->code, sizeof(f->code), "%s", err->proto);
+		return rc;
+	}
+	set_proto(err, code);
+	snprintf(f->code, sizeof(f->code), "%s", code);
+	return err ? err->code : rc;
+}
+
+static int fail_proto(struct store *s, struct sw_error *err, const char *code,
+		      const char *fmt, const char *arg)
+{
+	snprintf(s->fail.code, sizeof(s->fail.code), "%s", code);
+	return sw_error_proto(err, code, fmt, arg);
+}
+
+/* ---- open / free / list ---------------------------------------------- */
+
+static void default_clock(struct timespec *now, void *payload)
+{
+	(void)payload;
+	clock_gettime(CLOCK_REALTIME, now);
+}
+
+int store_open(struct store **out, const char *git_common_dir, bool writable,
+	       struct sw_error *err)
+{
+	struct store *s = NULL;
+	struct stat before;
+	bool created = false;
+	int rc = 0;
+
+	*out = NULL;
+	if (git_common_dir == NULL || git_common_dir[0] != '/') {
+		rc = sw_error_proto(err, "runstore_unavailable",
+				    "git common directory must be an absolute path");
+		goto out;
+	}
+	if ((s = sw_calloc(1, sizeof(*s))) == NULL ||
+	    (s->common_path = sw_strdup(git_common_dir)) == NULL) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate run store");
+		goto out;
+	}
+	s->common_fd = s->slipway_fd = s->runs_fd = -1;
+	s->writable = writable;
+	s->clock = default_clock;
+	s->lock_timeout_ms = STORE_LOCK_TIMEOUT_MS;
+	if (lstat(git_common_dir, &before) < 0 || !S_ISDIR(before.st_mode)) {
+		rc = sw_error_proto(err, "runstore_unavailable",
+				    "'%s' is not a regular directory", git_common_dir);
+		goto out;
+	}
+	s->common_fd = open(git_common_dir,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->common_fd < 0 || fstat(s->common_fd, &s->common_st) < 0 ||
+	    !same_file(&before, &s->common_st)) {
+		rc = sw_error_proto(err, "runstore_unavailable",
+				    "cannot open git common directory '%s'",
+				    git_common_dir);
+		goto out;
+	}
+	if (!writable) {
+		struct sw_error e = SW_ERROR_INIT;
+
+		if ((rc = open_dir_at(&s->slipway_fd, &s->slipway_st, NULL,
+				      s->common_fd, "slipway", false, false, &e)) < 0 ||
+		    (rc = open_dir_at(&s->runs_fd, &s->runs_st, NULL,
+				      s->slipway_fd, "runs", false, false, &e)) < 0) {
+			if (e.sys_errno == ENOENT) {
+				/* A repository without runs reads as empty. */
+				s->empty = true;
+				rc = 0;
+				goto out;
+			}
+			rc = sw_error_proto(err, "runstore_unavailable", "%s", e.msg);
+			goto out;
+		}
+	} else {
+		struct sw_error e = SW_ERROR_INIT;
+
+		if ((rc = open_dir_at(&s->slipway_fd, &s->slipway_st, &created,
+				      s->common_fd, "slipway", true, true, &e)) < 0 ||
+		    (created &&
+		     ((rc = sync_dir(s->slipway_fd, &s->slipway_st, "slipway", &e)) < 0 ||
+		      (rc = sync_dir(s->common_fd, &s->common_st, "common", &e)) < 0)) ||
+		    (rc = open_dir_at(&s->runs_fd, &s->runs_st, &created,
+				      s->slipway_fd, "runs", true, true, &e)) < 0 ||
+		    (created &&
+		     ((rc = sync_dir(s->runs_fd, &s->runs_st, "runs", &e)) < 0 ||
+		      (rc = sync_dir(s->slipway_fd, &s->slipway_st, "slipway", &e)) < 0))) {
+			rc = sw_error_proto(err, "runstore_unavailable", "%s", e.msg);
+			goto out;
+		}
+	}
+	if ((rc = anchors_valid(s, err)) < 0)
+		goto out;
+out:
+	if (rc < 0) {
+		store_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+void store_free(struct store *s)
+{
+	if (s == NULL)
+		return;
+	close_fd(&s->runs_fd);
+	close_fd(&s->slipway_fd);
+	close_fd(&s->common_fd);
+	sw_free(s->common_path);
+	sw_free(s);
+}
+
+void store_set_clock(struct store *s, store_clock_fn *fn, void *payload)
+{
+	s->clock = fn ? fn : default_clock;
+	s->clock_payload = payload;
+}
+
+void store_set_lock_timeout(struct store *s, unsigned ms)
+{
+	s->lock_timeout_ms = ms;
+}
+
+const struct store_failure *store_last_failure(const struct store *s)
+{
+	return &s->fail;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void store_list_free(char **ids, size_t n)
+{
+	if (ids == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		sw_free(ids[i]);
+	sw_free(ids);
+}
+
+int store_list(char ***out, size_t *n, struct store *s, struct sw_error *err)
+{
+	char **ids = NULL;
+	size_t len = 0, cap = 0;
+	DIR *dir = NULL;
+	struct dirent *de;
+	int fd = -1, rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	fail_reset(s);
+	if (s->empty)
+		goto out;
+	if ((rc = anchors_valid(s, err)) < 0)
+		goto out;
+	if ((fd = openat(s->runs_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (dir = fdopendir(fd)) == NULL) {
+		rc = sw_error_sys(err, errno, "cannot list runs");
+		goto out;
+	}
+	fd = -1;
+	while ((de = readdir(dir)) != NULL) {
+		if (!store_run_id_valid(de->d_name))
+			continue;
+		if (len == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			char **p = sw_realloc(ids, ncap * sizeof(*p));
+
+			if (p == NULL) {
+				rc = sw_error_set(err, SW_ENOMEM, "cannot list runs");
+				goto out;
+			}
+			ids = p;
+			cap = ncap;
+		}
+		if ((ids[len] = sw_strdup(de->d_name)) == NULL) {
+			rc = sw_error_set(err, SW_ENOMEM, "cannot list runs");
+			goto out;
+		}
+		len++;
+	}
+	if ((rc = anchors_valid(s, err)) < 0)
+		goto out;
+	if (len > 1)
+		qsort(ids, len, sizeof(*ids), cmp_str);
+out:
+	if (dir)
+		closedir(dir);
+	close_fd(&fd);
+	if (rc < 0) {
+		store_list_free(ids, len);
+		return rc;
+	}
+	*out = ids;
+	*n = len;
+	return 0;
+}
+
+/* ---- run handle and lock --------------------------------------------- */
+
+static void run_close(struct run *r)
+{
+	if (r->lock_fd >= 0)
+		flock(r->lock_fd, LOCK_UN);
+	close_fd(&r->lock_fd);
+	close_fd(&r->fd);
+}
+
+/* Opens run `id`; `secure` (writable paths) re-applies 0700.
+ * run_not_found when absent. */
+static int run_open(struct run *r, struct store *s, const char *id, bool secure,
+		    struct sw_error *err)
+{
+	struct sw_error e = SW_ERROR_INIT;
+	int rc;
+
+	r->id = id;
+	if (!store_run_id_valid(id))
+		return sw_error_set(err, SW_EINVAL, "invalid run id");
+	if ((rc = anchors_valid(s, err)) < 0)
+		return rc;
+	if (s->empty)
+		return fail_proto(s, err, "run_not_found", "run '%s' not found", id);
+	if (open_dir_at(&r->fd, &r->st, NULL, s->runs_fd, id, false, secure, &e) < 0) {
+		if (e.sys_errno == ENOENT)
+			return fail_proto(s, err, "run_not_found",
+					  "run '%s' not found", id);
+		return sw_error_set(err, e.code, "inspect run: %s", e.msg);
+	}
+	return run_valid(s, r, err);
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* flock on a descriptor of the run directory, polled every 25 ms up to the
+ * deadline; then run_busy. */
+static int run_lock(struct run *r, struct store *s, bool exclusive,
+		    struct sw_error *err)
+{
+	struct stat st;
+	long long deadline = now_ms() + s->lock_timeout_ms;
+
+	r->lock_fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->lock_fd < 0)
+		return sw_error_sys(err, errno, "cannot open run lock");
+	if (fstat(r->lock_fd, &st) < 0 || !same_file(&st, &r->st)) {
+		close_fd(&r->lock_fd);
+		return sw_error_set(err, SW_EUNSAFE,
+				    "opened run directory changed before locking");
+	}
+	for (;;) {
+		if (flock(r->lock_fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0)
+			break;
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			int e = errno;
+
+			close_fd(&r->lock_fd);
+			return sw_error_sys(err, e, "cannot acquire run lock");
+		}
+		if (now_ms() >= deadline) {
+			close_fd(&r->lock_fd);
+			snprintf(s->fail.code, sizeof(s->fail.code), "run_busy");
+			return sw_error_proto(err, "run_busy",
+					      "run lock acquisition timed out after %u ms",
+					      s->lock_timeout_ms);
+		}
+		sleep_ms(STORE_LOCK_POLL_MS);
+	}
+	return run_valid(s, r, err);
+}
+
+/* Creates the empty run.lock marker on first exclusive lock. */
+static int ensure_lock_file(struct run *r, struct txn *t, struct sw_error *err)
+{
+	struct stat st;
+	int fd = -1, rc = 0;
+
+	t->phase = "lock_open";
+	if (fstatat(r->fd, LOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return sw_error_set(err, SW_EUNSAFE, "run lock is not a regular file");
+		return 0;
+	}
+	if (errno != ENOENT)
+		return sw_error_sys(err, errno, "cannot inspect run lock");
+	if ((fd = f_create(r->fd, LOCK_NAME, O_RDWR)) < 0) {
+		rc = sw_error_sys(err, errno, "cannot create run lock");
+		goto out;
+	}
+	t->phase = "lock_sync";
+	if (fchmod(fd, 0600) < 0 || f_fsync(fd) < 0) {
+		rc = sw_error_sys(err, errno, "cannot sync new run lock");
+		goto out;
+	}
+	if ((rc = check_leaf(r->fd, LOCK_NAME, fd, err)) < 0)
+		goto out;
+	t->phase = "directory_sync";
+	rc = sync_dir(r->fd, &r->st, "run", err);
+out:
+	close_fd(&fd);
+	return rc;
+}
+
+/* ---- journal replay -------------------------------------------------- */
+
+struct reader {
+	int fd;
+	char chunk[65536];
+	size_t clen, cpos;
+	bool eof;
+	char *line;
+	size_t len, cap;
+};
+
+/* Reads one record.  *consumed counts every byte taken; *complete says a
+ * "\n" ended it; *too_large that it passed JOURNAL_MAX_LINE (the bytes are
+ * then dropped).  The line (without "\n") is in rd->line / rd->len. */
+static int read_record(struct reader *rd, size_t *consumed, bool *complete,
+		       bool *too_large, struct sw_error *err)
+{
+	*consumed = 0;
+	*complete = false;
+	*too_large = false;
+	rd->len = 0;
+	for (;;) {
+		char *nl;
+		size_t take, total;
+
+		if (rd->cpos == rd->clen) {
+			ssize_t n;
+
+			if (rd->eof)
+				return 0;
+			n = read(rd->fd, rd->chunk, sizeof(rd->chunk));
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				return sw_error_sys(err, errno, "cannot read journal");
+			}
+			if (n == 0) {
+				rd->eof = true;
+				return 0;
+			}
+			rd->clen = (size_t)n;
+			rd->cpos = 0;
+		}
+		nl = memchr(rd->chunk + rd->cpos, '\n', rd->clen - rd->cpos);
+		take = nl ? (size_t)(nl - (rd->chunk + rd->cpos)) + 1 : rd->clen - rd->cpos;
+		total = *consumed + take;
+		*consumed = total;
+		if (total > JOURNAL_MAX_LINE)
+			*too_large = true;
+		if (!*too_large) {
+			size_t add = nl ? take - 1 : take;
+
+			if (rd->len + add + 1 > rd->cap) {
+				size_t ncap = rd->cap ? rd->cap : 8192;
+				char *p;
+
+				while (ncap < rd->len + add + 1)
+					ncap *= 2;
+				if ((p = sw_realloc(rd->line, ncap)) == NULL)
+					return sw_error_set(err, SW_ENOMEM,
+							    "cannot buffer journal record");
+				rd->line = p;
+				rd->cap = ncap;
+			}
+			memcpy(rd->line + rd->len, rd->chunk + rd->cpos, add);
+			rd->len += add;
+			rd->line[rd->len] = '\0';
+		}
+		rd->cpos += take;
+		if (nl) {
+			*complete = true;
+			return 0;
+		}
+	}
+}
+
+static bool blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strchr(" \t\r\n\v\f", s[i]) || s[i] == '\0')
+			return false;
+	return true;
+}
+
+static int invalid_journal(struct store *s, struct sw_error *err,
+			   const char *why)
+{
+	return fail_proto(s, err, "run_journal_invalid", "%s", why);
+}
+
+/* Streams journal.jsonl through `visit`.  With `repair`, a torn final
+ * record is cut off (or terminated when it decodes) and fsynced; without
+ * it the torn record is skipped and the bytes left alone. */
+static int replay(struct store *s, struct run *r, bool repair,
+		  store_visit_fn *visit, void *payload, long long *count,
+		  struct sw_error *err)
+{
+	struct reader *rd = NULL;
+	struct journal_record rec = { 0 };
+	off_t offset = 0, truncate_at = -1;
+	bool append_nl = false;
+	long long n = 0;
+	int fd = -1, rc = 0;
+
+	*count = 0;
+	rc = open_leaf(&fd, r->fd, JOURNAL_NAME, repair ? O_RDWR : O_RDONLY, err);
+	if (rc == SW_ENOTFOUND) {
+		/* A run whose create died before the journal: no events. */
+		sw_error_clear(err);
+		return 0;
+	}
+	if (rc < 0)
+		goto out;
+	if ((rd = sw_calloc(1, sizeof(*rd))) == NULL) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate journal reader");
+		goto out;
+	}
+	rd->fd = fd;
+	for (;;) {
+		off_t rec_off = offset;
+		size_t consumed;
+		bool complete, too_large;
+
+		if ((rc = read_record(rd, &consumed, &complete, &too_large, err)) < 0)
+			goto out;
+		if (consumed == 0)
+			break;
+		offset += (off_t)consumed;
+		if (too_large) {
+			if (!complete) {
+				truncate_at = rec_off;
+				break;
+			}
+			char why[96];
+
+			snprintf(why, sizeof(why),
+				 "decode journal event %lld: record exceeds %u bytes",
+				 n + 1, JOURNAL_MAX_LINE);
+			rc = invalid_journal(s, err, why);
+			goto out;
+		}
+		if (!blank(rd->line, rd->len)) {
+			struct sw_error e = SW_ERROR_INIT;
+
+			if (journal_record_decode(&rec, rd->line, rd->len, n + 1, &e) < 0) {
+				if (e.code == SW_ENOMEM) {
+					rc = sw_error_set(err, SW_ENOMEM, "%s", e.msg);
+					goto out;
+				}
+				if (!complete) {
+					truncate_at = rec_off;
+					break;
+				}
+				rc = invalid_journal(s, err, e.msg);
+				goto out;
+			}
+			struct store_event ev = { rec.sequence, rec.type, rec.at,
+						  rec.data, rec.data_len };
+
+			if (visit && (rc = visit(&ev, payload, err)) < 0) {
+				if (err && err->code == SW_OK)
+					rc = sw_error_set(err, rc, "journal visitor failed");
+				goto out;
+			}
+			journal_record_release(&rec);
+			n++;
+		}
+		if (!complete) {
+			append_nl = true;
+			break;
+		}
+	}
+	if (repair && (truncate_at >= 0 || append_nl)) {
+		if ((rc = check_leaf(r->fd, JOURNAL_NAME, fd, err)) < 0)
+			goto out;
+		if (truncate_at >= 0) {
+			if (ftruncate(fd, truncate_at) < 0) {
+				rc = sw_error_sys(err, errno, "cannot truncate torn journal record");
+				goto out;
+			}
+		} else if (lseek(fd, 0, SEEK_END) < 0 ||
+			   f_write(fd, "\n", 1, NULL) < 0) {
+			rc = sw_error_sys(err, errno, "cannot terminate journal record");
+			goto out;
+		}
+		if (f_fsync(fd) < 0) {
+			rc = sw_error_sys(err, errno, "cannot sync repaired journal");
+			goto out;
+		}
+	}
+	if ((rc = check_leaf(r->fd, JOURNAL_NAME, fd, err)) < 0)
+		goto out;
+	*count = n;
+out:
+	journal_record_release(&rec);
+	if (rd)
+		sw_free(rd->line);
+	sw_free(rd);
+	close_fd(&fd);
+	return rc;
+}
+
+int store_visit(struct store *s, const char *run_id, store_visit_fn *visit,
+		void *payload, long long *count, struct sw_error *err)
+{
+	struct run r = RUN_INIT;
+	long long n = 0;
+	int rc;
+
+	fail_reset(s);
+	if ((rc = run_open(&r, s, run_id, s->writable, err)) < 0)
+		goto out;
+	if ((rc = run_lock(&r, s, s->writable, err)) < 0)
+		goto out;
+	if ((rc = replay(s, &r, s->writable, visit, payload, &n, err)) < 0)
+		goto out;
+	rc = run_valid(s, &r, err);
+out:
+	run_close(&r);
+	if (count)
+		*count = rc < 0 ? 0 : n;
+	return rc;
+}
+
+int store_first_event(struct store *s, const char *run_id,
+		      store_visit_fn *visit, void *payload,
+		      struct sw_error *err)
+{
+	struct run r = RUN_INIT;
+	struct reader *rd = NULL;
+	struct journal_record rec = { 0 };
+	size_t consumed;
+	bool complete, too_large;
+	int fd = -1, rc;
+
+	fail_reset(s);
+	if ((rc = run_open(&r, s, run_id, false, err)) < 0)
+		goto out;
+	rc = open_leaf(&fd, r.fd, JOURNAL_NAME, O_RDONLY, err);
+	if (rc == SW_ENOTFOUND) {
+		sw_error_clear(err);
+		rc = sw_error_set(err, SW_EPARSE, "run journal is missing");
+		goto out;
+	}
+	if (rc < 0)
+		goto out;
+	if ((rd = sw_calloc(1, sizeof(*rd))) == NULL) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate journal reader");
+		goto out;
+	}
+	rd->fd = fd;
+	if ((rc = read_record(rd, &consumed, &complete, &too_large, err)) < 0)
+		goto out;
+	if (too_large) {
+		rc = sw_error_set(err, SW_EPARSE,
+				  "decode journal event 1: record exceeds %u bytes",
+				  JOURNAL_MAX_LINE);
+		goto out;
+	}
+	if (consumed == 0) {
+		rc = sw_error_set(err, SW_EPARSE, "run journal is empty");
+		goto out;
+	}
+	if ((rc = journal_record_decode(&rec, rd->line, rd->len, 1, err)) < 0)
+		goto out;
+	if ((rc = check_leaf(r.fd, JOURNAL_NAME, fd, err)) < 0)
+		goto out;
+	{
+		struct store_event ev = { rec.sequence, rec.type, rec.at,
+					  rec.data, rec.data_len };
+
+		rc = visit ? visit(&ev, payload, err) : 0;
+	}
+out:
+	journal_record_release(&rec);
+	if (rd)
+		sw_free(rd->line);
+	sw_free(rd);
+	close_fd(&fd);
+	run_close(&r);
+	return rc;
+}
+
+/* ---- mutation builder ------------------------------------------------ */
+
+static void mutation_release(struct store_mutation *m)
+{
+	for (size_t i = 0; i < m->nev; i++)
+		sw_free(m->ev[i].data);
+	sw_free(m->ev);
+	for (size_t i = 0; i < m->nmat; i++)
+		sw_free(m->mat[i].bytes);
+	sw_free(m->mat);
+	sw_free(m->proj);
+	memset(m, 0, sizeof(*m));
+}
+
+long long store_mutation_base(const struct store_mutation *m)
+{
+	return m->base;
+}
+
+int store_mutation_add_event(struct store_mutation *m, enum tbl_jevent type,
+			     const char *data, size_t len,
+			     struct sw_error *err)
+{
+	struct mut_event *p;
+	struct json_t *v = NULL;
+	char *compact = NULL;
+	size_t clen = 0;
+	int rc;
+
+	if (type <= TBL_JEVENT_INVALID || type >= TBL_JEVENT__COUNT)
+		return sw_error_set(err, SW_EINVAL, "unknown journal event type");
+	if ((rc = sw_json_load_strict(&v, data, len, SIZE_MAX, err)) < 0)
+		return rc;
+	json_decref(v);
+	if ((rc = journal_compact(&compact, &clen, data, len, 0, err)) < 0)
+		return rc;
+	if (clen > JOURNAL_MAX_DATA) {
+		struct store_failure *f = &m->s->fail;
+
+		sw_free(compact);
+		snprintf(f->code, sizeof(f->code), "journal_record_too_large");
+		f->has_limit = true;
+		snprintf(f->limit_context, sizeof(f->limit_context), "event payload");
+		f->limit_size = clen;
+		f->limit_max = JOURNAL_MAX_DATA;
+		return sw_error_proto(err, "journal_record_too_large",
+				      "event payload exceeds journal record limit: %zu bytes exceeds %u",
+				      clen, JOURNAL_MAX_DATA);
+	}
+	if ((p = sw_realloc(m->ev, (m->nev + 1) * sizeof(*p))) == NULL) {
+		sw_free(compact);
+		return sw_error_set(err, SW_ENOMEM, "cannot add event");
+	}
+	m->ev = p;
+	m->ev[m->nev].type = type;
+	m->ev[m->nev].data = compact;
+	m->ev[m->nev].len = clen;
+	m->nev++;
+	return 0;
+}
+
+int store_mutation_set_projection(struct store_mutation *m, const char *json,
+				  size_t len, struct sw_error *err)
+{
+	char *copy = sw_strndup(json, len);
+
+	if (copy == NULL)
+		return sw_error_set(err, SW_ENOMEM, "cannot copy projection");
+	sw_free(m->proj);
+	m->proj = copy;
+	m->proj_len = len;
+	return 0;
+}
+
+int store_mutation_add_material(struct store_mutation *m, const void *bytes,
+				size_t len, char digest[SW_DIGEST_LEN],
+				struct sw_error *err)
+{
+	struct mut_material *p;
+	void *copy;
+
+	if (len == 0 || len > STORE_MATERIAL_MAX)
+		return sw_error_set(err, SW_EINVAL,
+				    "material must contain 1..%u bytes", STORE_MATERIAL_MAX);
+	if ((copy = sw_malloc(len)) == NULL)
+		return sw_error_set(err, SW_ENOMEM, "cannot copy material");
+	memcpy(copy, bytes, len);
+	if ((p = sw_realloc(m->mat, (m->nmat + 1) * sizeof(*p))) == NULL) {
+		sw_free(copy);
+		return sw_error_set(err, SW_ENOMEM, "cannot add material");
+	}
+	m->mat = p;
+	store_material_digest(bytes, len, m->mat[m->nmat].digest);
+	m->mat[m->nmat].bytes = copy;
+	m->mat[m->nmat].len = len;
+	if (digest)
+		memcpy(digest, m->mat[m->nmat].digest, SW_DIGEST_LEN);
+	m->nmat++;
+	return 0;
+}
+
+/* Journal lines and run.json bytes for the collected mutation. */
+static int encode_mutation(char **journal, size_t *jlen, char **proj,
+			   size_t *plen, struct store *s,
+			   const struct store_mutation *m, struct txn *t,
+			   struct sw_error *err)
+{
+	char *all = NULL, *line = NULL;
+	size_t alen = 0, llen = 0;
+	int rc = 0;
+
+	*journal = *proj = NULL;
+	t->phase = "journal_write";
+	for (size_t i = 0; i < m->nev; i++) {
+		struct timespec now = { 0 };
+		char at[JOURNAL_TIME_LEN];
+		char *p;
+
+		s->clock(&now, s->clock_payload);
+		journal_format_time(&now, at);
+		if ((rc = journal_record_encode(&line, &llen, m->base + 1 + (long long)i,
+						m->ev[i].type, at, m->ev[i].data,
+						m->ev[i].len, err)) < 0)
+			goto out;
+		if (llen > JOURNAL_MAX_LINE) {
+			struct store_failure *f = &s->fail;
+
+			f->has_limit = true;
+			snprintf(f->limit_context, sizeof(f->limit_context),
+				 "encoded journal event");
+			f->limit_size = llen;
+			f->limit_max = JOURNAL_MAX_LINE;
+			rc = sw_error_proto(err, "journal_record_too_large",
+					    "encoded journal event exceeds journal record limit: %zu bytes exceeds %u",
+					    llen, JOURNAL_MAX_LINE);
+			goto out;
+		}
+		if ((p = sw_realloc(all, alen + llen + 1)) == NULL) {
+			rc = sw_error_set(err, SW_ENOMEM, "cannot encode journal");
+			goto out;
+		}
+		all = p;
+		memcpy(all + alen, line, llen + 1);
+		alen += llen;
+		sw_free(line);
+		line = NULL;
+	}
+	t->phase = "projection_encode";
+	if ((rc = journal_projection_encode(proj, plen, m->base + (long long)m->nev,
+					    m->proj ? m->proj : "null",
+					    m->proj ? m->proj_len : 4, err)) < 0)
+		goto out;
+	*journal = all;
+	*jlen = alen;
+	all = NULL;
+out:
+	sw_free(line);
+	sw_free(all);
+	return rc;
+}
+
+/* ---- materials ------------------------------------------------------- */
+
+/* Reads blob `hex` below `mfd` and checks size and digest. */
+static int read_blob(void **out, size_t *len, int mfd, const char *hex,
+		     const char *digest, struct sw_error *err)
+{
+	char *buf = NULL;
+	char got[SW_DIGEST_LEN];
+	size_t n = 0;
+	int fd = -1, rc;
+
+	*out = NULL;
+	*len = 0;
+	if ((rc = open_leaf(&fd, mfd, hex, O_RDONLY, err)) < 0)
+		goto out;
+	if ((buf = sw_malloc(STORE_MATERIAL_MAX + 1)) == NULL) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot read material");
+		goto out;
+	}
+	for (;;) {
+		ssize_t r = read(fd, buf + n, STORE_MATERIAL_MAX + 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = sw_error_sys(err, errno, "cannot read material %s", digest);
+			goto out;
+		}
+		if (r == 0 || (n += (size_t)r) > STORE_MATERIAL_MAX)
+			break;
+	}
+	if (n == 0 || n > STORE_MATERIAL_MAX) {
+		rc = sw_error_set(err, SW_EPARSE, "material %s has invalid size", digest);
+		goto out;
+	}
+	if ((rc = check_leaf(mfd, hex, fd, err)) < 0)
+		goto out;
+	store_material_digest(buf, n, got);
+	if (strcmp(got, digest) != 0) {
+		rc = sw_error_set(err, SW_EPARSE, "material %s is corrupt", digest);
+		goto out;
+	}
+	*out = buf;
+	*len = n;
+	buf = NULL;
+out:
+	sw_free(buf);
+	close_fd(&fd);
+	return rc;
+}
+
+static int put_blob(int mfd, const struct mut_material *mm, struct sw_error *err)
+{
+	const char *hex = mm->digest + 7;
+	char rnd[17], tmp[128] = "";
+	void *have = NULL;
+	size_t have_len = 0;
+	struct stat st;
+	bool renamed = false;
+	int fd = -1, rc = 0;
+
+	if (fstatat(mfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		goto compare;
+	if (errno != ENOENT)
+		return sw_error_sys(err, errno, "cannot inspect material %s", mm->digest);
+	if ((rc = random_hex16(rnd, err)) < 0)
+		return rc;
+	snprintf(tmp, sizeof(tmp), ".tmp-%s-%s", hex, rnd);
+	if ((fd = f_create(mfd, tmp, O_WRONLY)) < 0)
+		return sw_error_sys(err, errno, "cannot create material temp");
+	if (fchmod(fd, 0600) < 0 || f_write(fd, mm->bytes, mm->len, NULL) < 0) {
+		rc = sw_error_sys(err, errno, "cannot write material temp");
+		goto out;
+	}
+	if ((rc = check_leaf(mfd, tmp, fd, err)) < 0)
+		goto out;
+	if (f_fsync(fd) < 0) {
+		rc = sw_error_sys(err, errno, "cannot sync material temp");
+		goto out;
+	}
+	close_fd(&fd);
+	if (f_rename(mfd, tmp, hex) < 0) {
+		if (errno != EEXIST) {
+			rc = sw_error_sys(err, errno, "cannot commit material %s",
+					  mm->digest);
+			goto out;
+		}
+		goto compare;
+	}
+	renamed = true;
+compare:
+	/* An existing or concurrent blob must match byte for byte. */
+	if ((rc = read_blob(&have, &have_len, mfd, hex, mm->digest, err)) < 0)
+		goto out;
+	if (have_len != mm->len || memcmp(have, mm->bytes, mm->len) != 0)
+		rc = sw_error_set(err, SW_ECONFLICT,
+				  "material %s content conflicts with existing blob",
+				  mm->digest);
+out:
+	close_fd(&fd);
+	if (!renamed && tmp[0] == '.')
+		unlinkat(mfd, tmp, 0);
+	sw_free(have);
+	return rc;
+}
+
+static int put_materials(struct run *r, const struct store_mutation *m,
+			 struct txn *t, struct sw_error *err)
+{
+	struct stat mst;
+	bool created = false;
+	int mfd = -1, rc = 0;
+
+	if (m->nmat == 0)
+		return 0;
+	t->phase = "directory_sync";
+	if ((rc = open_dir_at(&mfd, &mst, &created, r->fd, MATERIALS_NAME,
+			      true, true, err)) < 0)
+		goto out;
+	if (created && ((rc = sync_dir(mfd, &mst, "materials", err)) < 0 ||
+			(rc = sync_dir(r->fd, &r->st, "run", err)) < 0))
+		goto out;
+	for (size_t i = 0; i < m->nmat; i++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(m->mat[i].digest, m->mat[j].digest) == 0)
+				dup = true;
+		if (!dup && (rc = put_blob(mfd, &m->mat[i], err)) < 0)
+			goto out;
+	}
+	if ((rc = sync_dir(mfd, &mst, "materials", err)) < 0)
+		goto out;
+	rc = check_dir_at(r->fd, MATERIALS_NAME, &mst, err);
+out:
+	close_fd(&mfd);
+	return rc;
+}
+
+/* Re-reads every material of `m` through an anchored materials/ and checks
+ * its digest: before the journal append (an event must never reference a
+ * missing or altered blob) and after the commit. */
+static int verify_materials(struct run *r, const struct store_mutation *m,
+			    struct sw_error *err)
+{
+	struct stat mst;
+	int mfd = -1, rc = 0;
+
+	if (m->nmat == 0)
+		return 0;
+	if ((rc = open_dir_at(&mfd, &mst, NULL, r->fd, MATERIALS_NAME, false,
+			      false, err)) < 0)
+		return rc;
+	for (size_t i = 0; i < m->nmat && rc == 0; i++) {
+		void *have = NULL;
+		size_t len = 0;
+
+		rc = read_blob(&have, &len, mfd, m->mat[i].digest + 7,
+			       m->mat[i].digest, err);
+		sw_free(have);
+	}
+	if (rc == 0)
+		rc = check_dir_at(r->fd, MATERIALS_NAME, &mst, err);
+	close_fd(&mfd);
+	return rc;
+}
+
+int store_read_material(void **out, size_t *len, struct store *s,
+			const char *run_id, const char *digest,
+			struct sw_error *err)
+{
+	struct run r = RUN_INIT;
+	struct stat mst;
+	int mfd = -1, rc;
+
+	*out = NULL;
+	*len = 0;
+	fail_reset(s);
+	if (!sw_digest_valid(digest))
+		return sw_error_set(err, SW_EINVAL,
+				    "material digest must use lowercase sha256:<64 hex> format");
+	if ((rc = run_open(&r, s, run_id, false, err)) < 0)
+		goto out;
+	if ((rc = open_dir_at(&mfd, &mst, NULL, r.fd, MATERIALS_NAME, false,
+			      false, err)) < 0) {
+		if (err && err->sys_errno == ENOENT) {
+			err->code = SW_ENOTFOUND;
+			rc = SW_ENOTFOUND;
+		}
+		goto out;
+	}
+	if ((rc = read_blob(out, len, mfd, digest + 7, digest, err)) < 0)
+		goto out;
+	if ((rc = check_dir_at(r.fd, MATERIALS_NAME, &mst, err)) < 0 ||
+	    (rc = run_valid(s, &r, err)) < 0) {
+		sw_free(*out);
+		*out = NULL;
+		*len = 0;
+	}
+out:
+	close_fd(&mfd);
+	run_close(&r);
+	return rc;
+}
+
+/* ---- projection ------------------------------------------------------ */
+
+struct prepared {
+	int prev_fd;		/* pinned old run.json, or -1 */
+	struct stat prev_st;
+	char tmp[64];
+	struct stat tmp_st;
+	bool renamed;
+};
+
+static void prepared_discard(struct prepared *p, struct run *r)
+{
+	struct stat st;
+
+	close_fd(&p->prev_fd);
+	if (p->tmp[0] && !p->renamed &&
+	    fstatat(r->fd, p->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    same_file(&st, &p->tmp_st))
+		unlinkat(r->fd, p->tmp, 0);
+}
+
+static int prepare_projection(struct prepared *p, struct run *r,
+			      const char *bytes, size_t len, struct txn *t,
+			      struct sw_error *err)
+{
+	char rnd[17];
+	int fd = -1, rc;
+
+	t->phase = "projection_prepare";
+	rc = open_leaf(&p->prev_fd, r->fd, PROJECTION_NAME, O_RDONLY, err);
+	if (rc == SW_ENOTFOUND) {
+		sw_error_clear(err);
+		rc = 0;
+	} else if (rc < 0) {
+		return rc;
+	} else if (fstat(p->prev_fd, &p->prev_st) < 0) {
+		return sw_error_sys(err, errno, "cannot stat run projection");
+	}
+	t->phase = "projection_temp";
+	if ((rc = random_hex16(rnd, err)) < 0)
+		return rc;
+	snprintf(p->tmp, sizeof(p->tmp), ".tmp-%s-%s", PROJECTION_NAME, rnd);
+	if ((fd = f_create(r->fd, p->tmp, O_WRONLY)) < 0) {
+		p->tmp[0] = '\0';
+		return sw_error_sys(err, errno, "cannot create run projection temp");
+	}
+	if (fstat(fd, &p->tmp_st) < 0) {
+		rc = sw_error_sys(err, errno, "cannot stat run projection temp");
+		goto out;
+	}
+	t->phase = "projection_write";
+	if (f_write(fd, bytes, len, NULL) < 0 || fchmod(fd, 0600) < 0) {
+		rc = sw_error_sys(err, errno, "cannot write run projection temp");
+		goto out;
+	}
+	if ((rc = check_leaf(r->fd, p->tmp, fd, err)) < 0)
+		goto out;
+	t->phase = "projection_fsync";
+	if (f_fsync(fd) < 0)
+		rc = sw_error_sys(err, errno, "cannot sync run projection temp");
+out:
+	close_fd(&fd);
+	return rc;
+}
+
+static int leaf_is(int dfd, const char *name, const struct stat *want)
+{
+	struct stat st;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISREG(st.st_mode) && same_file(&st, want);
+}
+
+/* Installs the prepared run.json: the old one is parked under a quarantine
+ * name (no replace), the temp renamed into place (no replace), the
+ * directory synced, the quarantine removed and the directory synced. */
+static int install_projection(struct prepared *p, struct store *s,
+			      struct run *r, struct txn *t,
+			      struct sw_error *err)
+{
+	char quarantine[96] = "";
+	int rc;
+
+	t->phase = "projection_rename";
+	if (p->prev_fd >= 0 && !leaf_is(r->fd, PROJECTION_NAME, &p->prev_st))
+		return sw_error_set(err, SW_EUNSAFE, "run projection changed before rename");
+	if (p->prev_fd < 0 && faccessat(r->fd, PROJECTION_NAME, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return sw_error_set(err, SW_EUNSAFE, "run projection appeared before rename");
+	if (!leaf_is(r->fd, p->tmp, &p->tmp_st))
+		return sw_error_set(err, SW_EUNSAFE, "run projection temp changed before rename");
+	if ((rc = run_valid(s, r, err)) < 0)
+		return rc;
+	if (p->prev_fd >= 0) {
+		int attempt;
+
+		for (attempt = 0; attempt < RENAME_ATTEMPTS; attempt++) {
+			char rnd[17];
+
+			if ((rc = random_hex16(rnd, err)) < 0)
+				return rc;
+			snprintf(quarantine, sizeof(quarantine),
+				 ".quarantine-%s-%s", PROJECTION_NAME, rnd);
+			if (f_rename(r->fd, PROJECTION_NAME, quarantine) == 0)
+				break;
+			if (errno != EEXIST)
+				return sw_error_sys(err, errno,
+						    "cannot relocate old run projection");
+		}
+		if (attempt == RENAME_ATTEMPTS)
+			return sw_error_set(err, SW_EIO,
+					    "could not allocate projection quarantine name");
+		if (!leaf_is(r->fd, quarantine, &p->prev_st)) {
+			renameat2(r->fd, quarantine, r->fd, PROJECTION_NAME,
+				  RENAME_NOREPLACE);
+			return sw_error_set(err, SW_EUNSAFE,
+					    "run projection changed during relocation");
+		}
+	}
+	if (f_rename(r->fd, p->tmp, PROJECTION_NAME) < 0) {
+		int e = errno;
+
+		if (quarantine[0])
+			renameat2(r->fd, quarantine, r->fd, PROJECTION_NAME,
+				  RENAME_NOREPLACE);
+		return sw_error_sys(err, e, "cannot install run projection");
+	}
+	p->renamed = true;
+	if (!leaf_is(r->fd, PROJECTION_NAME, &p->tmp_st)) {
+		t->detached = true;
+		return sw_error_set(err, SW_EUNSAFE, "run projection changed after rename");
+	}
+	if ((rc = run_valid(s, r, err)) < 0)
+		return rc;
+	t->phase = "projection_directory_sync";
+	if ((rc = sync_dir(r->fd, &r->st, "run", err)) < 0)
+		return rc;
+	t->pending = false;
+	if (quarantine[0]) {
+		t->phase = "projection_rename";
+		if (!leaf_is(r->fd, quarantine, &p->prev_st))
+			return sw_error_set(err, SW_EUNSAFE,
+					    "old projection was preserved at '%s' after its identity changed",
+					    quarantine);
+		if (unlinkat(r->fd, quarantine, 0) < 0)
+			return sw_error_sys(err, errno, "cannot remove old projection");
+		t->phase = "projection_directory_sync";
+		if ((rc = sync_dir(r->fd, &r->st, "run", err)) < 0)
+			return rc;
+	}
+	return run_valid(s, r, err);
+}
+
+/* ---- journal append -------------------------------------------------- */
+
+/* Appends `bytes` with O_APPEND and fsyncs.  *existed says whether the
+ * journal was already there: only then is the fsync the commit point (a
+ * new journal also needs its directory entry synced). */
+static int append_journal(bool *existed, struct store *s, struct run *r,
+			  const char *bytes, size_t len, struct txn *t,
+			  struct sw_error *err)
+{
+	struct stat st;
+	size_t done = 0;
+	int fd = -1, rc = 0;
+
+	t->phase = "journal_open";
+	*existed = false;
+	if ((rc = run_valid(s, r, err)) < 0)
+		return rc;
+	if (fstatat(r->fd, JOURNAL_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		*existed = true;
+		if ((rc = open_leaf(&fd, r->fd, JOURNAL_NAME, O_WRONLY | O_APPEND,
+				    err)) < 0)
+			return rc;
+	} else if (errno != ENOENT) {
+		return sw_error_sys(err, errno, "cannot inspect journal");
+	} else if ((fd = f_create(r->fd, JOURNAL_NAME, O_WRONLY | O_APPEND)) < 0) {
+		return sw_error_sys(err, errno, "cannot create journal");
+	}
+	if (fchmod(fd, 0600) < 0) {
+		rc = sw_error_sys(err, errno, "cannot secure journal");
+		goto out;
+	}
+	t->phase = "journal_verify";
+	if ((rc = check_leaf(r->fd, JOURNAL_NAME, fd, err)) < 0)
+		goto out;
+	t->phase = "journal_write";
+	if (f_write(fd, bytes, len, &done) < 0) {
+		if (done > 0)
+			t->wrote = true;
+		rc = sw_error_sys(err, errno, "cannot append journal");
+		goto out;
+	}
+	t->wrote = true;
+	t->phase = "journal_verify";
+	if (check_leaf(r->fd, JOURNAL_NAME, fd, err) < 0 ||
+	    run_valid(s, r, err) < 0) {
+		t->detached = true;
+		rc = err ? err->code : SW_EUNSAFE;
+		goto out;
+	}
+	t->phase = "journal_sync";
+	if (f_fsync(fd) < 0) {
+		rc = sw_error_sys(err, errno, "cannot sync journal");
+		goto out;
+	}
+	if (*existed) {
+		t->committed = true;
+		t->pending = true;
+	}
+	t->phase = "journal_verify";
+	if (check_leaf(r->fd, JOURNAL_NAME, fd, err) < 0 ||
+	    run_valid(s, r, err) < 0) {
+		t->detached = true;
+		rc = err ? err->code : SW_EUNSAFE;
+	}
+out:
+	close_fd(&fd);
+	return rc;
+}
+
+/* ---- create and update ----------------------------------------------- */
+
+static int require_writable(struct store *s, struct txn *t, struct sw_error *err)
+{
+	t->phase = "validation";
+	if (!s->writable)
+		return sw_error_set(err, SW_EINVAL, "run store is read-only");
+	return 0;
+}
+
+/* Everything after the callback: projection temp, materials, journal,
+ * commit, projection install.  `create` follows the create ordering. */
+static int commit_mutation(struct store *s, struct run *r,
+			   const struct store_mutation *m, bool create,
+			   struct txn *t, struct sw_error *err)
+{
+	struct prepared p = { -1, { 0 }, "", { 0 }, false };
+	char *journal = NULL, *proj = NULL;
+	size_t jlen = 0, plen = 0;
+	bool existed = false;
+	int rc;
+
+	if ((rc = encode_mutation(&journal, &jlen, &proj, &plen, s, m, t, err)) < 0)
+		goto out;
+	if (create && (rc = put_materials(r, m, t, err)) < 0)
+		goto out;
+	if ((rc = prepare_projection(&p, r, proj, plen, t, err)) < 0)
+		goto out;
+	if (!create && (rc = put_materials(r, m, t, err)) < 0)
+		goto out;
+	t->phase = "namespace_verify";
+	if ((rc = verify_materials(r, m, err)) < 0)
+		goto out;
+	if ((rc = append_journal(&existed, s, r, journal, jlen, t, err)) < 0)
+		goto out;
+	if (!existed) {
+		/* A new journal is committed once its directory entry is. */
+		t->phase = "directory_sync";
+		if ((rc = sync_dir(r->fd, &r->st, "run", err)) < 0)
+			goto out;
+		t->committed = true;
+		t->pending = true;
+	}
+	t->phase = "journal_verify";
+	if ((rc = verify_materials(r, m, err)) < 0)
+		goto out;
+	if ((rc = install_projection(&p, s, r, t, err)) < 0)
+		goto out;
+	if (create) {
+		t->phase = "directory_sync";
+		if ((rc = sync_dir(s->runs_fd, &s->runs_st, "runs", err)) < 0)
+			goto out;
+		t->phase = "namespace_verify";
+		rc = run_valid(s, r, err);
+	}
+out:
+	prepared_discard(&p, r);
+	sw_free(proj);
+	sw_free(journal);
+	return rc;
+}
+
+int store_create(struct store *s, const char *run_id, store_mutate_fn *mutate,
+		 void *payload, struct sw_error *err)
+{
+	struct store_mutation m = { 0 };
+	struct txn t = { "validation", false, false, false, false };
+	struct run r = RUN_INIT;
+	int rc;
+
+	fail_reset(s);
+	m.s = s;
+	if ((rc = require_writable(s, &t, err)) < 0)
+		goto out;
+	if (!store_run_id_valid(run_id)) {
+		rc = sw_error_set(err, SW_EINVAL, "invalid run id");
+		goto out;
+	}
+	t.phase = "callback";
+	if ((rc = mutate(&m, payload, err)) < 0) {
+		if (err && err->code == SW_OK)
+			rc = sw_error_set(err, rc, "mutation callback failed");
+		goto out;
+	}
+	t.phase = "validation";
+	if (m.nev != 1) {
+		rc = sw_error_set(err, SW_EINVAL, "a new run needs exactly one event");
+		goto out;
+	}
+	t.phase = "namespace_verify";
+	if ((rc = anchors_valid(s, err)) < 0)
+		goto out;
+	t.phase = "directory_create";
+	r.id = run_id;
+	if (f_mkdir(s->runs_fd, run_id) < 0) {
+		rc = errno == EEXIST ?
+			sw_error_set(err, SW_ECONFLICT, "run '%s' already exists", run_id) :
+			sw_error_sys(err, errno, "cannot create run directory");
+		goto out;
+	}
+	if ((rc = open_dir_at(&r.fd, &r.st, NULL, s->runs_fd, run_id, false,
+			      true, err)) < 0)
+		goto out;
+	t.phase = "directory_sync";
+	if ((rc = sync_dir(r.fd, &r.st, "run", err)) < 0 ||
+	    (rc = sync_dir(s->runs_fd, &s->runs_st, "runs", err)) < 0)
+		goto out;
+	t.phase = "lock_open";
+	if ((rc = run_lock(&r, s, true, err)) < 0)
+		goto out;
+	if ((rc = ensure_lock_file(&r, &t, err)) < 0)
+		goto out;
+	rc = commit_mutation(s, &r, &m, true, &t, err);
+out:
+	run_close(&r);
+	mutation_release(&m);
+	return finish_mutation(s, &t, rc, err);
+}
+
+int store_update(struct store *s, const char *run_id, store_visit_fn *visit,
+		 store_mutate_fn *mutate, void *payload, struct sw_error *err)
+{
+	struct store_mutation m = { 0 };
+	struct txn t = { "validation", false, false, false, false };
+	struct run r = RUN_INIT;
+	long long count = 0;
+	int rc;
+
+	fail_reset(s);
+	m.s = s;
+	if ((rc = require_writable(s, &t, err)) < 0)
+		goto out;
+	t.phase = "namespace_verify";
+	if ((rc = run_open(&r, s, run_id, true, err)) < 0)
+		goto out;
+	t.phase = "lock_open";
+	if ((rc = run_lock(&r, s, true, err)) < 0)
+		goto out;
+	if ((rc = ensure_lock_file(&r, &t, err)) < 0)
+		goto out;
+	t.phase = "replay";
+	if ((rc = replay(s, &r, true, visit, payload, &count, err)) < 0)
+		goto out;
+	t.phase = "lock_verify";
+	if ((rc = run_valid(s, &r, err)) < 0)
+		goto out;
+	m.base = count;
+	t.phase = "callback";
+	if ((rc = mutate(&m, payload, err)) < 0) {
+		if (err && err->code == SW_OK)
+			rc = sw_error_set(err, rc, "mutation callback failed");
+		goto out;
+	}
+	t.phase = "lock_verify";
+	if ((rc = run_valid(s, &r, err)) < 0)
+		goto out;
+	if (m.nev == 0)
+		goto out;
+	rc = commit_mutation(s, &r, &m, false, &t, err);
+out:
+	run_close(&r);
+	mutation_release(&m);
+	return finish_mutation(s, &t, rc, err);
+}

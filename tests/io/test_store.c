@@ -1,0 +1,724 @@
+#include <sys/file.h>
+
+#include "tests/io/store_helpers.h"
+
+#include "io/journal.h"
+
+TestSuite(io_store, .init = scratch_init, .fini = scratch_fini);
+
+Test(io_store, replay_returns_exactly_what_was_appended)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	struct add_spec a = { 2, TBL_JEVENT_OUTCOME_SUBMITTED,
+			      "{ \"k\" : [1, 2.50, \"a b\"], \"u\": \"\xc3\xa9<\" }",
+			      "{\"x\": \"<a&b>\", \"e\": {}, \"l\": []}", NULL, "", 0 };
+	struct seen seen = { 0 };
+	long long count = 0;
+	char *proj;
+
+	make_run(s, "run-1");
+	cr_assert_eq(store_update(s, "run-1", NULL, add_events, &a, &err), 0,
+		     "%s", err.msg);
+	cr_expect_eq(a.base, 1);
+	cr_assert_eq(store_visit(s, "run-1", collect, &seen, &count, &err), 0);
+	cr_assert_eq(count, 3);
+	cr_assert_eq(seen.n, 3);
+	cr_expect_eq(seen.type[0], TBL_JEVENT_RUN_STARTED);
+	cr_expect_str_eq(seen.data[0], "{\"goal\":\"g\"}");
+	for (int i = 0; i < 3; i++) {
+		cr_expect_eq(seen.seq[i], i + 1);
+		cr_expect_str_eq(seen.at[i], "2026-01-02T03:04:05.12345Z");
+	}
+	for (int i = 1; i < 3; i++) {
+		cr_expect_eq(seen.type[i], TBL_JEVENT_OUTCOME_SUBMITTED);
+		cr_expect_str_eq(seen.data[i],
+				 "{\"k\":[1,2.50,\"a b\"],\"u\":\"\xc3\xa9<\"}");
+	}
+	proj = slurp(run_path("run-1", "run.json"), NULL);
+	cr_assert_not_null(proj);
+	cr_expect_str_eq(proj, "{\n  \"revision\": 3,\n  \"data\": {\n"
+			 "    \"x\": \"\\u003ca\\u0026b\\u003e\",\n"
+			 "    \"e\": {},\n    \"l\": []\n  }\n}\n");
+	free(proj);
+	seen_free(&seen);
+	store_free(s);
+}
+
+Test(io_store, journal_line_layout_and_private_modes)
+{
+	struct store *s = open_store(true);
+	struct stat st;
+	char *j;
+
+	make_run(s, "r");
+	j = slurp(run_path("r", "journal.jsonl"), NULL);
+	cr_expect_str_eq(j, "{\"sequence\":1,\"type\":\"run_started\","
+			 "\"at\":\"2026-01-02T03:04:05.12345Z\",\"data\":{\"goal\":\"g\"}}\n");
+	free(j);
+	cr_assert_eq(stat(run_path("r", NULL), &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0700);
+	cr_assert_eq(stat(run_path("r", "journal.jsonl"), &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0600);
+	cr_assert_eq(stat(run_path("r", "run.json"), &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0600);
+	cr_assert_eq(stat(run_path("r", "run.lock"), &st), 0);
+	cr_expect_eq(st.st_size, 0);
+	store_free(s);
+}
+
+Test(io_store, time_format_trims_fraction_like_go)
+{
+	char out[JOURNAL_TIME_LEN];
+	struct timespec a = { 0, 0 }, b = { 1, 100000000 };
+
+	journal_format_time(&a, out);
+	cr_expect_str_eq(out, "1970-01-01T00:00:00Z");
+	journal_format_time(&b, out);
+	cr_expect_str_eq(out, "1970-01-01T00:00:01.1Z");
+	cr_expect(journal_time_valid("2026-01-02T03:04:05.123456789+02:00"));
+	cr_expect(!journal_time_valid("0001-01-01T00:00:00Z"));
+	cr_expect(!journal_time_valid("2026-02-30T00:00:00Z"));
+	cr_expect(!journal_time_valid("2026-01-02 03:04:05Z"));
+}
+
+Test(io_store, read_only_open_creates_nothing)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(false);
+	struct stat st;
+	char **ids = NULL;
+	size_t n = 9;
+
+	cr_assert_eq(store_list(&ids, &n, s, &err), 0);
+	cr_expect_eq(n, 0);
+	store_list_free(ids, n);
+	cr_expect_eq(store_visit(s, "abc", NULL, NULL, NULL, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "run_not_found");
+	sw_error_clear(&err);
+	cr_expect_neq(store_create(s, "abc", add_events, NULL, &err), 0);
+	cr_expect_neq(lstat(run_path("", NULL), &st), 0);
+	{
+		char *ns = sw_asprintf("%s/slipway", g_common);
+
+		cr_expect_neq(lstat(ns, &st), 0, "read-only open created slipway/");
+		sw_free(ns);
+	}
+	store_free(s);
+}
+
+Test(io_store, read_only_visit_leaves_a_run_without_lock_file)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *w = open_store(true), *r;
+	struct seen seen = { 0 };
+	struct stat st;
+
+	make_run(w, "q");
+	cr_assert_eq(unlink(run_path("q", "run.lock")), 0);
+	cr_assert_eq(chmod(run_path("q", NULL), 0750), 0);
+	r = open_store(false);
+	cr_assert_eq(store_visit(r, "q", collect, &seen, NULL, &err), 0, "%s", err.msg);
+	cr_expect_eq(seen.n, 1);
+	cr_expect_neq(lstat(run_path("q", "run.lock"), &st), 0);
+	cr_assert_eq(stat(run_path("q", NULL), &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0750, "read-only mode must not chmod");
+	seen_free(&seen);
+	store_free(r);
+	store_free(w);
+}
+
+Test(io_store, run_id_grammar_and_uuid)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	char id[37], long_id[130];
+
+	cr_expect(store_run_id_valid("aZ09_-"));
+	cr_expect(!store_run_id_valid(""));
+	cr_expect(!store_run_id_valid("a.b"));
+	cr_expect(!store_run_id_valid("a/b"));
+	memset(long_id, 'a', 128);
+	long_id[128] = '\0';
+	cr_expect(store_run_id_valid(long_id));
+	long_id[128] = 'a';
+	long_id[129] = '\0';
+	cr_expect(!store_run_id_valid(long_id));
+	for (int k = 0; k < 50; k++) {
+		cr_assert_eq(store_new_run_id(id, &err), 0);
+		cr_assert_eq(strlen(id), 36);
+		for (int i = 0; i < 36; i++) {
+			if (i == 8 || i == 13 || i == 18 || i == 23)
+				cr_assert_eq(id[i], '-');
+			else
+				cr_assert(strchr("0123456789abcdef", id[i]), "%s", id);
+		}
+		cr_expect_eq(id[14], '4');
+		cr_expect(strchr("89ab", id[19]) != NULL, "%s", id);
+		cr_expect(store_run_id_valid(id));
+	}
+}
+
+Test(io_store, listing_ignores_names_outside_the_grammar)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	char **ids = NULL;
+	const char *bad = run_path("bad.name", NULL);
+	size_t n = 0;
+
+	make_run(s, "b-run");
+	make_run(s, "a_run");
+	cr_assert_eq(mkdir(bad, 0700), 0);
+	cr_assert_eq(store_list(&ids, &n, s, &err), 0);
+	cr_assert_eq(n, 2);
+	cr_expect_str_eq(ids[0], "a_run");
+	cr_expect_str_eq(ids[1], "b-run");
+	store_list_free(ids, n);
+	store_free(s);
+}
+
+Test(io_store, create_refuses_an_existing_run)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STARTED, "{}", "{}", NULL, "", 0 };
+
+	make_run(s, "dup");
+	cr_expect_eq(store_create(s, "dup", add_events, &a, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "mutation_not_committed");
+	cr_expect_str_eq(store_last_failure(s)->phase, "directory_create");
+	store_free(s);
+}
+
+static int reject(struct store_mutation *m, void *payload, struct sw_error *err)
+{
+	(void)payload;
+	store_mutation_add_event(m, TBL_JEVENT_RUN_STOPPED, "{}", 2, err);
+	store_mutation_add_material(m, "blob", 4, NULL, err);
+	return sw_error_proto(err, "stale_action", "the action is stale");
+}
+
+static int reject_plain(struct store_mutation *m, void *payload,
+			struct sw_error *err)
+{
+	(void)m;
+	(void)payload;
+	return sw_error_set(err, SW_EINVAL, "business rule");
+}
+
+Test(io_store, rejected_mutation_leaves_run_byte_identical)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STOPPED, "{\"a\":1}", "{}", "m1", "", 0 };
+	char *dir, *before, *after;
+	const struct store_failure *f;
+
+	make_run(s, "rj");
+	cr_assert_eq(store_update(s, "rj", NULL, add_events, &a, &err), 0);
+	dir = run_path("rj", NULL);
+	before = tree_fingerprint(dir);
+	cr_expect_eq(store_update(s, "rj", NULL, reject, NULL, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "stale_action");
+	f = store_last_failure(s);
+	cr_expect(f->has_mutation);
+	cr_expect_str_eq(f->phase, "callback");
+	cr_expect(!f->committed && !f->ambiguous);
+	after = tree_fingerprint(dir);
+	cr_expect_str_eq(after, before);
+	sw_free(after);
+	sw_error_clear(&err);
+	cr_expect_eq(store_update(s, "rj", NULL, reject_plain, NULL, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "mutation_not_committed");
+	cr_expect_str_eq(err.msg, "business rule");
+	after = tree_fingerprint(dir);
+	cr_expect_str_eq(after, before);
+	sw_free(after);
+	sw_free(before);
+	store_free(s);
+}
+
+Test(io_store, update_without_events_writes_nothing)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	struct add_spec a = { 0, TBL_JEVENT_RUN_STOPPED, "{}", "{\"z\":1}", NULL, "", 0 };
+	char *dir, *before, *after;
+
+	make_run(s, "nop");
+	dir = run_path("nop", NULL);
+	before = tree_fingerprint(dir);
+	cr_assert_eq(store_update(s, "nop", NULL, add_events, &a, &err), 0);
+	after = tree_fingerprint(dir);
+	cr_expect_str_eq(after, before);
+	sw_free(after);
+	sw_free(before);
+	store_free(s);
+}
+
+Test(io_store, symlinked_run_dir_is_refused)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{}", NULL, "", 0 };
+	char *real = run_path("real", NULL), *link = run_path("link", NULL);
+
+	make_run(s, "real");
+	cr_assert_eq(symlink(real, link), 0);
+	cr_expect_lt(store_visit(s, "link", NULL, NULL, NULL, &err), 0);
+	cr_expect_neq(err.code, SW_OK);
+	sw_error_clear(&err);
+	cr_expect_lt(store_update(s, "link", NULL, add_events, &a, &err), 0);
+	cr_expect_str_eq(err.proto, "mutation_not_committed");
+	sw_error_clear(&err);
+	cr_expect_lt(store_first_event(s, "link", NULL, NULL, &err), 0);
+	store_free(s);
+}
+
+Test(io_store, symlinked_journal_is_refused)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{}", NULL, "", 0 };
+	char *j = run_path("sj", "journal.jsonl"), *elsewhere;
+	size_t before_len, after_len;
+	char *before, *after;
+
+	make_run(s, "sj");
+	elsewhere = sw_asprintf("%s/outside.jsonl", g_root);
+	cr_assert_eq(rename(j, elsewhere), 0);
+	cr_assert_eq(symlink(elsewhere, j), 0);
+	before = slurp(elsewhere, &before_len);
+	cr_expect_lt(store_visit(s, "sj", NULL, NULL, NULL, &err), 0);
+	sw_error_clear(&err);
+	cr_expect_lt(store_update(s, "sj", NULL, add_events, &a, &err), 0);
+	sw_error_clear(&err);
+	cr_expect_lt(store_first_event(s, "sj", NULL, NULL, &err), 0);
+	after = slurp(elsewhere, &after_len);
+	cr_expect_eq(after_len, before_len);
+	cr_expect_str_eq(after, before);
+	free(before);
+	free(after);
+	sw_free(elsewhere);
+	store_free(s);
+}
+
+Test(io_store, symlinked_materials_dir_is_refused)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{}", "payload", "", 0 };
+	char *m = run_path("sm", "materials"), *outside;
+	struct seen seen = { 0 };
+	DIR *d;
+	int entries = 0;
+
+	make_run(s, "sm");
+	outside = sw_asprintf("%s/outside-materials", g_root);
+	cr_assert_eq(mkdir(outside, 0700), 0);
+	cr_assert_eq(symlink(outside, m), 0);
+	cr_expect_lt(store_update(s, "sm", NULL, add_events, &a, &err), 0);
+	cr_expect_str_eq(err.proto, "mutation_not_committed");
+	d = opendir(outside);
+	while (readdir(d) != NULL)
+		entries++;
+	closedir(d);
+	cr_expect_eq(entries, 2, "nothing may be written through the link");
+	sw_error_clear(&err);
+	cr_assert_eq(store_visit(s, "sm", collect, &seen, NULL, &err), 0);
+	cr_expect_eq(seen.n, 1);
+	seen_free(&seen);
+	sw_free(outside);
+	store_free(s);
+}
+
+Test(io_store, materials_round_trip_and_are_verified)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{}", "hello material", "", 0 };
+	char want[SW_DIGEST_LEN], *path;
+	void *data = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	make_run(s, "mat");
+	cr_assert_eq(store_update(s, "mat", NULL, add_events, &a, &err), 0, "%s", err.msg);
+	store_material_digest("hello material", 14, want);
+	cr_expect_str_eq(a.digest, want);
+	cr_assert_eq(store_read_material(&data, &len, s, "mat", want, &err), 0, "%s", err.msg);
+	cr_expect_eq(len, 14);
+	cr_expect_eq(memcmp(data, "hello material", 14), 0);
+	sw_free(data);
+	/* The same blob again is accepted; a conflicting blob is not. */
+	cr_assert_eq(store_update(s, "mat", NULL, add_events, &a, &err), 0, "%s", err.msg);
+	path = run_path("mat", "materials/");
+	{
+		char *blob = sw_asprintf("%s%s", path, want + 7);
+
+		cr_assert_eq(chmod(blob, 0600), 0);
+		f = fopen(blob, "wb");
+		fputs("tampered", f);
+		fclose(f);
+		cr_expect_eq(store_read_material(&data, &len, s, "mat", want, &err), SW_EPARSE);
+		cr_expect_null(data);
+		sw_error_clear(&err);
+		cr_expect_lt(store_update(s, "mat", NULL, add_events, &a, &err), 0);
+		cr_expect_str_eq(err.proto, "mutation_not_committed");
+		sw_free(blob);
+	}
+	sw_error_clear(&err);
+	cr_expect_eq(store_read_material(&data, &len, s, "mat",
+					 "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+					 &err), SW_ENOTFOUND);
+	store_free(s);
+}
+
+Test(io_store, material_size_limits)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store_mutation *m = NULL;
+	(void)m;
+	/* Checked through a mutator, since the builder only exists there. */
+	struct store *s = open_store(true);
+	char *big = malloc(STORE_MATERIAL_MAX + 2);
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{}", big, "", 0 };
+
+	memset(big, 'x', STORE_MATERIAL_MAX + 1);
+	big[STORE_MATERIAL_MAX + 1] = '\0';
+	make_run(s, "ml");
+	cr_expect_lt(store_update(s, "ml", NULL, add_events, &a, &err), 0);
+	sw_error_clear(&err);
+	big[STORE_MATERIAL_MAX] = '\0';
+	cr_expect_eq(store_update(s, "ml", NULL, add_events, &a, &err), 0, "%s", err.msg);
+	free(big);
+	store_free(s);
+}
+
+static const char *torn_garbage = "{\"sequence\":2,\"type\":\"run_st";
+
+Test(io_store, torn_tail_is_cut_in_writable_mode_and_skipped_read_only)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *w = open_store(true), *r;
+	char *j = run_path("t", "journal.jsonl"), *clean, *torn, *now;
+	long long count = 0;
+
+	make_run(w, "t");
+	clean = slurp(j, NULL);
+	append_bytes(j, torn_garbage);
+	torn = slurp(j, NULL);
+	r = open_store(false);
+	cr_assert_eq(store_visit(r, "t", NULL, NULL, &count, &err), 0, "%s", err.msg);
+	cr_expect_eq(count, 1);
+	now = slurp(j, NULL);
+	cr_expect_str_eq(now, torn, "read-only replay must not repair");
+	free(now);
+	cr_assert_eq(store_visit(w, "t", NULL, NULL, &count, &err), 0, "%s", err.msg);
+	cr_expect_eq(count, 1);
+	now = slurp(j, NULL);
+	cr_expect_str_eq(now, clean);
+	free(now);
+	free(clean);
+	free(torn);
+	store_free(r);
+	store_free(w);
+}
+
+Test(io_store, decodable_unterminated_tail_is_kept_and_terminated)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *w = open_store(true), *r;
+	char *j = run_path("t2", "journal.jsonl"), *before, *now, *want;
+	long long count = 0;
+	const char *rec = "{\"sequence\":2,\"type\":\"run_stopped\","
+			  "\"at\":\"2026-01-02T03:04:05Z\",\"data\":{}}";
+
+	make_run(w, "t2");
+	append_bytes(j, rec);
+	before = slurp(j, NULL);
+	r = open_store(false);
+	cr_assert_eq(store_visit(r, "t2", NULL, NULL, &count, &err), 0, "%s", err.msg);
+	cr_expect_eq(count, 2);
+	now = slurp(j, NULL);
+	cr_expect_str_eq(now, before);
+	free(now);
+	cr_assert_eq(store_visit(w, "t2", NULL, NULL, &count, &err), 0, "%s", err.msg);
+	cr_expect_eq(count, 2);
+	now = slurp(j, NULL);
+	want = sw_asprintf("%s\n", before);
+	cr_expect_str_eq(now, want);
+	sw_free(want);
+	free(now);
+	free(before);
+	store_free(r);
+	store_free(w);
+}
+
+Test(io_store, blank_lines_are_skipped)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *w = open_store(true);
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{}", NULL, "", 0 };
+	char *j = run_path("bl", "journal.jsonl");
+	long long count = 0;
+
+	make_run(w, "bl");
+	append_bytes(j, "\n   \n");
+	cr_assert_eq(store_update(w, "bl", NULL, add_events, &a, &err), 0, "%s", err.msg);
+	cr_assert_eq(store_visit(w, "bl", NULL, NULL, &count, &err), 0, "%s", err.msg);
+	cr_expect_eq(count, 2);
+	store_free(w);
+}
+
+Test(io_store, complete_bad_record_is_journal_invalid)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *w = open_store(true);
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{}", NULL, "", 0 };
+	char *j = run_path("bad", "journal.jsonl"), *before, *now;
+	const char *cases[] = {
+		"{\"sequence\":3,\"type\":\"run_stopped\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":{}}\n",
+		"{\"sequence\":2,\"type\":\"nope\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":{}}\n",
+		"{\"sequence\":2,\"type\":\"run_stopped\",\"at\":\"yesterday\",\"data\":{}}\n",
+		"{\"sequence\":2,\"type\":\"run_stopped\",\"at\":\"2026-01-02T03:04:05Z\"}\n",
+		"{\"sequence\":2,\"type\":\"run_stopped\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":{},\"x\":1}\n",
+		"{\"sequence\":2,\"sequence\":2,\"type\":\"run_stopped\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":{}}\n",
+		"{\"sequence\":2.0,\"type\":\"run_stopped\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":{}}\n",
+		"not json\n",
+	};
+
+	make_run(w, "bad");
+	before = slurp(j, NULL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FILE *f = fopen(j, "wb");
+
+		fputs(before, f);
+		fputs(cases[i], f);
+		fclose(f);
+		sw_error_clear(&err);
+		cr_expect_eq(store_visit(w, "bad", NULL, NULL, NULL, &err), SW_EPROTO, "case %zu", i);
+		cr_expect_str_eq(err.proto, "run_journal_invalid", "case %zu", i);
+		sw_error_clear(&err);
+		cr_expect_eq(store_update(w, "bad", NULL, add_events, &a, &err), SW_EPROTO);
+		cr_expect_str_eq(err.proto, "mutation_not_committed", "case %zu", i);
+		cr_expect_str_eq(store_last_failure(w)->phase, "replay");
+		now = slurp(j, NULL);
+		cr_expect_eq(strlen(now), strlen(before) + strlen(cases[i]), "case %zu", i);
+		free(now);
+	}
+	free(before);
+	store_free(w);
+}
+
+Test(io_store, oversize_event_data_is_journal_record_too_large)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *w = open_store(true);
+	size_t n = JOURNAL_MAX_DATA;	/* a string of n + 1 bytes */
+	char *data = malloc(n + 3), *dir, *before, *after;
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STOPPED, data, "{}", NULL, "", 0 };
+	const struct store_failure *f;
+
+	data[0] = '"';
+	memset(data + 1, 'x', n - 1);
+	data[n] = '"';
+	data[n + 1] = '\0';
+	make_run(w, "big");
+	dir = run_path("big", NULL);
+	before = tree_fingerprint(dir);
+	cr_expect_eq(store_update(w, "big", NULL, add_events, &a, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "journal_record_too_large");
+	f = store_last_failure(w);
+	cr_expect(f->has_limit);
+	cr_expect_str_eq(f->limit_context, "event payload");
+	cr_expect_eq(f->limit_size, JOURNAL_MAX_DATA + 1);
+	cr_expect_eq(f->limit_max, JOURNAL_MAX_DATA);
+	after = tree_fingerprint(dir);
+	cr_expect_str_eq(after, before);
+	/* Exactly at the limit is accepted. */
+	data[n - 1] = '"';
+	data[n] = '\0';
+	sw_error_clear(&err);
+	cr_expect_eq(store_update(w, "big", NULL, add_events, &a, &err), 0, "%s", err.msg);
+	sw_free(before);
+	sw_free(after);
+	free(data);
+	store_free(w);
+}
+
+Test(io_store, oversize_complete_line_is_invalid_and_torn_one_is_cut)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *w = open_store(true);
+	char *j = run_path("ol", "journal.jsonl"), *clean, *now;
+	char *huge = malloc(JOURNAL_MAX_LINE + 2);
+	long long count = 0;
+
+	make_run(w, "ol");
+	clean = slurp(j, NULL);
+	memset(huge, ' ', JOURNAL_MAX_LINE + 1);
+	huge[JOURNAL_MAX_LINE + 1] = '\0';
+	append_bytes(j, huge);
+	cr_assert_eq(store_visit(w, "ol", NULL, NULL, &count, &err), 0, "%s", err.msg);
+	now = slurp(j, NULL);
+	cr_expect_str_eq(now, clean);
+	free(now);
+	huge[JOURNAL_MAX_LINE] = '\n';
+	append_bytes(j, huge);
+	cr_expect_eq(store_visit(w, "ol", NULL, NULL, NULL, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "run_journal_invalid");
+	free(huge);
+	free(clean);
+	store_free(w);
+}
+
+Test(io_store, busy_lock_times_out_and_first_event_needs_no_lock)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *w = open_store(true);
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{}", NULL, "", 0 };
+	struct seen seen = { 0 };
+	const struct store_failure *f;
+	char *dir;
+	int fd;
+
+	make_run(w, "busy");
+	dir = run_path("busy", NULL);
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	cr_assert_eq(flock(fd, LOCK_EX | LOCK_NB), 0);
+	store_set_lock_timeout(w, 100);
+	cr_expect_eq(store_update(w, "busy", NULL, add_events, &a, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "run_busy");
+	f = store_last_failure(w);
+	cr_expect(f->has_mutation);
+	cr_expect_str_eq(f->phase, "lock_open");
+	cr_expect(!f->committed);
+	sw_error_clear(&err);
+	cr_expect_eq(store_visit(w, "busy", NULL, NULL, NULL, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "run_busy");
+	sw_error_clear(&err);
+	cr_assert_eq(store_first_event(w, "busy", collect, &seen, &err), 0, "%s", err.msg);
+	cr_expect_eq(seen.n, 1);
+	cr_expect_str_eq(seen.data[0], "{\"goal\":\"g\"}");
+	close(fd);
+	seen_free(&seen);
+	store_free(w);
+}
+
+Test(io_store, allocation_failures_never_corrupt_the_run)
+{
+	struct store *w = open_store(true);
+	struct add_spec a = { 2, TBL_JEVENT_RUN_STOPPED, "{\"v\":[1,2,3]}", "{\"p\":1}", "mat", "", 0 };
+	long long expect = 1;
+
+	make_run(w, "oom");
+	for (unsigned long n = 1; n < 400; n++) {
+		struct sw_error err = SW_ERROR_INIT;
+		long long count = 0;
+		int rc;
+
+		sw_alloc_fail_after(n);
+		rc = store_update(w, "oom", NULL, add_events, &a, &err);
+		sw_alloc_fail_after(0);
+		if (rc == 0)
+			expect += 2;
+		sw_error_clear(&err);
+		cr_assert_eq(store_visit(w, "oom", NULL, NULL, &count, &err), 0,
+			     "n=%lu: %s", n, err.msg);
+		cr_assert_eq(count, expect, "n=%lu rc=%d", n, rc);
+	}
+	store_free(w);
+}
+
+Test(io_store, fast_and_strict_decoders_agree)
+{
+	static const char *datas[] = {
+		"{}", "[]", "null", "true", "false", "0", "-0", "12.5e-3", "1E+2",
+		"\"plain\"", "\"esc \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\ud83d\\ude00\"",
+		"\"lone \\ud800\"", "\"nul \\u0000\"", "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"",
+		"\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\x01\"",
+		"{\"a\":1,\"a\":2}", "{\"a\":{\"b\":[1,{\"b\":1,\"b\":2}]}}",
+		"{\"\\u0061\":1,\"a\":2}", "{\"a\":1,\"b\":[1,2,{\"c\":null}]}",
+		"123456789012345678901234567890", "1e400", "01", "1.", ".5", "-",
+		"[1,]", "{\"a\":1,}", "[1 2]", "{\"a\" 1}", "tru", "nul",
+		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+	};
+	static const char *envelopes[] = {
+		"{\"sequence\":1,\"type\":\"run_started\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":%s}",
+		"  {\"data\":%s,\"at\":\"2026-01-02T03:04:05.5+01:00\",\"type\":\"run_started\",\"sequence\":1}  ",
+		"{\"sequence\":01,\"type\":\"run_started\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":%s}",
+		"{\"sequence\":1,\"type\":\"run_started\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":%s,\"data\":1}",
+		"{\"sequence\":1,\"type\":\"run_\\u0073tarted\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":%s}",
+		"{\"sequence\":1,\"type\":\"run_started\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":%s} x",
+		"\xef\xbb\xbf{\"sequence\":1,\"type\":\"run_started\",\"at\":\"2026-01-02T03:04:05Z\",\"data\":%s}",
+	};
+
+	for (size_t e = 0; e < sizeof(envelopes) / sizeof(envelopes[0]); e++)
+		for (size_t d = 0; d < sizeof(datas) / sizeof(datas[0]); d++) {
+			struct sw_error e1 = SW_ERROR_INIT, e2 = SW_ERROR_INIT;
+			struct journal_record r1, r2;
+			char line[1024];
+			int rc1, rc2;
+
+			snprintf(line, sizeof(line), envelopes[e], datas[d]);
+			journal_set_fast_path(1);
+			rc1 = journal_record_decode(&r1, line, strlen(line), 1, &e1);
+			journal_set_fast_path(0);
+			rc2 = journal_record_decode(&r2, line, strlen(line), 1, &e2);
+			journal_set_fast_path(1);
+			cr_expect_eq(rc1, rc2, "envelope %zu data %zu: %s / %s", e, d,
+				     e1.msg, e2.msg);
+			if (rc1 == 0 && rc2 == 0) {
+				cr_expect_str_eq(r1.data, r2.data);
+				cr_expect_str_eq(r1.at, r2.at);
+				cr_expect_eq(r1.type, r2.type);
+			}
+			journal_record_release(&r1);
+			journal_record_release(&r2);
+		}
+}
+
+Test(io_store, symlinked_namespace_is_refused)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = NULL;
+	char *target = sw_asprintf("%s/elsewhere", g_root);
+	char *ns = sw_asprintf("%s/slipway", g_common);
+	struct stat st;
+
+	cr_assert_eq(mkdir(target, 0700), 0);
+	cr_assert_eq(symlink(target, ns), 0);
+	cr_expect_eq(store_open(&s, g_common, true, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "runstore_unavailable");
+	cr_expect_null(s);
+	sw_error_clear(&err);
+	cr_expect_eq(store_open(&s, g_common, false, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "runstore_unavailable");
+	{
+		char *runs = sw_asprintf("%s/runs", target);
+
+		cr_expect_neq(lstat(runs, &st), 0, "nothing created through the link");
+		sw_free(runs);
+	}
+	sw_error_clear(&err);
+	cr_expect_eq(store_open(&s, "relative/path", true, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "runstore_unavailable");
+	sw_free(target);
+	sw_free(ns);
+}
+
+Test(io_store, update_of_a_missing_run_is_run_not_found_and_creates_nothing)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{}", NULL, "", 0 };
+	struct stat st;
+
+	cr_expect_eq(store_update(s, "ghost", NULL, add_events, &a, &err), SW_EPROTO);
+	cr_expect_str_eq(err.proto, "run_not_found");
+	cr_expect(store_last_failure(s)->has_mutation);
+	cr_expect(!store_last_failure(s)->committed);
+	cr_expect_neq(lstat(run_path("ghost", NULL), &st), 0);
+	store_free(s);
+}

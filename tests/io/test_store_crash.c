@@ -1,0 +1,198 @@
+/* Crash safety: every step of a create and of an update is made to fail
+ * (in process) or to kill the process (fork + _exit, optionally after half
+ * a write).  After reopening, the run holds the whole mutation or none of
+ * it, the error class agrees with what is on disk, and the journal still
+ * accepts appends. */
+#include <sys/wait.h>
+
+#include "tests/io/store_helpers.h"
+
+TestSuite(io_store_crash, .init = scratch_init, .fini = scratch_fini);
+
+static const char *NEW_DATA = "{\"marker\":\"new-event\",\"n\":42}";
+
+static struct add_spec new_event(void)
+{
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STOPPED, NULL, "{\"p\":\"after\"}",
+			      "material bytes", "", 0 };
+
+	a.data = NEW_DATA;
+	return a;
+}
+
+/* Checks a run after an interrupted mutation that would have taken it from
+ * `before` to `before + 1` events; `code` is the reported class or NULL
+ * when the process died. */
+static void check_after(const char *id, long long before, const char *code,
+			const char *want_data)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	struct add_spec more = { 1, TBL_JEVENT_RUN_RESUMED, "{\"again\":true}", "{}", NULL, "", 0 };
+	struct seen seen = { 0 };
+	long long count = -1, count2 = -1;
+	int rc;
+
+	rc = store_visit(s, id, collect, &seen, &count, &err);
+	if (rc < 0) {
+		/* Only a create that never made its directory may vanish. */
+		cr_assert_eq(before, 0, "%s: %s", id, err.msg);
+		cr_assert_str_eq(err.proto, "run_not_found", "%s: %s", id, err.msg);
+		cr_assert(code == NULL || strcmp(code, "mutation_not_committed") == 0,
+			  "%s: vanished after %s", id, code);
+		seen_free(&seen);
+		store_free(s);
+		return;
+	}
+	cr_assert(count == before || count == before + 1, "%s: %lld events", id, count);
+	for (int i = 0; i < seen.n; i++)
+		cr_assert_eq(seen.seq[i], i + 1);
+	if (code && strcmp(code, "mutation_not_committed") == 0)
+		cr_assert_eq(count, before, "%s: not committed but present", id);
+	if (code && strncmp(code, "mutation_committed", 18) == 0)
+		cr_assert_eq(count, before + 1, "%s: committed but absent", id);
+	if (count == before + 1) {
+		char digest[SW_DIGEST_LEN];
+		void *mat = NULL;
+		size_t len = 0;
+
+		cr_assert_str_eq(seen.data[count - 1], want_data);
+		store_material_digest("material bytes", 14, digest);
+		cr_assert_eq(store_read_material(&mat, &len, s, id, digest, &err), 0,
+			     "%s: material of a committed event: %s", id, err.msg);
+		sw_free(mat);
+	}
+	/* The journal is intact: it takes another event and replays. */
+	cr_assert_eq(store_update(s, id, NULL, add_events, &more, &err), 0,
+		     "%s: %s %s", id, err.proto, err.msg);
+	cr_assert_eq(store_visit(s, id, NULL, NULL, &count2, &err), 0, "%s", err.msg);
+	cr_assert_eq(count2, count + 1);
+	seen_free(&seen);
+	store_free(s);
+}
+
+static int do_create(struct store *s, const char *id, struct sw_error *err)
+{
+	struct add_spec a = new_event();
+
+	a.type = TBL_JEVENT_RUN_STARTED;
+	return store_create(s, id, add_events, &a, err);
+}
+
+static int do_update(struct store *s, const char *id, struct sw_error *err)
+{
+	struct add_spec a = new_event();
+
+	return store_update(s, id, NULL, add_events, &a, err);
+}
+
+static void prepare_update_run(const char *id)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	struct add_spec a = { 1, TBL_JEVENT_OUTCOME_SUBMITTED, "{\"x\":1}", "{\"p\":1}", NULL, "", 0 };
+
+	make_run(s, id);
+	cr_assert_eq(store_update(s, id, NULL, add_events, &a, &err), 0);
+	store_free(s);
+}
+
+typedef int op_fn(struct store *s, const char *id, struct sw_error *err);
+
+static void walk_failures(op_fn *op, bool update, const char *tag)
+{
+	unsigned long n;
+
+	for (n = 1; n < 200; n++) {
+		struct sw_error err = SW_ERROR_INIT;
+		char id[64];
+		struct store *s;
+		int rc, fired;
+
+		snprintf(id, sizeof(id), "%s-fail-%lu", tag, n);
+		if (update)
+			prepare_update_run(id);
+		s = open_store(true);
+		store_fault_arm(STORE_STEP_ALL, n, STORE_FAULT_FAIL);
+		rc = op(s, id, &err);
+		fired = store_fault_fired();
+		store_fault_disarm();
+		store_free(s);
+		if (!fired) {
+			cr_assert_eq(rc, 0, "%s", err.msg);
+			break;
+		}
+		cr_assert_lt(rc, 0, "step %lu fired but the call succeeded", n);
+		cr_assert_eq(err.code, SW_EPROTO, "step %lu: %s", n, err.msg);
+		check_after(id, update ? 2 : 0, err.proto, NEW_DATA);
+	}
+	cr_assert(n > 5 && n < 200, "%s: %lu steps", tag, n);
+}
+
+static void walk_crashes(op_fn *op, bool update, enum store_fault_mode mode,
+			 const char *tag)
+{
+	unsigned long n;
+
+	for (n = 1; n < 200; n++) {
+		char id[64];
+		pid_t pid;
+		int status;
+
+		snprintf(id, sizeof(id), "%s-crash-%d-%lu", tag, (int)mode, n);
+		if (update)
+			prepare_update_run(id);
+		fflush(NULL);
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			struct sw_error err = SW_ERROR_INIT;
+			struct store *s = NULL;
+			int rc;
+
+			if (store_open(&s, g_common, true, &err) < 0)
+				_exit(90);
+			store_fault_arm(STORE_STEP_ALL, n, mode);
+			rc = op(s, id, &err);
+			_exit(store_fault_fired() ? 78 : rc == 0 ? 0 : 79);
+		}
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		cr_assert(WIFEXITED(status));
+		if (WEXITSTATUS(status) == 0)
+			break;
+		cr_assert_eq(WEXITSTATUS(status), STORE_FAULT_EXIT,
+			     "step %lu: child exit %d", n, WEXITSTATUS(status));
+		check_after(id, update ? 2 : 0, NULL, NEW_DATA);
+	}
+	cr_assert(n > 5 && n < 200, "%s: %lu steps", tag, n);
+}
+
+Test(io_store_crash, create_failing_at_every_step_is_all_or_nothing)
+{
+	walk_failures(do_create, false, "c");
+}
+
+Test(io_store_crash, update_failing_at_every_step_is_all_or_nothing)
+{
+	walk_failures(do_update, true, "u");
+}
+
+Test(io_store_crash, create_killed_at_every_step_is_all_or_nothing)
+{
+	walk_crashes(do_create, false, STORE_FAULT_ABORT, "c");
+}
+
+Test(io_store_crash, update_killed_at_every_step_is_all_or_nothing)
+{
+	walk_crashes(do_update, true, STORE_FAULT_ABORT, "u");
+}
+
+Test(io_store_crash, create_torn_at_every_write_is_all_or_nothing)
+{
+	walk_crashes(do_create, false, STORE_FAULT_TORN, "c");
+}
+
+Test(io_store_crash, update_torn_at_every_write_is_all_or_nothing)
+{
+	walk_crashes(do_update, true, STORE_FAULT_TORN, "u");
+}
