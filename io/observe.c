@@ -40,6 +40,7 @@ struct collect {
 	size_t nrecs, caprecs;
 	struct sline *lines;
 	size_t nlines, caplines;
+	int rootfd;		/* the worktree root, for git's special cases */
 };
 
 static int push_rec(struct collect *c, const char *path, const char *category,
@@ -179,6 +180,17 @@ static int add_unmerged(struct collect *c, git_index *index, const char *path,
 	return push_rec(c, path, "unmerged", xy);
 }
 
+/* 1 when `path` (below the root, not followed) exists and is neither a
+ * regular file, a symlink nor a directory. */
+static int special_file(int rootfd, const char *path)
+{
+	struct stat st;
+
+	if (fstatat(rootfd, path, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return 0;
+	return !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 /* Turns one libgit2 status entry into dirty-path records and canonical
  * status lines. */
 static int add_entry(struct collect *c, git_index *index,
@@ -209,6 +221,10 @@ static int add_entry(struct collect *c, git_index *index,
 	xy[0] = index_letter(s);
 	xy[1] = worktree_letter(s);
 	xy[2] = '\0';
+	/* libgit2 reports a tracked file replaced by a FIFO, socket or device
+	 * as deleted; git reports it modified, keeping the index mode. */
+	if (xy[1] == 'D' && i2w != NULL && special_file(c->rootfd, i2w->old_file.path))
+		xy[1] = 'M';
 	if (xy[0] == '.' && xy[1] == '.')
 		return 0;
 	/* HEAD and index sides: from the head-to-index delta when the index
@@ -221,7 +237,8 @@ static int add_entry(struct collect *c, git_index *index,
 	}
 	m_head = head->mode;
 	m_index = idx->mode;
-	m_wt = (i2w != NULL && xy[1] != '.') ? i2w->new_file.mode : m_index;
+	m_wt = (i2w != NULL && xy[1] != '.' && i2w->new_file.mode != 0) ? i2w->new_file.mode :
+	       (xy[1] == 'D' ? 0 : m_index);
 	git_oid_tostr(hh, sizeof(hh), (head->flags & GIT_DIFF_FLAG_EXISTS) ||
 			      !git_oid_is_zero(&head->id) ? &head->id : &zero);
 	git_oid_tostr(hi, sizeof(hi), &idx->id);
@@ -818,6 +835,11 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 		rc = git_fail(err, "cannot compute status");
 		goto out;
 	}
+	if ((rootfd = open(ws->worktree_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		rc = sw_error_sys(err, errno, "cannot open worktree '%s'", ws->worktree_root);
+		goto out;
+	}
+	c.rootfd = rootfd;
 	for (size_t i = 0, n = git_status_list_entrycount(list); i < n; i++) {
 		if ((rc = add_entry(&c, index, git_status_byindex(list, i))) < 0) {
 			rc = sw_error_set(err, SW_ENOMEM, "cannot record status");
@@ -828,7 +850,8 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	list = NULL;
 
 	/* status_fingerprint: tracked records by path, then untracked. */
-	qsort(c.lines, c.nlines, sizeof(*c.lines), cmp_line);
+	if (c.nlines > 1)
+		qsort(c.lines, c.nlines, sizeof(*c.lines), cmp_line);
 	{
 		struct sw_sha256 *sh = NULL;
 
@@ -840,11 +863,8 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	}
 
 	/* Dirty paths: merge duplicates, observe, fingerprint, retain. */
-	qsort(c.recs, c.nrecs, sizeof(*c.recs), cmp_rec);
-	if ((rootfd = open(ws->worktree_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		rc = sw_error_sys(err, errno, "cannot open worktree '%s'", ws->worktree_root);
-		goto out;
-	}
+	if (c.nrecs > 1)
+		qsort(c.recs, c.nrecs, sizeof(*c.recs), cmp_rec);
 	if ((buf = sw_malloc(VCS_OBSERVE_SAMPLE_BYTES)) == NULL ||
 	    (rc = sw_sha256_new(&ph, err)) < 0) {
 		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate observation");
