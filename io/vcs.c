@@ -88,7 +88,10 @@ static char *resolve_dir(const char *path, struct sw_error *err)
 	size_t n;
 
 	if (realpath(path, buf) == NULL) {
-		sw_error_sys(err, errno, "cannot resolve '%s'", path);
+		if (errno == ENOENT || errno == ENOTDIR)
+			sw_error_set(err, SW_ENOTFOUND, "'%s' does not exist", path);
+		else
+			sw_error_sys(err, errno, "cannot resolve '%s'", path);
 		return NULL;
 	}
 	if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -152,7 +155,7 @@ int vcs_discover(struct vcs_identity *out, const char *start,
 			slash[1] = '\0';
 	}
 	if ((dir = resolve_dir(abs, err)) == NULL) {
-		rc = SW_ENOTFOUND;
+		rc = err->code;
 		goto out;
 	}
 	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0) {

@@ -31,6 +31,7 @@ static void discover_fails(const char *start, int code)
 	struct sw_error err = SW_ERROR_INIT;
 
 	cr_assert_eq(vcs_discover(&id, start, &err), code, "%s: %d %s", start, err.code, err.msg);
+	cr_assert_eq(err.code, code);
 	cr_assert_null(id.worktree_root);
 }
 
