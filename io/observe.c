@@ -193,39 +193,93 @@ static int special_file(int rootfd, const char *path)
 
 /* Turns one libgit2 status entry into dirty-path records and canonical
  * status lines. */
+/* One tracked status entry in neutral form: produced from a libgit2 status
+ * entry or by the fast worktree scan. */
+struct tent {
+	const char *path;	/* the index path (destination of a rename) */
+	const char *orig;	/* rename origin, else NULL */
+	char x, y;		/* head-to-index and index-to-worktree letters */
+	unsigned similarity;
+	unsigned m_head, m_index, m_wt;
+	const git_oid *h_head, *h_index;	/* NULL: zero id */
+};
+
+static int add_untracked(struct collect *c, const char *path)
+{
+	char *text = sw_asprintf("? %s", path);
+	int rc;
+
+	if ((rc = push_line(c, 1, text, text ? strlen(text) : 0, 2)) < 0)
+		return rc;
+	return push_rec(c, path, "untracked", "??");
+}
+
+static int add_tracked(struct collect *c, const struct tent *t)
+{
+	char hh[GIT_OID_HEXSZ + 1], hi[GIT_OID_HEXSZ + 1], xy[3] = { t->x, t->y, '\0' };
+	git_oid zero;
+	char *text;
+	int rc;
+
+	if (t->x == '.' && t->y == '.')
+		return 0;
+	memset(&zero, 0, sizeof(zero));
+	git_oid_tostr(hh, sizeof(hh), t->h_head ? t->h_head : &zero);
+	git_oid_tostr(hi, sizeof(hi), t->h_index ? t->h_index : &zero);
+	if (t->orig != NULL) {
+		char score[8], state[16];
+		size_t off;
+
+		snprintf(score, sizeof(score), "R%u", t->similarity);
+		text = sw_asprintf("2 %s %s %06o %06o %06o %s %s %s %s%c%s", xy,
+				   sub_field(t->m_index), t->m_head, t->m_index, t->m_wt,
+				   hh, hi, score, t->path, '\x01', t->orig);
+		if (text == NULL)
+			return SW_ENOMEM;
+		/* The record separates destination and origin by a NUL. */
+		off = strlen(text) - strlen(t->orig) - 1;
+		text[off] = '\0';
+		if ((rc = push_line(c, 0, text, off + 1 + strlen(t->orig),
+				    off - strlen(t->path))) < 0)
+			return rc;
+		snprintf(state, sizeof(state), "%s %s", xy, score);
+		if ((rc = push_rec(c, t->path, "rename", state)) < 0)
+			return rc;
+		return push_rec(c, t->orig, "rename_origin", state);
+	}
+	text = sw_asprintf("1 %s %s %06o %06o %06o %s %s %s", xy,
+			   sub_field(t->m_index ? t->m_index : t->m_head), t->m_head,
+			   t->m_index, t->m_wt, hh, hi, t->path);
+	if (text == NULL)
+		return SW_ENOMEM;
+	if ((rc = push_line(c, 0, text, strlen(text), strlen(text) - strlen(t->path))) < 0)
+		return rc;
+	return push_rec(c, t->path, "ordinary", xy);
+}
+
+/* Turns one libgit2 status entry into dirty-path records and canonical
+ * status lines. */
 static int add_entry(struct collect *c, git_index *index,
 		     const git_status_entry *e)
 {
 	const git_diff_delta *h2i = e->head_to_index, *i2w = e->index_to_workdir;
+	const git_diff_file *head, *idx;
 	unsigned s = e->status;
-	char hh[GIT_OID_HEXSZ + 1], hi[GIT_OID_HEXSZ + 1], xy[3];
-	const git_diff_file *head = NULL, *idx = NULL;
-	unsigned m_head = 0, m_index = 0, m_wt = 0;
-	git_oid zero;
-	const char *path;
-	char *text;
+	struct tent t = { 0 };
 	int rc;
 
-	memset(&zero, 0, sizeof(zero));
-	if (s & GIT_STATUS_CONFLICTED) {
-		path = i2w ? i2w->old_file.path : h2i->old_file.path;
-		return add_unmerged(c, index, path, i2w);
-	}
-	if ((s & GIT_STATUS_WT_NEW) && i2w != NULL) {
-		path = i2w->new_file.path;
-		text = sw_asprintf("? %s", path);
-		if ((rc = push_line(c, 1, text, text ? strlen(text) : 0, 2)) < 0 ||
-		    (rc = push_rec(c, path, "untracked", "??")) < 0)
-			return rc;
-	}
-	xy[0] = index_letter(s);
-	xy[1] = worktree_letter(s);
-	xy[2] = '\0';
+	if (s & GIT_STATUS_CONFLICTED)
+		return add_unmerged(c, index, i2w ? i2w->old_file.path : h2i->old_file.path, i2w);
+	if ((s & GIT_STATUS_WT_NEW) && i2w != NULL &&
+	    (rc = add_untracked(c, i2w->new_file.path)) < 0)
+		return rc;
+	t.x = index_letter(s);
+	t.y = worktree_letter(s);
 	/* libgit2 reports a tracked file replaced by a FIFO, socket or device
 	 * as deleted; git reports it modified, keeping the index mode. */
-	if (xy[1] == 'D' && i2w != NULL && special_file(c->rootfd, i2w->old_file.path))
-		xy[1] = 'M';
-	if (xy[0] == '.' && xy[1] == '.')
+	if (t.y == 'D' && i2w != NULL && special_file(c->rootfd, i2w->old_file.path))
+		t.y = 'M';
+	if (t.x == '.' && t.y == '.')
 		return 0;
 	/* HEAD and index sides: from the head-to-index delta when the index
 	 * changed, else both equal the index side of the workdir delta. */
@@ -235,51 +289,19 @@ static int add_entry(struct collect *c, git_index *index,
 	} else {
 		head = idx = &i2w->old_file;
 	}
-	m_head = head->mode;
-	m_index = idx->mode;
-	m_wt = (i2w != NULL && xy[1] != '.' && i2w->new_file.mode != 0) ? i2w->new_file.mode :
-	       (xy[1] == 'D' ? 0 : m_index);
-	git_oid_tostr(hh, sizeof(hh), (head->flags & GIT_DIFF_FLAG_EXISTS) ||
-			      !git_oid_is_zero(&head->id) ? &head->id : &zero);
-	git_oid_tostr(hi, sizeof(hi), &idx->id);
-	path = idx->path ? idx->path : head->path;
-	if (xy[0] == 'R') {
-		const char *orig = h2i->old_file.path;
-		char score[8];
-		size_t off;
-
-		path = h2i->new_file.path;
-		snprintf(score, sizeof(score), "R%u", (unsigned)h2i->similarity);
-		text = sw_asprintf("2 %s %s %06o %06o %06o %s %s %s %s%c%s", xy,
-				   sub_field(m_index), m_head, m_index, m_wt, hh,
-				   hi, score, path, '\x01', orig);
-		if (text == NULL)
-			return SW_ENOMEM;
-		/* The record separates destination and origin by a NUL. */
-		off = strlen(text) - strlen(orig) - 1;
-		text[off] = '\0';
-		if ((rc = push_line(c, 0, text, strlen(text) + 1 + strlen(orig),
-				    off - strlen(path))) < 0)
-			return rc;
-		{
-			char state[16];
-
-			snprintf(state, sizeof(state), "%s %s", xy, score);
-			if ((rc = push_rec(c, path, "rename", state)) < 0 ||
-			    (rc = push_rec(c, orig, "rename_origin", state)) < 0)
-				return rc;
-		}
-		return 0;
+	t.m_head = head->mode;
+	t.m_index = idx->mode;
+	t.m_wt = (i2w != NULL && t.y != '.' && i2w->new_file.mode != 0) ? i2w->new_file.mode :
+		 (t.y == 'D' ? 0 : t.m_index);
+	t.h_head = git_oid_is_zero(&head->id) ? NULL : &head->id;
+	t.h_index = git_oid_is_zero(&idx->id) ? NULL : &idx->id;
+	t.path = idx->path ? idx->path : head->path;
+	if (t.x == 'R') {
+		t.path = h2i->new_file.path;
+		t.orig = h2i->old_file.path;
+		t.similarity = h2i->similarity;
 	}
-	text = sw_asprintf("1 %s %s %06o %06o %06o %s %s %s", xy,
-			   sub_field(m_index ? m_index : m_head), m_head, m_index,
-			   m_wt, hh, hi, path);
-	if (text == NULL)
-		return SW_ENOMEM;
-	if ((rc = push_line(c, 0, text, strlen(text),
-			    strlen(text) - strlen(path))) < 0)
-		return rc;
-	return push_rec(c, path, "ordinary", xy);
+	return add_tracked(c, &t);
 }
 
 static int cmp_line(const void *a, const void *b)
