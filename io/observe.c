@@ -1,6 +1,9 @@
 #include "io/observe.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -772,6 +775,534 @@ static int git_fail(struct sw_error *err, const char *what)
 			    e && e->message ? e->message : "libgit2 error");
 }
 
+/* ---- fast worktree scan ------------------------------------------------ */
+
+/* libgit2's status lstats every path by its absolute name on one thread.
+ * For a plain repository (no conflicts, gitlinks, intent-to-add or
+ * skip-worktree entries; case-sensitive, trusted file modes and symlinks)
+ * we compute the same index-to-worktree side ourselves: index entries are
+ * lstat'ed relative to a cached parent directory by several threads while
+ * one thread walks the tree for untracked files, then entries whose stat
+ * data does not prove them clean are hashed with libgit2 (filters
+ * applied).  Anything else falls back to git_status_list_new. */
+
+struct pset {
+	const char **slot;
+	size_t *len;
+	size_t mask;
+};
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+static int pset_init(struct pset *s, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n + 2)
+		cap <<= 1;
+	s->slot = sw_calloc(cap, sizeof(*s->slot));
+	s->len = sw_calloc(cap, sizeof(*s->len));
+	s->mask = cap - 1;
+	return s->slot && s->len ? 0 : SW_ENOMEM;
+}
+
+static void pset_free(struct pset *s)
+{
+	sw_free(s->slot);
+	sw_free(s->len);
+}
+
+/* Looks up (k, n); inserts it (borrowing k) when `add`.  1 when present. */
+static int pset_probe(struct pset *s, const char *k, size_t n, int add)
+{
+	size_t i = (size_t)str_hash(k, n) & s->mask;
+
+	while (s->slot[i] != NULL) {
+		if (s->len[i] == n && memcmp(s->slot[i], k, n) == 0)
+			return 1;
+		i = (i + 1) & s->mask;
+	}
+	if (add) {
+		s->slot[i] = k;
+		s->len[i] = n;
+	}
+	return 0;
+}
+
+struct scan {
+	git_repository *repo;
+	int rootfd;
+	size_t n;
+	const git_index_entry **ent;
+	char *y;		/* per entry: '.', 'M', 'D', 'T', or 'c' (check) */
+	unsigned *mwt;		/* per entry: worktree mode when y != '.' */
+	int64_t index_mtime;	/* seconds; entries not older are racy */
+	struct pset files, dirs;
+	char **untracked;
+	size_t nunt, capunt;
+	int walk_rc;
+	pthread_mutex_t mu;
+	size_t next, chunk, ntasks;
+};
+
+static unsigned stat_mode(const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode))
+		return GIT_FILEMODE_LINK;
+	return (st->st_mode & 0100) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
+}
+
+/* Classifies entries [lo, hi): git's ie_match_stat decisions, erring
+ * towards 'c' (hash it) whenever stat data cannot prove the entry clean. */
+static void scan_stat_range(struct scan *s, size_t lo, size_t hi)
+{
+	char dir[4096] = "", work[4096];
+	size_t dlen = (size_t)-1;
+	int dfd = -1;
+
+	for (size_t i = lo; i < hi; i++) {
+		const git_index_entry *e = s->ent[i];
+		const char *slash = strrchr(e->path, '/');
+		size_t pl = slash ? (size_t)(slash - e->path) : 0;
+		const char *base = slash ? slash + 1 : e->path;
+		struct stat st;
+		int is_link = (e->mode & 0170000) == 0120000;
+
+		if (pl != dlen || memcmp(dir, e->path, pl) != 0) {
+			const char *b = NULL;
+
+			if (dfd >= 0)
+				close(dfd);
+			dfd = -1;
+			dlen = pl;
+			if (pl >= sizeof(dir) - 2) {
+				dlen = (size_t)-1;
+			} else {
+				memcpy(dir, e->path, pl);
+				dir[pl] = '\0';
+				memcpy(work, e->path, pl);
+				work[pl] = '/';
+				work[pl + 1] = '\0';
+				dfd = pl ? open_parent(s->rootfd, work, &b) : dup(s->rootfd);
+			}
+		}
+		s->mwt[i] = 0;
+		if (dfd < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    S_ISDIR(st.st_mode)) {
+			s->y[i] = 'D';
+			continue;
+		}
+		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+			s->y[i] = 'M';	/* git keeps the index mode for these */
+			s->mwt[i] = e->mode;
+			continue;
+		}
+		s->mwt[i] = stat_mode(&st);
+		if (S_ISLNK(st.st_mode) != is_link) {
+			s->y[i] = 'T';
+			continue;
+		}
+		if (!is_link && s->mwt[i] != e->mode) {
+			s->y[i] = 'M';
+			continue;
+		}
+		if ((uint32_t)st.st_size != e->file_size && e->file_size != 0) {
+			s->y[i] = 'M';
+			continue;
+		}
+		if ((uint32_t)st.st_mtim.tv_sec != (uint32_t)e->mtime.seconds ||
+		    (uint32_t)st.st_mtim.tv_nsec != e->mtime.nanoseconds ||
+		    (uint32_t)st.st_ctim.tv_sec != (uint32_t)e->ctime.seconds ||
+		    (uint32_t)st.st_ctim.tv_nsec != e->ctime.nanoseconds ||
+		    (uint32_t)st.st_ino != e->ino || (uint32_t)st.st_dev != e->dev ||
+		    st.st_uid != e->uid || st.st_gid != e->gid ||
+		    (uint32_t)st.st_size != e->file_size ||
+		    (int64_t)e->mtime.seconds >= s->index_mtime)
+			s->y[i] = 'c';
+		else
+			s->y[i] = '.';
+	}
+	if (dfd >= 0)
+		close(dfd);
+}
+
+static int scan_push_untracked(struct scan *s, const char *path)
+{
+	if (s->nunt == s->capunt) {
+		size_t cap = s->capunt ? s->capunt * 2 : 32;
+		char **n = sw_realloc(s->untracked, cap * sizeof(*n));
+
+		if (n == NULL)
+			return SW_ENOMEM;
+		s->untracked = n;
+		s->capunt = cap;
+	}
+	if ((s->untracked[s->nunt] = sw_strdup(path)) == NULL)
+		return SW_ENOMEM;
+	s->nunt++;
+	return 0;
+}
+
+static int is_ignored(struct scan *s, const char *path)
+{
+	int ign = 0;
+
+	if (git_ignore_path_is_ignored(&ign, s->repo, path) < 0)
+		return 0;
+	return ign;
+}
+
+/* Walks directory `fd` (relative name rel[0..rl)) for untracked files, as
+ * git status --untracked-files=all lists them. */
+static int scan_walk(struct scan *s, int fd, char *rel, size_t rl)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *de;
+	int rc = 0;
+
+	if (d == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		const char *name = de->d_name;
+		size_t nl = strlen(name), fl = rl ? rl + 1 + nl : nl;
+		unsigned char type = de->d_type;
+
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+		    strcmp(name, ".git") == 0 || fl + 2 >= PATH_MAX)
+			continue;
+		if (rl) {
+			rel[rl] = '/';
+			memcpy(rel + rl + 1, name, nl + 1);
+		} else {
+			memcpy(rel, name, nl + 1);
+		}
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+
+			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+				continue;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG :
+			       S_ISLNK(st.st_mode) ? DT_LNK : DT_FIFO;
+		}
+		if (type == DT_DIR) {
+			int sub;
+
+			if (!pset_probe(&s->dirs, rel, fl, 0) && is_ignored(s, rel))
+				continue;
+			sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0)
+				continue;
+			if (!pset_probe(&s->dirs, rel, fl, 0) &&
+			    faccessat(sub, ".git", F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+				/* a nested repository: listed as a directory */
+				close(sub);
+				rel[fl] = '/';
+				rel[fl + 1] = '\0';
+				rc = scan_push_untracked(s, rel);
+				continue;
+			}
+			rc = scan_walk(s, sub, rel, fl);
+		} else if (type == DT_REG || type == DT_LNK) {
+			if (!pset_probe(&s->files, rel, fl, 0) && !is_ignored(s, rel))
+				rc = scan_push_untracked(s, rel);
+		}
+	}
+	closedir(d);
+	rel[rl] = '\0';
+	return rc;
+}
+
+static void *scan_worker(void *arg)
+{
+	struct scan *s = arg;
+
+	for (;;) {
+		size_t t;
+
+		pthread_mutex_lock(&s->mu);
+		t = s->next++;
+		pthread_mutex_unlock(&s->mu);
+		if (t >= s->ntasks)
+			return NULL;
+		if (t == 0) {
+			char *rel = sw_malloc(PATH_MAX);
+			int fd = dup(s->rootfd);
+
+			if (rel == NULL || fd < 0) {
+				s->walk_rc = SW_ENOMEM;
+				if (fd >= 0)
+					close(fd);
+			} else {
+				rel[0] = '\0';
+				s->walk_rc = scan_walk(s, fd, rel, 0);
+			}
+			sw_free(rel);
+		} else {
+			size_t lo = (t - 1) * s->chunk, hi = lo + s->chunk;
+
+			scan_stat_range(s, lo, hi < s->n ? hi : s->n);
+		}
+	}
+}
+
+/* 1 when the fast scan computes what git status would for this repository. */
+static int scan_eligible(git_repository *repo, git_index *index)
+{
+	git_config *cfg = NULL;
+	int v, ok = 1;
+
+	if (git_repository_config_snapshot(&cfg, repo) < 0)
+		return 0;
+	if ((git_config_get_bool(&v, cfg, "core.ignorecase") == 0 && v) ||
+	    (git_config_get_bool(&v, cfg, "core.filemode") == 0 && !v) ||
+	    (git_config_get_bool(&v, cfg, "core.symlinks") == 0 && !v))
+		ok = 0;
+	git_config_free(cfg);
+	for (size_t i = 0, n = git_index_entrycount(index); ok && i < n; i++) {
+		const git_index_entry *e = git_index_get_byindex(index, i);
+
+		if (GIT_INDEX_ENTRY_STAGE(e) != 0 || e->mode == GIT_FILEMODE_COMMIT ||
+		    (e->flags_extended & GIT_INDEX_ENTRY_EXTENDED_FLAGS) != 0 ||
+		    (e->mode != GIT_FILEMODE_BLOB && e->mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
+		     e->mode != GIT_FILEMODE_LINK))
+			ok = 0;
+	}
+	return ok;
+}
+
+static char delta_letter(git_delta_t st)
+{
+	switch (st) {
+	case GIT_DELTA_ADDED: return 'A';
+	case GIT_DELTA_DELETED: return 'D';
+	case GIT_DELTA_MODIFIED: return 'M';
+	case GIT_DELTA_RENAMED: return 'R';
+	case GIT_DELTA_TYPECHANGE: return 'T';
+	case GIT_DELTA_COPIED: return 'C';
+	case GIT_DELTA_UNMODIFIED:
+	case GIT_DELTA_IGNORED:
+	case GIT_DELTA_UNTRACKED:
+	case GIT_DELTA_UNREADABLE:
+	case GIT_DELTA_CONFLICTED:
+		break;
+	}
+	return '.';
+}
+
+/* Content check of entry i: hashes the worktree file as git would. */
+static char scan_check(struct scan *s, size_t i)
+{
+	const git_index_entry *e = s->ent[i];
+	git_oid oid;
+
+	if ((e->mode & 0170000) == 0120000) {
+		char target[PATH_MAX + 1];
+		ssize_t n = readlinkat(s->rootfd, e->path, target, PATH_MAX);
+
+		if (n < 0 || git_odb_hash(&oid, target, (size_t)n, GIT_OBJECT_BLOB) < 0)
+			return 'D';
+	} else if (git_repository_hashfile(&oid, s->repo, e->path, GIT_OBJECT_BLOB, NULL) < 0) {
+		return 'D';
+	}
+	return git_oid_equal(&oid, &e->id) ? '.' : 'M';
+}
+
+/* Fills `c` from the fast scan.  Returns 1 when not eligible (caller falls
+ * back to libgit2's status), 0 on success, or a negative code. */
+static int scan_status(struct collect *c, git_repository *repo, git_index *index,
+		       int rootfd, int renames, int threads, struct sw_error *err)
+{
+	struct scan s = { 0 };
+	git_diff *diff = NULL;
+	git_object *tree = NULL;
+	git_diff_options dopt = GIT_DIFF_OPTIONS_INIT;
+	struct pset byidx = { 0 };
+	const git_diff_delta **dl = NULL;
+	pthread_t tid[8];
+	int nt = 0, rc = 0;
+	struct stat ist;
+	size_t nslash = 0;
+
+	if (!scan_eligible(repo, index))
+		return 1;
+	s.repo = repo;
+	s.rootfd = rootfd;
+	s.n = git_index_entrycount(index);
+	s.index_mtime = stat(git_index_path(index), &ist) == 0 ? (int64_t)ist.st_mtim.tv_sec : INT64_MAX;
+	for (size_t i = 0; i < s.n; i++)	/* the directory set's size bound */
+		for (const char *q = git_index_get_byindex(index, i)->path; *q; q++)
+			nslash += *q == '/';
+	if ((s.n && ((s.ent = sw_calloc(s.n, sizeof(*s.ent))) == NULL ||
+		     (s.y = sw_calloc(s.n, 1)) == NULL ||
+		     (s.mwt = sw_calloc(s.n, sizeof(*s.mwt))) == NULL)) ||
+	    pset_init(&s.files, s.n) < 0 || pset_init(&s.dirs, nslash + 16) < 0) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate scan");
+		goto out;
+	}
+	for (size_t i = 0; i < s.n; i++) {
+		const git_index_entry *e = git_index_get_byindex(index, i);
+		const char *p = e->path, *q;
+
+		s.ent[i] = e;
+		pset_probe(&s.files, p, strlen(p), 1);
+		for (q = strchr(p, '/'); q != NULL; q = strchr(q + 1, '/'))
+			pset_probe(&s.dirs, p, (size_t)(q - p), 1);
+	}
+	/* Threads: the untracked walk is task 0, stat chunks follow. */
+	if (threads <= 0) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		threads = cpus < 1 ? 1 : cpus > 8 ? 8 : (int)cpus;
+	}
+	if (threads > 8)
+		threads = 8;
+	s.chunk = s.n / ((size_t)threads * 4) + 1;
+	if (s.chunk < 512)
+		s.chunk = 512;
+	s.ntasks = 1 + (s.n + s.chunk - 1) / s.chunk;
+	pthread_mutex_init(&s.mu, NULL);
+	for (nt = 0; nt < threads - 1; nt++)
+		if (pthread_create(&tid[nt], NULL, scan_worker, &s) != 0)
+			break;
+	scan_worker(&s);
+	for (int i = 0; i < nt; i++)
+		pthread_join(tid[i], NULL);
+	pthread_mutex_destroy(&s.mu);
+	if ((rc = s.walk_rc) < 0) {
+		rc = sw_error_set(err, rc, "cannot scan worktree");
+		goto out;
+	}
+	for (size_t i = 0; i < s.n; i++)
+		if (s.y[i] == 'c')
+			s.y[i] = scan_check(&s, i);
+
+	/* The head-to-index side, as status computes it. */
+	if (git_revparse_single(&tree, repo, "HEAD^{tree}") < 0)
+		tree = NULL;	/* unborn: everything in the index is added */
+	dopt.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+	if (git_diff_tree_to_index(&diff, repo, (git_tree *)tree, index, &dopt) < 0) {
+		rc = git_fail(err, "cannot diff HEAD to index");
+		goto out;
+	}
+	if (renames) {
+		git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
+
+		fo.flags = GIT_DIFF_FIND_FOR_UNTRACKED | GIT_DIFF_FIND_RENAMES;
+		if (git_diff_find_similar(diff, &fo) < 0) {
+			rc = git_fail(err, "cannot detect renames");
+			goto out;
+		}
+	}
+	{
+		size_t nd = git_diff_num_deltas(diff);
+
+		if (pset_init(&byidx, nd) < 0 ||
+		    (nd && (dl = sw_calloc(nd, sizeof(*dl))) == NULL)) {
+			rc = sw_error_set(err, SW_ENOMEM, "cannot allocate deltas");
+			goto out;
+		}
+		for (size_t i = 0; i < nd; i++) {
+			const git_diff_delta *d = git_diff_get_delta(diff, i);
+			struct tent t = { 0 };
+
+			if (d->status == GIT_DELTA_DELETED) {
+				t.path = d->old_file.path;
+				t.x = 'D';
+				t.y = '.';
+				t.m_head = d->old_file.mode;
+				t.h_head = &d->old_file.id;
+				if ((rc = add_tracked(c, &t)) < 0)
+					goto nomem;
+				continue;
+			}
+			dl[i] = d;
+			pset_probe(&byidx, d->new_file.path, strlen(d->new_file.path), 1);
+		}
+		for (size_t i = 0; i < s.n; i++) {
+			const git_index_entry *e = s.ent[i];
+			const git_diff_delta *d = NULL;
+			struct tent t = { 0 };
+
+			if (byidx.slot != NULL && pset_probe(&byidx, e->path, strlen(e->path), 0)) {
+				/* few deltas: a linear search is fine */
+				for (size_t k = 0; k < nd && d == NULL; k++)
+					if (dl[k] && strcmp(dl[k]->new_file.path, e->path) == 0)
+						d = dl[k];
+			}
+			if (d == NULL && s.y[i] == '.')
+				continue;
+			t.path = e->path;
+			t.x = d ? delta_letter(d->status) : '.';
+			t.y = s.y[i];
+			t.m_index = e->mode;
+			t.h_index = &e->id;
+			t.m_head = d ? d->old_file.mode : e->mode;
+			t.h_head = d ? (git_oid_is_zero(&d->old_file.id) ? NULL : &d->old_file.id) : &e->id;
+			t.m_wt = t.y == '.' ? e->mode : t.y == 'D' ? 0 : s.mwt[i];
+			if (d && d->status == GIT_DELTA_RENAMED) {
+				t.orig = d->old_file.path;
+				t.similarity = d->similarity;
+			}
+			if ((rc = add_tracked(c, &t)) < 0)
+				goto nomem;
+		}
+	}
+	for (size_t i = 0; i < s.nunt; i++)
+		if ((rc = add_untracked(c, s.untracked[i])) < 0)
+			goto nomem;
+	rc = 0;
+	goto out;
+nomem:
+	rc = sw_error_set(err, SW_ENOMEM, "cannot record status");
+out:
+	for (size_t i = 0; i < s.nunt; i++)
+		sw_free(s.untracked[i]);
+	sw_free(s.untracked);
+	sw_free(dl);
+	pset_free(&byidx);
+	git_diff_free(diff);
+	git_object_free(tree);
+	pset_free(&s.files);
+	pset_free(&s.dirs);
+	sw_free(s.ent);
+	sw_free(s.y);
+	sw_free(s.mwt);
+	return rc;
+}
+
+/* The status records from libgit2's own status (the general path). */
+static int libgit2_status(struct collect *c, git_repository *repo, git_index *index,
+			  int renames, struct sw_error *err)
+{
+	git_status_options so = GIT_STATUS_OPTIONS_INIT;
+	git_status_list *list = NULL;
+	int rc = 0;
+
+	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED |
+		   GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+		   GIT_STATUS_OPT_SORT_CASE_SENSITIVELY |
+		   GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH;
+	if (renames)
+		so.flags |= GIT_STATUS_OPT_RENAMES_HEAD_TO_INDEX;
+	if (git_status_list_new(&list, repo, &so) < 0)
+		return git_fail(err, "cannot compute status");
+	for (size_t i = 0, n = git_status_list_entrycount(list); i < n && rc == 0; i++)
+		if (add_entry(c, index, git_status_byindex(list, i)) < 0)
+			rc = sw_error_set(err, SW_ENOMEM, "cannot record status");
+	git_status_list_free(list);
+	return rc;
+}
+
 /* Merges the category (or state) list of a path with one more record's:
  * the two strings as a set, sorted and comma-joined.  The left side may
  * already be a joined list; it is compared as one string (spec
@@ -792,9 +1323,8 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	struct collect c = { 0 };
 	git_repository *repo = NULL;
 	git_index *index = NULL;
-	git_status_list *list = NULL;
-	git_status_options so = GIT_STATUS_OPTIONS_INIT;
 	struct sw_sha256 *ph = NULL;
+	int renames;
 	struct budget b = { 0 };
 	unsigned char *buf = NULL;
 	int rootfd = -1, rc;
@@ -846,30 +1376,17 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	if ((rc = index_fingerprint(index, out->index_fingerprint, err)) < 0)
 		goto out;
 
-	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED |
-		   GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
-		   GIT_STATUS_OPT_SORT_CASE_SENSITIVELY |
-		   GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH;
-	if (renames_enabled(repo))
-		so.flags |= GIT_STATUS_OPT_RENAMES_HEAD_TO_INDEX;
-	if (git_status_list_new(&list, repo, &so) < 0) {
-		rc = git_fail(err, "cannot compute status");
-		goto out;
-	}
 	if ((rootfd = open(ws->worktree_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		rc = sw_error_sys(err, errno, "cannot open worktree '%s'", ws->worktree_root);
 		goto out;
 	}
 	c.rootfd = rootfd;
-	for (size_t i = 0, n = git_status_list_entrycount(list); i < n; i++) {
-		if ((rc = add_entry(&c, index, git_status_byindex(list, i))) < 0) {
-			rc = sw_error_set(err, SW_ENOMEM, "cannot record status");
-			goto out;
-		}
-	}
-	git_status_list_free(list);
-	list = NULL;
+	renames = renames_enabled(repo);
+	rc = o.libgit2_status ? 1 : scan_status(&c, repo, index, rootfd, renames, o.threads, err);
+	if (rc < 0)
+		goto out;
+	if (rc == 1 && (rc = libgit2_status(&c, repo, index, renames, err)) < 0)
+		goto out;
 
 	/* status_fingerprint: tracked records by path, then untracked. */
 	if (c.nlines > 1)
@@ -966,7 +1483,6 @@ out:
 	sw_free(buf);
 	if (rootfd >= 0)
 		close(rootfd);
-	git_status_list_free(list);
 	git_index_free(index);
 	git_repository_free(repo);
 	collect_release(&c);

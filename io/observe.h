@@ -80,6 +80,7 @@ struct vcs_observe_opts {
 	vcs_clock_fn *clock;	/* NULL: CLOCK_MONOTONIC */
 	void *clock_ctx;
 	int threads;		/* worktree stat workers; 0: online CPUs, at most 8 */
+	int libgit2_status;	/* 1: always use libgit2's status (no fast scan) */
 };
 
 /* Observes the workspace `ws` (from vcs_discover) into *out, which the

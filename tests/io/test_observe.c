@@ -459,3 +459,73 @@ Test(observe, json_round_trip_preserves_every_field_and_rejects_tampering)
 	fx_rmrf(dir);
 	sw_free(dir);
 }
+
+/* The fast scan and libgit2's status must both equal git, record for
+ * record, on the cases where they could diverge. */
+static void assert_engines_agree(const char *dir)
+{
+	struct vcs_observe_opts slow = { .libgit2_status = 1 }, one = { .threads = 1 };
+	struct vcs_observation a, b, c;
+
+	observe(&a, dir, NULL);
+	observe(&b, dir, &slow);
+	observe(&c, dir, &one);
+	assert_matches_git(&a, dir);
+	assert_matches_git(&b, dir);
+	cr_assert_str_eq(a.status_fingerprint, b.status_fingerprint);
+	cr_assert_str_eq(a.snapshot_hash, b.snapshot_hash);
+	cr_assert_str_eq(a.snapshot_hash, c.snapshot_hash);
+	vcs_observation_release(&a);
+	vcs_observation_release(&b);
+	vcs_observation_release(&c);
+}
+
+Test(observe, fast_scan_matches_git_on_ignores_modes_types_and_racy_entries)
+{
+	char *dir = fx_tmpdir();
+
+	fx_sh(dir, "git init -q . && printf 'build/\\n*.log\\n!keep.log\\n' > .gitignore && "
+		   "mkdir -p build src/deep && echo t > build/tracked.o && echo s > src/deep/s.c && "
+		   "echo run > run.sh && echo l > target && ln -s target sl && echo f > f2l && "
+		   "echo d > becomes_dir && echo same > racy.txt && "
+		   "git add -A && git add -f build/tracked.o && git commit -q -m init && "
+		   "echo junk > build/untracked.o && echo x > a.log && echo k > keep.log && "
+		   "chmod +x run.sh && rm sl && echo notlink > sl && rm f2l && ln -s target f2l && "
+		   "rm becomes_dir && mkdir becomes_dir && echo in > becomes_dir/inner.txt && "
+		   "printf 'sAme\\n' > racy.txt && "
+		   "mkdir -p emptydir newtree/a/b && echo n > newtree/a/b/n.txt && "
+		   "mkdir ignored_only && echo i > ignored_only/x.log");
+	assert_engines_agree(dir);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, fast_scan_matches_git_on_staged_renames_and_unborn_heads)
+{
+	char *dir = repo_with_commit(), *fresh = fx_tmpdir();
+
+	fx_sh(dir, "git mv old.txt renamed.txt && echo more >> renamed.txt && "
+		   "git rm -q --cached b.txt && git rm -q d.txt && echo z > src/c.txt && git add src/c.txt && "
+		   "echo w >> src/c.txt");
+	assert_engines_agree(dir);
+	fx_sh(fresh, "git init -q . && echo a > a && git add a && echo b > b && mkdir s && echo c > s/c");
+	assert_engines_agree(fresh);
+	fx_rmrf(dir);
+	fx_rmrf(fresh);
+	sw_free(fresh);
+	sw_free(dir);
+}
+
+Test(observe, fast_scan_lists_a_nested_repository_as_a_directory)
+{
+	char *dir = repo_with_commit();
+	struct vcs_observation o;
+
+	fx_sh(dir, "mkdir nested && cd nested && git init -q . && echo x > x");
+	observe(&o, dir, NULL);
+	assert_matches_git(&o, dir);
+	cr_assert_str_eq(find(&o, "nested/")->observation, "non_regular");
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
