@@ -8,14 +8,20 @@
 #include <unistd.h>
 
 #include <git2.h>
+#include <jansson.h>
+
+#include "io/json.h"
 
 static int libgit2_ready;
 
-static int ensure_libgit2(struct sw_error *err)
+int vcs__libgit2_init(struct sw_error *err)
 {
 	if (!libgit2_ready) {
 		if (git_libgit2_init() < 0)
 			return sw_error_set(err, SW_EGIT, "cannot initialise libgit2");
+		/* We only read objects git wrote: re-hashing every object on
+		 * read (the default) costs time and proves nothing here. */
+		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 		libgit2_ready = 1;
 	}
 	return 0;
@@ -82,7 +88,10 @@ static char *resolve_dir(const char *path, struct sw_error *err)
 	size_t n;
 
 	if (realpath(path, buf) == NULL) {
-		sw_error_sys(err, errno, "cannot resolve '%s'", path);
+		if (errno == ENOENT || errno == ENOTDIR)
+			sw_error_set(err, SW_ENOTFOUND, "'%s' does not exist", path);
+		else
+			sw_error_sys(err, errno, "cannot resolve '%s'", path);
 		return NULL;
 	}
 	if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -93,6 +102,16 @@ static char *resolve_dir(const char *path, struct sw_error *err)
 	while (n > 1 && buf[n - 1] == '/')
 		buf[--n] = '\0';
 	return sw_strdup(buf);
+}
+
+/* 1 when `path` is `dir` or lies below it (both clean and absolute). */
+static int path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
 int vcs_identity_compute_id(struct vcs_identity *id, struct sw_error *err)
@@ -121,7 +140,7 @@ int vcs_discover(struct vcs_identity *out, const char *start,
 	out->version = 1;
 	out->worktree_root = out->git_dir = out->git_common_dir = NULL;
 	out->id[0] = '\0';
-	if ((rc = ensure_libgit2(err)) < 0)
+	if ((rc = vcs__libgit2_init(err)) < 0)
 		goto out;
 	if ((abs = vcs_path_abs_clean(start && *start ? start : ".", err)) == NULL) {
 		rc = err->code;
@@ -136,7 +155,7 @@ int vcs_discover(struct vcs_identity *out, const char *start,
 			slash[1] = '\0';
 	}
 	if ((dir = resolve_dir(abs, err)) == NULL) {
-		rc = SW_ENOTFOUND;
+		rc = err->code;
 		goto out;
 	}
 	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0) {
@@ -153,6 +172,18 @@ int vcs_discover(struct vcs_identity *out, const char *start,
 	    (out->git_dir = resolve_dir(git_repository_path(repo), err)) == NULL ||
 	    (out->git_common_dir = resolve_dir(git_repository_commondir(repo), err)) == NULL) {
 		rc = err->code ? err->code : SW_EIO;
+		goto out;
+	}
+	/* git refuses --show-toplevel from inside a git directory, while
+	 * libgit2 opens such a start as its repository: reject it here. */
+	if (path_within(dir, out->git_dir) || path_within(dir, out->git_common_dir)) {
+		rc = sw_error_set(err, SW_ENOTFOUND,
+				  "'%s' is inside a Git directory, not a worktree", dir);
+		goto out;
+	}
+	if (!path_within(dir, out->worktree_root)) {
+		rc = sw_error_set(err, SW_ENOTFOUND,
+				  "'%s' is not inside a Git worktree", dir);
 		goto out;
 	}
 	rc = vcs_identity_compute_id(out, err);
@@ -223,4 +254,109 @@ int vcs_unavailable_identity(char out[SW_DIGEST_LEN], char **clean_out,
 	else
 		sw_free(clean);
 	return 0;
+}
+
+struct json_t *vcs_identity_to_json(const struct vcs_identity *id)
+{
+	json_t *o = json_object();
+
+	if (o == NULL ||
+	    json_object_set_new(o, "version", json_integer(id->version)) < 0 ||
+	    json_object_set_new(o, "worktree_root", json_string(id->worktree_root)) < 0 ||
+	    json_object_set_new(o, "git_dir", json_string(id->git_dir)) < 0 ||
+	    json_object_set_new(o, "git_common_dir", json_string(id->git_common_dir)) < 0 ||
+	    json_object_set_new(o, "id", json_string(id->id)) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* An absolute, lexically clean path: no empty, "." or ".." component and no
+ * trailing slash (except "/" itself). */
+static int path_is_clean_abs(const char *p, size_t len)
+{
+	if (len == 0 || p[0] != '/' || memchr(p, '\0', len) != NULL ||
+	    !sw_utf8_valid(p, len))
+		return 0;
+	if (len == 1)
+		return 1;
+	if (p[len - 1] == '/')
+		return 0;
+	for (size_t i = 1; i <= len; i++) {
+		size_t j = i;
+
+		while (j < len && p[j] != '/')
+			j++;
+		if (j == i || (j - i == 1 && p[i] == '.') ||
+		    (j - i == 2 && p[i] == '.' && p[i + 1] == '.'))
+			return 0;
+		i = j;
+	}
+	return 1;
+}
+
+static int identity_path(char **dst, const json_t *o, const char *key,
+			 struct sw_error *err)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_string(v))
+		return sw_error_set(err, SW_EPARSE,
+				    "workspace identity %s must be a string", key);
+	if (!path_is_clean_abs(json_string_value(v), json_string_length(v)))
+		return sw_error_set(err, SW_EINVAL,
+				    "workspace identity %s must be an absolute clean path", key);
+	if ((*dst = sw_strdup(json_string_value(v))) == NULL)
+		return sw_error_set(err, SW_ENOMEM, "cannot allocate identity");
+	return 0;
+}
+
+int vcs_identity_from_json(struct vcs_identity *out, const struct json_t *v,
+			   struct sw_error *err)
+{
+	char computed[SW_DIGEST_LEN];
+	json_t *ver, *id;
+	int rc;
+
+	out->version = 1;
+	out->worktree_root = out->git_dir = out->git_common_dir = NULL;
+	out->id[0] = '\0';
+	if (!json_is_object(v) || json_object_size(v) != 5) {
+		rc = sw_error_set(err, SW_EPARSE,
+				  "workspace identity must be an object with five fields");
+		goto out;
+	}
+	ver = json_object_get(v, "version");
+	id = json_object_get(v, "id");
+	if (!json_is_integer(ver) || !json_is_string(id)) {
+		rc = sw_error_set(err, SW_EPARSE,
+				  "workspace identity needs integer version and string id");
+		goto out;
+	}
+	if (json_integer_value(ver) != 1) {
+		rc = sw_error_set(err, SW_EINVAL, "workspace identity version must be 1");
+		goto out;
+	}
+	if ((rc = identity_path(&out->worktree_root, v, "worktree_root", err)) < 0 ||
+	    (rc = identity_path(&out->git_dir, v, "git_dir", err)) < 0 ||
+	    (rc = identity_path(&out->git_common_dir, v, "git_common_dir", err)) < 0)
+		goto out;
+	if (!sw_digest_valid(json_string_value(id))) {
+		rc = sw_error_set(err, SW_EINVAL,
+				  "workspace identity id must be a lowercase sha256 digest");
+		goto out;
+	}
+	if ((rc = vcs_identity_compute_id(out, err)) < 0)
+		goto out;
+	memcpy(computed, out->id, sizeof(computed));
+	if (strcmp(computed, json_string_value(id)) != 0) {
+		rc = sw_error_set(err, SW_EINVAL,
+				  "workspace identity id does not match its paths");
+		goto out;
+	}
+out:
+	if (rc < 0)
+		vcs_identity_release(out);
+	return rc;
 }

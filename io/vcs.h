@@ -15,6 +15,8 @@
 #include "io/digest.h"
 #include "io/err.h"
 
+struct json_t;
+
 struct vcs_identity {
 	int version;			/* always 1 */
 	char *worktree_root;
@@ -53,9 +55,25 @@ void vcs_identity_release(struct vcs_identity *id);
 int vcs_unavailable_identity(char out[SW_DIGEST_LEN], char **clean_out,
 			     const char *root, struct sw_error *err);
 
+/* Encodes `id` as the schema's workspaceIdentity object, keys in the
+ * reference's order (version, worktree_root, git_dir, git_common_dir, id).
+ * Returns a new Jansson reference, or NULL when allocation fails. */
+struct json_t *vcs_identity_to_json(const struct vcs_identity *id);
+
+/* Decodes a workspaceIdentity object into *out (caller releases it with
+ * vcs_identity_release).  Requires exactly the five keys, version 1, three
+ * absolute, clean, NUL-free UTF-8 paths and an id equal to the one they
+ * compute.  Returns SW_EPARSE for a wrong shape, SW_EINVAL for a rule
+ * broken, SW_ENOMEM; on failure *out holds no allocation. */
+int vcs_identity_from_json(struct vcs_identity *out, const struct json_t *v,
+			   struct sw_error *err);
+
 /* Lexically cleans an absolute or relative path the way Go's filepath.Abs +
  * Clean do (relative paths are joined to the current directory).  Returns a
  * sw_malloc'd string or NULL with `err` set. */
 char *vcs_path_abs_clean(const char *path, struct sw_error *err);
+
+/* Module-internal (io/vcs.c, io/observe.c): initialises libgit2 once. */
+int vcs__libgit2_init(struct sw_error *err);
 
 #endif

@@ -1,0 +1,531 @@
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "io/json.h"
+#include "io/observe.h"
+#include "io/vcs.h"
+#include "tests/support/vcs_fixture.h"
+
+TestSuite(observe);
+
+static void observe(struct vcs_observation *o, const char *dir,
+		    const struct vcs_observe_opts *opts)
+{
+	struct vcs_identity id = VCS_IDENTITY_INIT;
+	struct sw_error err = SW_ERROR_INIT;
+
+	cr_assert_eq(vcs_discover(&id, dir, &err), 0, "%s", err.msg);
+	cr_assert_eq(vcs_observe(o, &id, opts, &err), 0, "%s", err.msg);
+	sw_error_clear(&err);
+	cr_assert_eq(vcs_observation_validate(o, &err), 0, "%s", err.msg);
+	vcs_identity_release(&id);
+}
+
+static const struct vcs_path_obs *find(const struct vcs_observation *o, const char *path)
+{
+	for (size_t i = 0; i < o->retained; i++)
+		if (strcmp(o->paths[i].path, path) == 0)
+			return &o->paths[i];
+	cr_assert_fail("path %s not observed", path);
+	return NULL;
+}
+
+/* The observation's dirty set equals git status's, path by path. */
+static void assert_matches_git(const struct vcs_observation *o, const char *dir)
+{
+	struct fx_dirty *d = NULL;
+	size_t n = fx_git_dirty(dir, &d);
+
+	cr_assert_eq((size_t)o->path_count, n, "ours %" PRId64 " git %zu", o->path_count, n);
+	cr_assert_eq(o->retained, n);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_str_eq(o->paths[i].path, d[i].path);
+		cr_assert_str_eq(o->paths[i].category, d[i].category, "%s", d[i].path);
+		cr_assert_str_eq(o->paths[i].state, d[i].state, "%s", d[i].path);
+	}
+	fx_dirty_free(d, n);
+}
+
+static char *repo_with_commit(void)
+{
+	char *dir = fx_tmpdir();
+
+	fx_sh(dir, "git init -q . && printf 'one\\n' > a.txt && printf 'two\\n' > b.txt && "
+		   "mkdir -p src && printf 'three\\n' > src/c.txt && printf 'gone\\n' > d.txt && "
+		   "printf 'moved\\n' > old.txt && git add -A && git commit -q -m init");
+	return dir;
+}
+
+Test(observe, clean_repository_has_no_dirty_paths_and_a_commit_head)
+{
+	char *dir = repo_with_commit(), *head;
+	struct vcs_observation o;
+	size_t len;
+
+	observe(&o, dir, NULL);
+	head = fx_sh_out(dir, &len, "git rev-parse --verify --quiet HEAD");
+	cr_assert_eq(strncmp(o.head, head, 40), 0);
+	cr_assert_eq(strlen(o.head), 40);
+	cr_assert_eq(o.path_count, 0);
+	cr_assert_eq(o.retained, 0);
+	cr_assert(o.content_observation_complete);
+	cr_assert_not(o.details_truncated);
+	cr_assert_eq(o.content_byte_limit, 67108864);
+	vcs_observation_release(&o);
+	sw_free(head);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, index_fingerprint_is_the_digest_of_ls_files_stage)
+{
+	char *dir = repo_with_commit(), *raw;
+	char want[SW_DIGEST_LEN];
+	struct vcs_observation o;
+	size_t len;
+
+	fx_sh(dir, "echo more >> a.txt && git add a.txt");
+	observe(&o, dir, NULL);
+	raw = fx_sh_out(dir, &len, "git ls-files --stage -z");
+	sw_sha256_prefixed(raw, len, want);
+	cr_assert_str_eq(o.index_fingerprint, want);
+	vcs_observation_release(&o);
+	sw_free(raw);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, categories_and_states_match_git_status)
+{
+	char *dir = repo_with_commit();
+	struct vcs_observation o;
+	const struct vcs_path_obs *p;
+	char want[SW_DIGEST_LEN];
+
+	fx_sh(dir, "echo x >> a.txt && echo y >> b.txt && git add b.txt && echo z >> b.txt && "
+		   "rm d.txt && git mv old.txt new.txt && mkdir -p u/v && echo n > u/v/w.txt && "
+		   "ln -s src/c.txt link && echo staged > s.txt && git add s.txt");
+	observe(&o, dir, NULL);
+	assert_matches_git(&o, dir);
+
+	p = find(&o, "a.txt");
+	cr_assert_str_eq(p->category, "ordinary");
+	cr_assert_str_eq(p->state, ".M");
+	cr_assert_str_eq(p->observation, "regular");
+	cr_assert_str_eq(p->content_kind, "full_sha256");
+	cr_assert(p->has_mtime && p->has_size && p->size == 6);
+	sw_sha256_prefixed("one\nx\n", 6, want);
+	cr_assert_str_eq(p->content_sha256, want);
+
+	cr_assert_str_eq(find(&o, "b.txt")->state, "MM");
+	cr_assert_str_eq(find(&o, "s.txt")->state, "A.");
+	p = find(&o, "d.txt");
+	cr_assert_str_eq(p->state, ".D");
+	cr_assert_str_eq(p->observation, "missing");
+	cr_assert_not(p->has_size);
+	cr_assert_eq(p->content_sha256[0], '\0');
+
+	p = find(&o, "new.txt");
+	cr_assert_str_eq(p->category, "rename");
+	cr_assert_str_eq(p->state, "R. R100");
+	p = find(&o, "old.txt");
+	cr_assert_str_eq(p->category, "rename_origin");
+	cr_assert_str_eq(p->observation, "missing");
+
+	p = find(&o, "u/v/w.txt");
+	cr_assert_str_eq(p->category, "untracked");
+	cr_assert_str_eq(p->state, "??");
+	p = find(&o, "link");
+	cr_assert_str_eq(p->observation, "symlink");
+	cr_assert_str_eq(p->content_kind, "symlink_target_sha256");
+	cr_assert_eq(p->size, 9);
+	sw_sha256_prefixed("src/c.txt", 9, want);
+	cr_assert_str_eq(p->content_sha256, want);
+	cr_assert_not(p->has_mtime);
+
+	/* missing paths make the content observation incomplete */
+	cr_assert_not(o.content_observation_complete);
+	cr_assert_not(o.content_byte_limit_exceeded);
+	cr_assert_not(o.content_deadline_exceeded);
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, deleted_in_index_and_present_untracked_merges_both_records)
+{
+	char *dir = repo_with_commit();
+	struct vcs_observation o;
+	const struct vcs_path_obs *p;
+
+	fx_sh(dir, "git rm -q --cached a.txt");
+	observe(&o, dir, NULL);
+	assert_matches_git(&o, dir);
+	p = find(&o, "a.txt");
+	cr_assert_str_eq(p->category, "ordinary,untracked");
+	cr_assert_str_eq(p->state, "??,D.");
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, merge_conflict_is_unmerged)
+{
+	char *dir = repo_with_commit();
+	struct vcs_observation o;
+
+	fx_sh(dir, "git checkout -q -b side && echo side > a.txt && git commit -qam side && "
+		   "git checkout -q - && echo main > a.txt && git commit -qam main && "
+		   "(git merge -q side >/dev/null 2>&1 || true)");
+	observe(&o, dir, NULL);
+	assert_matches_git(&o, dir);
+	cr_assert_str_eq(find(&o, "a.txt")->category, "unmerged");
+	cr_assert_str_eq(find(&o, "a.txt")->state, "UU");
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, unborn_head_is_recorded_as_unborn)
+{
+	char *dir = fx_tmpdir();
+	struct vcs_observation o;
+
+	fx_sh(dir, "git init -q . && echo a > staged.txt && git add staged.txt && echo b > loose.txt");
+	observe(&o, dir, NULL);
+	cr_assert_str_eq(o.head, "unborn");
+	assert_matches_git(&o, dir);
+	cr_assert_str_eq(find(&o, "staged.txt")->state, "A.");
+	cr_assert_str_eq(find(&o, "loose.txt")->state, "??");
+	cr_assert(o.content_observation_complete);
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, oversize_file_is_sampled_with_the_framed_digest)
+{
+	char *dir = fx_tmpdir();
+	struct vcs_observe_opts opts = { .full_hash_max = 100000 };
+	struct vcs_observation o;
+	const struct vcs_path_obs *p;
+	struct sw_sha256 *h = NULL;
+	struct sw_error err = SW_ERROR_INIT;
+	char want[SW_DIGEST_LEN], path[512];
+	static unsigned char data[300000];
+	const int64_t offs[3] = { 0, 150000 - 32768, 300000 - 65536 };
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (unsigned char)(i * 7 + i / 251);
+	fx_sh(dir, "git init -q .");
+	snprintf(path, sizeof(path), "%s/big.bin", dir);
+	f = fopen(path, "wb");
+	cr_assert_eq(fwrite(data, 1, sizeof(data), f), sizeof(data));
+	fclose(f);
+
+	observe(&o, dir, &opts);
+	p = find(&o, "big.bin");
+	cr_assert_str_eq(p->observation, "oversize_sampled");
+	cr_assert_str_eq(p->content_kind, "oversize_samples_v1");
+	cr_assert_eq(p->size, 300000);
+	cr_assert(p->has_mtime);
+	cr_assert_eq(o.content_bytes_hashed, 3 * 65536);
+	cr_assert_eq(sw_sha256_new(&h, &err), 0);
+	sw_sha256_section_str(h, "mode", "oversize_samples_v1");
+	sw_sha256_section_str(h, "size", "300000");
+	for (int i = 0; i < 3; i++) {
+		char dec[32];
+
+		snprintf(dec, sizeof(dec), "%" PRId64, offs[i]);
+		sw_sha256_section_str(h, "offset", dec);
+		sw_sha256_section(h, "sample", data + offs[i], 65536);
+	}
+	sw_sha256_final_prefixed(h, want);
+	cr_assert_str_eq(p->content_sha256, want);
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, sparse_17_mib_file_is_sampled_at_the_default_threshold)
+{
+	char *dir = fx_tmpdir();
+	struct vcs_observation o;
+	const struct vcs_path_obs *p;
+
+	fx_sh(dir, "git init -q . && truncate -s 17M sparse.bin && "
+		   "printf 'edge' | dd of=sparse.bin bs=1 seek=0 conv=notrunc 2>/dev/null");
+	observe(&o, dir, NULL);
+	p = find(&o, "sparse.bin");
+	cr_assert_str_eq(p->observation, "oversize_sampled");
+	cr_assert_eq(p->size, 17 << 20);
+	cr_assert_eq(o.content_bytes_hashed, 3 * 65536);
+	cr_assert(o.content_observation_complete);
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, byte_limit_leaves_content_unobserved_and_flags_it)
+{
+	char *dir = fx_tmpdir();
+	struct vcs_observe_opts opts = { .byte_limit = 10 };
+	struct vcs_observation o;
+	const struct vcs_path_obs *p;
+
+	fx_sh(dir, "git init -q . && echo tiny > a.txt && "
+		   "head -c 100 /dev/zero > b.txt");
+	observe(&o, dir, &opts);
+	p = find(&o, "a.txt");
+	cr_assert_str_eq(p->observation, "regular");
+	p = find(&o, "b.txt");
+	cr_assert_str_eq(p->observation, "content_unobserved");
+	cr_assert(p->has_size && p->size == 100 && p->has_mtime);
+	cr_assert_eq(p->content_sha256[0], '\0');
+	cr_assert_eq(o.content_bytes_hashed, 5);
+	cr_assert_eq(o.content_byte_limit, 10);
+	cr_assert(o.content_byte_limit_exceeded);
+	cr_assert_not(o.content_deadline_exceeded);
+	cr_assert_not(o.content_observation_complete);
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+/* A clock that advances one second per reading. */
+static int64_t stepping_clock(void *ctx)
+{
+	int64_t *t = ctx;
+
+	return (*t)++ * 1000000000LL;
+}
+
+Test(observe, deadline_leaves_content_unobserved_and_flags_it)
+{
+	char *dir = fx_tmpdir();
+	int64_t ticks = 0;
+	struct vcs_observe_opts opts = {
+		.deadline_ns = 1500000000LL, .clock = stepping_clock, .clock_ctx = &ticks,
+	};
+	struct vcs_observation o;
+
+	/* start = 0 s, deadline 1.5 s: the first file is checked at 1 s
+	 * (reserve) and read at 2 s, the rest are refused at reserve. */
+	fx_sh(dir, "git init -q . && echo a > a.txt && echo b > b.txt");
+	observe(&o, dir, &opts);
+	cr_assert_str_eq(find(&o, "a.txt")->observation, "unreadable");
+	cr_assert_str_eq(find(&o, "b.txt")->observation, "content_unobserved");
+	cr_assert(o.content_deadline_exceeded);
+	cr_assert_not(o.content_byte_limit_exceeded);
+	cr_assert_not(o.content_observation_complete);
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, truncated_details_keep_a_prefix_and_the_full_path_fingerprint)
+{
+	char *dir = fx_tmpdir();
+	struct vcs_observe_opts opts = { .detail_bytes = 1000 };
+	struct vcs_observation full, cut;
+
+	fx_sh(dir, "git init -q . && for i in 1 2 3 4 5 6; do echo $i > f$i.txt; done");
+	observe(&full, dir, NULL);
+	observe(&cut, dir, &opts);
+	cr_assert_eq(full.path_count, 6);
+	cr_assert_eq(cut.path_count, 6);
+	cr_assert_not(full.details_truncated);
+	cr_assert(cut.details_truncated);
+	/* each untracked f<i>.txt costs 12*6 + 6*(9+2+7) + 71 + 11 + 320 = 582 */
+	cr_assert_eq(cut.retained, 1);
+	cr_assert_str_eq(cut.paths[0].path, "f1.txt");
+	cr_assert_str_eq(cut.path_fingerprint, full.path_fingerprint);
+	cr_assert_str_neq(cut.snapshot_hash, full.snapshot_hash);
+	vcs_observation_release(&full);
+	vcs_observation_release(&cut);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, same_tree_gives_the_same_snapshot_hash)
+{
+	char *dir = repo_with_commit();
+	struct vcs_observation a, b;
+
+	fx_sh(dir, "echo x >> a.txt && echo n > new.txt");
+	observe(&a, dir, NULL);
+	observe(&b, dir, NULL);
+	cr_assert_str_eq(a.snapshot_hash, b.snapshot_hash);
+	cr_assert_str_eq(a.status_fingerprint, b.status_fingerprint);
+	cr_assert_not(vcs_observation_changed_from(&b, &a));
+	vcs_observation_release(&a);
+	vcs_observation_release(&b);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, changed_from_follows_comparable_evidence)
+{
+	char *dir = repo_with_commit();
+	struct vcs_observation a, b, c;
+	struct sw_error err = SW_ERROR_INIT;
+
+	fx_sh(dir, "echo x >> a.txt");
+	observe(&a, dir, NULL);
+	fx_sh(dir, "echo y >> a.txt");
+	observe(&b, dir, NULL);
+	/* both complete and different */
+	cr_assert(vcs_observation_changed_from(&b, &a));
+
+	/* incomplete, only the byte counter differs: not a change */
+	cr_assert_eq(vcs_observation_copy(&c, &a, &err), 0);
+	c.content_observation_complete = 0;
+	c.content_byte_limit_exceeded = 1;
+	c.content_bytes_hashed = 0;
+	cr_assert_eq(vcs_observation_seal(&c, &err), 0);
+	cr_assert_not(vcs_observation_changed_from(&c, &a));
+	cr_assert_not(vcs_observation_changed_from(&a, &c));
+
+	/* incomplete and a shared path's digest differs: a change */
+	memcpy(c.paths[0].content_sha256, b.paths[0].content_sha256, SW_DIGEST_LEN);
+	cr_assert_eq(vcs_observation_seal(&c, &err), 0);
+	cr_assert(vcs_observation_changed_from(&c, &a));
+
+	/* incomplete and unobserved content on one side: size decides */
+	c.paths[0].content_sha256[0] = '\0';
+	c.paths[0].content_kind[0] = '\0';
+	snprintf(c.paths[0].observation, sizeof(c.paths[0].observation), "content_unobserved");
+	c.paths[0].size = a.paths[0].size;
+	cr_assert_eq(vcs_observation_seal(&c, &err), 0);
+	cr_assert_not(vcs_observation_changed_from(&c, &a));
+	c.paths[0].size = a.paths[0].size + 1;
+	cr_assert_eq(vcs_observation_seal(&c, &err), 0);
+	cr_assert(vcs_observation_changed_from(&c, &a));
+
+	/* incomplete and the status fingerprint differs: a change */
+	c.paths[0].size = a.paths[0].size;
+	c.status_fingerprint[10] = c.status_fingerprint[10] == 'a' ? 'b' : 'a';
+	cr_assert_eq(vcs_observation_seal(&c, &err), 0);
+	cr_assert(vcs_observation_changed_from(&c, &a));
+	vcs_observation_release(&a);
+	vcs_observation_release(&b);
+	vcs_observation_release(&c);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, json_round_trip_preserves_every_field_and_rejects_tampering)
+{
+	char *dir = repo_with_commit(), *t1, *t2;
+	struct vcs_observation o, back;
+	struct sw_error err = SW_ERROR_INIT;
+	json_t *j, *k;
+
+	fx_sh(dir, "echo x >> a.txt && rm d.txt && ln -s a.txt l && rm b.txt && mkfifo b.txt");
+	observe(&o, dir, NULL);
+	assert_matches_git(&o, dir);
+	cr_assert_str_eq(find(&o, "b.txt")->observation, "non_regular");
+	j = vcs_observation_to_json(&o);
+	cr_assert_not_null(j);
+	t1 = sw_json_dump(j);
+	cr_assert(strncmp(t1, "{\"version\":1,\"head\":", 20) == 0, "%s", t1);
+	cr_assert_not_null(strstr(t1, "\"path\":\"d.txt\",\"category\":\"ordinary\","
+				      "\"state\":\".D\",\"observation\":\"missing\"}"));
+	cr_assert_eq(sw_json_load_strict(&k, t1, strlen(t1), 1 << 20, &err), 0);
+	cr_assert_eq(vcs_observation_from_json(&back, k, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(back.snapshot_hash, o.snapshot_hash);
+	json_decref(k);
+	k = vcs_observation_to_json(&back);
+	t2 = sw_json_dump(k);
+	cr_assert_str_eq(t1, t2);
+	json_decref(k);
+	vcs_observation_release(&back);
+
+	json_object_set_new(j, "content_bytes_hashed", json_integer(o.content_bytes_hashed + 1));
+	sw_error_clear(&err);
+	cr_assert_eq(vcs_observation_from_json(&back, j, &err), SW_EINVAL);
+	json_object_del(j, "content_bytes_hashed");
+	sw_error_clear(&err);
+	cr_assert_eq(vcs_observation_from_json(&back, j, &err), SW_EPARSE);
+	cr_assert_null(back.head);
+	json_decref(j);
+	sw_free(t1);
+	sw_free(t2);
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+/* The fast scan and libgit2's status must both equal git, record for
+ * record, on the cases where they could diverge. */
+static void assert_engines_agree(const char *dir)
+{
+	struct vcs_observe_opts slow = { .libgit2_status = 1 }, one = { .threads = 1 };
+	struct vcs_observation a, b, c;
+
+	observe(&a, dir, NULL);
+	observe(&b, dir, &slow);
+	observe(&c, dir, &one);
+	assert_matches_git(&a, dir);
+	assert_matches_git(&b, dir);
+	cr_assert_str_eq(a.status_fingerprint, b.status_fingerprint);
+	cr_assert_str_eq(a.snapshot_hash, b.snapshot_hash);
+	cr_assert_str_eq(a.snapshot_hash, c.snapshot_hash);
+	vcs_observation_release(&a);
+	vcs_observation_release(&b);
+	vcs_observation_release(&c);
+}
+
+Test(observe, fast_scan_matches_git_on_ignores_modes_types_and_racy_entries)
+{
+	char *dir = fx_tmpdir();
+
+	fx_sh(dir, "git init -q . && printf 'build/\\n*.log\\n!keep.log\\n' > .gitignore && "
+		   "mkdir -p build src/deep && echo t > build/tracked.o && echo s > src/deep/s.c && "
+		   "echo run > run.sh && echo l > target && ln -s target sl && echo f > f2l && "
+		   "echo d > becomes_dir && echo same > racy.txt && "
+		   "git add -A && git add -f build/tracked.o && git commit -q -m init && "
+		   "echo junk > build/untracked.o && echo x > a.log && echo k > keep.log && "
+		   "chmod +x run.sh && rm sl && echo notlink > sl && rm f2l && ln -s target f2l && "
+		   "rm becomes_dir && mkdir becomes_dir && echo in > becomes_dir/inner.txt && "
+		   "printf 'sAme\\n' > racy.txt && "
+		   "mkdir -p emptydir newtree/a/b && echo n > newtree/a/b/n.txt && "
+		   "mkdir ignored_only && echo i > ignored_only/x.log");
+	assert_engines_agree(dir);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, fast_scan_matches_git_on_staged_renames_and_unborn_heads)
+{
+	char *dir = repo_with_commit(), *fresh = fx_tmpdir();
+
+	fx_sh(dir, "git mv old.txt renamed.txt && echo more >> renamed.txt && "
+		   "git rm -q --cached b.txt && git rm -q d.txt && echo z > src/c.txt && git add src/c.txt && "
+		   "echo w >> src/c.txt");
+	assert_engines_agree(dir);
+	fx_sh(fresh, "git init -q . && echo a > a && git add a && echo b > b && mkdir s && echo c > s/c");
+	assert_engines_agree(fresh);
+	fx_rmrf(dir);
+	fx_rmrf(fresh);
+	sw_free(fresh);
+	sw_free(dir);
+}
+
+Test(observe, fast_scan_lists_a_nested_repository_as_a_directory)
+{
+	char *dir = repo_with_commit();
+	struct vcs_observation o;
+
+	fx_sh(dir, "mkdir nested && cd nested && git init -q . && echo x > x");
+	observe(&o, dir, NULL);
+	assert_matches_git(&o, dir);
+	cr_assert_str_eq(find(&o, "nested/")->observation, "non_regular");
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
