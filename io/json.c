@@ -116,8 +116,8 @@ static void neutralise_lone_surrogates(char *s, size_t len)
 	}
 }
 
-int sw_json_load_strict(struct json_t **out, const char *buf, size_t len,
-			size_t limit, struct sw_error *err)
+static int load_strict(struct json_t **out, const char *buf, size_t len,
+		       size_t limit, size_t flags, struct sw_error *err)
 {
 	json_error_t jerr;
 	char *copy = NULL;
@@ -152,7 +152,12 @@ int sw_json_load_strict(struct json_t **out, const char *buf, size_t len,
 		goto out;
 	}
 	neutralise_lone_surrogates(copy, len);
-	v = json_loadb(copy, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	v = json_loadb(copy, len,
+		       JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | flags, &jerr);
+	if (v == NULL && json_error_code(&jerr) == json_error_out_of_memory) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot parse JSON: out of memory");
+		goto out;
+	}
 	if (v == NULL) {
 		rc = sw_error_set(err, SW_EPARSE, "malformed JSON at byte %d: %s",
 				  jerr.position, jerr.text);
@@ -162,6 +167,18 @@ int sw_json_load_strict(struct json_t **out, const char *buf, size_t len,
 out:
 	sw_free(copy);
 	return rc;
+}
+
+int sw_json_load_strict(struct json_t **out, const char *buf, size_t len,
+			size_t limit, struct sw_error *err)
+{
+	return load_strict(out, buf, len, limit, 0, err);
+}
+
+int sw_json_load_strict_nul(struct json_t **out, const char *buf, size_t len,
+			    size_t limit, struct sw_error *err)
+{
+	return load_strict(out, buf, len, limit, JSON_ALLOW_NUL, err);
 }
 
 char *sw_json_dump(const struct json_t *v)
