@@ -122,6 +122,7 @@ static int load_strict(struct json_t **out, const char *buf, size_t len,
 	json_error_t jerr;
 	char *copy = NULL;
 	json_t *v = NULL;
+	unsigned long failures;
 	size_t i;
 	int rc = 0;
 
@@ -152,8 +153,18 @@ static int load_strict(struct json_t **out, const char *buf, size_t len,
 		goto out;
 	}
 	neutralise_lone_surrogates(copy, len);
+	failures = sw_alloc_failures();
 	v = json_loadb(copy, len,
 		       JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | flags, &jerr);
+	/* Jansson's lexer ignores some allocation failures and goes on with a
+	 * shortened token, so any failure during the parse is ENOMEM, whatever
+	 * the parser made of it. */
+	if (sw_alloc_failures() != failures) {
+		json_decref(v);
+		v = NULL;
+		rc = sw_error_set(err, SW_ENOMEM, "cannot parse JSON: out of memory");
+		goto out;
+	}
 	if (v == NULL && json_error_code(&jerr) == json_error_out_of_memory) {
 		rc = sw_error_set(err, SW_ENOMEM, "cannot parse JSON: out of memory");
 		goto out;
@@ -183,5 +194,13 @@ int sw_json_load_strict_nul(struct json_t **out, const char *buf, size_t len,
 
 char *sw_json_dump(const struct json_t *v)
 {
-	return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	unsigned long failures = sw_alloc_failures();
+	char *out = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+
+	/* The dumper, too, can drop bytes when a buffer cannot grow. */
+	if (out != NULL && sw_alloc_failures() != failures) {
+		sw_free(out);
+		out = NULL;
+	}
+	return out;
 }
