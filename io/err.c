@@ -89,25 +89,42 @@ static int should_fail(void)
 }
 #endif
 
+/* Counts failed allocations, so a caller can tell that a library which
+ * ignores some allocation failures (Jansson's lexer drops bytes it cannot
+ * store) ran out of memory.  Single-threaded, like the rest of slipway. */
+static unsigned long alloc_failures;
+
+static void *counted(void *p)
+{
+	if (p == NULL)
+		alloc_failures++;
+	return p;
+}
+
+unsigned long sw_alloc_failures(void)
+{
+	return alloc_failures;
+}
+
 void *sw_malloc(size_t n)
 {
 	if (should_fail())
-		return NULL;
-	return malloc(n ? n : 1);
+		return counted(NULL);
+	return counted(malloc(n ? n : 1));
 }
 
 void *sw_calloc(size_t count, size_t n)
 {
 	if (should_fail())
-		return NULL;
-	return calloc(count ? count : 1, n ? n : 1);
+		return counted(NULL);
+	return counted(calloc(count ? count : 1, n ? n : 1));
 }
 
 void *sw_realloc(void *p, size_t n)
 {
 	if (should_fail())
-		return NULL;
-	return realloc(p, n ? n : 1);
+		return counted(NULL);
+	return counted(realloc(p, n ? n : 1));
 }
 
 char *sw_strndup(const char *s, size_t n)

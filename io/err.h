@@ -61,6 +61,10 @@ void sw_free(void *p);
 void sw_free_secret(void *p, size_t n);
 /* Installs sw_malloc/sw_free into Jansson.  Call once at start-up. */
 void sw_alloc_init(void);
+/* How many sw_malloc/sw_calloc/sw_realloc calls have failed so far.  Compare
+ * before and after a call into a library that may swallow an allocation
+ * failure (Jansson's parser) to turn it into SW_ENOMEM. */
+unsigned long sw_alloc_failures(void);
 /* Returns a newly allocated printf-formatted string, or NULL. */
 char *sw_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

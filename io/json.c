@@ -116,12 +116,13 @@ static void neutralise_lone_surrogates(char *s, size_t len)
 	}
 }
 
-int sw_json_load_strict(struct json_t **out, const char *buf, size_t len,
-			size_t limit, struct sw_error *err)
+static int load_strict(struct json_t **out, const char *buf, size_t len,
+		       size_t limit, size_t flags, struct sw_error *err)
 {
 	json_error_t jerr;
 	char *copy = NULL;
 	json_t *v = NULL;
+	unsigned long failures;
 	size_t i;
 	int rc = 0;
 
@@ -152,7 +153,22 @@ int sw_json_load_strict(struct json_t **out, const char *buf, size_t len,
 		goto out;
 	}
 	neutralise_lone_surrogates(copy, len);
-	v = json_loadb(copy, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	failures = sw_alloc_failures();
+	v = json_loadb(copy, len,
+		       JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | flags, &jerr);
+	/* Jansson's lexer ignores some allocation failures and goes on with a
+	 * shortened token, so any failure during the parse is ENOMEM, whatever
+	 * the parser made of it. */
+	if (sw_alloc_failures() != failures) {
+		json_decref(v);
+		v = NULL;
+		rc = sw_error_set(err, SW_ENOMEM, "cannot parse JSON: out of memory");
+		goto out;
+	}
+	if (v == NULL && json_error_code(&jerr) == json_error_out_of_memory) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot parse JSON: out of memory");
+		goto out;
+	}
 	if (v == NULL) {
 		rc = sw_error_set(err, SW_EPARSE, "malformed JSON at byte %d: %s",
 				  jerr.position, jerr.text);
@@ -164,7 +180,27 @@ out:
 	return rc;
 }
 
+int sw_json_load_strict(struct json_t **out, const char *buf, size_t len,
+			size_t limit, struct sw_error *err)
+{
+	return load_strict(out, buf, len, limit, 0, err);
+}
+
+int sw_json_load_strict_nul(struct json_t **out, const char *buf, size_t len,
+			    size_t limit, struct sw_error *err)
+{
+	return load_strict(out, buf, len, limit, JSON_ALLOW_NUL, err);
+}
+
 char *sw_json_dump(const struct json_t *v)
 {
-	return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	unsigned long failures = sw_alloc_failures();
+	char *out = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+
+	/* The dumper, too, can drop bytes when a buffer cannot grow. */
+	if (out != NULL && sw_alloc_failures() != failures) {
+		sw_free(out);
+		out = NULL;
+	}
+	return out;
 }

@@ -27,6 +27,13 @@ struct json_t;
 int sw_json_load_strict(struct json_t **out, const char *buf, size_t len,
 			size_t limit, struct sw_error *err);
 
+/* As sw_json_load_strict, but an escaped NUL (\u0000) inside a string is
+ * accepted, as the reference's decoder accepts it; the caller must read such
+ * strings with json_string_length and reject or handle the NUL itself.  An
+ * allocation failure inside the parser is SW_ENOMEM in both functions. */
+int sw_json_load_strict_nul(struct json_t **out, const char *buf, size_t len,
+			    size_t limit, struct sw_error *err);
+
 /* 1 if the `len` bytes at `s` are valid UTF-8, else 0. */
 int sw_utf8_valid(const char *s, size_t len);
 
