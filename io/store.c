@@ -446,6 +446,14 @@ static int run_valid(struct store *s, struct run *r, struct sw_error *err)
 	return 0;
 }
 
+/* Hands a locally collected error to the caller's, first error winning. */
+static int pass_up(struct sw_error *err, const struct sw_error *e)
+{
+	if (err != NULL && err->code == SW_OK)
+		*err = *e;
+	return e->code;
+}
+
 /* ---- failure classification ------------------------------------------ */
 
 static void fail_reset(struct store *s)
@@ -917,14 +925,19 @@ static int replay(struct store *s, struct run *r, bool repair,
 	int fd = -1, rc = 0;
 
 	*count = 0;
-	rc = open_leaf(&fd, r->fd, JOURNAL_NAME, repair ? O_RDWR : O_RDONLY, err);
-	if (rc == SW_ENOTFOUND) {
+	{
+		struct sw_error e = SW_ERROR_INIT;
+
+		rc = open_leaf(&fd, r->fd, JOURNAL_NAME,
+			       repair ? O_RDWR : O_RDONLY, &e);
 		/* A run whose create died before the journal: no events. */
-		sw_error_clear(err);
-		return 0;
+		if (rc == SW_ENOTFOUND)
+			return 0;
+		if (rc < 0) {
+			rc = pass_up(err, &e);
+			goto out;
+		}
 	}
-	if (rc < 0)
-		goto out;
 	if ((rd = sw_calloc(1, sizeof(*rd))) == NULL) {
 		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate journal reader");
 		goto out;
@@ -1050,14 +1063,19 @@ int store_first_event(struct store *s, const char *run_id,
 	fail_reset(s);
 	if ((rc = run_open(&r, s, run_id, false, err)) < 0)
 		goto out;
-	rc = open_leaf(&fd, r.fd, JOURNAL_NAME, O_RDONLY, err);
-	if (rc == SW_ENOTFOUND) {
-		sw_error_clear(err);
-		rc = sw_error_set(err, SW_EPARSE, "run journal is missing");
-		goto out;
+	{
+		struct sw_error e = SW_ERROR_INIT;
+
+		rc = open_leaf(&fd, r.fd, JOURNAL_NAME, O_RDONLY, &e);
+		if (rc == SW_ENOTFOUND) {
+			rc = sw_error_set(err, SW_EPARSE, "run journal is missing");
+			goto out;
+		}
+		if (rc < 0) {
+			rc = pass_up(err, &e);
+			goto out;
+		}
 	}
-	if (rc < 0)
-		goto out;
 	if ((rd = sw_calloc(1, sizeof(*rd))) == NULL) {
 		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate journal reader");
 		goto out;
@@ -1439,13 +1457,16 @@ int store_read_material(void **out, size_t *len, struct store *s,
 				    "material digest must use lowercase sha256:<64 hex> format");
 	if ((rc = run_open(&r, s, run_id, false, err)) < 0)
 		goto out;
-	if ((rc = open_dir_at(&mfd, &mst, NULL, r.fd, MATERIALS_NAME, false,
-			      false, err)) < 0) {
-		if (err && err->sys_errno == ENOENT) {
-			err->code = SW_ENOTFOUND;
-			rc = SW_ENOTFOUND;
+	{
+		struct sw_error e = SW_ERROR_INIT;
+
+		if ((rc = open_dir_at(&mfd, &mst, NULL, r.fd, MATERIALS_NAME,
+				      false, false, &e)) < 0) {
+			rc = e.sys_errno == ENOENT ?
+				sw_error_set(err, SW_ENOTFOUND, "material %s not found", digest) :
+				pass_up(err, &e);
+			goto out;
 		}
-		goto out;
 	}
 	if ((rc = read_blob(out, len, mfd, digest + 7, digest, err)) < 0)
 		goto out;
@@ -1490,15 +1511,15 @@ static int prepare_projection(struct prepared *p, struct run *r,
 	int fd = -1, rc;
 
 	t->phase = "projection_prepare";
-	rc = open_leaf(&p->prev_fd, r->fd, PROJECTION_NAME, O_RDONLY, err);
-	if (rc == SW_ENOTFOUND) {
-		sw_error_clear(err);
-		rc = 0;
-	} else if (rc < 0) {
-		return rc;
-	} else if (fstat(p->prev_fd, &p->prev_st) < 0) {
-		return sw_error_sys(err, errno, "cannot stat run projection");
+	{
+		struct sw_error e = SW_ERROR_INIT;
+
+		rc = open_leaf(&p->prev_fd, r->fd, PROJECTION_NAME, O_RDONLY, &e);
+		if (rc < 0 && rc != SW_ENOTFOUND)
+			return pass_up(err, &e);
 	}
+	if (p->prev_fd >= 0 && fstat(p->prev_fd, &p->prev_st) < 0)
+		return sw_error_sys(err, errno, "cannot stat run projection");
 	t->phase = "projection_temp";
 	if ((rc = random_hex16(rnd, err)) < 0)
 		return rc;

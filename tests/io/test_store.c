@@ -1,5 +1,7 @@
 #include <sys/file.h>
 
+#include <openssl/sha.h>
+
 #include "tests/io/store_helpers.h"
 
 #include "io/journal.h"
@@ -609,25 +611,37 @@ Test(io_store, busy_lock_times_out_and_first_event_needs_no_lock)
 Test(io_store, allocation_failures_never_corrupt_the_run)
 {
 	struct store *w = open_store(true);
-	struct add_spec a = { 2, TBL_JEVENT_RUN_STOPPED, "{\"v\":[1,2,3]}", "{\"p\":1}", "mat", "", 0 };
-	long long expect = 1;
+	unsigned long n;
 
-	make_run(w, "oom");
-	for (unsigned long n = 1; n < 400; n++) {
+	for (n = 1; n < 400; n++) {
 		struct sw_error err = SW_ERROR_INIT;
+		struct add_spec a = { 2, TBL_JEVENT_RUN_STOPPED, "{\"v\":[1,2,3]}",
+				      "{\"p\":1}", "mat", "", 0 };
 		long long count = 0;
+		char id[32], code[64];
 		int rc;
 
+		/* A fresh run each time, so the failure walks every allocation
+		 * of one update, including those after the commit. */
+		snprintf(id, sizeof(id), "oom-%lu", n);
+		make_run(w, id);
 		sw_alloc_fail_after(n);
-		rc = store_update(w, "oom", NULL, add_events, &a, &err);
+		rc = store_update(w, id, NULL, add_events, &a, &err);
 		sw_alloc_fail_after(0);
-		if (rc == 0)
-			expect += 2;
+		snprintf(code, sizeof(code), "%s", err.proto);
 		sw_error_clear(&err);
-		cr_assert_eq(store_visit(w, "oom", NULL, NULL, &count, &err), 0,
+		cr_assert_eq(store_visit(w, id, NULL, NULL, &count, &err), 0,
 			     "n=%lu: %s", n, err.msg);
-		cr_assert_eq(count, expect, "n=%lu rc=%d", n, rc);
+		if (rc == 0 || strncmp(code, "mutation_committed", 18) == 0)
+			cr_assert_eq(count, 3, "n=%lu rc=%d %s", n, rc, code);
+		else if (strcmp(code, "mutation_not_committed") == 0)
+			cr_assert_eq(count, 1, "n=%lu", n);
+		else
+			cr_assert_str_eq(code, "mutation_outcome_ambiguous", "n=%lu", n);
+		if (rc == 0)
+			break;
 	}
+	cr_assert_lt(n, 400);
 	store_free(w);
 }
 
@@ -721,4 +735,70 @@ Test(io_store, update_of_a_missing_run_is_run_not_found_and_creates_nothing)
 	cr_expect(!store_last_failure(s)->committed);
 	cr_expect_neq(lstat(run_path("ghost", NULL), &st), 0);
 	store_free(s);
+}
+
+Test(io_store, material_digest_is_the_framed_sha256)
+{
+	const char *domain = "slipway-material/v1", *body = "abc";
+	unsigned char buf[64], md[32];
+	char want[SW_DIGEST_LEN], got[SW_DIGEST_LEN];
+	size_t n = 0;
+
+	/* 8-byte big-endian length, then bytes, for each field. */
+	memset(buf, 0, 8);
+	buf[7] = (unsigned char)strlen(domain);
+	n = 8;
+	memcpy(buf + n, domain, strlen(domain));
+	n += strlen(domain);
+	memset(buf + n, 0, 8);
+	buf[n + 7] = 3;
+	n += 8;
+	memcpy(buf + n, body, 3);
+	n += 3;
+	SHA256(buf, n, md);
+	snprintf(want, sizeof(want), "sha256:");
+	for (int i = 0; i < 32; i++)
+		snprintf(want + 7 + 2 * i, 3, "%02x", md[i]);
+	store_material_digest(body, 3, got);
+	cr_expect_str_eq(got, want);
+}
+
+Test(io_store, create_allocation_failures_leave_no_partial_run)
+{
+	struct store *w = open_store(true);
+	unsigned long n;
+
+	for (n = 1; n < 400; n++) {
+		struct sw_error err = SW_ERROR_INIT;
+		struct add_spec a = { 1, TBL_JEVENT_RUN_STARTED, "{\"g\":[1,2]}", "{\"p\":1}", "mat", "", 0 };
+		struct seen seen = { 0 };
+		long long count = -1;
+		char id[32];
+		int rc;
+
+		snprintf(id, sizeof(id), "oom-%lu", n);
+		sw_alloc_fail_after(n);
+		char code[64];
+
+		rc = store_create(w, id, add_events, &a, &err);
+		sw_alloc_fail_after(0);
+		snprintf(code, sizeof(code), "%s", err.proto);
+		sw_error_clear(&err);
+		if (store_visit(w, id, collect, &seen, &count, &err) < 0) {
+			cr_assert_neq(rc, 0);
+			cr_assert_str_eq(err.proto, "run_not_found");
+			cr_assert_str_eq(code, "mutation_not_committed");
+		} else if (rc == 0 || strncmp(code, "mutation_committed", 18) == 0) {
+			cr_assert_eq(count, 1, "n=%lu %s", n, code);
+		} else if (strcmp(code, "mutation_not_committed") == 0) {
+			cr_assert_eq(count, 0, "n=%lu", n);
+		} else {
+			cr_assert_str_eq(code, "mutation_outcome_ambiguous", "n=%lu", n);
+		}
+		seen_free(&seen);
+		if (rc == 0)
+			break;
+	}
+	cr_assert_lt(n, 400);
+	store_free(w);
 }
