@@ -5,5 +5,9 @@
  * command's own name; the return value is the process exit status. */
 
 int cmd_help(int argc, char **argv);
+int cmd_protocol(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
 
 #endif

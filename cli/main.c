@@ -28,6 +28,10 @@ struct command {
 /* Sorted by name, as the help lists them. */
 static const struct command commands[] = {
 	{ "_help", cmd_help, "Help about any command", 1 },
+	{ "protocol", cmd_protocol, "Machine protocol operations that generated adapters call to drive a Run", 0 },
+	{ "run", cmd_run, "Start a Run: slipway issues its first Action", 0 },
+	{ "status", cmd_status, "Show the Runs of this repository", 0 },
+	{ "stop", cmd_stop, "Stop a Run; resume it later with slipway protocol resume", 0 },
 };
 
 static int print_root_help(void)

@@ -1273,3 +1273,19 @@ int run_supersession_invalid(const struct run *r, const json_t *outcome)
 				       (json_object_get(r->rec, "pinned_source") != NULL);
 	return 1;
 }
+
+const json_t *run_current_outcome(const struct run *r)
+{
+	return json_object_get(record_for(r->rec, run_current_action_id(r)), "outcome");
+}
+
+int run_set_resume_result(struct run *r, const char *operation,
+			  int budget_applied, struct sw_error *err)
+{
+	json_t *res = json_pack("{s:s, s:b}", "operation", operation,
+				"budget_applied", budget_applied);
+
+	if (res == NULL || json_object_set_new(r->rec, "last_resume_result", res) < 0)
+		return oom(err);
+	return 0;
+}

@@ -101,6 +101,13 @@ const char *run_current_action_id(const struct run *r);		/* or NULL */
 const char *run_summary(const struct run *r);			/* or NULL */
 const struct json_t *run_pending_request(const struct run *r);	/* or NULL */
 
+/* The recorded Outcome of the current Action (a waiting question), or NULL. */
+const struct json_t *run_current_outcome(const struct run *r);
+
+/* Records the last resume result {operation, budget_applied}. */
+int run_set_resume_result(struct run *r, const char *operation,
+			  int budget_applied, struct sw_error *err);
+
 /* Facts about the Action named `action_id` (FSM_F_NAMED_CURRENT,
  * NAMED_VOIDED, PRIOR, PRIOR_SAME) for a submit whose payload digest is
  * `outcome_sha256`, or for an answer whose digest is `answer_sha256`. */

@@ -1,0 +1,190 @@
+/* slipway status: the Runs of this repository, or one Run. */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/driver.h"
+#include "io/input.h"
+#include "io/render.h"
+
+static const char *jstr(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+/* The waiting question of the current Action, white space collapsed, at
+ * most 200 characters. */
+static void print_question(const json_t *doc)
+{
+	const json_t *cur = json_object_get(doc, "current_action"), *rec, *actions;
+	const char *q = NULL;
+	size_t i, chars = 0;
+	int space = 0;
+
+	if (cur == NULL)
+		return;
+	actions = json_object_get(doc, "actions");
+	json_array_foreach(actions, i, rec)
+		if (strcmp(jstr(json_object_get(rec, "action"), "action_id"), jstr(cur, "action_id")) == 0)
+			q = jstr(json_object_get(json_object_get(rec, "outcome"), "pause"), "question");
+	if (q == NULL)
+		return;
+	printf("Pending question: ");
+	while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+		q++;
+	for (; *q; q++) {
+		if (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') {
+			space = 1;
+			continue;
+		}
+		if ((*q & 0xc0) != 0x80 && chars++ >= 199) {
+			printf("…");
+			break;
+		}
+		if (space)
+			putchar(' ');
+		space = 0;
+		putchar(*q);
+	}
+	putchar('\n');
+}
+
+static int print_run(const json_t *doc)
+{
+	const json_t *cur = json_object_get(doc, "current_action");
+
+	printf("Run: %s\nState: %s\nGoal: %s\nBudget remaining: %lld\n", jstr(doc, "id"),
+	       jstr(doc, "state"), jstr(doc, "goal"),
+	       (long long)json_integer_value(json_object_get(doc, "remaining_budget")));
+	if (jstr(doc, "pause_reason"))
+		printf("Pause reason: %s\n", jstr(doc, "pause_reason"));
+	print_question(doc);
+	if (cur)
+		printf("Current action: %s (%s)\n", jstr(cur, "kind"), jstr(cur, "action_id"));
+	if (jstr(doc, "summary"))
+		printf("\nSummary:\n%s", jstr(doc, "summary"));
+	return 0;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	const char *root = NULL, *section = NULL;
+	int json = 0, help = 0, rc;
+	struct cli_opt opts[] = {
+		{ "root", CLI_OPT_STRING, &root, 0, "workspace root (default: current Git worktree)", "string" },
+		{ "json", CLI_OPT_BOOL, &json, 0, "emit JSON", NULL },
+		{ "section", CLI_OPT_STRING, &section, 0, "read one pinned source chapter of the given Run", "string" },
+		{ NULL, 0, NULL, 0, NULL, NULL },
+	};
+	static const struct cli_command cmd = {
+		"status [run-id] [--section KEY] [flags]", "Show the Runs of this repository",
+		"  slipway status\n  slipway status RUN --json\n  slipway status RUN --section requirements",
+		NULL
+	};
+	struct cli_command help_cmd = cmd;
+	struct sw_error err = SW_ERROR_INIT;
+	struct driver d = { 0 };
+	struct run *r = NULL;
+	char **pos = NULL, msg[300];
+	size_t npos = 0;
+
+	d.root_arg = cli_raw_root(argc, argv);
+	help_cmd.opts = opts;
+	if ((rc = cli_parse(argc, argv, opts, &pos, &npos, &help, msg, sizeof(msg))) != 0)
+		return driver_usage(&d, TBL_ERR_INVALID_USAGE, msg);
+	if (help) {
+		sw_free(pos);
+		return cli_print_help("status", &help_cmd);
+	}
+	d.root_arg = root && *root ? root : NULL;
+	if (npos > 1) {
+		snprintf(msg, sizeof(msg), "accepts at most 1 arg(s), received %zu", npos);
+		rc = driver_usage(&d, TBL_ERR_INVALID_USAGE, msg);
+		goto out;
+	}
+	if (npos == 1 && input_run_id_check(pos[0], &err) < 0) {
+		rc = driver_usage(&d, TBL_ERR_INVALID_RUN_ID, err.msg);
+		goto out;
+	}
+	if (opts[2].seen && npos != 1) {
+		rc = driver_usage(&d, TBL_ERR_RUN_ID_REQUIRED, "reading a pinned section requires one run id");
+		goto out;
+	}
+	if (opts[2].seen && section[0] == '\0') {
+		rc = driver_usage(&d, TBL_ERR_MATERIAL_SECTION_REQUIRED, "section cannot be empty");
+		goto out;
+	}
+	if ((rc = driver_open(&d, false)) != 0)
+		goto out;
+	if (npos == 1) {
+		json_t *doc;
+
+		if ((rc = driver_load(&d, pos[0], &r, 0, NULL)) != 0)
+			goto close;
+		if (opts[2].seen) {
+			rc = driver_material(&d, pos[0], NULL, section);
+			goto close;
+		}
+		if ((doc = driver_status_json(r)) == NULL) {
+			rc = CLI_EXIT_DEFECT;
+			goto close;
+		}
+		if (json) {
+			rc = cli_print_json(doc) < 0 ? CLI_EXIT_DEFECT : 0;
+		} else {
+			char *choices = NULL;
+			struct next *n = driver_run_next(r, 0);
+
+			print_run(doc);
+			if (n && render_next_choices(&choices, n, RENDER_SHELL_NATIVE, NULL, &err) == 0 &&
+			    choices && choices[0])
+				fputs(choices, stdout);
+			sw_free(choices);
+			next_free(n);
+			rc = fflush(stdout) == EOF ? CLI_EXIT_DEFECT : 0;
+		}
+		json_decref(doc);
+	} else {
+		struct driver_listing l;
+		json_t *entry;
+		size_t i;
+
+		if ((rc = driver_list(&d, &l)) != 0)
+			goto close;
+		if (json) {
+			json_t *doc = json_pack("{s:i, s:O, s:O}", "contract_version", 2, "runs", l.runs,
+						"unavailable_runs", l.unavailable);
+
+			rc = doc == NULL || cli_print_json(doc) < 0 ? CLI_EXIT_DEFECT : 0;
+			json_decref(doc);
+		} else {
+			if (json_array_size(l.runs) == 0 && json_array_size(l.unavailable) == 0)
+				printf("No run journals were found.\n");
+			json_array_foreach(l.runs, i, entry) {
+				if (json_is_true(json_object_get(entry, "workspace_foreign")))
+					printf("%s  %-7s  foreign=true  workspace=%s  %s\n", jstr(entry, "id"),
+					       jstr(entry, "state"), jstr(entry, "workspace"), jstr(entry, "goal"));
+				else
+					printf("%s  %-7s  remaining=%lld  %s\n", jstr(entry, "id"),
+					       jstr(entry, "state"),
+					       (long long)json_integer_value(json_object_get(entry, "remaining_budget")),
+					       jstr(entry, "goal"));
+			}
+			json_array_foreach(l.unavailable, i, entry)
+				printf("%s  unavailable  code=%s  %s\n", jstr(entry, "id"), jstr(entry, "code"),
+				       jstr(entry, "detail"));
+			rc = fflush(stdout) == EOF ? CLI_EXIT_DEFECT : 0;
+		}
+		driver_listing_release(&l);
+	}
+close:
+	run_free(r);
+	driver_close(&d);
+out:
+	sw_free(pos);
+	return rc;
+}

@@ -1,0 +1,932 @@
+#include "cli/driver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "io/json.h"
+#include "io/observe.h"
+#include "io/outcome.h"
+#include "io/input.h"
+#include "io/render.h"
+#include "io/store.h"
+
+void driver_now(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	char base[32];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (ts.tv_nsec == 0) {
+		snprintf(buf, len, "%sZ", base);
+		return;
+	}
+	/* RFC3339Nano drops trailing zeros of the fraction. */
+	char frac[16];
+	int n = snprintf(frac, sizeof(frac), "%09ld", ts.tv_nsec);
+
+	while (n > 0 && frac[n - 1] == '0')
+		frac[--n] = '\0';
+	snprintf(buf, len, "%s.%sZ", base, frac);
+}
+
+int driver_usage(const struct driver *d, enum tbl_err code, const char *msg)
+{
+	return cli_fail(code, 0, msg, NULL, d->root_arg, NULL);
+}
+
+int driver_open(struct driver *d, bool writable)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct next *n = NULL;
+	int rc;
+
+	d->store = NULL;
+	if (vcs_discover(&d->ws, d->root_arg, &err) < 0) {
+		if (err.code == SW_ENOTFOUND || err.code == SW_EIO)
+			return cli_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0, err.msg, NULL,
+					d->root_arg, NULL);
+		next_build_form(&n, NEXT_FORM_RETRY_DOCTOR, NULL,
+				d->root_arg ? d->root_arg : ".", &(struct next_fill){ 0 }, &err);
+		rc = cli_fail(TBL_ERR_GIT_REPOSITORY_UNAVAILABLE, 0, err.msg, n, d->root_arg, NULL);
+		next_free(n);
+		return rc;
+	}
+	if (store_open(&d->store, d->ws.git_common_dir, writable, &err) < 0) {
+		next_build_form(&n, NEXT_FORM_RUN_DOCTOR, d->ws.id, d->ws.worktree_root,
+				&(struct next_fill){ 0 }, &err);
+		rc = cli_fail(TBL_ERR_RUNSTORE_UNAVAILABLE, 0, err.msg, n, NULL, NULL);
+		next_free(n);
+		vcs_identity_release(&d->ws);
+		return rc;
+	}
+	return 0;
+}
+
+void driver_close(struct driver *d)
+{
+	store_free(d->store);
+	d->store = NULL;
+	vcs_identity_release(&d->ws);
+}
+
+/* ---- next ---- */
+
+static enum next_form form_for(enum tbl_variant v)
+{
+	for (int f = 1; f < NEXT_FORM__COUNT; f++)
+		if (next_form_variant((enum next_form)f) == v)
+			return (enum next_form)f;
+	return NEXT_FORM_INVALID;
+}
+
+static const char *jstr(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+struct next *driver_run_next(const struct run *r, int resume_only)
+{
+	const json_t *identity = run_identity(r);
+	const char *id = jstr(identity, "id");
+	struct fsm_run m = run_machine(r);
+	struct sw_error err = SW_ERROR_INIT;
+	const struct fsm_next_rule *rule;
+	struct next_fill fill = { 0 };
+	struct next *n = NULL;
+	struct fsm_run as_resume = m;
+
+	if (resume_only) {
+		/* The resume variants of this Run whatever its state. */
+		as_resume.state = FSM_ST_STOPPED;
+		as_resume.candidate = 0;
+		as_resume.action = FSM_KIND_NONE;
+		rule = fsm_next(&as_resume, NULL);
+	} else {
+		rule = fsm_next(&m, NULL);
+	}
+	fill.run_id = run_id(r);
+	fill.action_id = run_current_action_id(r);
+	fill.scope_digest = jstr(run_pending_request(r), "scope_sha256");
+	fill.candidate_id = jstr(json_object_get(run_json(r), "source_candidate"), "candidate_id");
+	if (rule == NULL || next_new(&n, rule->op, id, run_workspace(r), &err) < 0)
+		goto none;
+	for (int i = 0; i < 4 && rule->variants[i] != TBL_VARIANT_INVALID; i++)
+		if (next_add_form(n, form_for(rule->variants[i]), &fill, &err) < 0)
+			goto none;
+	if (next_validate(n, &err) == 0)
+		return n;
+none:
+	next_free(n);
+	n = NULL;
+	sw_error_clear(&err);
+	next_none_identity(&n, id, &err);
+	return n;
+}
+
+/* ---- errors ---- */
+
+static json_t *state_details(const struct run *r)
+{
+	return json_pack("{s:s, s:s}", "run_id", run_id(r), "state",
+			 jstr(run_json(r), "state"));
+}
+
+static struct next *inspect_next(const struct driver *d, const char *run_id_arg)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct next_fill fill = { .run_id = run_id_arg };
+	struct next *n = NULL;
+
+	if (next_build_form(&n, run_id_arg ? NEXT_FORM_INSPECT_RUN : NEXT_FORM_INSPECT_RUNS,
+			    d->ws.id, d->ws.worktree_root, &fill, &err) < 0)
+		next_none_identity(&n, d->ws.id, &err);
+	return n;
+}
+
+/* An error raised against a loaded Run, with the table's recovery. */
+static int fail_run(const struct driver *d, enum tbl_err code, const char *msg,
+		    const struct run *r)
+{
+	struct next *n = NULL;
+	json_t *details = NULL;
+	int rc;
+
+	/* Errors raised against a Run recover through it (tables/error_codes.def
+	 * gives these codes CURRENT, RESUME or INSPECT). */
+	if (tbl_err_recovery[code] == TBL_RECOVERY_RESUME)
+		n = driver_run_next(r, 1);
+	else if (tbl_err_recovery[code] == TBL_RECOVERY_INSPECT)
+		n = inspect_next(d, run_id(r));
+	else
+		n = driver_run_next(r, 0);
+	if (tbl_err_details[code] == TBL_DETAILS_STATE)
+		details = state_details(r);
+	rc = cli_fail(code, 0, msg, n, d->ws.worktree_root, details);
+	json_decref(details);
+	next_free(n);
+	return rc;
+}
+
+/* A failure of the store (or under it), classified by its wire code. */
+static int fail_store(const struct driver *d, const struct sw_error *err,
+		      const char *run_id_arg)
+{
+	const struct store_failure *f = store_last_failure(d->store);
+	enum tbl_err code = tbl_err_lookup(err->proto);
+	struct next *n = NULL;
+	json_t *details = NULL;
+	int rc;
+
+	if (code == TBL_ERR_NONE)
+		code = TBL_ERR_RUNTIME_ERROR;
+	if (code == TBL_ERR_RUN_NOT_FOUND)	/* mutations on a missing run */
+		code = TBL_ERR_RUNTIME_ERROR;
+	if (f && f->has_mutation)
+		details = json_pack("{s:s, s:b, s:b, s:b, s:b}", "phase", f->phase,
+				    "committed", f->committed, "projection_stale",
+				    f->projection_stale, "namespace_detached",
+				    f->namespace_detached, "ambiguous", f->ambiguous);
+	else if (f && f->has_limit)
+		details = json_pack("{s:s, s:I, s:I}", "context", f->limit_context,
+				    "size", (json_int_t)f->limit_size, "limit",
+				    (json_int_t)f->limit_max);
+	if (tbl_err_details[code] == TBL_DETAILS_NONE ||
+	    (tbl_err_details[code] == TBL_DETAILS_MUTATION && !(f && f->has_mutation)) ||
+	    (tbl_err_details[code] == TBL_DETAILS_JOURNAL && !(f && f->has_limit))) {
+		json_decref(details);
+		details = NULL;
+	}
+	if (tbl_err_recovery[code] == TBL_RECOVERY_NONE)
+		next_none_identity(&n, d->ws.id, &(struct sw_error)SW_ERROR_INIT);
+	else
+		n = inspect_next(d, run_id_arg);
+	rc = cli_fail(code, 0, err->msg[0] ? err->msg : "run store failure", n,
+		      d->ws.worktree_root, details);
+	json_decref(details);
+	next_free(n);
+	return rc;
+}
+
+/* ---- loading ---- */
+
+static int replay_visit(const struct store_event *ev, void *payload,
+			struct sw_error *err)
+{
+	struct run **r = payload;
+	json_error_t jerr;
+	json_t *data = json_loadb(ev->data, ev->data_len, JSON_REJECT_DUPLICATES, &jerr);
+	int rc;
+
+	if (data == NULL)
+		return sw_error_proto(err, "run_journal_invalid",
+				      "journal record %lld: %s", ev->sequence, jerr.text);
+	rc = run_replay(r, tbl_jevent_wire[ev->type], data, err);
+	json_decref(data);
+	return rc;
+}
+
+/* Checks the Run belongs to this workspace. */
+static int check_workspace(const struct driver *d, const struct run *r)
+{
+	const json_t *pinned = run_identity(r);
+	const char *want = jstr(pinned, "id");
+	struct sw_error err = SW_ERROR_INIT;
+	struct next_fill fill = { 0 };
+	struct next *n = NULL;
+	json_t *details;
+	int rc;
+
+	if (want && strcmp(want, d->ws.id) == 0 &&
+	    strcmp(jstr(pinned, "worktree_root"), d->ws.worktree_root) == 0)
+		return 0;
+	details = json_pack("{s:s, s:s}", "expected_workspace_identity", want ? want : "",
+			    "observed_workspace_identity", d->ws.id);
+	if (next_build_form(&n, NEXT_FORM_MISMATCHED_WORKSPACE, want,
+			    jstr(pinned, "worktree_root"), &fill, &err) < 0)
+		next_none_identity(&n, want, &err);
+	rc = cli_fail(TBL_ERR_WORKSPACE_IDENTITY_MISMATCH, 0,
+		      "workspace identity mismatch: the current Git worktree or metadata "
+		      "directories differ from the Run's", n, NULL, details);
+	json_decref(details);
+	next_free(n);
+	return rc;
+}
+
+int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
+		int quiet, const char **code)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct run *r = NULL;
+	int rc;
+
+	*out = NULL;
+	if (store_visit(d->store, run_id_arg, replay_visit, &r, NULL, &err) < 0 || r == NULL) {
+		enum tbl_err c = tbl_err_lookup(err.proto);
+
+		run_free(r);
+		if (c != TBL_ERR_RUN_NOT_FOUND && c != TBL_ERR_RUN_BUSY)
+			c = TBL_ERR_RUN_JOURNAL_INVALID;
+		if (code)
+			*code = tbl_err_wire[c];
+		if (quiet)
+			return CLI_EXIT_RUNTIME;
+		{
+			struct next *n = NULL;
+
+			if (c == TBL_ERR_RUN_BUSY)
+				n = inspect_next(d, run_id_arg);
+			else if (next_build_form(&n, NEXT_FORM_LIST_RUNS, d->ws.id,
+						 d->ws.worktree_root, &(struct next_fill){ 0 }, &err) < 0)
+				next_none_identity(&n, d->ws.id, &err);
+			rc = cli_fail(c, 0, err.msg[0] ? err.msg : "the run cannot be read", n,
+				      d->ws.worktree_root, NULL);
+			next_free(n);
+		}
+		return rc;
+	}
+	if (!quiet && (rc = check_workspace(d, r)) != 0) {
+		run_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+/* ---- Git ---- */
+
+struct git_now {
+	struct vcs_observation obs;
+	json_t *json;
+	int ok;
+	int changed;
+	char error[512];
+};
+
+static void observe_now(const struct driver *d, const struct run *r, struct git_now *g)
+{
+	struct vcs_observation start = VCS_OBSERVATION_INIT;
+	struct sw_error err = SW_ERROR_INIT;
+
+	memset(g, 0, sizeof(*g));
+	g->obs = (struct vcs_observation)VCS_OBSERVATION_INIT;
+	if (vcs_observe(&g->obs, &d->ws, NULL, &err) < 0 ||
+	    (g->json = vcs_observation_to_json(&g->obs)) == NULL) {
+		snprintf(g->error, sizeof(g->error), "%s", err.msg[0] ? err.msg : "out of memory");
+		return;
+	}
+	g->ok = 1;
+	if (vcs_observation_from_json(&start, run_initial_git(r), &err) == 0)
+		g->changed = vcs_observation_changed_from(&g->obs, &start);
+	else
+		g->changed = 1;	/* an unreadable start cannot prove "unchanged" */
+	vcs_observation_release(&start);
+}
+
+static void git_now_release(struct git_now *g)
+{
+	vcs_observation_release(&g->obs);
+	json_decref(g->json);
+	g->json = NULL;
+}
+
+/* Whether the Run's recorded current Git differs from its start. */
+static int recorded_changed(const struct run *r)
+{
+	struct vcs_observation a = VCS_OBSERVATION_INIT, b = VCS_OBSERVATION_INIT;
+	struct sw_error err = SW_ERROR_INIT;
+	int changed = 0;
+
+	if (vcs_observation_from_json(&a, json_object_get(run_json(r), "current_git"), &err) == 0 &&
+	    vcs_observation_from_json(&b, run_initial_git(r), &err) == 0)
+		changed = vcs_observation_changed_from(&a, &b);
+	vcs_observation_release(&a);
+	vcs_observation_release(&b);
+	return changed;
+}
+
+/* ---- mutation ---- */
+
+struct mctx {
+	struct driver *d;
+	struct driver_mutation *m;
+	struct run *run;		/* replayed */
+	int exit;			/* set when the callback wrote an error */
+	int apply_error;		/* APPLY_ERROR: print after commit */
+};
+
+static struct fsm_outcome_shape shape_of(const struct outcome *o)
+{
+	struct fsm_outcome_shape s = { 0 };
+
+	s.kind = o->kind;
+	s.status = o->status_id;
+	if (o->pause) {
+		s.pause = o->pause->reason_id;
+		s.has_destructive_request = o->pause->request != NULL;
+		s.has_supersedes = o->pause->supersedes != NULL;
+	}
+	if (o->implementation) {
+		s.has_implementation = 1;
+		s.implementation = o->implementation->result_id;
+	}
+	if (o->review) {
+		s.has_review = 1;
+		s.review = o->review->result_id;
+		s.findings = o->review->n_findings;
+	}
+	s.suggestions = o->n_suggestions;
+	if (o->n_suggestions)
+		s.suggestion_kind = o->suggestions[0].kind_id;
+	return s;
+}
+
+static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
+			    char answer_digest[SW_DIGEST_LEN])
+{
+	struct driver_mutation *m = c->m;
+	const struct run *r = c->run;
+	struct sw_error err = SW_ERROR_INIT;
+	unsigned f = 0;
+
+	switch (m->event) {
+	case FSM_EV_SUBMIT:
+		f = run_submit_facts(r, m->action_id, m->outcome->payload_sha256);
+		if (run_current_action(r) &&
+		    outcome_validate_for(m->outcome, run_machine(r).action,
+					 run_current_action_id(r), &err) < 0) {
+			f |= FSM_F_OUTCOME_INVALID;
+			snprintf(why, whylen, "%s", err.msg);
+		}
+		if (run_supersession_invalid(r, m->outcome_json))
+			f |= FSM_F_SUPERSEDE_INVALID;
+		break;
+	case FSM_EV_ANSWER: {
+		const json_t *req = run_pending_request(r);
+
+		input_answer_digest(answer_digest, m->action_id, m->confirm, m->scope,
+				    m->text, m->text_len, &err);
+		f = run_answer_facts(r, m->action_id, answer_digest, NULL);
+		if (!outcome_text_nonblank(m->text, m->text_len))
+			f |= FSM_F_TEXT_BLANK;
+		if (m->confirm)
+			f |= FSM_F_CONFIRM;
+		if (m->scope && m->scope[0]) {
+			f |= FSM_F_SCOPE_GIVEN;
+			if (sw_digest_valid(m->scope))
+				f |= FSM_F_SCOPE_WELLFORMED;
+			if (req && jstr(req, "scope_sha256") &&
+			    strcmp(jstr(req, "scope_sha256"), m->scope) == 0)
+				f |= FSM_F_SCOPE_MATCH;
+		}
+		if (run_machine(r).state == FSM_ST_PAUSED_DESTRUCTIVE && req == NULL)
+			f |= FSM_F_REQUEST_INVALID;
+		if (run_supersession_invalid(r, run_current_outcome(r)))
+			f |= FSM_F_SUPERSEDE_INVALID;
+		break;
+	}
+	case FSM_EV_SKIP:
+		f = run_submit_facts(r, m->action_id, NULL) &
+		    (FSM_F_NAMED_CURRENT | FSM_F_NAMED_VOIDED);
+		break;
+	case FSM_EV_RESUME:
+		if (m->budget_given)
+			f |= FSM_F_BUDGET_GIVEN;
+		if (m->source_options)
+			f |= FSM_F_SOURCE_OPTIONS;
+		break;
+	case FSM_EV_STOP:
+	case FSM_EV_START:
+	case FSM_EV_INVALID:
+	case FSM_EV__COUNT:
+		break;
+	}
+	return f;
+}
+
+static char *projection_text(const struct run *r, long long revision)
+{
+	json_t *doc = json_object(), *data = run_status_json(r, 0);
+	char *s = NULL;
+
+	if (doc && data && json_object_set_new(doc, "revision", json_integer(revision)) == 0 &&
+	    json_object_set_new(doc, "data", data) == 0) {
+		char *body = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+		if (body) {
+			s = sw_asprintf("%s\n", body);
+			sw_free(body);
+		}
+	} else {
+		json_decref(data);
+	}
+	json_decref(doc);
+	return s;
+}
+
+static int append_event(struct store_mutation *sm, const struct run *before,
+			const struct run *after, enum fsm_event ev, size_t rule,
+			struct sw_error *err)
+{
+	json_t *delta = run_delta(before, after, rule);
+	char *data = delta ? sw_json_dump(delta) : NULL;
+	char *proj = projection_text(after, store_mutation_base(sm) + 1);
+	int rc;
+
+	if (data == NULL || proj == NULL)
+		rc = sw_error_set(err, SW_ENOMEM, "cannot encode the journal event");
+	else if ((rc = store_mutation_add_event(sm, tbl_event_journal[ev], data,
+						strlen(data), err)) == 0)
+		rc = store_mutation_set_projection(sm, proj, strlen(proj), err);
+	sw_free(data);
+	sw_free(proj);
+	json_decref(delta);
+	return rc;
+}
+
+static int mutate_visit(const struct store_event *ev, void *payload, struct sw_error *err)
+{
+	struct mctx *c = payload;
+
+	return replay_visit(ev, &c->run, err);
+}
+
+static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *err)
+{
+	struct mctx *c = payload;
+	struct driver_mutation *m = c->m;
+	struct fsm_input in = { .event = m->event };
+	struct run_effects fx = { 0 };
+	struct git_now g = { 0 }, fin = { 0 };
+	struct run *after = NULL;
+	char why[600] = "", now[40], action_id[37], answer_digest[SW_DIGEST_LEN] = "";
+	struct fsm_run machine;
+	int rc = 0;
+
+	if (c->run == NULL)
+		return sw_error_proto(err, "runtime_error", "the run journal is empty");
+	if ((c->exit = check_workspace(c->d, c->run)) != 0)
+		return sw_error_set(err, SW_ECONFLICT, "workspace mismatch");
+	machine = run_machine(c->run);
+	in.facts = input_facts(c, why, sizeof(why), answer_digest);
+	in.budget = m->budget;
+	if (m->event == FSM_EV_SUBMIT)
+		in.outcome = shape_of(m->outcome);
+	m->step = fsm_step(&machine, &in);
+	/* Gates never read Git, so observe only for a step that applies. */
+	if ((m->step.verdict == FSM_APPLY || m->step.verdict == FSM_APPLY_ERROR) &&
+	    (m->event == FSM_EV_SUBMIT || m->event == FSM_EV_SKIP) &&
+	    tbl_kind_observes_git[machine.action]) {
+		observe_now(c->d, c->run, &g);
+		in.facts |= g.ok ? (g.changed ? FSM_F_CHANGED : 0) : FSM_F_GIT_FAILED;
+		m->step = fsm_step(&machine, &in);
+	}
+	if (m->step.verdict == FSM_REJECT || m->step.verdict == FSM_IDEMPOTENT) {
+		if (m->step.verdict == FSM_REJECT) {
+			const char *msg = m->step.err == TBL_ERR_INVALID_OUTCOME && why[0]
+						  ? why : tbl_rules[m->step.rule].why;
+
+			c->exit = fail_run(c->d, m->step.err, msg, c->run);
+			rc = sw_error_set(err, SW_ECONFLICT, "%s", msg);
+		} else {
+			m->run = c->run;	/* replay: answer with the Run as it is */
+			c->run = NULL;
+		}
+		goto out;
+	}
+	if (m->step.ops & (FSM_OP_END | FSM_OP_END_SKIPPED))
+		observe_now(c->d, c->run, &fin);
+	driver_now(now, sizeof(now));
+	if (store_new_run_id(action_id, err) < 0) {
+		rc = err->code;
+		goto out;
+	}
+	fx.now = now;
+	fx.new_action_id = action_id;
+	if (m->event == FSM_EV_SUBMIT) {
+		fx.outcome = m->outcome_json;
+		fx.outcome_sha256 = m->outcome->payload_sha256;
+	}
+	fx.answer_text = m->text;
+	fx.confirm = m->confirm;
+	fx.scope_sha256 = m->scope ? m->scope : "";
+	fx.answer_sha256 = answer_digest;
+	fx.observation = g.ok ? g.json : NULL;
+	fx.observation_complete = g.ok && g.obs.content_observation_complete;
+	fx.changed = g.ok ? g.changed : recorded_changed(c->run);
+	fx.git_error = g.error;
+	fx.final_observation = fin.ok ? fin.json : NULL;
+	fx.final_changed = fin.changed;
+	fx.final_error = fin.error;
+	if ((rc = run_clone(&after, c->run, err)) < 0 ||
+	    (rc = run_apply(after, &m->step, &fx, err)) < 0)
+		goto out;
+	if (m->event == FSM_EV_RESUME &&
+	    (rc = run_set_resume_result(after, "ad_hoc_resumed", 1, err)) < 0)
+		goto out;
+	if ((rc = append_event(sm, c->run, after, m->event, m->step.rule, err)) < 0)
+		goto out;
+	c->apply_error = m->step.verdict == FSM_APPLY_ERROR;
+	m->run = after;
+	after = NULL;
+out:
+	run_free(after);
+	git_now_release(&g);
+	git_now_release(&fin);
+	return rc;
+}
+
+int driver_mutate(struct driver *d, struct driver_mutation *m)
+{
+	struct mctx c = { d, m, NULL, 0, 0 };
+	struct sw_error err = SW_ERROR_INIT;
+	int rc;
+
+	rc = store_update(d->store, m->run_id, mutate_visit, mutate_cb, &c, &err);
+	if (c.exit != 0) {
+		run_free(c.run);
+		return c.exit;
+	}
+	if (rc < 0) {
+		rc = fail_store(d, &err, m->run_id);
+		run_free(c.run);
+		return rc;
+	}
+	run_free(c.run);
+	if (c.apply_error)
+		return fail_run(d, m->step.err, tbl_rules[m->step.rule].why, m->run);
+	return 0;
+}
+
+void driver_mutation_release(struct driver_mutation *m)
+{
+	run_free(m->run);
+	m->run = NULL;
+}
+
+/* ---- start ---- */
+
+struct sctx {
+	struct run *run;
+	const struct fsm_step *step;
+};
+
+static int create_cb(struct store_mutation *sm, void *payload, struct sw_error *err)
+{
+	struct sctx *c = payload;
+
+	return append_event(sm, NULL, c->run, FSM_EV_START, c->step->rule, err);
+}
+
+int driver_start(struct driver *d, const char *goal, unsigned budget, int review,
+		 struct run **out)
+{
+	struct fsm_run fresh = { .state = FSM_ST_NEW };
+	struct fsm_input in = { .event = FSM_EV_START, .budget = budget, .review = review };
+	struct sw_error err = SW_ERROR_INIT;
+	struct vcs_observation obs = VCS_OBSERVATION_INIT;
+	json_t *obs_json = NULL, *identity = NULL;
+	char id[37], action_id[37], now[40];
+	struct run_start s = { 0 };
+	struct run_effects fx = { 0 };
+	struct fsm_step st;
+	struct sctx c = { 0 };
+	struct next *n = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	if (vcs_observe(&obs, &d->ws, NULL, &err) < 0 ||
+	    (obs_json = vcs_observation_to_json(&obs)) == NULL) {
+		in.facts |= FSM_F_GIT_FAILED;
+	}
+	st = fsm_step(&fresh, &in);
+	if (st.verdict != FSM_APPLY) {
+		next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review, 0,
+				 &(struct sw_error)SW_ERROR_INIT);
+		rc = cli_fail(st.err, 0, err.msg[0] ? err.msg : tbl_rules[st.rule].why, n,
+			      d->ws.worktree_root, NULL);
+		goto out;
+	}
+	if (store_new_run_id(id, &err) < 0 || store_new_run_id(action_id, &err) < 0 ||
+	    (identity = vcs_identity_to_json(&d->ws)) == NULL) {
+		rc = cli_fail(TBL_ERR_RUNTIME_ERROR, 0, err.msg[0] ? err.msg : "out of memory",
+			      NULL, d->ws.worktree_root, NULL);
+		goto out;
+	}
+	driver_now(now, sizeof(now));
+	s.id = id;
+	s.goal = goal;
+	s.workspace = d->ws.worktree_root;
+	s.identity = identity;
+	s.initial_git = obs_json;
+	s.now = now;
+	fx.now = now;
+	fx.new_action_id = action_id;
+	if (run_create(&c.run, &s, &st, &fx, &err) < 0) {
+		enum tbl_err code = tbl_err_lookup(err.proto);
+
+		if (code == TBL_ERR_ACTION_TOO_LARGE)
+			next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review, 0,
+					 &(struct sw_error)SW_ERROR_INIT);
+		rc = cli_fail(code ? code : TBL_ERR_RUNTIME_ERROR, code ? CLI_EXIT_RUNTIME : 0,
+			      err.msg, n, d->ws.worktree_root, NULL);
+		goto out;
+	}
+	c.step = &st;
+	if (store_create(d->store, id, create_cb, &c, &err) < 0) {
+		rc = fail_store(d, &err, NULL);
+		goto out;
+	}
+	*out = c.run;
+	c.run = NULL;
+out:
+	run_free(c.run);
+	next_free(n);
+	json_decref(identity);
+	json_decref(obs_json);
+	vcs_observation_release(&obs);
+	return rc;
+}
+
+/* ---- output ---- */
+
+int driver_print_state(const struct run *r, int human, const char *headline,
+		       int with_facts, const char *resume_operation)
+{
+	const json_t *rec = run_json(r);
+	struct next *n = driver_run_next(r, 0);
+	json_t *doc = NULL;
+	int rc = CLI_EXIT_OK;
+
+	if (n == NULL)
+		return CLI_EXIT_DEFECT;
+	if (!human) {
+		doc = json_pack("{s:i, s:s, s:s}", "contract_version", 2, "run_id", run_id(r),
+				"state", jstr(rec, "state"));
+		if (doc == NULL)
+			goto defect;
+		if (json_object_get(rec, "pause_reason"))
+			json_object_set(doc, "pause_reason", json_object_get(rec, "pause_reason"));
+		if (json_object_get(rec, "summary"))
+			json_object_set(doc, "summary", json_object_get(rec, "summary"));
+		if (run_current_action(r))
+			json_object_set(doc, "action", (json_t *)run_current_action(r));
+		json_object_set_new(doc, "next", next_to_json(n));
+		if (json_object_get(rec, "pinned_source"))
+			json_object_set(doc, "pinned_source", json_object_get(rec, "pinned_source"));
+		if (json_object_get(rec, "source_candidate"))
+			json_object_set(doc, "source_candidate",
+					json_object_get(rec, "source_candidate"));
+		if (resume_operation) {
+			json_object_set_new(doc, "resume_operation", json_string(resume_operation));
+			json_object_set_new(doc, "budget_applied", json_true());
+		}
+		if (cli_print_json(doc) < 0)
+			rc = CLI_EXIT_DEFECT;
+	} else {
+		char *choices = NULL;
+		struct sw_error err = SW_ERROR_INIT;
+		const json_t *cur = run_current_action(r);
+
+		printf("%s\n", headline);
+		if (with_facts) {
+			printf("State: %s\nGoal: %s\nBudget remaining: %lld\n",
+			       jstr(rec, "state"), jstr(rec, "goal"),
+			       (long long)json_integer_value(json_object_get(rec, "remaining_budget")));
+			if (cur)
+				printf("Current action: %s (%s)\n", jstr(cur, "kind"),
+				       jstr(cur, "action_id"));
+			else
+				printf("Current action: none\n");
+		}
+		if (render_next_choices(&choices, n, RENDER_SHELL_NATIVE, getenv("SystemRoot"), &err) == 0 &&
+		    choices && choices[0])
+			fputs(choices, stdout);
+		sw_free(choices);
+		if (fflush(stdout) == EOF)
+			rc = CLI_EXIT_DEFECT;
+	}
+	json_decref(doc);
+	next_free(n);
+	return rc;
+defect:
+	next_free(n);
+	return CLI_EXIT_DEFECT;
+}
+
+/* ---- listing ---- */
+
+struct header_ctx {
+	json_t *init;		/* the initialize object of event 1 */
+};
+
+static int header_visit(const struct store_event *ev, void *payload, struct sw_error *err)
+{
+	struct header_ctx *h = payload;
+	json_t *data = json_loadb(ev->data, ev->data_len, JSON_REJECT_DUPLICATES, NULL);
+
+	if (data == NULL || ev->type != TBL_JEVENT_RUN_STARTED ||
+	    !json_is_object(json_object_get(data, "initialize"))) {
+		json_decref(data);
+		return sw_error_proto(err, "run_journal_invalid", "the first record is not run_started");
+	}
+	h->init = json_incref(json_object_get(data, "initialize"));
+	json_decref(data);
+	return 0;
+}
+
+int driver_list(struct driver *d, struct driver_listing *out)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	char **ids = NULL;
+	size_t n = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->runs = json_array();
+	out->unavailable = json_array();
+	if (out->runs == NULL || out->unavailable == NULL)
+		return cli_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, d->ws.worktree_root, NULL);
+	if (store_list(&ids, &n, d->store, &err) < 0)
+		return fail_store(d, &err, NULL);
+	for (size_t i = 0; i < n; i++) {
+		struct header_ctx h = { NULL };
+		struct run *r = NULL;
+		const char *code = NULL;
+		json_t *entry = NULL;
+
+		sw_error_clear(&err);
+		if (store_first_event(d->store, ids[i], header_visit, &h, &err) < 0 || h.init == NULL) {
+			json_array_append_new(out->unavailable,
+					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
+							"run_journal_invalid", "detail",
+							err.msg[0] ? err.msg : "the run header cannot be read"));
+			json_decref(h.init);
+			continue;
+		}
+		if (strcmp(jstr(json_object_get(h.init, "workspace_identity"), "id") ? jstr(json_object_get(h.init, "workspace_identity"), "id") : "", d->ws.id) != 0) {
+			/* Another worktree's Run: a stub pointing there. */
+			const json_t *pid = json_object_get(h.init, "workspace_identity");
+			struct next *nx = NULL;
+			struct next_fill fill = { .run_id = ids[i] };
+
+			if (next_build_form(&nx, NEXT_FORM_FOREIGN_RUN, jstr(pid, "id"),
+					    jstr(pid, "worktree_root"), &fill, &err) < 0)
+				next_none_identity(&nx, jstr(pid, "id") ? jstr(pid, "id") : d->ws.id, &err);
+			entry = json_pack("{s:i, s:O, s:O, s:O, s:O, s:b, s:O, s:O, s:o}",
+					  "contract_version", 2, "id", json_object_get(h.init, "id"),
+					  "goal", json_object_get(h.init, "goal"),
+					  "workspace", json_object_get(h.init, "workspace"),
+					  "workspace_identity", pid, "workspace_foreign", 1,
+					  "state", json_object_get(h.init, "state"),
+					  "created_at", json_object_get(h.init, "created_at"),
+					  "next", next_to_json(nx));
+			next_free(nx);
+			if (entry)
+				json_array_append_new(out->runs, entry);
+			json_decref(h.init);
+			continue;
+		}
+		json_decref(h.init);
+		if (driver_load(d, ids[i], &r, 1, &code) != 0) {
+			json_array_append_new(out->unavailable,
+					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
+							strcmp(code, "run_busy") == 0 ? "run_busy"
+										      : "run_journal_invalid",
+							"detail", "the run journal cannot be replayed"));
+			continue;
+		}
+		entry = driver_status_json(r);
+		if (entry)
+			json_array_append_new(out->runs, entry);
+		run_free(r);
+	}
+	store_list_free(ids, n);
+	return 0;
+}
+
+void driver_listing_release(struct driver_listing *l)
+{
+	json_decref(l->runs);
+	json_decref(l->unavailable);
+	l->runs = l->unavailable = NULL;
+}
+
+json_t *driver_status_json(const struct run *r)
+{
+	json_t *doc = run_status_json(r, 1);
+	struct next *n = driver_run_next(r, 0);
+
+	if (doc == NULL || n == NULL ||
+	    json_object_set_new(doc, "next", next_to_json(n)) < 0) {
+		json_decref(doc);
+		doc = NULL;
+	}
+	next_free(n);
+	return doc;
+}
+
+/* ---- material ---- */
+
+static int key_valid(const char *k)
+{
+	size_t n = strlen(k);
+
+	if (n == 0 || n > 64 || !((k[0] >= 'a' && k[0] <= 'z') || (k[0] >= '0' && k[0] <= '9')))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if (!((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= '0' && k[i] <= '9') ||
+		      k[i] == '.' || k[i] == '_' || k[i] == '-'))
+			return 0;
+	return 1;
+}
+
+int driver_material(struct driver *d, const char *run_id_arg, const char *action_id,
+		    const char *section)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	const json_t *actions, *rec = NULL, *v;
+	struct run *r = NULL;
+	struct next *n = NULL;
+	const char *code = NULL;
+	size_t i;
+	int rc;
+
+	if (!key_valid(section)) {
+		n = inspect_next(d, run_id_arg);
+		rc = cli_fail(TBL_ERR_MATERIAL_SECTION_INVALID, 0,
+			      "section must match ^[a-z0-9][a-z0-9._-]{0,63}$", n, NULL, NULL);
+		next_free(n);
+		return rc;
+	}
+	if ((rc = driver_load(d, run_id_arg, &r, 0, &code)) != 0)
+		return rc;
+	actions = json_object_get(run_json(r), "actions");
+	json_array_foreach(actions, i, v)
+		if (strcmp(jstr(json_object_get(v, "action"), "action_id"), action_id) == 0)
+			rec = v;
+	if (rec == NULL) {
+		n = inspect_next(d, run_id_arg);
+		rc = cli_fail(TBL_ERR_MATERIAL_ACTION_NOT_FOUND, 0, "action_id is not an Action of this run",
+			      n, NULL, NULL);
+	} else if (run_current_action_id(r) == NULL ||
+		   strcmp(run_current_action_id(r), action_id) != 0 ||
+		   json_is_true(json_object_get(rec, "voided"))) {
+		rc = fail_run(d, TBL_ERR_MATERIAL_ACTION_STALE,
+			      "material is readable only for the current Action", r);
+	} else {
+		n = inspect_next(d, run_id_arg);
+		rc = cli_fail(TBL_ERR_MATERIAL_UNAVAILABLE, 0,
+			      "this Run pins no source: an ad-hoc Run has no material", n, NULL, NULL);
+	}
+	(void)err;
+	next_free(n);
+	run_free(r);
+	return rc;
+}

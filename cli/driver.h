@@ -1,0 +1,106 @@
+#ifndef CLI_DRIVER_H
+#define CLI_DRIVER_H
+
+/* The driver shared by the Run commands (R6): find the workspace, open the
+ * run store, load a Run by replaying its journal, ask the state machine,
+ * carry out its effects, append the event, and render the answer or the
+ * structured error.
+ *
+ * Every function that can fail here has already written the cliError to
+ * stderr and returns the exit status (2 or 3, or 1 for a defect); 0 means
+ * success and nothing has been printed. */
+
+#include <stdbool.h>
+
+#include "fsm/fsm.h"
+#include "io/next.h"
+#include "io/run.h"
+#include "io/vcs.h"
+
+struct json_t;
+struct store;
+struct outcome;
+
+struct driver {
+	const char *root_arg;		/* --root as given, or NULL */
+	struct vcs_identity ws;		/* the discovered workspace */
+	struct store *store;
+};
+
+/* Discovers the workspace at d->root_arg (the current directory when NULL)
+ * and opens its store, writable or read-only. */
+int driver_open(struct driver *d, bool writable);
+void driver_close(struct driver *d);
+
+/* The Run's next (DeriveNext), or with `resume_only` its resume variants
+ * (DeriveResumeNext).  Falls back to operation none on failure. */
+struct next *driver_run_next(const struct run *r, int resume_only);
+
+/* What a mutation needs from its command. */
+struct driver_mutation {
+	enum fsm_event event;
+	const char *run_id;
+	const char *action_id;		/* submit, answer, skip */
+	/* submit */
+	const struct outcome *outcome;
+	struct json_t *outcome_json;	/* canonical Outcome (owned by caller) */
+	/* answer */
+	const char *text;
+	size_t text_len;
+	int confirm;
+	const char *scope;		/* "" when not given */
+	/* resume */
+	int budget_given;
+	unsigned budget;
+	int source_options;
+	/* results */
+	struct run *run;		/* the Run after the event (owned) */
+	struct fsm_step step;
+};
+
+/* Runs one mutation; on success m->run is the Run after the event and the
+ * caller renders it.  A committed-then-error step (APPLY_ERROR) is written
+ * here and its status returned. */
+int driver_mutate(struct driver *d, struct driver_mutation *m);
+void driver_mutation_release(struct driver_mutation *m);
+
+/* Creates a Run (`run`); *out is the new Run. */
+int driver_start(struct driver *d, const char *goal, unsigned budget,
+		 int review, struct run **out);
+
+/* Prints the protocolState of `r` (JSON), or with `human` the text form:
+ * `headline`, with `with_facts` the state, goal, budget and current Action,
+ * then the next choices.  `resume_operation` (may be NULL) adds
+ * resume_operation and budget_applied. */
+int driver_print_state(const struct run *r, int human, const char *headline,
+		       int with_facts, const char *resume_operation);
+
+/* Loads a Run read-only (status); *out owned by the caller.  `quiet`
+ * suppresses the error output and returns the wire code in *code. */
+int driver_load(struct driver *d, const char *run_id, struct run **out,
+		int quiet, const char **code);
+
+/* `status` without a run id: runStatus entries (foreign stubs included)
+ * and unavailable runs, as JSON arrays owned by the listing. */
+struct driver_listing {
+	struct json_t *runs;
+	struct json_t *unavailable;
+};
+int driver_list(struct driver *d, struct driver_listing *out);
+void driver_listing_release(struct driver_listing *l);
+
+/* The runStatus document of `r` with its next (new reference or NULL). */
+struct json_t *driver_status_json(const struct run *r);
+
+/* `protocol material`: the checks in the reference's order; an ad-hoc Run
+ * ends with material_unavailable. */
+int driver_material(struct driver *d, const char *run_id, const char *action_id,
+		    const char *section);
+
+/* Writes a cliError for a usage problem, bound to d->root_arg. */
+int driver_usage(const struct driver *d, enum tbl_err code, const char *msg);
+
+/* The current time as RFC3339Nano UTC ("...Z") into `buf` (>= 40 bytes). */
+void driver_now(char *buf, size_t len);
+
+#endif
