@@ -28,6 +28,10 @@ struct command {
 /* Sorted by name, as the help lists them. */
 static const struct command commands[] = {
 	{ "_help", cmd_help, "Help about any command", 1 },
+	{ "doctor", cmd_doctor, "Diagnose host installation and runtime availability", 0 },
+	{ "install", cmd_install, "Install Slipway capabilities for detected AI coding hosts", 0 },
+	{ "list", cmd_list, "List host adapters and their installation state", 0 },
+	{ "uninstall", cmd_uninstall, "Remove pristine Slipway-managed host capabilities", 0 },
 };
 
 static int print_root_help(void)
