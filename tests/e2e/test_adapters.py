@@ -447,9 +447,9 @@ class ManifestTest(Base):
 
 FAKE_GH = """#!/bin/sh
 case "$1" in
---version) [ -n "$GH_VERSION_FAIL" ] && exit 1; echo "gh version $GH_VERSION (2026-01-01)"; echo "https://github.com/cli/cli/releases/tag/v$GH_VERSION";;
+--version) [ -n "$GH_SLEEP" ] && exec sleep "$GH_SLEEP"; [ -n "$GH_VERSION_FAIL" ] && exit 1; echo "gh version $GH_VERSION (2026-01-01)"; echo "https://github.com/cli/cli/releases/tag/v$GH_VERSION";;
 auth) echo "Logged in to github.com account octo (token gho_SECRETSECRET)" >&2; echo "token: gho_SECRETSECRET"; exit ${GH_AUTH_EXIT:-0};;
-api) echo "$*" > "$GH_LOG"; [ -n "$GH_API_FAIL" ] && exit 1; printf '%s\\n' "$GH_PERMS";;
+api) echo "$*" > "$GH_LOG"; [ -n "$GH_API_FAIL" ] && exit 1; [ -n "$GH_BIG" ] && head -c 70000 /dev/zero | tr '\\0' ' '; printf '%s\\n' "$GH_PERMS";;
 esac
 """
 
@@ -533,6 +533,21 @@ class DoctorTest(Base):
                                                 "--jq", ".permissions"])
         doc = self.doctor(GH_API_FAIL="1")
         self.assertEqual(self.github(doc)[-1], "github_issue_permissions_unknown")
+
+    def test_gh_runs_are_bounded_in_time(self):
+        import time
+        self.fake_gh()
+        start = time.monotonic()
+        doc = self.doctor(GH_SLEEP="30")
+        self.assertLess(time.monotonic() - start, 20)
+        self.assertEqual(self.github(doc)[0], "github_cli_version_unknown")
+
+    def test_gh_output_is_capped_at_64_kib(self):
+        self.fake_gh()
+        self.set_origin("https://github.com/octo/repo")
+        # Valid JSON after 70000 spaces: only readable if the cap were ignored.
+        self.assertEqual(self.github(self.doctor(GH_BIG="1"))[-1], "github_issue_permissions_unknown")
+        self.assertEqual(self.github(self.doctor())[-1], "github_issue_permissions_ok")
 
     def test_permissions_skipped_for_other_or_credentialed_remotes(self):
         self.fake_gh()
