@@ -403,6 +403,26 @@ class ManifestTest(Base):
         os.symlink(r.path("elsewhere.json"), p)
         self.check_degraded()
 
+    def test_symlinked_host_directory_is_never_written_through(self):
+        r = self.repo
+        target = tempfile.mkdtemp()
+        try:
+            os.symlink(target, r.path(".claude"))
+            doc = r.fail_json("install_failed", 3, "install", "--tool", "claude")
+            self.assertIn("symlink", doc["message"])
+            self.assertEqual(os.listdir(target), [])
+        finally:
+            shutil.rmtree(target)
+
+    def test_poisoned_manifest_of_one_host_blocks_every_host(self):
+        r = self.repo
+        r.write(".codex/slipway/ownership-manifest.json", json.dumps(
+            {"version": 2, "tool_id": "codex", "files": [{"path": "../outside", "sha256": "0" * 64}]}))
+        before = tree_digest(r.dir)
+        doc = r.fail_json("install_failed", 3, "install", "--tool", "claude,codex")
+        self.assertIn("repository", doc["message"])
+        self.assertEqual(tree_digest(r.dir), before)
+
     def test_sentinel_without_manifest_adopts_nothing(self):
         r = self.repo
         r.write(".claude/slipway/.adapter-generated", "generated\n")
