@@ -1301,7 +1301,7 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 			goto out;
 		}
 	}
-	if ((rc = adapter_txn_new(&txn, err)) < 0)
+	if ((rc = adapter_txn_new(&txn, req->root, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < ADAPTER_NHOSTS; i++) {
 		struct sw_error herr = SW_ERROR_INIT;
@@ -1512,7 +1512,7 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 			goto out;
 		}
 	}
-	if ((rc = adapter_txn_new(&txn, err)) < 0)
+	if ((rc = adapter_txn_new(&txn, req->root, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < ADAPTER_NHOSTS; i++) {
 		struct sw_error herr = SW_ERROR_INIT;

@@ -27,6 +27,7 @@ struct op {
 };
 
 struct adapter_txn {
+	char *root;
 	struct op *ops;
 	size_t n;
 	char **dirs;		/* directories we created, in creation order */
@@ -77,10 +78,48 @@ const char *adapter_txn_outcome_wire(enum adapter_txn_outcome o)
 	return "not_committed";
 }
 
-int adapter_txn_new(struct adapter_txn **out, struct sw_error *err)
+int adapter_txn_new(struct adapter_txn **out, const char *root,
+		    struct sw_error *err)
 {
-	*out = sw_calloc(1, sizeof(**out));
-	return *out ? 0 : sw_error_set(err, SW_ENOMEM, "out of memory");
+	if ((*out = sw_calloc(1, sizeof(**out))) == NULL ||
+	    ((*out)->root = sw_strdup(root)) == NULL) {
+		sw_free(*out);
+		*out = NULL;
+		return sw_error_set(err, SW_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* Re-checks, right before the first change, that no directory between the
+ * root and `path` was replaced by a symlink or a file since planning. */
+static int confined(const struct adapter_txn *t, const char *path,
+		    struct sw_error *err)
+{
+	size_t rootlen = strlen(t->root);
+	char *copy;
+	int rc = 0;
+
+	if (strncmp(path, t->root, rootlen) != 0 || path[rootlen] != '/')
+		return sw_error_set(err, SW_EUNSAFE, "'%s' is outside '%s'", path, t->root);
+	if ((copy = sw_strdup(path)) == NULL)
+		return sw_error_set(err, SW_ENOMEM, "out of memory");
+	for (char *p = copy + rootlen + 1; (p = strchr(p, '/')) != NULL; p++) {
+		struct stat st;
+
+		*p = '\0';
+		if (lstat(copy, &st) < 0) {
+			if (errno != ENOENT)
+				rc = sw_error_sys(err, errno, "cannot inspect '%s'", copy);
+			break;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			rc = sw_error_set(err, SW_EUNSAFE, "'%s' is a symlink or not a directory", copy);
+			break;
+		}
+		*p = '/';
+	}
+	sw_free(copy);
+	return rc;
 }
 
 static int push(struct adapter_txn *t, enum op_kind kind, const char *path,
@@ -339,7 +378,8 @@ int adapter_txn_apply(struct adapter_txn *t, enum adapter_txn_outcome *outcome,
 	*outcome = ADAPTER_TXN_NOT_COMMITTED;
 	*cleanup_warning = NULL;
 	for (i = 0; i < t->n; i++)
-		if ((rc = check_guard(&t->ops[i], err)) < 0)
+		if ((rc = confined(t, t->ops[i].path, err)) < 0 ||
+		    (rc = check_guard(&t->ops[i], err)) < 0)
 			return rc;
 	for (i = 0; i < t->n; i++) {
 		struct op *o = &t->ops[i];
@@ -421,5 +461,6 @@ void adapter_txn_free(struct adapter_txn *t)
 		sw_free(t->dirs[i]);
 	sw_free(t->dirs);
 	sw_free(t->ops);
+	sw_free(t->root);
 	sw_free(t);
 }

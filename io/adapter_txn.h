@@ -37,7 +37,10 @@ enum adapter_txn_guard {
 
 struct adapter_txn;
 
-int adapter_txn_new(struct adapter_txn **out, struct sw_error *err);
+/* Every queued path must lie under `root` (copied); apply refuses a path
+ * whose directories below `root` include a symlink or a non-directory. */
+int adapter_txn_new(struct adapter_txn **out, const char *root,
+		    struct sw_error *err);
 
 /* Queues a write of `len` bytes (copied) with permission `mode` to the
  * absolute `path`; missing parent directories are created.  `sha256` (hex)

@@ -219,7 +219,7 @@ Test(io_adapter, guard_failure_changes_nothing_and_is_not_committed)
 
 	fputs("x", f);
 	fclose(f);
-	cr_assert_eq(adapter_txn_new(&t, &err), 0);
+	cr_assert_eq(adapter_txn_new(&t, root, &err), 0);
 	cr_assert_eq(adapter_txn_write(t, a, "1", 1, 0644, ADAPTER_TXN_EXPECT_MISSING, NULL, &err), 0);
 	cr_assert_eq(adapter_txn_write(t, b, "2", 1, 0644, ADAPTER_TXN_EXPECT_MISSING, NULL, &err), 0);
 	cr_assert_eq(adapter_txn_apply(t, &o, &warn, &err), SW_ECONFLICT);
@@ -229,6 +229,33 @@ Test(io_adapter, guard_failure_changes_nothing_and_is_not_committed)
 	sw_free(a);
 	sw_free(b);
 	drop(root);
+}
+
+Test(io_adapter, a_directory_swapped_for_a_symlink_after_planning_is_refused)
+{
+	struct adapter_txn *t = NULL;
+	struct sw_error err = SW_ERROR_INIT;
+	enum adapter_txn_outcome o;
+	char *root = scratch(), *other = scratch();
+	char *dir = sw_asprintf("%s/d", root), *file = sw_asprintf("%s/d/f", root);
+	char *warn = NULL;
+
+	cr_assert_eq(adapter_txn_new(&t, root, &err), 0);
+	cr_assert_eq(adapter_txn_write(t, file, "1", 1, 0644, ADAPTER_TXN_EXPECT_MISSING, NULL, &err), 0);
+	cr_assert_eq(symlink(other, dir), 0);
+	cr_assert_eq(adapter_txn_apply(t, &o, &warn, &err), SW_EUNSAFE);
+	cr_assert_eq(o, ADAPTER_TXN_NOT_COMMITTED);
+	{
+		char *leak = sw_asprintf("%s/f", other);
+
+		cr_assert_eq(access(leak, F_OK), -1);
+		sw_free(leak);
+	}
+	adapter_txn_free(t);
+	sw_free(dir);
+	sw_free(file);
+	drop(root);
+	drop(other);
 }
 
 Test(io_adapter, allocation_failures_are_reported_not_fatal)
