@@ -8,6 +8,13 @@
 #include "io/adapter.h"
 #include "tables/tables.h"
 
+struct cli_command;
+
+/* The adapter commands' shared front: parses argv against cmd->opts,
+ * prints --help, refuses positional arguments.  Returns -1 to go on, else
+ * the exit status (the error, if any, already written). */
+int cli_adapter_parse(int argc, char **argv, const struct cli_command *cmd);
+
 /* The worktree containing `raw` (or the cwd when NULL/""): *root and
  * *common (the Git common dir) are sw_malloc'd on success.  On failure the
  * cliError has been written and the exit status is returned (> 0). */

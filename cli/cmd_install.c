@@ -1,37 +1,9 @@
 /* slipway install: write the capability files for AI coding hosts. */
 
-#include <stdio.h>
-
 #include "cli/adapter_cli.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "io/adapter.h"
-
-/* Shared by the four adapter commands: parse, answer --help, refuse
- * positional arguments.  Returns -1 to continue, else an exit status. */
-int cli_adapter_parse(int argc, char **argv, const struct cli_command *cmd)
-{
-	char **pos = NULL;
-	size_t npos = 0;
-	int help = 0, rc;
-	char msg[300];
-
-	rc = cli_parse(argc, argv, cmd->opts, &pos, &npos, &help, msg, sizeof(msg));
-	if (rc != 0)
-		return cli_fail(rc == CLI_EXIT_USAGE ? TBL_ERR_INVALID_USAGE : TBL_ERR_RUNTIME_ERROR,
-				0, msg, NULL, cli_raw_root(argc, argv), NULL);
-	if (help) {
-		sw_free(pos);
-		return cli_print_help(argv[0], cmd);
-	}
-	if (npos > 0) {
-		snprintf(msg, sizeof(msg), "unknown command \"%s\" for \"slipway %s\"", pos[0], argv[0]);
-		sw_free(pos);
-		return cli_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, cli_raw_root(argc, argv), NULL);
-	}
-	sw_free(pos);
-	return -1;
-}
 
 int cmd_install(int argc, char **argv)
 {

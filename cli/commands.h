@@ -10,11 +10,4 @@ int cmd_install(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_uninstall(int argc, char **argv);
 
-struct cli_command;
-
-/* The adapter commands' shared front: parses argv against cmd->opts,
- * prints --help, refuses positional arguments.  Returns -1 to go on, else
- * the exit status (the error, if any, already written). */
-int cli_adapter_parse(int argc, char **argv, const struct cli_command *cmd);
-
 #endif

@@ -253,7 +253,8 @@ static int make_parents(struct adapter_txn *t, const char *path,
 
 	if (copy == NULL)
 		return sw_error_set(err, SW_ENOMEM, "out of memory");
-	for (char *p = copy + 1; (p = strchr(p, '/')) != NULL; p++) {
+	/* Only directories below the root are ours to create. */
+	for (char *p = copy + strlen(t->root) + 1; (p = strchr(p, '/')) != NULL; p++) {
 		struct stat st;
 		char **grown;
 
