@@ -324,6 +324,21 @@ static int stage(struct op *o, size_t idx, unsigned *step, struct sw_error *err)
 	return 0;
 }
 
+/* Moves `from` to `to` only if `to` does not exist, so a file created
+ * concurrently after the guard check is never replaced. */
+static int rename_noreplace(const char *from, const char *to)
+{
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	/* File systems without RENAME_NOREPLACE: link() refuses to replace. */
+	if (link(from, to) < 0)
+		return -1;
+	(void)unlink(from);
+	return 0;
+}
+
 static void sync_parent(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -352,7 +367,7 @@ static int undo(struct adapter_txn *t)
 				o->placed = 0;
 		}
 		if (o->aside) {
-			if (undo_fails() || rename(o->bak, o->path) < 0)
+			if (undo_fails() || rename_noreplace(o->bak, o->path) < 0)
 				bad = 1;
 			else
 				o->aside = 0;
@@ -400,7 +415,7 @@ int adapter_txn_apply(struct adapter_txn *t, enum adapter_txn_outcome *outcome,
 			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 			goto fail;
 		}
-		if (step_fails(&step) || rename(o->path, o->bak) < 0) {
+		if (step_fails(&step) || rename_noreplace(o->path, o->bak) < 0) {
 			rc = sw_error_sys(err, errno, "cannot move '%s' aside", o->path);
 			goto fail;
 		}
@@ -411,7 +426,7 @@ int adapter_txn_apply(struct adapter_txn *t, enum adapter_txn_outcome *outcome,
 
 		if (o->kind != OP_WRITE)
 			continue;
-		if (step_fails(&step) || rename(o->tmp, o->path) < 0) {
+		if (step_fails(&step) || rename_noreplace(o->tmp, o->path) < 0) {
 			rc = sw_error_sys(err, errno, "cannot install '%s'", o->path);
 			goto fail;
 		}
