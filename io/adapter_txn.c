@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,6 +43,18 @@ void adapter_txn_fail_step(unsigned n, int break_undo)
 {
 	fail_step_at = n;
 	fail_undo = break_undo;
+}
+
+/* The sanitizer binary takes the same seam from the environment, so the
+ * end-to-end tests can break a transaction through the CLI. */
+static void seam_from_env(void)
+{
+	const char *n = getenv("SLIPWAY_TEST_TXN_FAIL_STEP");
+
+	if (fail_step_at == 0 && n && *n) {
+		fail_step_at = (unsigned)strtoul(n, NULL, 10);
+		fail_undo = getenv("SLIPWAY_TEST_TXN_BREAK_UNDO") != NULL;
+	}
 }
 #endif
 
@@ -393,6 +406,9 @@ int adapter_txn_apply(struct adapter_txn *t, enum adapter_txn_outcome *outcome,
 
 	*outcome = ADAPTER_TXN_NOT_COMMITTED;
 	*cleanup_warning = NULL;
+#ifdef SW_TESTING
+	seam_from_env();
+#endif
 	for (i = 0; i < t->n; i++)
 		if ((rc = confined(t, t->ops[i].path, err)) < 0 ||
 		    (rc = check_guard(&t->ops[i], err)) < 0)

@@ -78,7 +78,8 @@ void adapter_txn_free(struct adapter_txn *t);
 #ifdef SW_TESTING
 /* Test seam: make the n-th mutating step of the next apply fail (1 = the
  * first); with `break_undo` the undo of every step fails as well.  0
- * disables. */
+ * disables.  When unset, apply reads SLIPWAY_TEST_TXN_FAIL_STEP (and
+ * SLIPWAY_TEST_TXN_BREAK_UNDO) from the environment: test builds only. */
 void adapter_txn_fail_step(unsigned n, int break_undo);
 #endif
 

@@ -260,6 +260,37 @@ class LifecycleTest(Base):
         self.assertIn("  removed .claude/slipway/ownership-manifest.json\n", out)
 
 
+class TransactionTest(Base):
+    """Needs the sanitizer build, whose transaction reads a failure seam
+    from SLIPWAY_TEST_TXN_FAIL_STEP."""
+
+    def test_failure_mid_transaction_rolls_back_everything(self):
+        r = self.repo
+        r.ok_json("changeReport", "install", "--tool", "claude")
+        os.unlink(r.path(ENTRY["claude"]))
+        before = tree_digest(r.dir)
+        doc = r.fail_json("install_failed", 3, "install", "--tool", "claude,pi", "--refresh",
+                          env={"SLIPWAY_TEST_TXN_FAIL_STEP": "6"})
+        self.assertEqual(doc["details"]["transaction_outcome"], "rolled_back")
+        self.assertEqual(doc["details"]["report"]["transaction_outcome"], "rolled_back")
+        self.assertEqual(doc["details"]["report"]["written"], [])
+        self.assertEqual(doc["next"]["variants"][0]["id"], "inspect-host-adapters")
+        self.assertEqual(tree_digest(r.dir), before)
+        self.assertFalse(os.path.exists(r.path(".pi")))
+
+    def test_failed_undo_is_ambiguous_with_recovery_artifacts(self):
+        r = self.repo
+        r.ok_json("changeReport", "install", "--tool", "claude")
+        doc = r.fail_json("uninstall_failed", 3, "uninstall",
+                          env={"SLIPWAY_TEST_TXN_FAIL_STEP": "3", "SLIPWAY_TEST_TXN_BREAK_UNDO": "1"})
+        rep = doc["details"]["report"]
+        self.assertEqual(rep["transaction_outcome"], "ambiguous")
+        self.assertEqual(rep["removed"], [])
+        self.assertTrue(rep["recovery_artifacts"])
+        for p in rep["recovery_artifacts"]:
+            self.assertTrue(os.path.exists(r.path(p)), p)
+
+
 class SelectionTest(Base):
     def test_detected_hosts_are_installed_without_tool(self):
         r = self.repo
