@@ -28,10 +28,14 @@ struct command {
 /* Sorted by name, as the help lists them. */
 static const struct command commands[] = {
 	{ "_help", cmd_help, "Help about any command", 1 },
+	{ "doctor", cmd_doctor, "Diagnose host installation and runtime availability", 0 },
+	{ "install", cmd_install, "Install Slipway capabilities for detected AI coding hosts", 0 },
+	{ "list", cmd_list, "List host adapters and their installation state", 0 },
 	{ "protocol", cmd_protocol, "Machine protocol operations that generated adapters call to drive a Run", 0 },
 	{ "run", cmd_run, "Start a Run: slipway issues its first Action", 0 },
 	{ "status", cmd_status, "Show the Runs of this repository", 0 },
 	{ "stop", cmd_stop, "Stop a Run; resume it later with slipway protocol resume", 0 },
+	{ "uninstall", cmd_uninstall, "Remove pristine Slipway-managed host capabilities", 0 },
 };
 
 static int print_root_help(void)
