@@ -169,7 +169,9 @@ static int fail_run(const struct driver *d, enum tbl_err code, const char *msg,
 		n = driver_run_next(r, 0);
 	if (tbl_err_details[code] == TBL_DETAILS_STATE)
 		details = state_details(r);
-	rc = cli_fail(code, 0, msg, n, d->ws.worktree_root, details);
+	/* Errors the service raises against a Run always exit 3, even codes
+	 * whose preflight form is a usage error (invalid_outcome). */
+	rc = cli_fail(code, CLI_EXIT_RUNTIME, msg, n, d->ws.worktree_root, details);
 	json_decref(details);
 	next_free(n);
 	return rc;
