@@ -2,6 +2,8 @@
  * canonical JSON (io/outcome.h). */
 
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdlib.h>
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <string.h>
@@ -816,4 +818,48 @@ Test(outcome, allocation_failures_never_crash_or_leak)
 	alloc_walk(s);
 	sw_free(s);
 	sw_free(dp);
+}
+
+/* ---- the fuzz seed corpus ---- */
+
+Test(outcome, every_fuzz_seed_is_a_valid_outcome)
+{
+	const char *root = getenv("SLIPWAY_TEST_ROOT");
+	char *dirname = sw_asprintf("%s/tests/fuzz/corpus/outcome", root ? root : ".");
+	bool seen[FSM_KIND__COUNT][FSM_STATUS__COUNT] = { { false } };
+	struct dirent *de;
+	DIR *d = opendir(dirname);
+	size_t files = 0, k, st, cells = 0;
+
+	cr_assert_not_null(d, "cannot open %s", dirname);
+	while ((de = readdir(d)) != NULL) {
+		char *path, buf[65536];
+		struct outcome o;
+		struct sw_error err = SW_ERROR_INIT;
+		size_t n;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		path = sw_asprintf("%s/%s", dirname, de->d_name);
+		cr_assert_not_null(f = fopen(path, "rb"));
+		n = fread(buf, 1, sizeof(buf), f);
+		fclose(f);
+		cr_assert_eq(outcome_decode(&o, buf, n, &err), 0, "%s: %s", path, err.msg);
+		seen[o.kind][o.status_id] = true;
+		outcome_release(&o);
+		sw_free(path);
+		files++;
+	}
+	closedir(d);
+	sw_free(dirname);
+	/* one seed at least for each legal (kind, status) cell */
+	for (k = 1; k < FSM_KIND__COUNT; k++)
+		for (st = 1; st < FSM_STATUS__COUNT; st++)
+			if (tbl_legal[k][st].legal) {
+				cells++;
+				cr_assert(seen[k][st], "no seed for %s/%s",
+					  tbl_kind_wire[k], tbl_status_wire[st]);
+			}
+	cr_assert_geq(files, cells);
 }
