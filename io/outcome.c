@@ -590,11 +590,7 @@ int outcome_parse(struct outcome *out, const char *buf, size_t len,
 		rc = sw_error_set(err, SW_ENOMEM, "cannot decode outcome");
 		goto out;
 	}
-	if (b.has_nul) {
-		rc = sw_error_proto(err, INVALID,
-				    "outcome text contains disallowed control u+0000");
-		goto out;
-	}
+	out->text_has_nul = b.has_nul;
 	sw_sha256_prefixed(buf, len, out->payload_sha256);
 out:
 	json_decref(root);
@@ -995,6 +991,9 @@ int outcome_check(const struct outcome *o, struct sw_error *err)
 		return sw_error_proto(err, MISMATCH,
 				      "contract_version %lld is unsupported; supported version is %d",
 				      (long long)o->contract_version, OUTCOME_CONTRACT_VERSION);
+	if (o->text_has_nul)
+		return sw_error_proto(err, INVALID,
+				      "outcome text contains disallowed control u+0000");
 	if ((rc = need_nonblank_plain(o->action_id, "action_id", err)) < 0)
 		return rc;
 	if (o->kind == FSM_KIND_NONE)

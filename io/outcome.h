@@ -33,8 +33,8 @@
 #define OUTCOME_MAX_BRIEF_BYTES 8192u	/* suggested_actions[].brief */
 #define OUTCOME_CONTRACT_VERSION 2
 
-/* A list of strings; every item is NUL-terminated (validated outcomes never
- * contain NUL). */
+/* A list of strings; every item is NUL-terminated (checked outcomes never
+ * contain NUL; see text_has_nul). */
 struct outcome_strings {
 	char **items;
 	size_t len;
@@ -123,6 +123,10 @@ struct outcome {
 	struct outcome_review *review;			/* NULL when null */
 	/* "sha256:" + hex of the exact submitted bytes */
 	char payload_sha256[SW_DIGEST_LEN];
+	/* Some string held an escaped NUL (\u0000).  The reference decodes it
+	 * and rejects it later as a control character, so outcome_parse keeps
+	 * going (the strings above stop at the NUL) and outcome_check refuses. */
+	int text_has_nul;
 };
 
 /* Strictly decodes the `len` bytes at `buf` into `*out` (which the caller

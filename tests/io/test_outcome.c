@@ -422,6 +422,44 @@ Test(outcome, escaped_nul_is_a_control_but_decodes_for_the_version_check)
 	sw_free(s);
 }
 
+Test(outcome, escaped_nul_is_refused_by_check_not_by_parse)
+{
+	char *s = orient_with("Did the thing.", "Did \\u0000 thing.");
+	struct outcome o;
+	struct sw_error err = SW_ERROR_INIT;
+
+	cr_assert_eq(outcome_parse(&o, s, strlen(s), &err), 0, "%s", err.msg);
+	cr_assert(o.text_has_nul);
+	cr_assert_eq(outcome_check(&o, &err), SW_EPROTO);
+	cr_assert_str_eq(err.proto, "invalid_outcome");
+	outcome_release(&o);
+	sw_free(s);
+}
+
+Test(outcome, scope_digest_writes_html_characters_and_line_separators_raw)
+{
+	struct outcome_target t[2] = {
+		{ "external_resource", "service/<prod>&\xe2\x80\xa8" },
+		{ "path", "/tmp/\"quoted\"" },
+	};
+	struct outcome_request r = {
+		"11111111-1111-4111-8111-111111111111", t, 2,
+		"delete <records>&\npermanently", NULL,
+	};
+	static const char canon[] =
+		"{\"impact\":\"delete <records>&\\npermanently\","
+		"\"request_id\":\"11111111-1111-4111-8111-111111111111\","
+		"\"scope_version\":1,\"targets\":["
+		"{\"kind\":\"external_resource\",\"value\":\"service/<prod>&\xe2\x80\xa8\"},"
+		"{\"kind\":\"path\",\"value\":\"/tmp/\\\"quoted\\\"\"}]}";
+	char want[SW_DIGEST_LEN], got[SW_DIGEST_LEN];
+	struct sw_error err = SW_ERROR_INIT;
+
+	openssl_digest(canon, strlen(canon), want);
+	cr_assert_eq(outcome_scope_sha256(&r, got, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(got, want);
+}
+
 /* ---- text rules ---- */
 
 Test(outcome, markdown_text_refuses_controls_but_tab_lf_cr)
