@@ -6,7 +6,12 @@
  *     SW_ENOMEM, and leaves the struct zeroed;
  *   - an accepted Outcome passes outcome_validate_for with its own kind and
  *     action id, and its payload digest is the digest of the input bytes;
- *   - its canonical JSON decodes again to the same canonical JSON. */
+ *   - its canonical JSON decodes again to the same canonical JSON.
+ *
+ * Allocation failures are walked by tests/io/test_outcome.c, not here:
+ * injecting them under the fuzzer found that Jansson 2.14 itself aborts
+ * (load.c lex_unget_unsave, assert `c == d`) when its token buffer cannot
+ * grow at a look-ahead, which no caller can prevent. */
 
 #include <stdint.h>
 #include <stdlib.h>
