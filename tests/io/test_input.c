@@ -250,6 +250,8 @@ Test(input, answer_text_rules)
 
 	cr_assert_eq(input_answer_check("", 0, &err), 0);
 	cr_assert_eq(input_answer_check("yes \x01 with controls", 20, &err), 0);
+	/* a NUL from a file is valid UTF-8; it only costs six encoded bytes */
+	cr_assert_eq(input_answer_check("a\0b", 3, &err), 0);
 	cr_assert_eq(input_answer_check("bad \xff", 5, &err), SW_EPROTO);
 	cr_assert_str_eq(err.proto, "invalid_answer");
 	sw_error_clear(&err);
