@@ -169,12 +169,20 @@ int outcome_uuid_valid(const char *s);
 /* Computes the canonical destructive scope digest (MAP 8) of a request:
  * sha256 of {"impact":J,"request_id":J,"scope_version":1,"targets":[...]}
  * into `out` as "sha256:<hex>".  The request's scope_sha256 is ignored.
+ * Every field must be non-NULL.
  * Validates first, as the reference does: request_id canonical, impact
  * non-empty markdown text, targets non-empty, known kinds, non-empty plain
  * values, bytewise sorted by (kind, value) without duplicates.  Returns 0,
  * SW_EINVAL (message names the rule) or SW_ENOMEM. */
 int outcome_scope_sha256(const struct outcome_request *r,
 			 char out[SW_DIGEST_LEN], struct sw_error *err);
+
+/* Re-validates a destructive request as a whole: scope_sha256 well formed,
+ * every rule of outcome_scope_sha256, and scope_sha256 equal to the
+ * recomputed digest.  For `protocol answer`, which re-checks the pending
+ * request before a confirmation.  Returns 0, SW_EINVAL or SW_ENOMEM. */
+int outcome_request_verify(const struct outcome_request *r,
+			   struct sw_error *err);
 
 /* Text rules shared with other inputs.  `s` is `len` bytes of valid UTF-8.
  * outcome_text_markdown: no control character except TAB, LF, CR.

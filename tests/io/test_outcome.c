@@ -901,3 +901,22 @@ Test(outcome, every_fuzz_seed_is_a_valid_outcome)
 			}
 	cr_assert_geq(files, cells);
 }
+
+Test(outcome, request_verify_recomputes_the_scope)
+{
+	struct outcome_target t[2] = {
+		{ "git_ref", "refs/heads/old" }, { "path", "build/" },
+	};
+	char want[SW_DIGEST_LEN];
+	struct outcome_request r = {
+		REQ_ID, t, 2, "Deletes \"build\" \\ everything\n\tfor ever \xc3\xa9", want,
+	};
+	struct sw_error err = SW_ERROR_INIT;
+
+	openssl_digest(canonical_scope, strlen(canonical_scope), want);
+	cr_assert_eq(outcome_request_verify(&r, &err), 0, "%s", err.msg);
+	want[7] = want[7] == '0' ? '1' : '0';
+	cr_assert_eq(outcome_request_verify(&r, &err), SW_EINVAL);
+	r.scope_sha256 = "sha256:short";
+	cr_assert_eq(outcome_request_verify(&r, &err), SW_EINVAL);
+}
