@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,8 +31,8 @@ int input_read_fd(char **out, size_t *out_len, int fd, size_t limit,
 		if (len == cap) {
 			size_t want = cap ? cap * 2 : 4096;
 
-			if (want > limit + 1)
-				want = limit + 1;
+			if (want > limit || want < cap)	/* limit + 1 without overflow */
+				want = limit < SIZE_MAX - 1 ? limit + 1 : SIZE_MAX - 1;
 			if (want <= len) {
 				rc = sw_error_set(err, SW_ETOOBIG,
 						  "input exceeds %zu bytes", limit);

@@ -590,11 +590,7 @@ int outcome_parse(struct outcome *out, const char *buf, size_t len,
 		rc = sw_error_set(err, SW_ENOMEM, "cannot decode outcome");
 		goto out;
 	}
-	if (b.has_nul) {
-		rc = sw_error_proto(err, INVALID,
-				    "outcome text contains disallowed control u+0000");
-		goto out;
-	}
+	out->text_has_nul = b.has_nul;
 	sw_sha256_prefixed(buf, len, out->payload_sha256);
 out:
 	json_decref(root);
@@ -894,25 +890,33 @@ int outcome_scope_sha256(const struct outcome_request *r,
 	return 0;
 }
 
-static int check_request(const struct outcome_request *r, struct sw_error *err)
+int outcome_request_verify(const struct outcome_request *r,
+			   struct sw_error *err)
 {
-	struct sw_error local = SW_ERROR_INIT;
 	char digest[SW_DIGEST_LEN];
 	int rc;
 
 	if (!sw_digest_valid(r->scope_sha256))
-		return sw_error_proto(err, INVALID,
-				      "destructive_request.scope_sha256 must use lowercase sha256:<64 hex> format");
-	if ((rc = outcome_scope_sha256(r, digest, &local)) < 0) {
-		if (rc == SW_ENOMEM)
-			return sw_error_set(err, SW_ENOMEM, "%s", local.msg);
-		return sw_error_proto(err, INVALID, "invalid destructive_request: %s",
-				      local.msg);
-	}
+		return sw_error_set(err, SW_EINVAL,
+				    "destructive_request.scope_sha256 must use lowercase sha256:<64 hex> format");
+	if ((rc = outcome_scope_sha256(r, digest, err)) < 0)
+		return rc;
 	if (strcmp(digest, r->scope_sha256) != 0)
-		return sw_error_proto(err, INVALID,
-				      "destructive_request.scope_sha256 does not match its canonical scope");
+		return sw_error_set(err, SW_EINVAL,
+				    "destructive_request.scope_sha256 does not match its canonical scope");
 	return 0;
+}
+
+static int check_request(const struct outcome_request *r, struct sw_error *err)
+{
+	struct sw_error local = SW_ERROR_INIT;
+	int rc;
+
+	if ((rc = outcome_request_verify(r, &local)) == 0)
+		return 0;
+	if (rc == SW_ENOMEM)
+		return sw_error_set(err, SW_ENOMEM, "%s", local.msg);
+	return sw_error_proto(err, INVALID, "invalid destructive_request: %s", local.msg);
 }
 
 /* ---- content checks ---- */
@@ -995,6 +999,9 @@ int outcome_check(const struct outcome *o, struct sw_error *err)
 		return sw_error_proto(err, MISMATCH,
 				      "contract_version %lld is unsupported; supported version is %d",
 				      (long long)o->contract_version, OUTCOME_CONTRACT_VERSION);
+	if (o->text_has_nul)
+		return sw_error_proto(err, INVALID,
+				      "outcome text contains disallowed control u+0000");
 	if ((rc = need_nonblank_plain(o->action_id, "action_id", err)) < 0)
 		return rc;
 	if (o->kind == FSM_KIND_NONE)

@@ -33,8 +33,8 @@
 #define OUTCOME_MAX_BRIEF_BYTES 8192u	/* suggested_actions[].brief */
 #define OUTCOME_CONTRACT_VERSION 2
 
-/* A list of strings; every item is NUL-terminated (validated outcomes never
- * contain NUL). */
+/* A list of strings; every item is NUL-terminated (checked outcomes never
+ * contain NUL; see text_has_nul). */
 struct outcome_strings {
 	char **items;
 	size_t len;
@@ -123,6 +123,10 @@ struct outcome {
 	struct outcome_review *review;			/* NULL when null */
 	/* "sha256:" + hex of the exact submitted bytes */
 	char payload_sha256[SW_DIGEST_LEN];
+	/* Some string held an escaped NUL (\u0000).  The reference decodes it
+	 * and rejects it later as a control character, so outcome_parse keeps
+	 * going (the strings above stop at the NUL) and outcome_check refuses. */
+	int text_has_nul;
 };
 
 /* Strictly decodes the `len` bytes at `buf` into `*out` (which the caller
@@ -165,12 +169,20 @@ int outcome_uuid_valid(const char *s);
 /* Computes the canonical destructive scope digest (MAP 8) of a request:
  * sha256 of {"impact":J,"request_id":J,"scope_version":1,"targets":[...]}
  * into `out` as "sha256:<hex>".  The request's scope_sha256 is ignored.
+ * Every field must be non-NULL.
  * Validates first, as the reference does: request_id canonical, impact
  * non-empty markdown text, targets non-empty, known kinds, non-empty plain
  * values, bytewise sorted by (kind, value) without duplicates.  Returns 0,
  * SW_EINVAL (message names the rule) or SW_ENOMEM. */
 int outcome_scope_sha256(const struct outcome_request *r,
 			 char out[SW_DIGEST_LEN], struct sw_error *err);
+
+/* Re-validates a destructive request as a whole: scope_sha256 well formed,
+ * every rule of outcome_scope_sha256, and scope_sha256 equal to the
+ * recomputed digest.  For `protocol answer`, which re-checks the pending
+ * request before a confirmation.  Returns 0, SW_EINVAL or SW_ENOMEM. */
+int outcome_request_verify(const struct outcome_request *r,
+			   struct sw_error *err);
 
 /* Text rules shared with other inputs.  `s` is `len` bytes of valid UTF-8.
  * outcome_text_markdown: no control character except TAB, LF, CR.

@@ -250,6 +250,8 @@ Test(input, answer_text_rules)
 
 	cr_assert_eq(input_answer_check("", 0, &err), 0);
 	cr_assert_eq(input_answer_check("yes \x01 with controls", 20, &err), 0);
+	/* a NUL from a file is valid UTF-8; it only costs six encoded bytes */
+	cr_assert_eq(input_answer_check("a\0b", 3, &err), 0);
 	cr_assert_eq(input_answer_check("bad \xff", 5, &err), SW_EPROTO);
 	cr_assert_str_eq(err.proto, "invalid_answer");
 	sw_error_clear(&err);
@@ -377,4 +379,47 @@ Test(input, budget_parses_like_go_parseint_base_zero)
 	budget_is("9223372036854775808", 0, "invalid_usage");
 	budget_is(" 8", 0, "invalid_usage");
 	budget_is("8.0", 0, "invalid_usage");
+}
+
+Test(input, an_unbounded_limit_does_not_overflow)
+{
+	int fds[2];
+	char *out = NULL;
+	size_t len;
+	struct sw_error err = SW_ERROR_INIT;
+
+	cr_assert_eq(pipe(fds), 0);
+	cr_assert_eq(write(fds[1], "abc", 3), 3);
+	close(fds[1]);
+	cr_assert_eq(input_read_fd(&out, &len, fds[0], SIZE_MAX, &err), 0, "%s", err.msg);
+	cr_assert_eq(len, 3);
+	sw_free(out);
+	close(fds[0]);
+}
+
+Test(input, reader_allocation_failures_are_enomem_and_do_not_leak)
+{
+	size_t n = 20000, len;
+	char *buf = sw_malloc(n), *p, *out = NULL;
+	unsigned long k;
+	int rc = -1;
+
+	memset(buf, 'q', n);
+	p = write_file("walk", buf, n);
+	for (k = 1; k < 1000 && rc != 0; k++) {
+		struct sw_error err = SW_ERROR_INIT;
+
+		sw_alloc_fail_after(k);
+		rc = input_read_regular_file(&out, &len, p, n, &err);
+		sw_alloc_fail_after(0);
+		if (rc != 0) {
+			cr_assert_eq(rc, SW_ENOMEM);
+			cr_assert_null(out);
+		}
+	}
+	cr_assert_eq(rc, 0);
+	cr_assert_eq(len, n);
+	sw_free(out);
+	sw_free(p);
+	sw_free(buf);
 }

@@ -2,6 +2,8 @@
  * canonical JSON (io/outcome.h). */
 
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdlib.h>
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <string.h>
@@ -420,6 +422,44 @@ Test(outcome, escaped_nul_is_a_control_but_decodes_for_the_version_check)
 	sw_free(s);
 }
 
+Test(outcome, escaped_nul_is_refused_by_check_not_by_parse)
+{
+	char *s = orient_with("Did the thing.", "Did \\u0000 thing.");
+	struct outcome o;
+	struct sw_error err = SW_ERROR_INIT;
+
+	cr_assert_eq(outcome_parse(&o, s, strlen(s), &err), 0, "%s", err.msg);
+	cr_assert(o.text_has_nul);
+	cr_assert_eq(outcome_check(&o, &err), SW_EPROTO);
+	cr_assert_str_eq(err.proto, "invalid_outcome");
+	outcome_release(&o);
+	sw_free(s);
+}
+
+Test(outcome, scope_digest_writes_html_characters_and_line_separators_raw)
+{
+	struct outcome_target t[2] = {
+		{ "external_resource", "service/<prod>&\xe2\x80\xa8" },
+		{ "path", "/tmp/\"quoted\"" },
+	};
+	struct outcome_request r = {
+		"11111111-1111-4111-8111-111111111111", t, 2,
+		"delete <records>&\npermanently", NULL,
+	};
+	static const char canon[] =
+		"{\"impact\":\"delete <records>&\\npermanently\","
+		"\"request_id\":\"11111111-1111-4111-8111-111111111111\","
+		"\"scope_version\":1,\"targets\":["
+		"{\"kind\":\"external_resource\",\"value\":\"service/<prod>&\xe2\x80\xa8\"},"
+		"{\"kind\":\"path\",\"value\":\"/tmp/\\\"quoted\\\"\"}]}";
+	char want[SW_DIGEST_LEN], got[SW_DIGEST_LEN];
+	struct sw_error err = SW_ERROR_INIT;
+
+	openssl_digest(canon, strlen(canon), want);
+	cr_assert_eq(outcome_scope_sha256(&r, got, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(got, want);
+}
+
 /* ---- text rules ---- */
 
 Test(outcome, markdown_text_refuses_controls_but_tab_lf_cr)
@@ -816,4 +856,67 @@ Test(outcome, allocation_failures_never_crash_or_leak)
 	alloc_walk(s);
 	sw_free(s);
 	sw_free(dp);
+}
+
+/* ---- the fuzz seed corpus ---- */
+
+Test(outcome, every_fuzz_seed_is_a_valid_outcome)
+{
+	const char *root = getenv("SLIPWAY_TEST_ROOT");
+	char *dirname = sw_asprintf("%s/tests/fuzz/corpus/outcome", root ? root : ".");
+	bool seen[FSM_KIND__COUNT][FSM_STATUS__COUNT] = { { false } };
+	struct dirent *de;
+	DIR *d = opendir(dirname);
+	size_t files = 0, k, st, cells = 0;
+
+	cr_assert_not_null(d, "cannot open %s", dirname);
+	while ((de = readdir(d)) != NULL) {
+		char *path, buf[65536];
+		struct outcome o;
+		struct sw_error err = SW_ERROR_INIT;
+		size_t n;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		path = sw_asprintf("%s/%s", dirname, de->d_name);
+		cr_assert_not_null(f = fopen(path, "rb"));
+		n = fread(buf, 1, sizeof(buf), f);
+		fclose(f);
+		cr_assert_eq(outcome_decode(&o, buf, n, &err), 0, "%s: %s", path, err.msg);
+		seen[o.kind][o.status_id] = true;
+		outcome_release(&o);
+		sw_free(path);
+		files++;
+	}
+	closedir(d);
+	sw_free(dirname);
+	/* one seed at least for each legal (kind, status) cell */
+	for (k = 1; k < FSM_KIND__COUNT; k++)
+		for (st = 1; st < FSM_STATUS__COUNT; st++)
+			if (tbl_legal[k][st].legal) {
+				cells++;
+				cr_assert(seen[k][st], "no seed for %s/%s",
+					  tbl_kind_wire[k], tbl_status_wire[st]);
+			}
+	cr_assert_geq(files, cells);
+}
+
+Test(outcome, request_verify_recomputes_the_scope)
+{
+	struct outcome_target t[2] = {
+		{ "git_ref", "refs/heads/old" }, { "path", "build/" },
+	};
+	char want[SW_DIGEST_LEN];
+	struct outcome_request r = {
+		REQ_ID, t, 2, "Deletes \"build\" \\ everything\n\tfor ever \xc3\xa9", want,
+	};
+	struct sw_error err = SW_ERROR_INIT;
+
+	openssl_digest(canonical_scope, strlen(canonical_scope), want);
+	cr_assert_eq(outcome_request_verify(&r, &err), 0, "%s", err.msg);
+	want[7] = want[7] == '0' ? '1' : '0';
+	cr_assert_eq(outcome_request_verify(&r, &err), SW_EINVAL);
+	r.scope_sha256 = "sha256:short";
+	cr_assert_eq(outcome_request_verify(&r, &err), SW_EINVAL);
 }

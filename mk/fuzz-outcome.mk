@@ -1,0 +1,37 @@
+# libFuzzer harness for the Outcome decoder (tests/fuzz/fuzz_outcome.c).
+#
+#   make fuzz        every harness, each for a bounded time (this one: 60 s)
+#   make fuzz-smoke  every harness for a few seconds (this one: 5 s)
+#
+# The harness and the io/, fsm/ and tables/ sources it needs are compiled by
+# clang itself (no gcc objects are reused): libFuzzer needs its coverage
+# instrumentation in every object.  New inputs go to build/fuzz/outcome-corpus,
+# never into the committed seed corpus; a crash is written to build/fuzz/ and
+# then belongs in tests/io/test_outcome.c as a regression test.
+
+FUZZ_CC       ?= clang
+FUZZ_CFLAGS    = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
+		 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		 -Wall -Wextra -Werror -Wno-missing-field-initializers \
+		 -I. -include io/banned.h $(PKG_CFLAGS)
+FUZZ_OUTCOME_SRCS = tests/fuzz/fuzz_outcome.c io/outcome.c io/json.c io/err.c \
+		    io/digest.c $(PURE_SRCS)
+FUZZ_OUTCOME_SEEDS = tests/fuzz/corpus/outcome
+FUZZ_OUTCOME_ARGS  = -dict=tests/fuzz/outcome.dict -max_len=8192 \
+		     -artifact_prefix=build/fuzz/outcome- -print_final_stats=1
+
+.PHONY: fuzz fuzz-smoke
+
+build/fuzz/fuzz_outcome: $(FUZZ_OUTCOME_SRCS) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_OUTCOME_SRCS) $(PKG_LIBS)
+
+fuzz:: build/fuzz/fuzz_outcome
+	@mkdir -p build/fuzz/outcome-corpus
+	ASAN_OPTIONS=detect_leaks=1 build/fuzz/fuzz_outcome $(FUZZ_OUTCOME_ARGS) \
+		-max_total_time=60 build/fuzz/outcome-corpus $(FUZZ_OUTCOME_SEEDS)
+
+fuzz-smoke:: build/fuzz/fuzz_outcome
+	@mkdir -p build/fuzz/outcome-corpus
+	ASAN_OPTIONS=detect_leaks=1 build/fuzz/fuzz_outcome $(FUZZ_OUTCOME_ARGS) \
+		-max_total_time=5 build/fuzz/outcome-corpus $(FUZZ_OUTCOME_SEEDS)
