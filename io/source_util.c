@@ -243,9 +243,12 @@ const char *source__issue_url_check(const char *s, size_t len, int64_t expected)
 	if (s[p] == '0')
 		return "issue number must be a positive canonical decimal";
 	for (; p < len; p++) {
-		if (s[p] < '0' || s[p] > '9' || n > (UINT64_MAX - 9) / 10)
+		uint64_t d = (uint64_t)(s[p] - '0');
+
+		if (s[p] < '0' || s[p] > '9' || n > UINT64_MAX / 10 ||
+		    (n == UINT64_MAX / 10 && d > UINT64_MAX % 10))
 			return "issue number must be a positive canonical decimal";
-		n = n * 10 + (uint64_t)(s[p] - '0');
+		n = n * 10 + d;
 	}
 	if (expected > 0 && n != (uint64_t)expected)
 		return "issue number must match issue_number";

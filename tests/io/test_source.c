@@ -854,6 +854,8 @@ Test(io_source, level_markers_inside_code_fences_are_allowed)
 		"* > ~~~\n  > <!-- slipway-level: x -->\n  > ~~~",
 		"7) ```\n   <!-- slipway-level: x -->\n   ```",
 		"```\nunclosed fence runs to the end\n<!-- slipway-level: x -->",
+		"Some paragraph\n1. ~~~\n   <!-- slipway-level: x -->\n   ~~~",
+		"> * old\n\n>   ~~~\n> <!-- slipway-level: x -->\n> ~~~",
 	};
 
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
@@ -887,6 +889,51 @@ Test(io_source, scanner_reports_only_markers_outside_fences)
 	cr_expect_eq(source__scan_after_manifest("```\n<!-- slipway-level: q\n```",
 						 29, why, sizeof(why), &err), 0);
 	cr_expect_eq(source__scan_after_manifest("", 0, why, sizeof(why), &err), 0);
+}
+
+Test(io_source, rfc3339_and_issue_url_rules_follow_the_reference_parser)
+{
+	static const char *const good_times[] = {
+		"2026-07-12T09:00:00Z", "2024-02-29T00:00:00+00:00",
+		"2026-07-12T9:00:00Z", "2026-07-12T09:00:00.5Z",
+		"2026-07-12T09:00:00,123-03:30", "2026-07-12T09:00:00+24:60",
+		"0000-02-29T00:00:00Z",
+	};
+	static const char *const bad_times[] = {
+		"2026-07-12t09:00:00Z", "2023-02-29T00:00:00Z", "2026-13-01T00:00:00Z",
+		"2026-07-12T24:00:00Z", "2026-07-12T09:60:00Z", "2026-07-12T09:00:60Z",
+		"2026-07-12T09:00:00", "2026-07-12T09:00:00z", "2026-07-12T09:00:00+25:00",
+		"2026-07-12T09:00:00+0100", "2026-07-12T09:00:00.Z", "26-07-12T09:00:00Z",
+		"2026-07-12T09:00:00Z ", "2026-7-12T09:00:00Z",
+	};
+
+	for (size_t i = 0; i < sizeof(good_times) / sizeof(*good_times); i++)
+		cr_expect(source__rfc3339_valid(good_times[i], strlen(good_times[i])),
+			  "%s", good_times[i]);
+	for (size_t i = 0; i < sizeof(bad_times) / sizeof(*bad_times); i++)
+		cr_expect(!source__rfc3339_valid(bad_times[i], strlen(bad_times[i])),
+			  "%s", bad_times[i]);
+#define URL_OK(u, n) cr_expect_null(source__issue_url_check(u, strlen(u), n), "%s", u)
+#define URL_BAD(u, n) cr_expect_not_null(source__issue_url_check(u, strlen(u), n), "%s", u)
+	URL_OK("https://github.com/a-b/c_d.e/issues/18446744073709551615", 0);
+	URL_BAD("https://github.com/a/b/issues/18446744073709551616", 0);
+	URL_OK("HTTPS://github.com/a/b/issues/5", 5);
+	URL_BAD("https://github.com/a/b/issues/5", 6);
+	URL_BAD("https://github.com/a_b/c/issues/5", 0);
+	URL_BAD("https://github.com/a/./issues/5", 0);
+	URL_BAD("https://github.com/a/b/issues/5/", 0);
+	URL_BAD("https://github.com/a/b/pulls/5", 0);
+	URL_BAD("https://github.com/a/b/issues/", 0);
+	URL_BAD("http://github.com/a/b/issues/5", 0);
+	URL_BAD("https://github.com/a/b/issues/5#", 0);
+#undef URL_OK
+#undef URL_BAD
+	cr_expect(source__comment_url_valid("https://github.com/a/b/issues/5#issuecomment-12", 47,
+					    "https://github.com/a/b/issues/5", 12));
+	cr_expect(!source__comment_url_valid("https://github.com/a/b/issues/5#issuecomment-12%", 48,
+					     "https://github.com/a/b/issues/5", 12));
+	cr_expect(!source__comment_url_valid("https://github.com/a/b/issues/5?#issuecomment-12", 48,
+					     "https://github.com/a/b/issues/5", 12));
 }
 
 /* ---- hard rules ----------------------------------------------------------- */
