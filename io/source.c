@@ -758,10 +758,11 @@ static int pinned_comment_url_ok(const struct source_pinned *p,
 
 static int bad(struct sw_error *err, const char *what)
 {
-	return sw_error_set(err, SW_EINVAL, "invalid pinned source: %s", what);
+	return sw_error_set(err, SW_EINVAL, "invalid persisted source: %s", what);
 }
 
-static int check_projection(const struct source_pinned *p, struct sw_error *err)
+static int check_projection(const struct source_pinned *p, int title_required,
+			    struct sw_error *err)
 {
 	const char *why;
 
@@ -798,9 +799,11 @@ static int check_projection(const struct source_pinned *p, struct sw_error *err)
 	}
 	if (!sw_digest_valid(p->source_revision))
 		return bad(err, "source_revision must be a sha256 digest");
-	if (!p->title || !PLAIN_OK(p->title) ||
-	    source__blank(p->title, strlen(p->title), 1))
+	if (title_required && (!p->title || !PLAIN_OK(p->title) ||
+			       source__blank(p->title, strlen(p->title), 1)))
 		return bad(err, "title must be nonempty plain text");
+	if (!title_required && p->title)
+		return bad(err, "an invalid candidate must omit title");
 	if (p->parent != NULL) {
 		const struct source_parent *q = p->parent;
 
@@ -872,7 +875,7 @@ int source_pinned_validate(const struct source_pinned *p, struct sw_error *err)
 	char digest[SW_DIGEST_LEN], why[384];
 	int rc;
 
-	if ((rc = check_projection(p, err)) < 0)
+	if ((rc = check_projection(p, 1, err)) < 0)
 		return rc;
 	if (p->manifest_version != SOURCE_MANIFEST_VERSION)
 		return bad(err, "manifest_version must be 2");
@@ -1027,5 +1030,94 @@ int source_pinned_clone(struct source_pinned **out,
 		return sw_error_set(err, SW_ENOMEM, "cannot copy source");
 	}
 	*out = c;
+	return 0;
+}
+
+static int str_eq(const char *a, const char *b)
+{
+	return (a == NULL || b == NULL) ? a == b : strcmp(a, b) == 0;
+}
+
+/* The candidate's projection equals its snapshot's. */
+static int matches_snapshot(const struct source_candidate *c)
+{
+	const struct source_pinned *p = c->snapshot;
+
+	if (c->source_version != p->source_version ||
+	    c->parser_version != p->parser_version ||
+	    !str_eq(c->provider, p->provider) || !str_eq(c->host, p->host) ||
+	    !str_eq(c->repository_id, p->repository_id) ||
+	    !str_eq(c->issue_id, p->issue_id) ||
+	    c->issue_number != p->issue_number ||
+	    !str_eq(c->canonical_url, p->canonical_url) ||
+	    c->n_url_aliases != p->n_url_aliases ||
+	    strcmp(c->source_revision, p->source_revision) != 0 ||
+	    strcmp(c->requirements_revision, p->requirements_revision) != 0 ||
+	    !str_eq(c->title, p->title))
+		return 0;
+	for (size_t i = 0; i < c->n_url_aliases; i++)
+		if (!str_eq(c->url_aliases[i], p->url_aliases[i]))
+			return 0;
+	if (c->parent == NULL || p->parent == NULL)
+		return c->parent == p->parent;
+	return str_eq(c->parent->repository_id, p->parent->repository_id) &&
+	       str_eq(c->parent->issue_id, p->parent->issue_id) &&
+	       str_eq(c->parent->canonical_url, p->parent->canonical_url);
+}
+
+int source_candidate_validate(const struct source_candidate *c,
+			      struct sw_error *err)
+{
+	struct source_pinned view = { 0 };
+	const char *e = c->classification_error;
+	size_t n;
+	int rc;
+
+	if (c->valid ? c->observation_sha256[0] != '\0' ||
+		       !sw_digest_valid(c->source_revision) :
+		       c->source_revision[0] != '\0' ||
+		       !sw_digest_valid(c->observation_sha256))
+		return bad(err, "candidate revisions do not fit its validity");
+	/* The projection rules of a pinned source, on the candidate's fields;
+	 * an invalid candidate's observation digest stands in for the source
+	 * revision and it carries no title. */
+	view.source_version = c->source_version;
+	view.parser_version = c->parser_version;
+	view.provider = c->provider;
+	view.host = c->host;
+	view.repository_id = c->repository_id;
+	view.issue_id = c->issue_id;
+	view.issue_number = c->issue_number;
+	view.canonical_url = c->canonical_url;
+	view.url_aliases = c->url_aliases;
+	view.n_url_aliases = c->n_url_aliases;
+	memcpy(view.source_revision, c->valid ? c->source_revision :
+	       c->observation_sha256, SW_DIGEST_LEN);
+	view.title = c->title;
+	view.parent = c->parent;
+	if ((rc = check_projection(&view, c->valid, err)) < 0)
+		return rc;
+	if (c->valid) {
+		if (c->code != SOURCE_CLASS_VALID_CHANGE || e != NULL)
+			return bad(err, "valid candidate has an inconsistent classification");
+		if (c->snapshot == NULL)
+			return bad(err, "valid candidate requires a snapshot");
+		if ((rc = source_pinned_validate(c->snapshot, err)) < 0)
+			return rc;
+		if (c->requirements_revision[0] == '\0' || !matches_snapshot(c))
+			return bad(err, "valid candidate does not match its snapshot");
+		return 0;
+	}
+	if (c->code <= SOURCE_CLASS_VALID_CHANGE || c->code >= SOURCE_CLASS__COUNT)
+		return bad(err, "invalid candidate has an inconsistent classification");
+	if (e == NULL || source__blank(e, strlen(e), 0))
+		return bad(err, "invalid candidate requires classification_error");
+	n = strlen(e);
+	if (n > SOURCE_MAX_CLASS_ERROR_BYTES)
+		return bad(err, "classification_error exceeds 1024 bytes");
+	if (!source__no_controls(e, n, 0))
+		return bad(err, "classification_error contains a control");
+	if (c->requirements_revision[0] != '\0' || c->snapshot != NULL)
+		return bad(err, "invalid candidate must omit requirements and snapshot");
 	return 0;
 }

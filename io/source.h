@@ -174,6 +174,13 @@ int source_parse(struct source_pinned **out, enum source_class *code_out,
  * section revisions.  Codes: SW_EINVAL, SW_ENOMEM. */
 int source_pinned_validate(const struct source_pinned *p, struct sw_error *err);
 
+/* The persisted-candidate rules: validity decides which of the revisions,
+ * title, snapshot and classification_error are present; the projection
+ * rules of a pinned source; a valid candidate matches its (validated)
+ * snapshot.  Codes: SW_EINVAL, SW_ENOMEM. */
+int source_candidate_validate(const struct source_candidate *c,
+			      struct sw_error *err);
+
 /* Deep copy.  *out NULL on failure (SW_ENOMEM). */
 int source_pinned_clone(struct source_pinned **out,
 			const struct source_pinned *p, struct sw_error *err);

@@ -380,3 +380,124 @@ out:
 	source_pinned_free(p);
 	return rc;
 }
+
+int source_candidate_from_json(struct source_candidate **out,
+			       char **candidate_id, char **created_at,
+			       const struct json_t *v, struct sw_error *err)
+{
+	static const char *const req[] = {
+		"candidate_id", "valid", "classification", "classification_code",
+		"source_version", "parser_version", "provider", "host",
+		"repository_id", "issue_id", "issue_number", "canonical_url",
+		"url_aliases", "created_at",
+	};
+	static const char *const opt[] = {
+		"classification_error", "observation_sha256", "source_revision",
+		"requirements_revision", "title", "parent", "snapshot",
+	};
+	static const char *const preq[] = { "repository_id", "issue_id", "canonical_url" };
+	struct source_candidate *c = NULL;
+	char *id = NULL, *at = NULL;
+	struct dec d = { 0 };
+	const json_t *a, *x;
+	const char *cls;
+	int rc = 0;
+
+	*out = NULL;
+	*candidate_id = NULL;
+	*created_at = NULL;
+	if ((c = sw_calloc(1, sizeof(*c))) == NULL) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot decode source candidate");
+		goto out;
+	}
+	if (!keys_exact(v, req, 14, opt, 7, &d))
+		goto shape;
+	id = dstr(v, "candidate_id", &d);
+	at = dstr(v, "created_at", &d);
+	x = json_object_get(v, "valid");
+	if (!json_is_boolean(x))
+		d.bad = d.bad ? d.bad : "valid";
+	c->valid = json_is_true(x);
+	cls = json_string_value(json_object_get(v, "classification"));
+	if (!cls || strcmp(cls, c->valid ? "valid" : "invalid") != 0)
+		d.bad = d.bad ? d.bad : "classification";
+	c->code = source_class_from_wire(json_string_value(
+		json_object_get(v, "classification_code")));
+	if (c->code == SOURCE_CLASS_NONE)
+		d.bad = d.bad ? d.bad : "classification_code";
+	if (json_object_get(v, "classification_error"))
+		c->classification_error = dstr(v, "classification_error", &d);
+	c->source_version = dsmall(v, "source_version", &d);
+	c->parser_version = dsmall(v, "parser_version", &d);
+	c->provider = dstr(v, "provider", &d);
+	c->host = dstr(v, "host", &d);
+	c->repository_id = dstr(v, "repository_id", &d);
+	c->issue_id = dstr(v, "issue_id", &d);
+	c->issue_number = dint(v, "issue_number", &d);
+	c->canonical_url = dstr(v, "canonical_url", &d);
+	if (json_object_get(v, "observation_sha256"))
+		dfixed(c->observation_sha256, v, "observation_sha256", &d);
+	if (json_object_get(v, "source_revision"))
+		dfixed(c->source_revision, v, "source_revision", &d);
+	if (json_object_get(v, "requirements_revision"))
+		dfixed(c->requirements_revision, v, "requirements_revision", &d);
+	if (json_object_get(v, "title"))
+		c->title = dstr(v, "title", &d);
+	a = json_object_get(v, "url_aliases");
+	if (!json_is_array(a)) {
+		d.bad = d.bad ? d.bad : "url_aliases";
+	} else if (json_array_size(a) > 0) {
+		if ((c->url_aliases = sw_calloc(json_array_size(a),
+						sizeof(char *))) == NULL)
+			d.nomem = 1;
+		for (size_t i = 0; c->url_aliases && i < json_array_size(a); i++) {
+			const char *s = json_string_value(json_array_get(a, i));
+
+			c->n_url_aliases = i + 1;
+			if (s == NULL) {
+				d.bad = d.bad ? d.bad : "url_aliases";
+				break;
+			}
+			if ((c->url_aliases[i] = sw_strdup(s)) == NULL)
+				d.nomem = 1;
+		}
+	}
+	x = json_object_get(v, "parent");
+	if (x != NULL) {
+		if (!keys_exact(x, preq, 3, NULL, 0, &d) ||
+		    (c->parent = sw_calloc(1, sizeof(*c->parent))) == NULL) {
+			d.bad = d.bad ? d.bad : "parent";
+		} else {
+			c->parent->repository_id = dstr(x, "repository_id", &d);
+			c->parent->issue_id = dstr(x, "issue_id", &d);
+			c->parent->canonical_url = dstr(x, "canonical_url", &d);
+		}
+	}
+	if (d.nomem) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot decode source candidate");
+		goto out;
+	}
+	if (d.bad)
+		goto shape;
+	x = json_object_get(v, "snapshot");
+	if (x != NULL && (rc = source_pinned_from_json(&c->snapshot, x, err)) < 0)
+		goto out;
+	if ((rc = source_candidate_validate(c, err)) < 0)
+		goto out;
+	*out = c;
+	*candidate_id = id;
+	*created_at = at;
+	c = NULL;
+	id = at = NULL;
+	goto out;
+shape:
+	rc = d.nomem ? sw_error_set(err, SW_ENOMEM, "cannot decode source candidate") :
+	     sw_error_set(err, SW_EPARSE, "invalid source candidate: \"%s\" is "
+			  "unknown, missing or has the wrong type",
+			  d.bad ? d.bad : "(root)");
+out:
+	sw_free(id);
+	sw_free(at);
+	source_candidate_free(c);
+	return rc;
+}

@@ -30,4 +30,13 @@ int source_candidate_to_json(struct json_t **out,
 int source_pinned_from_json(struct source_pinned **out, const struct json_t *v,
 			    struct sw_error *err);
 
+/* Decodes a journaled sourceCandidate strictly and checks it with
+ * source_candidate_validate (a snapshot goes through
+ * source_pinned_from_json).  *candidate_id and *created_at receive new
+ * sw_malloc'd strings.  Codes: SW_EPARSE, SW_EINVAL, SW_ENOMEM.  All outputs
+ * NULL on failure. */
+int source_candidate_from_json(struct source_candidate **out,
+			       char **candidate_id, char **created_at,
+			       const struct json_t *v, struct sw_error *err);
+
 #endif

@@ -5,7 +5,9 @@
  *     the strict journal decoder (which recomputes every revision), and
  *     re-encodes to the same text;
  *   - an invalid candidate carries a known code, an observation digest and
- *     a classification_error of 1..1024 bytes.
+ *     a classification_error of 1..1024 bytes;
+ *   - every candidate passes source_candidate_validate and decodes back from
+ *     its sourceCandidate JSON.
  * The Markdown fence scanner also runs on the raw bytes. */
 
 #include <jansson.h>
@@ -48,6 +50,24 @@ static void roundtrip(const struct source_pinned *p)
 	source_pinned_free(back);
 }
 
+/* The candidate passes its own persisted-candidate rules and survives the
+ * journal form. */
+static void candidate_roundtrip(const struct source_candidate *c)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct source_candidate *back = NULL;
+	char *id = NULL, *at = NULL;
+	json_t *j = NULL;
+
+	check(source_candidate_validate(c, &err) == 0);
+	check(source_candidate_to_json(&j, c, "fuzz", "2026-01-01T00:00:00Z", &err) == 0);
+	check(source_candidate_from_json(&back, &id, &at, j, &err) == 0);
+	sw_free(id);
+	sw_free(at);
+	json_decref(j);
+	source_candidate_free(back);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int ready;
@@ -72,6 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check(sw_digest_valid(c->observation_sha256));
 			check(c->snapshot == NULL && c->title == NULL);
 		}
+		candidate_roundtrip(c);
 		source_candidate_free(c);
 	} else {
 		check(err.code != SW_OK && c == NULL);

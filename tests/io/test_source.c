@@ -1445,3 +1445,80 @@ Test(io_source, every_allocation_failure_is_reported_and_leaks_nothing)
 	sw_alloc_init();
 	builder_release(&b);
 }
+
+static void candidate_roundtrip(const struct source_candidate *c)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct source_candidate *back = NULL;
+	char *id = NULL, *at = NULL, *t1, *t2;
+	json_t *j = NULL, *again = NULL;
+
+	cr_assert_eq(source_candidate_to_json(&j, c, "cand-9", "2026-07-12T10:00:00Z", &err), 0);
+	cr_assert_eq(source_candidate_from_json(&back, &id, &at, j, &err), 0, "%s", err.msg);
+	cr_expect_str_eq(id, "cand-9");
+	cr_expect_str_eq(at, "2026-07-12T10:00:00Z");
+	cr_assert_eq(source_candidate_to_json(&again, back, id, at, &err), 0);
+	t1 = sw_json_dump(j);
+	t2 = sw_json_dump(again);
+	cr_expect_str_eq(t1, t2);
+	sw_free(t1);
+	sw_free(t2);
+	sw_free(id);
+	sw_free(at);
+	json_decref(j);
+	json_decref(again);
+	source_candidate_free(back);
+}
+
+static void candidate_reject(const struct source_candidate *c, const char *key,
+			     json_t *value, enum sw_code want)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct source_candidate *back = NULL;
+	char *id = NULL, *at = NULL;
+	json_t *j = NULL;
+
+	cr_assert_eq(source_candidate_to_json(&j, c, "cand-9", "2026-07-12T10:00:00Z", &err), 0);
+	json_object_set_new(j, key, value);
+	cr_expect_eq(source_candidate_from_json(&back, &id, &at, j, &err), want,
+		     "%s: %s", key, err.msg);
+	cr_expect_null(back);
+	cr_expect_null(id);
+	json_decref(j);
+}
+
+Test(io_source, candidates_round_trip_and_inconsistent_ones_are_rejected)
+{
+	struct builder b;
+	struct sw_error err = SW_ERROR_INIT;
+	struct source_candidate *good = NULL, *bad = NULL;
+	json_t *e;
+	const char *zero = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+
+	builder_init(&b);
+	e = envelope(&b);
+	cr_assert_eq(parse_json(&good, e, &err), 0, "%s", err.msg);
+	json_decref(e);
+	b.s[2].minimized = 1;
+	e = envelope(&b);
+	cr_assert_eq(parse_json(&bad, e, &err), 0, "%s", err.msg);
+	cr_assert_eq(bad->valid, 0);
+	json_decref(e);
+	builder_release(&b);
+
+	candidate_roundtrip(good);
+	candidate_roundtrip(bad);
+	cr_expect_eq(source_candidate_validate(good, &err), 0);
+	cr_expect_eq(source_candidate_validate(bad, &err), 0);
+	candidate_reject(good, "title", json_string("Other"), SW_EINVAL);
+	candidate_reject(good, "observation_sha256", json_string(zero), SW_EINVAL);
+	candidate_reject(good, "requirements_revision", json_string(zero), SW_EINVAL);
+	candidate_reject(good, "classification_code", json_string("source_section_missing"), SW_EINVAL);
+	candidate_reject(bad, "title", json_string("T"), SW_EINVAL);
+	candidate_reject(bad, "classification_error", json_string(" "), SW_EINVAL);
+	candidate_reject(bad, "classification_code", json_string("valid_change"), SW_EINVAL);
+	candidate_reject(bad, "classification", json_string("valid"), SW_EPARSE);
+	candidate_reject(bad, "surprise", json_true(), SW_EPARSE);
+	source_candidate_free(good);
+	source_candidate_free(bad);
+}
