@@ -4,7 +4,8 @@
 #   make fuzz         every harness for a bounded time (FUZZ_SECONDS, default 60)
 #   make fuzz-smoke   every harness for about 5 seconds
 #
-# The seed corpus is the reference fixture; the working corpus grows in
+# The seed corpus is the reference fixture plus valid envelopes from
+# tests/fuzz/source_seeds.py; the working corpus grows in
 # build/fuzz/source-corpus and crash reproducers land in build/fuzz/.
 
 FUZZ_CC      ?= clang
@@ -19,10 +20,11 @@ build/fuzz/fuzz_source: $(FUZZ_SOURCE_SRCS) $(HDRS)
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		$(INC) $(PKG_CFLAGS) -o $@ $(FUZZ_SOURCE_SRCS) $(PKG_LIBS)
 
-build/fuzz/source-corpus/.seeded:
+build/fuzz/source-corpus/.seeded: tests/fuzz/source_seeds.py
 	@mkdir -p $(dir $@)
 	cp $(FUZZ_SHARED)/reference/fixtures/container-source-envelope.json \
 		build/fuzz/source-corpus/seed-fixture.json
+	$(PYTHON) tests/fuzz/source_seeds.py build/fuzz/source-corpus
 	@touch $@
 
 .PHONY: fuzz fuzz-smoke
