@@ -53,7 +53,7 @@ int source_read_file(char **out, size_t *out_len, const char *path,
 {
 	struct stat before, opened, after, now;
 	char *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, cap;
 	int fd = -1, rc = 0;
 
 	*out = NULL;
@@ -99,13 +99,29 @@ int source_read_file(char **out, size_t *out_len, const char *path,
 				  "not the opened regular file", path);
 		goto out;
 	}
-	if ((buf = sw_malloc(SOURCE_MAX_FILE_BYTES + 2)) == NULL) {
+	/* Start at the size lstat saw; the file may still grow while we read,
+	 * so keep going (up to one byte past the limit) until EOF. */
+	cap = (size_t)before.st_size + 2;
+	if ((buf = sw_malloc(cap)) == NULL) {
 		rc = sw_error_set(err, SW_ENOMEM, "cannot read source file");
 		goto out;
 	}
 	for (;;) {
-		ssize_t n = read(fd, buf + len, SOURCE_MAX_FILE_BYTES + 1 - len);
+		ssize_t n;
 
+		if (len + 1 == cap) {
+			size_t ncap = cap * 2 > SOURCE_MAX_FILE_BYTES + 2 ?
+				      SOURCE_MAX_FILE_BYTES + 2 : cap * 2;
+			char *nbuf = sw_realloc(buf, ncap);
+
+			if (nbuf == NULL) {
+				rc = sw_error_set(err, SW_ENOMEM, "cannot read source file");
+				goto out;
+			}
+			buf = nbuf;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - 1 - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -442,17 +458,6 @@ static int parent_dup(struct source_parent **out, const char *repo,
 	return 0;
 }
 
-static void section_release(struct source_section *s)
-{
-	sw_free(s->key);
-	sw_free(s->title);
-	sw_free(s->provenance.comment_node_id);
-	sw_free(s->provenance.url);
-	sw_free(s->provenance.author_id);
-	sw_free(s->provenance.observed_updated_at);
-	sw_free(s->payload);
-}
-
 static void strv_free(char **v, size_t n)
 {
 	for (size_t i = 0; v && i < n; i++)
@@ -474,7 +479,7 @@ void source_pinned_free(struct source_pinned *p)
 	sw_free(p->title);
 	parent_free(p->parent);
 	for (size_t i = 0; p->sections && i < p->n_sections; i++)
-		section_release(&p->sections[i]);
+		source__section_release(&p->sections[i]);
 	sw_free(p->sections);
 	sw_free(p);
 }

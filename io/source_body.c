@@ -664,7 +664,7 @@ static const char *decode_manifest(struct manifest *m, json_t *root,
 
 /* ---- sections ---------------------------------------------------------- */
 
-static void section_release(struct source_section *s)
+void source__section_release(struct source_section *s)
 {
 	sw_free(s->key);
 	sw_free(s->title);
@@ -837,7 +837,7 @@ static int build_sections(struct source_pinned *pin, enum source_class *code,
 	*code = SOURCE_CLASS_VALID_CHANGE;
 out:
 	for (size_t i = 0; out && i < m->n; i++)
-		section_release(&out[i]);
+		source__section_release(&out[i]);
 	sw_free(out);
 	sw_free(used);
 	sw_free(norm);

@@ -36,6 +36,9 @@ int source__classify(struct source_pinned *pin, enum source_class *code,
 		     const struct source__comment *comments, size_t ncomments,
 		     struct sw_error *err);
 
+/* Frees the strings and payload of one section (not the struct). */
+void source__section_release(struct source_section *s);
+
 /* Scans the lines after the manifest fence (`text`, `len` bytes, normalized)
  * for a second manifest fence or a level marker outside Markdown code
  * fences.  Returns 0 if clean, 1 if a stray marker or fence was found (its

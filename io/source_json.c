@@ -187,6 +187,16 @@ static int keys_exact(const json_t *o, const char *const *req, size_t nreq,
 	return 1;
 }
 
+/* The error for a shape failure found while decoding. */
+static int shape_error(const struct dec *d, const char *what,
+		       struct sw_error *err)
+{
+	if (d->nomem)
+		return sw_error_set(err, SW_ENOMEM, "cannot decode: out of memory");
+	return sw_error_set(err, SW_EPARSE, "%s: \"%s\" is unknown, missing or "
+			    "has the wrong type", what, d->bad ? d->bad : "(root)");
+}
+
 static char *dstr(const json_t *o, const char *k, struct dec *d)
 {
 	const char *s = json_string_value(json_object_get(o, k));
@@ -299,8 +309,10 @@ int source_pinned_from_json(struct source_pinned **out, const struct json_t *v,
 		rc = sw_error_set(err, SW_ENOMEM, "cannot decode pinned source");
 		goto out;
 	}
-	if (!keys_exact(v, req, 16, opt, 2, &d))
-		goto shape;
+	if (!keys_exact(v, req, 16, opt, 2, &d)) {
+		rc = shape_error(&d, "invalid pinned source", err);
+		goto out;
+	}
 	p->source_version = dsmall(v, "source_version", &d);
 	p->parser_version = dsmall(v, "parser_version", &d);
 	p->manifest_version = dsmall(v, "manifest_version", &d);
@@ -360,22 +372,14 @@ int source_pinned_from_json(struct source_pinned **out, const struct json_t *v,
 			decode_section(&p->sections[i], json_array_get(a, i), &d);
 		}
 	}
-	if (d.nomem) {
-		rc = sw_error_set(err, SW_ENOMEM, "cannot decode pinned source");
+	if (d.nomem || d.bad) {
+		rc = shape_error(&d, "invalid pinned source", err);
 		goto out;
 	}
-	if (d.bad)
-		goto shape;
 	if ((rc = source_pinned_validate(p, err)) < 0)
 		goto out;
 	*out = p;
 	p = NULL;
-	goto out;
-shape:
-	rc = d.nomem ? sw_error_set(err, SW_ENOMEM, "cannot decode pinned source") :
-	     sw_error_set(err, SW_EPARSE, "invalid pinned source: \"%s\" is "
-			  "unknown, missing or has the wrong type",
-			  d.bad ? d.bad : "(root)");
 out:
 	source_pinned_free(p);
 	return rc;
@@ -410,8 +414,10 @@ int source_candidate_from_json(struct source_candidate **out,
 		rc = sw_error_set(err, SW_ENOMEM, "cannot decode source candidate");
 		goto out;
 	}
-	if (!keys_exact(v, req, 14, opt, 7, &d))
-		goto shape;
+	if (!keys_exact(v, req, 14, opt, 7, &d)) {
+		rc = shape_error(&d, "invalid source candidate", err);
+		goto out;
+	}
 	id = dstr(v, "candidate_id", &d);
 	at = dstr(v, "created_at", &d);
 	x = json_object_get(v, "valid");
@@ -473,12 +479,10 @@ int source_candidate_from_json(struct source_candidate **out,
 			c->parent->canonical_url = dstr(x, "canonical_url", &d);
 		}
 	}
-	if (d.nomem) {
-		rc = sw_error_set(err, SW_ENOMEM, "cannot decode source candidate");
+	if (d.nomem || d.bad) {
+		rc = shape_error(&d, "invalid source candidate", err);
 		goto out;
 	}
-	if (d.bad)
-		goto shape;
 	x = json_object_get(v, "snapshot");
 	if (x != NULL && (rc = source_pinned_from_json(&c->snapshot, x, err)) < 0)
 		goto out;
@@ -489,12 +493,6 @@ int source_candidate_from_json(struct source_candidate **out,
 	*created_at = at;
 	c = NULL;
 	id = at = NULL;
-	goto out;
-shape:
-	rc = d.nomem ? sw_error_set(err, SW_ENOMEM, "cannot decode source candidate") :
-	     sw_error_set(err, SW_EPARSE, "invalid source candidate: \"%s\" is "
-			  "unknown, missing or has the wrong type",
-			  d.bad ? d.bad : "(root)");
 out:
 	sw_free(id);
 	sw_free(at);
