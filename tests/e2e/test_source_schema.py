@@ -2,8 +2,8 @@
 """The JSON forms io/source writes validate against machine-protocol.schema.json.
 
 tests/io/test_source.c (json_forms_follow_the_schema_shapes_and_hold_no_raw_input)
-writes build/test-out/source/{pinned,candidate-valid,candidate-invalid}.json; when
-they are missing this script runs that one test to produce them.  Each document
+writes build/test-out/source/{pinned,candidate-valid,candidate-invalid}.json; this
+script builds that test binary if needed and runs that one test first.  Each document
 is checked against its $def (pinnedSource, sourceCandidate), including the byte
 caps the schema states as x-slipway-max-utf8-bytes annotations.
 """
@@ -27,11 +27,12 @@ DOCS = {
 
 
 def produce():
-    if not os.path.exists(UNIT):
-        sys.exit("test_source_schema: build %s first (make %s)" % (UNIT, os.path.relpath(UNIT, ROOT)))
+    """Runs the one unit test that writes the documents, so they are fresh."""
+    subprocess.run(["make", "-s", "-C", ROOT, os.path.relpath(UNIT, ROOT)], check=True,
+                   stdout=subprocess.DEVNULL)
     env = dict(os.environ, SLIPWAY_TEST_ROOT=ROOT, SLIPWAY_SHARED=SHARED)
     subprocess.run([UNIT, "--filter", "io_source/json_forms*"], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def validator(schema, name):
@@ -67,8 +68,7 @@ def byte_caps(value, schema_def, defs, path="$"):
 def main():
     with open(os.path.join(SHARED, "reference", "v2", "machine-protocol.schema.json")) as f:
         schema = json.load(f)
-    if not all(os.path.exists(os.path.join(OUT, name)) for name in DOCS):
-        produce()
+    produce()
     failures = []
     for name, definition in DOCS.items():
         with open(os.path.join(OUT, name), encoding="utf-8") as f:
