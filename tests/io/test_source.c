@@ -1238,10 +1238,19 @@ static void write_out(const char *name, const json_t *v)
 		snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
 		cr_assert_eq(system(cmd), 0);
 	}
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
+	{
+		/* write then rename: the e2e check may read concurrently */
+		char *tmp;
+
+		if (asprintf(&tmp, "%s.%d.tmp", path, (int)getpid()) < 0)
+			abort();
+		f = fopen(tmp, "w");
+		cr_assert_not_null(f);
+		fputs(text, f);
+		cr_assert_eq(fclose(f), 0);
+		cr_assert_eq(rename(tmp, path), 0);
+		free(tmp);
+	}
 	sw_free(text);
 	free(path);
 	free(dir);
