@@ -1531,3 +1531,50 @@ Test(io_source, candidates_round_trip_and_inconsistent_ones_are_rejected)
 	source_candidate_free(good);
 	source_candidate_free(bad);
 }
+
+Test(io_source, pinned_json_keys_follow_the_reference_field_order)
+{
+	static const char *const want[] = {
+		"source_version", "parser_version", "manifest_version", "profile",
+		"provider", "host", "repository_id", "issue_id", "issue_number",
+		"canonical_url", "url_aliases", "source_revision", "manifest_revision",
+		"requirements_revision", "parent_requirements_revision", "title",
+		"parent", "sections",
+	};
+	static const char *const want_section[] = {
+		"key", "role", "title", "body_sha256", "section_revision",
+		"material_sha256", "bytes", "provenance",
+	};
+	struct builder b;
+	struct sw_error err = SW_ERROR_INIT;
+	struct source_candidate *c = NULL;
+	json_t *e, *j = NULL;
+	const char *k;
+	json_t *v;
+	size_t i = 0;
+
+	builder_init(&b);
+	b.parent_rev = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+	e = envelope(&b);
+	json_object_set_new(e, "parent", json_pack("{s:s,s:s,s:s}", "repository_id",
+		"R_p", "issue_id", "I_p", "canonical_url", "https://github.com/acme/plans/issues/1"));
+	cr_assert_eq(parse_json(&c, e, &err), 0, "%s", err.msg);
+	cr_assert_eq(source_pinned_to_json(&j, c->snapshot, &err), 0);
+	json_object_foreach(j, k, v) {
+		cr_assert(i < sizeof(want) / sizeof(*want));
+		cr_expect_str_eq(k, want[i]);
+		i++;
+	}
+	cr_expect_eq(i, sizeof(want) / sizeof(*want));
+	i = 0;
+	json_object_foreach(json_array_get(json_object_get(j, "sections"), 0), k, v) {
+		cr_assert(i < sizeof(want_section) / sizeof(*want_section));
+		cr_expect_str_eq(k, want_section[i]);
+		i++;
+	}
+	cr_expect_eq(i, sizeof(want_section) / sizeof(*want_section));
+	json_decref(j);
+	json_decref(e);
+	source_candidate_free(c);
+	builder_release(&b);
+}
