@@ -28,8 +28,9 @@ DOCS = {
 
 def produce():
     """Runs the one unit test that writes the documents, so they are fresh."""
+    clean = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     subprocess.run(["make", "-s", "-C", ROOT, os.path.relpath(UNIT, ROOT)], check=True,
-                   stdout=subprocess.DEVNULL)
+                   stdout=subprocess.DEVNULL, env=clean)
     env = dict(os.environ, SLIPWAY_TEST_ROOT=ROOT, SLIPWAY_SHARED=SHARED)
     subprocess.run([UNIT, "--filter", "io_source/json_forms*"], env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
