@@ -1578,3 +1578,49 @@ Test(io_source, pinned_json_keys_follow_the_reference_field_order)
 	source_candidate_free(c);
 	builder_release(&b);
 }
+
+Test(io_source, decoders_and_clone_survive_every_allocation_failure)
+{
+	struct builder b;
+	struct sw_error err = SW_ERROR_INIT;
+	struct source_candidate *c = NULL, *back = NULL;
+	struct source_pinned *p = NULL;
+	json_t *e, *jc = NULL, *jp = NULL;
+	char *id = NULL, *at = NULL;
+	int rc = -1;
+
+	builder_init(&b);
+	e = envelope(&b);
+	cr_assert_eq(parse_json(&c, e, &err), 0, "%s", err.msg);
+	cr_assert_eq(source_candidate_to_json(&jc, c, "i", "2026-07-12T10:00:00Z", &err), 0);
+	cr_assert_eq(source_pinned_to_json(&jp, c->snapshot, &err), 0);
+	for (unsigned long n = 1; n < 100000; n++) {
+		sw_error_clear(&err);
+		sw_alloc_fail_after(n);
+		rc = source_pinned_from_json(&p, jp, &err);
+		if (rc == 0) {
+			source_pinned_free(p);
+			p = NULL;
+			rc = source_candidate_from_json(&back, &id, &at, jc, &err);
+		}
+		if (rc == 0)
+			rc = source_pinned_clone(&p, back->snapshot, &err);
+		sw_alloc_fail_after(0);
+		source_pinned_free(p);
+		source_candidate_free(back);
+		sw_free(id);
+		sw_free(at);
+		p = NULL;
+		back = NULL;
+		id = at = NULL;
+		if (rc == 0)
+			break;
+		cr_assert_eq(rc, SW_ENOMEM, "allocation %lu: rc %d %s", n, rc, err.msg);
+	}
+	cr_expect_eq(rc, 0);
+	json_decref(jc);
+	json_decref(jp);
+	json_decref(e);
+	source_candidate_free(c);
+	builder_release(&b);
+}
