@@ -55,6 +55,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 .PHONY: deps demo all test unit e2e check-purity check-headers docs docs-check \
 	install uninstall clean
 .DELETE_ON_ERROR:
+.SECONDARY: $(TEST_HELPER_OBJS)
 
 all: build/slipway
 
