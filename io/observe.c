@@ -848,8 +848,10 @@ struct scan {
 	char **untracked;
 	size_t nunt, capunt;
 	int walk_rc;
-	pthread_mutex_t mu;
+	pthread_mutex_t mu;	/* guards next, untracked, walk_rc and libgit2 */
 	size_t next, chunk, ntasks;
+	char **walk;		/* tracked top-level directories, one task each */
+	size_t nwalk;
 };
 
 static unsigned stat_mode(const struct stat *st)
@@ -933,7 +935,8 @@ static void scan_stat_range(struct scan *s, size_t lo, size_t hi)
 		close(dfd);
 }
 
-static int scan_push_untracked(struct scan *s, const char *path)
+/* Called with s->mu held. */
+static int scan_push_untracked_locked(struct scan *s, const char *path)
 {
 	if (s->nunt == s->capunt) {
 		size_t cap = s->capunt ? s->capunt * 2 : 32;
@@ -950,18 +953,32 @@ static int scan_push_untracked(struct scan *s, const char *path)
 	return 0;
 }
 
+static int scan_push_untracked(struct scan *s, const char *path)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->mu);
+	rc = scan_push_untracked_locked(s, path);
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+/* One repository handle is shared, so ignore lookups are serialised;
+ * they run only for paths that are not tracked. */
 static int is_ignored(struct scan *s, const char *path)
 {
 	int ign = 0;
 
+	pthread_mutex_lock(&s->mu);
 	if (git_ignore_path_is_ignored(&ign, s->repo, path) < 0)
-		return 0;
+		ign = 0;
+	pthread_mutex_unlock(&s->mu);
 	return ign;
 }
 
 /* Walks directory `fd` (relative name rel[0..rl)) for untracked files, as
  * git status --untracked-files=all lists them. */
-static int scan_walk(struct scan *s, int fd, char *rel, size_t rl)
+static int scan_walk(struct scan *s, int fd, char *rel, size_t rl, int defer)
 {
 	DIR *d = fdopendir(fd);
 	struct dirent *de;
@@ -998,6 +1015,20 @@ static int scan_walk(struct scan *s, int fd, char *rel, size_t rl)
 
 			if (!pset_probe(&s->dirs, rel, fl, 0) && is_ignored(s, rel))
 				continue;
+			if (defer && pset_probe(&s->dirs, rel, fl, 0)) {
+				/* a tracked top-level directory: its own task */
+				char **nw = sw_realloc(s->walk, (s->nwalk + 1) * sizeof(*nw));
+
+				if (nw == NULL || (nw[s->nwalk] = sw_strdup(rel)) == NULL) {
+					if (nw != NULL)
+						s->walk = nw;
+					rc = SW_ENOMEM;
+					continue;
+				}
+				s->walk = nw;
+				s->nwalk++;
+				continue;
+			}
 			sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub < 0)
 				continue;
@@ -1010,7 +1041,7 @@ static int scan_walk(struct scan *s, int fd, char *rel, size_t rl)
 				rc = scan_push_untracked(s, rel);
 				continue;
 			}
-			rc = scan_walk(s, sub, rel, fl);
+			rc = scan_walk(s, sub, rel, fl, 0);
 		} else if (type == DT_REG || type == DT_LNK) {
 			if (!pset_probe(&s->files, rel, fl, 0) && !is_ignored(s, rel))
 				rc = scan_push_untracked(s, rel);
@@ -1033,21 +1064,30 @@ static void *scan_worker(void *arg)
 		pthread_mutex_unlock(&s->mu);
 		if (t >= s->ntasks)
 			return NULL;
-		if (t == 0) {
+		if (t < s->nwalk) {
 			char *rel = sw_malloc(PATH_MAX);
-			int fd = dup(s->rootfd);
+			int fd = openat(s->rootfd, s->walk[t], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int rc = 0;
 
-			if (rel == NULL || fd < 0) {
-				s->walk_rc = SW_ENOMEM;
-				if (fd >= 0)
-					close(fd);
-			} else {
-				rel[0] = '\0';
-				s->walk_rc = scan_walk(s, fd, rel, 0);
+			if (rel == NULL) {
+				rc = SW_ENOMEM;
+			} else if (fd >= 0) {
+				size_t l = strlen(s->walk[t]);
+
+				memcpy(rel, s->walk[t], l + 1);
+				rc = scan_walk(s, fd, rel, l, 0);
+				fd = -1;
 			}
+			if (fd >= 0)
+				close(fd);
 			sw_free(rel);
+			if (rc < 0) {
+				pthread_mutex_lock(&s->mu);
+				s->walk_rc = rc;
+				pthread_mutex_unlock(&s->mu);
+			}
 		} else {
-			size_t lo = (t - 1) * s->chunk, hi = lo + s->chunk;
+			size_t lo = (t - s->nwalk) * s->chunk, hi = lo + s->chunk;
 
 			scan_stat_range(s, lo, hi < s->n ? hi : s->n);
 		}
@@ -1168,8 +1208,26 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 	s.chunk = s.n / ((size_t)threads * 4) + 1;
 	if (s.chunk < 512)
 		s.chunk = 512;
-	s.ntasks = 1 + (s.n + s.chunk - 1) / s.chunk;
 	pthread_mutex_init(&s.mu, NULL);
+	{
+		/* The root is listed here; each tracked top-level directory
+		 * becomes a walk task, then the stat chunks follow. */
+		char *rel = sw_malloc(PATH_MAX);
+		int fd = dup(rootfd);
+
+		if (rel == NULL || fd < 0) {
+			if (fd >= 0)
+				close(fd);
+			sw_free(rel);
+			pthread_mutex_destroy(&s.mu);
+			rc = sw_error_set(err, SW_ENOMEM, "cannot scan worktree");
+			goto out;
+		}
+		rel[0] = '\0';
+		s.walk_rc = scan_walk(&s, fd, rel, 0, 1);
+		sw_free(rel);
+	}
+	s.ntasks = s.nwalk + (s.n + s.chunk - 1) / s.chunk;
 	for (nt = 0; nt < threads - 1; nt++)
 		if (pthread_create(&tid[nt], NULL, scan_worker, &s) != 0)
 			break;
@@ -1267,6 +1325,9 @@ out:
 	for (size_t i = 0; i < s.nunt; i++)
 		sw_free(s.untracked[i]);
 	sw_free(s.untracked);
+	for (size_t i = 0; i < s.nwalk; i++)
+		sw_free(s.walk[i]);
+	sw_free(s.walk);
 	sw_free(dl);
 	pset_free(&byidx);
 	git_diff_free(diff);
