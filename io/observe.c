@@ -919,10 +919,14 @@ static void scan_stat_range(struct scan *s, size_t lo, size_t hi)
 			s->y[i] = 'M';
 			continue;
 		}
+		/* A git built without nanosecond support writes 0 there;
+		 * then only the seconds can be compared, as git does. */
 		if ((uint32_t)st.st_mtim.tv_sec != (uint32_t)e->mtime.seconds ||
-		    (uint32_t)st.st_mtim.tv_nsec != e->mtime.nanoseconds ||
+		    (e->mtime.nanoseconds != 0 &&
+		     (uint32_t)st.st_mtim.tv_nsec != e->mtime.nanoseconds) ||
 		    (uint32_t)st.st_ctim.tv_sec != (uint32_t)e->ctime.seconds ||
-		    (uint32_t)st.st_ctim.tv_nsec != e->ctime.nanoseconds ||
+		    (e->ctime.nanoseconds != 0 &&
+		     (uint32_t)st.st_ctim.tv_nsec != e->ctime.nanoseconds) ||
 		    (uint32_t)st.st_ino != e->ino || (uint32_t)st.st_dev != e->dev ||
 		    st.st_uid != e->uid || st.st_gid != e->gid ||
 		    (uint32_t)st.st_size != e->file_size ||
