@@ -529,3 +529,70 @@ Test(observe, fast_scan_lists_a_nested_repository_as_a_directory)
 	fx_rmrf(dir);
 	sw_free(dir);
 }
+
+Test(observe, decode_and_copy_survive_every_allocation_failure)
+{
+	char *dir = repo_with_commit();
+	struct vcs_observation o, back;
+	struct sw_error err = SW_ERROR_INIT;
+	json_t *j;
+	int rc = SW_ENOMEM;
+
+	fx_sh(dir, "echo x >> a.txt && echo n > new.txt && ln -s a.txt l");
+	observe(&o, dir, NULL);
+	j = vcs_observation_to_json(&o);
+	cr_assert_not_null(j);
+	for (unsigned long n = 1; rc == SW_ENOMEM && n < 1000; n++) {
+		sw_error_clear(&err);
+		sw_alloc_fail_after(n);
+		rc = vcs_observation_from_json(&back, j, &err);
+		sw_alloc_fail_after(0);
+		cr_assert(rc == 0 || rc == SW_ENOMEM, "rc %d at %lu: %s", rc, n, err.msg);
+		if (rc == SW_ENOMEM)
+			cr_assert_null(back.head);
+	}
+	cr_assert_eq(rc, 0);
+	cr_assert_str_eq(back.snapshot_hash, o.snapshot_hash);
+	vcs_observation_release(&back);
+	rc = SW_ENOMEM;
+	for (unsigned long n = 1; rc == SW_ENOMEM && n < 1000; n++) {
+		sw_error_clear(&err);
+		sw_alloc_fail_after(n);
+		rc = vcs_observation_copy(&back, &o, &err);
+		sw_alloc_fail_after(0);
+		cr_assert(rc == 0 || rc == SW_ENOMEM);
+	}
+	cr_assert_eq(rc, 0);
+	cr_assert_str_eq(back.paths[0].path, o.paths[0].path);
+	vcs_observation_release(&back);
+	json_decref(j);
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, observe_survives_every_allocation_failure_without_leaks)
+{
+	char *dir = repo_with_commit();
+	struct vcs_identity id = VCS_IDENTITY_INIT;
+	struct vcs_observation o;
+	struct sw_error err = SW_ERROR_INIT;
+	int rc = SW_ENOMEM;
+
+	fx_sh(dir, "git mv old.txt moved.txt && echo x >> a.txt && echo n > new.txt && rm d.txt");
+	cr_assert_eq(vcs_discover(&id, dir, &err), 0);
+	for (unsigned long n = 1; rc != 0 && n < 5000; n++) {
+		sw_error_clear(&err);
+		sw_alloc_fail_after(n);
+		rc = vcs_observe(&o, &id, NULL, &err);
+		sw_alloc_fail_after(0);
+		cr_assert(rc == 0 || rc == SW_ENOMEM, "rc %d at %lu: %s", rc, n, err.msg);
+		if (rc < 0)
+			cr_assert_null(o.head);
+	}
+	cr_assert_eq(rc, 0);
+	vcs_observation_release(&o);
+	vcs_identity_release(&id);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
