@@ -852,6 +852,13 @@ struct scan {
 	size_t next, chunk, ntasks;
 	char **walk;		/* tracked top-level directories, one task each */
 	size_t nwalk;
+	/* The head-to-index diff runs as task 0, beside the scan. */
+	pthread_mutex_t gitmu;	/* serialises every libgit2 call on `repo` */
+	git_index *index;
+	int renames, unborn, diff_rc;
+	git_object *tree;
+	git_diff *diff;
+	char diff_err[256];
 };
 
 static unsigned stat_mode(const struct stat *st)
@@ -973,10 +980,10 @@ static int is_ignored(struct scan *s, const char *path)
 {
 	int ign = 0;
 
-	pthread_mutex_lock(&s->mu);
+	pthread_mutex_lock(&s->gitmu);
 	if (git_ignore_path_is_ignored(&ign, s->repo, path) < 0)
 		ign = 0;
-	pthread_mutex_unlock(&s->mu);
+	pthread_mutex_unlock(&s->gitmu);
 	return ign;
 }
 
@@ -1056,6 +1063,37 @@ static int scan_walk(struct scan *s, int fd, char *rel, size_t rl, int defer)
 	return rc;
 }
 
+/* The head-to-index side, as status computes it (task 0).  libgit2's
+ * error text is per thread, so it is copied for the caller. */
+static void scan_diff(struct scan *s)
+{
+	git_diff_options dopt = GIT_DIFF_OPTIONS_INIT;
+	const char *what = NULL;
+
+	pthread_mutex_lock(&s->gitmu);
+	dopt.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+	if (!s->unborn && git_revparse_single(&s->tree, s->repo, "HEAD^{tree}") < 0)
+		what = "cannot read the HEAD tree";
+	else if (git_diff_tree_to_index(&s->diff, s->repo, (git_tree *)s->tree,
+					s->index, &dopt) < 0)
+		what = "cannot diff HEAD to index";
+	if (what == NULL && s->renames) {
+		git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
+
+		fo.flags = GIT_DIFF_FIND_FOR_UNTRACKED | GIT_DIFF_FIND_RENAMES;
+		if (git_diff_find_similar(s->diff, &fo) < 0)
+			what = "cannot detect renames";
+	}
+	if (what != NULL) {
+		const git_error *e = git_error_last();
+
+		snprintf(s->diff_err, sizeof(s->diff_err), "%s: %s", what,
+			 e && e->message ? e->message : "libgit2 error");
+		s->diff_rc = SW_EGIT;
+	}
+	pthread_mutex_unlock(&s->gitmu);
+}
+
 static void *scan_worker(void *arg)
 {
 	struct scan *s = arg;
@@ -1068,17 +1106,20 @@ static void *scan_worker(void *arg)
 		pthread_mutex_unlock(&s->mu);
 		if (t >= s->ntasks)
 			return NULL;
-		if (t < s->nwalk) {
+		if (t == 0) {
+			scan_diff(s);
+		} else if (t <= s->nwalk) {
+			const char *top = s->walk[t - 1];
 			char *rel = sw_malloc(PATH_MAX);
-			int fd = openat(s->rootfd, s->walk[t], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int fd = openat(s->rootfd, top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			int rc = 0;
 
 			if (rel == NULL) {
 				rc = SW_ENOMEM;
 			} else if (fd >= 0) {
-				size_t l = strlen(s->walk[t]);
+				size_t l = strlen(top);
 
-				memcpy(rel, s->walk[t], l + 1);
+				memcpy(rel, top, l + 1);
 				rc = scan_walk(s, fd, rel, l, 0);
 				fd = -1;
 			}
@@ -1091,7 +1132,7 @@ static void *scan_worker(void *arg)
 				pthread_mutex_unlock(&s->mu);
 			}
 		} else {
-			size_t lo = (t - s->nwalk) * s->chunk, hi = lo + s->chunk;
+			size_t lo = (t - 1 - s->nwalk) * s->chunk, hi = lo + s->chunk;
 
 			scan_stat_range(s, lo, hi < s->n ? hi : s->n);
 		}
@@ -1163,12 +1204,12 @@ static char scan_check(struct scan *s, size_t i)
 /* Fills `c` from the fast scan.  Returns 1 when not eligible (caller falls
  * back to libgit2's status), 0 on success, or a negative code. */
 static int scan_status(struct collect *c, git_repository *repo, git_index *index,
-		       int rootfd, int renames, int threads, struct sw_error *err)
+		       int rootfd, int renames, int unborn, int threads,
+		       struct sw_error *err)
 {
 	struct scan s = { 0 };
 	git_diff *diff = NULL;
 	git_object *tree = NULL;
-	git_diff_options dopt = GIT_DIFF_OPTIONS_INIT;
 	struct pset byidx = { 0 };
 	const git_diff_delta **dl = NULL;
 	pthread_t tid[8];
@@ -1180,6 +1221,9 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 		return 1;
 	s.repo = repo;
 	s.rootfd = rootfd;
+	s.index = index;
+	s.renames = renames;
+	s.unborn = unborn;
 	s.n = git_index_entrycount(index);
 	s.index_mtime = stat(git_index_path(index), &ist) == 0 ? (int64_t)ist.st_mtim.tv_sec : INT64_MAX;
 	for (size_t i = 0; i < s.n; i++)	/* the directory set's size bound */
@@ -1213,6 +1257,7 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 	if (s.chunk < 512)
 		s.chunk = 512;
 	pthread_mutex_init(&s.mu, NULL);
+	pthread_mutex_init(&s.gitmu, NULL);
 	{
 		/* The root is listed here; each tracked top-level directory
 		 * becomes a walk task, then the stat chunks follow. */
@@ -1224,6 +1269,7 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 				close(fd);
 			sw_free(rel);
 			pthread_mutex_destroy(&s.mu);
+			pthread_mutex_destroy(&s.gitmu);
 			rc = sw_error_set(err, SW_ENOMEM, "cannot scan worktree");
 			goto out;
 		}
@@ -1231,7 +1277,7 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 		s.walk_rc = scan_walk(&s, fd, rel, 0, 1);
 		sw_free(rel);
 	}
-	s.ntasks = s.nwalk + (s.n + s.chunk - 1) / s.chunk;
+	s.ntasks = 1 + s.nwalk + (s.n + s.chunk - 1) / s.chunk;
 	for (nt = 0; nt < threads - 1; nt++)
 		if (pthread_create(&tid[nt], NULL, scan_worker, &s) != 0)
 			break;
@@ -1239,6 +1285,15 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 	for (int i = 0; i < nt; i++)
 		pthread_join(tid[i], NULL);
 	pthread_mutex_destroy(&s.mu);
+	pthread_mutex_destroy(&s.gitmu);
+	if (s.diff_rc < 0) {
+		rc = sw_error_set(err, SW_EGIT, "%s", s.diff_err);
+		goto out;
+	}
+	diff = s.diff;
+	tree = s.tree;
+	s.diff = NULL;
+	s.tree = NULL;
 	if ((rc = s.walk_rc) < 0) {
 		rc = sw_error_set(err, rc, "cannot scan worktree");
 		goto out;
@@ -1247,23 +1302,6 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 		if (s.y[i] == 'c')
 			s.y[i] = scan_check(&s, i);
 
-	/* The head-to-index side, as status computes it. */
-	if (git_revparse_single(&tree, repo, "HEAD^{tree}") < 0)
-		tree = NULL;	/* unborn: everything in the index is added */
-	dopt.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
-	if (git_diff_tree_to_index(&diff, repo, (git_tree *)tree, index, &dopt) < 0) {
-		rc = git_fail(err, "cannot diff HEAD to index");
-		goto out;
-	}
-	if (renames) {
-		git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
-
-		fo.flags = GIT_DIFF_FIND_FOR_UNTRACKED | GIT_DIFF_FIND_RENAMES;
-		if (git_diff_find_similar(diff, &fo) < 0) {
-			rc = git_fail(err, "cannot detect renames");
-			goto out;
-		}
-	}
 	{
 		size_t nd = git_diff_num_deltas(diff);
 
@@ -1336,6 +1374,8 @@ out:
 	pset_free(&byidx);
 	git_diff_free(diff);
 	git_object_free(tree);
+	git_diff_free(s.diff);
+	git_object_free(s.tree);
 	pset_free(&s.files);
 	pset_free(&s.dirs);
 	sw_free(s.ent);
@@ -1447,7 +1487,8 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	}
 	c.rootfd = rootfd;
 	renames = renames_enabled(repo);
-	rc = o.libgit2_status ? 1 : scan_status(&c, repo, index, rootfd, renames, o.threads, err);
+	rc = o.libgit2_status ? 1 : scan_status(&c, repo, index, rootfd, renames,
+						     strcmp(out->head, HEAD_UNBORN) == 0, o.threads, err);
 	if (rc < 0)
 		goto out;
 	if (rc == 1 && (rc = libgit2_status(&c, repo, index, renames, err)) < 0)
