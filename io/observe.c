@@ -1236,12 +1236,18 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate scan");
 		goto out;
 	}
-	for (size_t i = 0; i < s.n; i++) {
+	for (size_t i = 0, prev_dl = 0; i < s.n; i++) {
 		const git_index_entry *e = git_index_get_byindex(index, i);
-		const char *p = e->path, *q;
+		const char *p = e->path, *q, *last = strrchr(p, '/');
+		size_t plen = last ? (size_t)(last - p) : 0;
 
 		s.ent[i] = e;
 		pset_probe(&s.files, p, strlen(p), 1);
+		/* Sorted entries share directories: only a new parent adds
+		 * its prefixes. */
+		if (i > 0 && plen == prev_dl && memcmp(s.ent[i - 1]->path, p, plen) == 0)
+			continue;
+		prev_dl = plen;
 		for (q = strchr(p, '/'); q != NULL; q = strchr(q + 1, '/'))
 			pset_probe(&s.dirs, p, (size_t)(q - p), 1);
 	}
