@@ -716,14 +716,211 @@ static int path_fingerprint_of(const struct vcs_observation *o,
 	return 0;
 }
 
+/* ---- the index file, read directly ------------------------------------- */
+
+/* libgit2 builds a full in-memory index (an allocation and a map insert per
+ * entry) even to list it; the observation only needs the entries and the
+ * cache-tree root, so it parses the file itself.  Versions 2-4 with SHA-1
+ * ids are supported; a split or sparse index, or anything malformed, makes
+ * the caller use libgit2's index instead.  As git does by default, the
+ * trailing checksum is not verified. */
+struct rawindex {
+	unsigned char *buf;
+	size_t len;
+	git_index_entry *ents;
+	const git_index_entry **ptrs;
+	size_t n;
+	char *v4paths;
+	int tree_valid;		/* the TREE extension's root is valid */
+	git_oid tree;
+	int64_t mtime;		/* index file mtime, seconds */
+};
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void rawindex_free(struct rawindex *ri)
+{
+	sw_free(ri->buf);
+	sw_free(ri->ents);
+	sw_free(ri->ptrs);
+	sw_free(ri->v4paths);
+	memset(ri, 0, sizeof(*ri));
+}
+
+/* Parses the TREE extension's root entry. */
+static void rawindex_tree(struct rawindex *ri, const unsigned char *p, size_t len)
+{
+	const unsigned char *end = p + len, *nl;
+	long count;
+
+	if (len < 1 || p[0] != '\0')
+		return;
+	p++;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	if (nl == NULL)
+		return;
+	count = strtol((const char *)p, NULL, 10);
+	if (count < 0 || (size_t)(end - nl - 1) < GIT_OID_RAWSZ)
+		return;
+	git_oid_fromraw(&ri->tree, nl + 1);
+	ri->tree_valid = 1;
+}
+
+/* 0 on success (a missing file is an empty index), 1 when unsupported or
+ * malformed, SW_ENOMEM. */
+static int rawindex_read(struct rawindex *ri, const char *path)
+{
+	struct stat st;
+	size_t off = 12, v4len = 0, v4cap = 0;
+	uint32_t version;
+	int fd, rc = 1;
+
+	memset(ri, 0, sizeof(*ri));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : 1;
+	if (fstat(fd, &st) != 0 || st.st_size < 32 || st.st_size > (1LL << 31)) {
+		close(fd);
+		return 1;
+	}
+	ri->mtime = (int64_t)st.st_mtim.tv_sec;
+	ri->len = (size_t)st.st_size;
+	if ((ri->buf = sw_malloc(ri->len + 1)) == NULL) {
+		close(fd);
+		return SW_ENOMEM;
+	}
+	for (size_t got = 0; got < ri->len;) {
+		ssize_t r = read(fd, ri->buf + got, ri->len - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			close(fd);
+			goto fail;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	ri->buf[ri->len] = '\0';
+	version = be32(ri->buf + 4);
+	if (memcmp(ri->buf, "DIRC", 4) != 0 || version < 2 || version > 4)
+		goto fail;
+	ri->n = be32(ri->buf + 8);
+	if (ri->n > ri->len / 40)
+		goto fail;
+	if (ri->n && ((ri->ents = sw_calloc(ri->n, sizeof(*ri->ents))) == NULL ||
+		      (ri->ptrs = sw_calloc(ri->n, sizeof(*ri->ptrs))) == NULL)) {
+		rc = SW_ENOMEM;
+		goto fail;
+	}
+	if (version == 4) {
+		v4cap = ri->len * 2 + 64;
+		if ((ri->v4paths = sw_malloc(v4cap)) == NULL) {
+			rc = SW_ENOMEM;
+			goto fail;
+		}
+	}
+	{
+		const char *prev = "";
+		size_t prevlen = 0;
+		size_t body = ri->len - GIT_OID_RAWSZ;
+
+		for (size_t i = 0; i < ri->n; i++) {
+			const unsigned char *p = ri->buf + off;
+			git_index_entry *e = &ri->ents[i];
+			size_t hdr = 62, plen;
+			uint16_t flags;
+
+			if (off + hdr > body)
+				goto fail;
+			e->ctime.seconds = (int32_t)be32(p);
+			e->ctime.nanoseconds = be32(p + 4);
+			e->mtime.seconds = (int32_t)be32(p + 8);
+			e->mtime.nanoseconds = be32(p + 12);
+			e->dev = be32(p + 16);
+			e->ino = be32(p + 20);
+			e->mode = be32(p + 24);
+			e->uid = be32(p + 28);
+			e->gid = be32(p + 32);
+			e->file_size = be32(p + 36);
+			git_oid_fromraw(&e->id, p + 40);
+			flags = (uint16_t)(p[60] << 8 | p[61]);
+			e->flags = flags;
+			if (flags & 0x4000) {
+				if (version < 3 || off + 64 > body)
+					goto fail;
+				e->flags_extended = (uint16_t)(p[62] << 8 | p[63]);
+				hdr = 64;
+			}
+			if (version == 4) {
+				const unsigned char *q = p + hdr, *nul;
+				size_t strip, sl;
+				unsigned c = *q++;
+
+				strip = c & 127;
+				while (c & 128) {
+					if (q >= ri->buf + body)
+						goto fail;
+					c = *q++;
+					strip = ((strip + 1) << 7) | (c & 127);
+				}
+				nul = memchr(q, '\0', (size_t)(ri->buf + body - q));
+				if (nul == NULL || strip > prevlen)
+					goto fail;
+				sl = (size_t)(nul - q);
+				plen = prevlen - strip + sl;
+				if (v4len + plen + 1 > v4cap)
+					goto fail;	/* cannot happen with the bound above */
+				memcpy(ri->v4paths + v4len, prev, prevlen - strip);
+				memcpy(ri->v4paths + v4len + prevlen - strip, q, sl);
+				ri->v4paths[v4len + plen] = '\0';
+				e->path = ri->v4paths + v4len;
+				prev = e->path;
+				prevlen = plen;
+				v4len += plen + 1;
+				off = (size_t)(nul + 1 - ri->buf);
+			} else {
+				const unsigned char *nul = memchr(p + hdr, '\0', body - off - hdr);
+
+				if (nul == NULL)
+					goto fail;
+				plen = (size_t)(nul - p - hdr);
+				e->path = (const char *)p + hdr;
+				off += (hdr + plen + 8) & ~(size_t)7;
+			}
+			if (plen == 0)
+				goto fail;
+			ri->ptrs[i] = e;
+		}
+		/* Extensions: a split or sparse index is not handled here. */
+		while (off + 8 <= body) {
+			const unsigned char *p = ri->buf + off;
+			size_t sz = be32(p + 4);
+
+			if (sz > body - off - 8)
+				goto fail;
+			if (memcmp(p, "link", 4) == 0 || memcmp(p, "sdir", 4) == 0)
+				goto fail;
+			if (memcmp(p, "TREE", 4) == 0)
+				rawindex_tree(ri, p + 8, sz);
+			off += 8 + sz;
+		}
+	}
+	return 0;
+fail:
+	rawindex_free(ri);
+	return rc;
+}
+
 /* ---- index fingerprint ------------------------------------------------- */
 
 /* sha256 over the ls-files --stage -z form of every index entry. */
-static int index_fingerprint(git_index *index, char out[SW_DIGEST_LEN],
-			     struct sw_error *err)
+static int index_fingerprint(const git_index_entry *const *ents, size_t n,
+			     char out[SW_DIGEST_LEN], struct sw_error *err)
 {
 	struct sw_sha256 *h = NULL;
-	size_t n = git_index_entrycount(index);
 	char *buf = NULL;
 	size_t cap = 1 << 16, used = 0;
 	int rc;
@@ -733,7 +930,7 @@ static int index_fingerprint(git_index *index, char out[SW_DIGEST_LEN],
 	if ((rc = sw_sha256_new(&h, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		const git_index_entry *e = git_index_get_byindex(index, i);
+		const git_index_entry *e = ents[i];
 		size_t pl = strlen(e->path);
 		char hex[GIT_OID_HEXSZ + 1];
 
@@ -840,7 +1037,7 @@ struct scan {
 	git_repository *repo;
 	int rootfd;
 	size_t n;
-	const git_index_entry **ent;
+	const git_index_entry **ent;	/* borrowed */
 	char *y;		/* per entry: '.', 'M', 'D', 'T', or 'c' (check) */
 	unsigned *mwt;		/* per entry: worktree mode when y != '.' */
 	int64_t index_mtime;	/* seconds; entries not older are racy */
@@ -1070,6 +1267,8 @@ static void scan_diff(struct scan *s)
 	git_diff_options dopt = GIT_DIFF_OPTIONS_INIT;
 	const char *what = NULL;
 
+	if (s->index == NULL)	/* the cache tree proved the index equals HEAD */
+		return;
 	pthread_mutex_lock(&s->gitmu);
 	dopt.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
 	if (!s->unborn && git_revparse_single(&s->tree, s->repo, "HEAD^{tree}") < 0)
@@ -1140,7 +1339,8 @@ static void *scan_worker(void *arg)
 }
 
 /* 1 when the fast scan computes what git status would for this repository. */
-static int scan_eligible(git_repository *repo, git_index *index)
+static int scan_eligible(git_repository *repo, const git_index_entry *const *ents,
+			 size_t count)
 {
 	git_config *cfg = NULL;
 	int v, ok = 1;
@@ -1152,8 +1352,8 @@ static int scan_eligible(git_repository *repo, git_index *index)
 	    (git_config_get_bool(&v, cfg, "core.symlinks") == 0 && !v))
 		ok = 0;
 	git_config_free(cfg);
-	for (size_t i = 0, n = git_index_entrycount(index); ok && i < n; i++) {
-		const git_index_entry *e = git_index_get_byindex(index, i);
+	for (size_t i = 0; ok && i < count; i++) {
+		const git_index_entry *e = ents[i];
 
 		if (GIT_INDEX_ENTRY_STAGE(e) != 0 || e->mode == GIT_FILEMODE_COMMIT ||
 		    (e->flags_extended & GIT_INDEX_ENTRY_EXTENDED_FLAGS) != 0 ||
@@ -1204,6 +1404,7 @@ static char scan_check(struct scan *s, size_t i)
 /* Fills `c` from the fast scan.  Returns 1 when not eligible (caller falls
  * back to libgit2's status), 0 on success, or a negative code. */
 static int scan_status(struct collect *c, git_repository *repo, git_index *index,
+		       const git_index_entry **ents, size_t count, int64_t index_mtime,
 		       int rootfd, int renames, int unborn, int threads,
 		       struct sw_error *err)
 {
@@ -1214,34 +1415,29 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 	const git_diff_delta **dl = NULL;
 	pthread_t tid[8];
 	int nt = 0, rc = 0;
-	struct stat ist;
 	size_t nslash = 0;
 
-	if (!scan_eligible(repo, index))
-		return 1;
 	s.repo = repo;
 	s.rootfd = rootfd;
 	s.index = index;
 	s.renames = renames;
 	s.unborn = unborn;
-	s.n = git_index_entrycount(index);
-	s.index_mtime = stat(git_index_path(index), &ist) == 0 ? (int64_t)ist.st_mtim.tv_sec : INT64_MAX;
+	s.n = count;
+	s.ent = ents;
+	s.index_mtime = index_mtime;
 	for (size_t i = 0; i < s.n; i++)	/* the directory set's size bound */
-		for (const char *q = git_index_get_byindex(index, i)->path; *q; q++)
+		for (const char *q = ents[i]->path; *q; q++)
 			nslash += *q == '/';
-	if ((s.n && ((s.ent = sw_calloc(s.n, sizeof(*s.ent))) == NULL ||
-		     (s.y = sw_calloc(s.n, 1)) == NULL ||
+	if ((s.n && ((s.y = sw_calloc(s.n, 1)) == NULL ||
 		     (s.mwt = sw_calloc(s.n, sizeof(*s.mwt))) == NULL)) ||
 	    pset_init(&s.files, s.n) < 0 || pset_init(&s.dirs, nslash + 16) < 0) {
 		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate scan");
 		goto out;
 	}
 	for (size_t i = 0, prev_dl = 0; i < s.n; i++) {
-		const git_index_entry *e = git_index_get_byindex(index, i);
-		const char *p = e->path, *q, *last = strrchr(p, '/');
+		const char *p = ents[i]->path, *q, *last = strrchr(p, '/');
 		size_t plen = last ? (size_t)(last - p) : 0;
 
-		s.ent[i] = e;
 		pset_probe(&s.files, p, strlen(p), 1);
 		/* Sorted entries share directories: only a new parent adds
 		 * its prefixes. */
@@ -1309,7 +1505,7 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 			s.y[i] = scan_check(&s, i);
 
 	{
-		size_t nd = git_diff_num_deltas(diff);
+		size_t nd = diff ? git_diff_num_deltas(diff) : 0;
 
 		if (pset_init(&byidx, nd) < 0 ||
 		    (nd && (dl = sw_calloc(nd, sizeof(*dl))) == NULL)) {
@@ -1384,7 +1580,6 @@ out:
 	git_object_free(s.tree);
 	pset_free(&s.files);
 	pset_free(&s.dirs);
-	sw_free(s.ent);
 	sw_free(s.y);
 	sw_free(s.mwt);
 	return rc;
@@ -1435,7 +1630,8 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	git_repository *repo = NULL;
 	git_index *index = NULL;
 	struct sw_sha256 *ph = NULL;
-	int renames;
+	struct rawindex ri = { 0 };
+	int renames, unborn;
 	struct budget b = { 0 };
 	unsigned char *buf = NULL;
 	int rootfd = -1, rc;
@@ -1480,11 +1676,37 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate head");
 		goto out;
 	}
-	if (git_repository_index(&index, repo) < 0) {
-		rc = git_fail(err, "cannot read index");
-		goto out;
+	/* The index: parsed directly when possible, else through libgit2. */
+	{
+		char *ipath = sw_asprintf("%sindex", git_repository_path(repo));
+
+		rc = ipath ? rawindex_read(&ri, ipath) : SW_ENOMEM;
+		sw_free(ipath);
+		if (rc < 0) {
+			rc = sw_error_set(err, SW_ENOMEM, "cannot read index");
+			goto out;
+		}
 	}
-	if ((rc = index_fingerprint(index, out->index_fingerprint, err)) < 0)
+	if (rc == 1) {
+		if (git_repository_index(&index, repo) < 0) {
+			rc = git_fail(err, "cannot read index");
+			goto out;
+		}
+		ri.n = git_index_entrycount(index);
+		if (ri.n && (ri.ptrs = sw_calloc(ri.n, sizeof(*ri.ptrs))) == NULL) {
+			rc = sw_error_set(err, SW_ENOMEM, "cannot read index");
+			goto out;
+		}
+		for (size_t i = 0; i < ri.n; i++)
+			ri.ptrs[i] = git_index_get_byindex(index, i);
+		{
+			struct stat ist;
+
+			ri.mtime = stat(git_index_path(index), &ist) == 0 ?
+				   (int64_t)ist.st_mtim.tv_sec : INT64_MAX;
+		}
+	}
+	if ((rc = index_fingerprint(ri.ptrs, ri.n, out->index_fingerprint, err)) < 0)
 		goto out;
 
 	if ((rootfd = open(ws->worktree_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
@@ -1493,12 +1715,35 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	}
 	c.rootfd = rootfd;
 	renames = renames_enabled(repo);
-	rc = o.libgit2_status ? 1 : scan_status(&c, repo, index, rootfd, renames,
-						     strcmp(out->head, HEAD_UNBORN) == 0, o.threads, err);
-	if (rc < 0)
-		goto out;
-	if (rc == 1 && (rc = libgit2_status(&c, repo, index, renames, err)) < 0)
-		goto out;
+	unborn = strcmp(out->head, HEAD_UNBORN) == 0;
+	rc = 1;
+	if (!o.libgit2_status && scan_eligible(repo, ri.ptrs, ri.n)) {
+		/* A valid cache-tree root equal to HEAD's tree proves that
+		 * nothing is staged: the head-to-index diff can be skipped. */
+		int need_diff = unborn ? ri.n > 0 : 1;
+		git_commit *commit = NULL;
+
+		if (!unborn && ri.tree_valid && git_commit_lookup(&commit, repo, &head) == 0) {
+			need_diff = !git_oid_equal(git_commit_tree_id(commit), &ri.tree);
+			git_commit_free(commit);
+		}
+		if (need_diff && index == NULL && git_repository_index(&index, repo) < 0) {
+			rc = git_fail(err, "cannot read index");
+			goto out;
+		}
+		rc = scan_status(&c, repo, need_diff ? index : NULL, ri.ptrs, ri.n,
+				 ri.mtime, rootfd, renames, unborn, o.threads, err);
+		if (rc < 0)
+			goto out;
+	}
+	if (rc == 1) {
+		if (index == NULL && git_repository_index(&index, repo) < 0) {
+			rc = git_fail(err, "cannot read index");
+			goto out;
+		}
+		if ((rc = libgit2_status(&c, repo, index, renames, err)) < 0)
+			goto out;
+	}
 
 	/* status_fingerprint: tracked records by path, then untracked. */
 	if (c.nlines > 1)
@@ -1596,6 +1841,7 @@ out:
 	if (rootfd >= 0)
 		close(rootfd);
 	git_index_free(index);
+	rawindex_free(&ri);
 	git_repository_free(repo);
 	collect_release(&c);
 	if (rc < 0)

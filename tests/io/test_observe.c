@@ -596,3 +596,40 @@ Test(observe, observe_survives_every_allocation_failure_without_leaks)
 	fx_rmrf(dir);
 	sw_free(dir);
 }
+
+Test(observe, index_versions_2_3_and_4_parse_to_the_ls_files_fingerprint)
+{
+	static const char *const versions[] = { "2", "3", "4" };
+
+	for (int v = 0; v < 3; v++) {
+		char *dir = repo_with_commit(), *raw;
+		char want[SW_DIGEST_LEN];
+		struct vcs_observation o;
+		size_t len;
+
+		fx_sh(dir, "mkdir -p deep/er/path && echo q > deep/er/path/q.txt && "
+			   "echo r > deep/er/r.txt && git add -A && git commit -q -m two && "
+			   "echo x >> deep/er/r.txt && echo s > src/new.txt && git add src/new.txt && "
+			   "git update-index --index-version %s", versions[v]);
+		observe(&o, dir, NULL);
+		raw = fx_sh_out(dir, &len, "git ls-files --stage -z");
+		sw_sha256_prefixed(raw, len, want);
+		cr_assert_str_eq(o.index_fingerprint, want, "index version %s", versions[v]);
+		assert_engines_agree(dir);
+		vcs_observation_release(&o);
+		sw_free(raw);
+		fx_rmrf(dir);
+		sw_free(dir);
+	}
+}
+
+Test(observe, moved_head_with_an_unchanged_index_shows_staged_changes)
+{
+	char *dir = repo_with_commit();
+
+	/* the cache tree still names the old tree: it must not hide the diff */
+	fx_sh(dir, "echo two >> a.txt && git commit -qam two && git reset -q --soft HEAD~1");
+	assert_engines_agree(dir);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
