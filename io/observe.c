@@ -1051,8 +1051,8 @@ struct scan {
 	size_t nwalk;
 	/* The head-to-index diff runs as task 0, beside the scan. */
 	pthread_mutex_t gitmu;	/* serialises every libgit2 call on `repo` */
-	git_index *index;
-	int renames, unborn, diff_rc;
+	git_index *index, *own_index;
+	int renames, unborn, need_diff, diff_rc;
 	git_object *tree;
 	git_diff *diff;
 	char diff_err[256];
@@ -1267,10 +1267,19 @@ static void scan_diff(struct scan *s)
 	git_diff_options dopt = GIT_DIFF_OPTIONS_INIT;
 	const char *what = NULL;
 
-	if (s->index == NULL)	/* the cache tree proved the index equals HEAD */
+	if (!s->need_diff)	/* the cache tree proved the index equals HEAD */
 		return;
 	pthread_mutex_lock(&s->gitmu);
 	dopt.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+	/* libgit2's own index is loaded here, beside the scan, only when
+	 * the diff is needed. */
+	if (s->index == NULL) {
+		if (git_repository_index(&s->own_index, s->repo) < 0)
+			what = "cannot read index";
+		s->index = s->own_index;
+	}
+	if (what != NULL)
+		goto out;
 	if (!s->unborn && git_revparse_single(&s->tree, s->repo, "HEAD^{tree}") < 0)
 		what = "cannot read the HEAD tree";
 	else if (git_diff_tree_to_index(&s->diff, s->repo, (git_tree *)s->tree,
@@ -1283,6 +1292,7 @@ static void scan_diff(struct scan *s)
 		if (git_diff_find_similar(s->diff, &fo) < 0)
 			what = "cannot detect renames";
 	}
+out:
 	if (what != NULL) {
 		const git_error *e = git_error_last();
 
@@ -1405,7 +1415,7 @@ static char scan_check(struct scan *s, size_t i)
  * back to libgit2's status), 0 on success, or a negative code. */
 static int scan_status(struct collect *c, git_repository *repo, git_index *index,
 		       const git_index_entry **ents, size_t count, int64_t index_mtime,
-		       int rootfd, int renames, int unborn, int threads,
+		       int rootfd, int renames, int unborn, int need_diff, int threads,
 		       struct sw_error *err)
 {
 	struct scan s = { 0 };
@@ -1420,6 +1430,7 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 	s.repo = repo;
 	s.rootfd = rootfd;
 	s.index = index;
+	s.need_diff = need_diff;
 	s.renames = renames;
 	s.unborn = unborn;
 	s.n = count;
@@ -1578,6 +1589,7 @@ out:
 	git_object_free(tree);
 	git_diff_free(s.diff);
 	git_object_free(s.tree);
+	git_index_free(s.own_index);
 	pset_free(&s.files);
 	pset_free(&s.dirs);
 	sw_free(s.y);
@@ -1727,12 +1739,8 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 			need_diff = !git_oid_equal(git_commit_tree_id(commit), &ri.tree);
 			git_commit_free(commit);
 		}
-		if (need_diff && index == NULL && git_repository_index(&index, repo) < 0) {
-			rc = git_fail(err, "cannot read index");
-			goto out;
-		}
-		rc = scan_status(&c, repo, need_diff ? index : NULL, ri.ptrs, ri.n,
-				 ri.mtime, rootfd, renames, unborn, o.threads, err);
+		rc = scan_status(&c, repo, index, ri.ptrs, ri.n, ri.mtime, rootfd,
+				 renames, unborn, need_diff, o.threads, err);
 		if (rc < 0)
 			goto out;
 	}
