@@ -494,7 +494,10 @@ Test(observe, fast_scan_matches_git_on_ignores_modes_types_and_racy_entries)
 		   "rm becomes_dir && mkdir becomes_dir && echo in > becomes_dir/inner.txt && "
 		   "printf 'sAme\\n' > racy.txt && "
 		   "mkdir -p emptydir newtree/a/b && echo n > newtree/a/b/n.txt && "
-		   "mkdir ignored_only && echo i > ignored_only/x.log");
+		   "mkdir ignored_only && echo i > ignored_only/x.log && "
+		   "printf 'node_modules/\\n' > src/.gitignore && mkdir -p src/node_modules/p && "
+		   "echo m > src/node_modules/p/m.js && echo u > src/deep/u.c && "
+		   "ln -s src lnkdir && mkfifo src/pipe");
 	assert_engines_agree(dir);
 	fx_rmrf(dir);
 	sw_free(dir);
