@@ -463,6 +463,7 @@ static int hash_full(int fd, int64_t size, struct budget *b, unsigned char *buf,
 		     char out[SW_DIGEST_LEN])
 {
 	struct sw_sha256 *h = NULL;
+	int rc = -1;
 	struct sw_error e = SW_ERROR_INIT;
 	int64_t total = 0;
 
@@ -473,29 +474,31 @@ static int hash_full(int fd, int64_t size, struct budget *b, unsigned char *buf,
 		ssize_t got;
 
 		if (deadline_reached(b))
-			goto fail;
+			goto out;
 		if ((int64_t)want > size - total)
 			want = (size_t)(size - total);
 		got = read(fd, buf, want);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
-			goto fail;
+			goto out;
 		b->hashed += got;
 		sw_sha256_update(h, buf, (size_t)got);
 		total += got;
 	}
 	sw_sha256_final_prefixed(h, out);
-	return 0;
-fail:
+	h = NULL;
+	rc = 0;
+out:
 	sw_sha256_free(h);
-	return -1;
+	return rc;
 }
 
 static int hash_samples(int fd, int64_t size, struct budget *b,
 			unsigned char *buf, char out[SW_DIGEST_LEN])
 {
 	struct sw_sha256 *h = NULL;
+	int rc = -1;
 	struct sw_error e = SW_ERROR_INIT;
 	int64_t off[3];
 	size_t n = sample_offsets(size, off);
@@ -510,7 +513,7 @@ static int hash_samples(int fd, int64_t size, struct budget *b,
 		int64_t len = sample_len(size, off[i]), got = 0;
 
 		if (deadline_reached(b))
-			goto fail;
+			goto out;
 		while (got < len) {
 			ssize_t r = pread(fd, buf + got, (size_t)(len - got),
 					  (off_t)(off[i] + got));
@@ -523,16 +526,17 @@ static int hash_samples(int fd, int64_t size, struct budget *b,
 		}
 		b->hashed += got;
 		if (got != len)
-			goto fail;
+			goto out;
 		snprintf(dec, sizeof(dec), "%" PRId64, off[i]);
 		sw_sha256_section_str(h, "offset", dec);
 		sw_sha256_section(h, "sample", buf, (size_t)len);
 	}
 	sw_sha256_final_prefixed(h, out);
-	return 0;
-fail:
+	h = NULL;
+	rc = 0;
+out:
 	sw_sha256_free(h);
-	return -1;
+	return rc;
 }
 
 /* Fills the observation fields of `p` (path/category/state already set). */
@@ -798,7 +802,7 @@ static int rawindex_read(struct rawindex *ri, const char *path)
 			continue;
 		if (r <= 0) {
 			close(fd);
-			goto fail;
+			goto out;
 		}
 		got += (size_t)r;
 	}
@@ -806,20 +810,20 @@ static int rawindex_read(struct rawindex *ri, const char *path)
 	ri->buf[ri->len] = '\0';
 	version = be32(ri->buf + 4);
 	if (memcmp(ri->buf, "DIRC", 4) != 0 || version < 2 || version > 4)
-		goto fail;
+		goto out;
 	ri->n = be32(ri->buf + 8);
 	if (ri->n > ri->len / 40)
-		goto fail;
+		goto out;
 	if (ri->n && ((ri->ents = sw_calloc(ri->n, sizeof(*ri->ents))) == NULL ||
 		      (ri->ptrs = sw_calloc(ri->n, sizeof(*ri->ptrs))) == NULL)) {
 		rc = SW_ENOMEM;
-		goto fail;
+		goto out;
 	}
 	if (version == 4) {
 		v4cap = ri->len * 2 + 64;
 		if ((ri->v4paths = sw_malloc(v4cap)) == NULL) {
 			rc = SW_ENOMEM;
-			goto fail;
+			goto out;
 		}
 	}
 	{
@@ -834,7 +838,7 @@ static int rawindex_read(struct rawindex *ri, const char *path)
 			uint16_t flags;
 
 			if (off + hdr > body)
-				goto fail;
+				goto out;
 			e->ctime.seconds = (int32_t)be32(p);
 			e->ctime.nanoseconds = be32(p + 4);
 			e->mtime.seconds = (int32_t)be32(p + 8);
@@ -850,7 +854,7 @@ static int rawindex_read(struct rawindex *ri, const char *path)
 			e->flags = flags;
 			if (flags & 0x4000) {
 				if (version < 3 || off + 64 > body)
-					goto fail;
+					goto out;
 				e->flags_extended = (uint16_t)(p[62] << 8 | p[63]);
 				hdr = 64;
 			}
@@ -862,17 +866,17 @@ static int rawindex_read(struct rawindex *ri, const char *path)
 				strip = c & 127;
 				while (c & 128) {
 					if (q >= ri->buf + body)
-						goto fail;
+						goto out;
 					c = *q++;
 					strip = ((strip + 1) << 7) | (c & 127);
 				}
 				nul = memchr(q, '\0', (size_t)(ri->buf + body - q));
 				if (nul == NULL || strip > prevlen)
-					goto fail;
+					goto out;
 				sl = (size_t)(nul - q);
 				plen = prevlen - strip + sl;
 				if (v4len + plen + 1 > v4cap)
-					goto fail;	/* cannot happen with the bound above */
+					goto out;	/* cannot happen with the bound above */
 				memcpy(ri->v4paths + v4len, prev, prevlen - strip);
 				memcpy(ri->v4paths + v4len + prevlen - strip, q, sl);
 				ri->v4paths[v4len + plen] = '\0';
@@ -885,13 +889,13 @@ static int rawindex_read(struct rawindex *ri, const char *path)
 				const unsigned char *nul = memchr(p + hdr, '\0', body - off - hdr);
 
 				if (nul == NULL)
-					goto fail;
+					goto out;
 				plen = (size_t)(nul - p - hdr);
 				e->path = (const char *)p + hdr;
 				off += (hdr + plen + 8) & ~(size_t)7;
 			}
 			if (plen == 0)
-				goto fail;
+				goto out;
 			ri->ptrs[i] = e;
 		}
 		/* Extensions: a split or sparse index is not handled here. */
@@ -900,17 +904,18 @@ static int rawindex_read(struct rawindex *ri, const char *path)
 			size_t sz = be32(p + 4);
 
 			if (sz > body - off - 8)
-				goto fail;
+				goto out;
 			if (memcmp(p, "link", 4) == 0 || memcmp(p, "sdir", 4) == 0)
-				goto fail;
+				goto out;
 			if (memcmp(p, "TREE", 4) == 0)
 				rawindex_tree(ri, p + 8, sz);
 			off += 8 + sz;
 		}
 	}
-	return 0;
-fail:
-	rawindex_free(ri);
+	rc = 0;
+out:
+	if (rc != 0)
+		rawindex_free(ri);
 	return rc;
 }
 
@@ -1534,7 +1539,7 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 				t.m_head = d->old_file.mode;
 				t.h_head = &d->old_file.id;
 				if ((rc = add_tracked(c, &t)) < 0)
-					goto nomem;
+					goto out;
 				continue;
 			}
 			dl[i] = d;
@@ -1566,17 +1571,16 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 				t.similarity = d->similarity;
 			}
 			if ((rc = add_tracked(c, &t)) < 0)
-				goto nomem;
+				goto out;
 		}
 	}
 	for (size_t i = 0; i < s.nunt; i++)
 		if ((rc = add_untracked(c, s.untracked[i])) < 0)
-			goto nomem;
+			goto out;
 	rc = 0;
-	goto out;
-nomem:
-	rc = sw_error_set(err, SW_ENOMEM, "cannot record status");
 out:
+	if (rc == SW_ENOMEM)	/* add_* report allocation failure bare */
+		sw_error_set(err, SW_ENOMEM, "cannot record status");
 	for (size_t i = 0; i < s.nunt; i++)
 		sw_free(s.untracked[i]);
 	sw_free(s.untracked);
@@ -2052,15 +2056,17 @@ int vcs_observation_copy(struct vcs_observation *dst,
 			 const struct vcs_observation *src,
 			 struct sw_error *err)
 {
+	int rc = SW_ENOMEM;
+
 	*dst = *src;
 	dst->head = NULL;
 	dst->paths = NULL;
 	dst->retained = 0;
 	if ((dst->head = sw_strdup(src->head)) == NULL)
-		goto nomem;
+		goto out;
 	if (src->retained > 0 &&
 	    (dst->paths = sw_calloc(src->retained, sizeof(*dst->paths))) == NULL)
-		goto nomem;
+		goto out;
 	for (size_t i = 0; i < src->retained; i++) {
 		struct vcs_path_obs *d = &dst->paths[i];
 
@@ -2070,12 +2076,15 @@ int vcs_observation_copy(struct vcs_observation *dst,
 		d->state = sw_strdup(src->paths[i].state);
 		dst->retained++;
 		if (!d->path || !d->category || !d->state)
-			goto nomem;
+			goto out;
 	}
-	return 0;
-nomem:
-	vcs_observation_release(dst);
-	return sw_error_set(err, SW_ENOMEM, "cannot copy git observation");
+	rc = 0;
+out:
+	if (rc < 0) {
+		vcs_observation_release(dst);
+		sw_error_set(err, SW_ENOMEM, "cannot copy git observation");
+	}
+	return rc;
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -2105,13 +2114,14 @@ static json_t *path_obs_json(const struct vcs_path_obs *p)
 struct json_t *vcs_observation_to_json(const struct vcs_observation *o)
 {
 	json_t *j = json_object(), *files = json_array(), *paths = json_array();
+	json_t *result = NULL;
 
 	if (j == NULL || files == NULL || paths == NULL)
-		goto fail;
+		goto out;
 	for (size_t i = 0; i < o->retained; i++) {
 		if (json_array_append_new(files, json_string(o->paths[i].path)) < 0 ||
 		    json_array_append_new(paths, path_obs_json(&o->paths[i])) < 0)
-			goto fail;
+			goto out;
 	}
 	if (json_object_set_new(j, "version", json_integer(o->version)) < 0 ||
 	    json_object_set_new(j, "head", json_string(o->head)) < 0 ||
@@ -2129,22 +2139,24 @@ struct json_t *vcs_observation_to_json(const struct vcs_observation *o)
 				json_boolean(o->content_byte_limit_exceeded)) < 0 ||
 	    json_object_set_new(j, "content_deadline_exceeded",
 				json_boolean(o->content_deadline_exceeded)) < 0)
-		goto fail;
+		goto out;
 	if (json_object_set_new(j, "dirty_files", files) < 0) {
 		files = NULL;
-		goto fail;
+		goto out;
 	}
 	files = NULL;
 	if (json_object_set_new(j, "path_observations", paths) < 0) {
 		paths = NULL;
-		goto fail;
+		goto out;
 	}
-	return j;
-fail:
+	paths = NULL;
+	result = j;
+	j = NULL;
+out:
 	json_decref(files);
 	json_decref(paths);
 	json_decref(j);
-	return NULL;
+	return result;
 }
 
 static int get_digest(char out[SW_DIGEST_LEN], const json_t *o, const char *key,
