@@ -463,6 +463,7 @@ static int hash_full(int fd, int64_t size, struct budget *b, unsigned char *buf,
 		     char out[SW_DIGEST_LEN])
 {
 	struct sw_sha256 *h = NULL;
+	int rc = -1;
 	struct sw_error e = SW_ERROR_INIT;
 	int64_t total = 0;
 
@@ -473,29 +474,31 @@ static int hash_full(int fd, int64_t size, struct budget *b, unsigned char *buf,
 		ssize_t got;
 
 		if (deadline_reached(b))
-			goto fail;
+			goto out;
 		if ((int64_t)want > size - total)
 			want = (size_t)(size - total);
 		got = read(fd, buf, want);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
-			goto fail;
+			goto out;
 		b->hashed += got;
 		sw_sha256_update(h, buf, (size_t)got);
 		total += got;
 	}
 	sw_sha256_final_prefixed(h, out);
-	return 0;
-fail:
+	h = NULL;
+	rc = 0;
+out:
 	sw_sha256_free(h);
-	return -1;
+	return rc;
 }
 
 static int hash_samples(int fd, int64_t size, struct budget *b,
 			unsigned char *buf, char out[SW_DIGEST_LEN])
 {
 	struct sw_sha256 *h = NULL;
+	int rc = -1;
 	struct sw_error e = SW_ERROR_INIT;
 	int64_t off[3];
 	size_t n = sample_offsets(size, off);
@@ -510,7 +513,7 @@ static int hash_samples(int fd, int64_t size, struct budget *b,
 		int64_t len = sample_len(size, off[i]), got = 0;
 
 		if (deadline_reached(b))
-			goto fail;
+			goto out;
 		while (got < len) {
 			ssize_t r = pread(fd, buf + got, (size_t)(len - got),
 					  (off_t)(off[i] + got));
@@ -523,16 +526,17 @@ static int hash_samples(int fd, int64_t size, struct budget *b,
 		}
 		b->hashed += got;
 		if (got != len)
-			goto fail;
+			goto out;
 		snprintf(dec, sizeof(dec), "%" PRId64, off[i]);
 		sw_sha256_section_str(h, "offset", dec);
 		sw_sha256_section(h, "sample", buf, (size_t)len);
 	}
 	sw_sha256_final_prefixed(h, out);
-	return 0;
-fail:
+	h = NULL;
+	rc = 0;
+out:
 	sw_sha256_free(h);
-	return -1;
+	return rc;
 }
 
 /* Fills the observation fields of `p` (path/category/state already set). */
@@ -716,14 +720,212 @@ static int path_fingerprint_of(const struct vcs_observation *o,
 	return 0;
 }
 
+/* ---- the index file, read directly ------------------------------------- */
+
+/* libgit2 builds a full in-memory index (an allocation and a map insert per
+ * entry) even to list it; the observation only needs the entries and the
+ * cache-tree root, so it parses the file itself.  Versions 2-4 with SHA-1
+ * ids are supported; a split or sparse index, or anything malformed, makes
+ * the caller use libgit2's index instead.  As git does by default, the
+ * trailing checksum is not verified. */
+struct rawindex {
+	unsigned char *buf;
+	size_t len;
+	git_index_entry *ents;
+	const git_index_entry **ptrs;
+	size_t n;
+	char *v4paths;
+	int tree_valid;		/* the TREE extension's root is valid */
+	git_oid tree;
+	int64_t mtime;		/* index file mtime, seconds */
+};
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void rawindex_free(struct rawindex *ri)
+{
+	sw_free(ri->buf);
+	sw_free(ri->ents);
+	sw_free(ri->ptrs);
+	sw_free(ri->v4paths);
+	memset(ri, 0, sizeof(*ri));
+}
+
+/* Parses the TREE extension's root entry. */
+static void rawindex_tree(struct rawindex *ri, const unsigned char *p, size_t len)
+{
+	const unsigned char *end = p + len, *nl;
+	long count;
+
+	if (len < 1 || p[0] != '\0')
+		return;
+	p++;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	if (nl == NULL)
+		return;
+	count = strtol((const char *)p, NULL, 10);
+	if (count < 0 || (size_t)(end - nl - 1) < GIT_OID_RAWSZ)
+		return;
+	git_oid_fromraw(&ri->tree, nl + 1);
+	ri->tree_valid = 1;
+}
+
+/* 0 on success (a missing file is an empty index), 1 when unsupported or
+ * malformed, SW_ENOMEM. */
+static int rawindex_read(struct rawindex *ri, const char *path)
+{
+	struct stat st;
+	size_t off = 12, v4len = 0, v4cap = 0;
+	uint32_t version;
+	int fd, rc = 1;
+
+	memset(ri, 0, sizeof(*ri));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : 1;
+	if (fstat(fd, &st) != 0 || st.st_size < 32 || st.st_size > (1LL << 31)) {
+		close(fd);
+		return 1;
+	}
+	ri->mtime = (int64_t)st.st_mtim.tv_sec;
+	ri->len = (size_t)st.st_size;
+	if ((ri->buf = sw_malloc(ri->len + 1)) == NULL) {
+		close(fd);
+		return SW_ENOMEM;
+	}
+	for (size_t got = 0; got < ri->len;) {
+		ssize_t r = read(fd, ri->buf + got, ri->len - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			close(fd);
+			goto out;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	ri->buf[ri->len] = '\0';
+	version = be32(ri->buf + 4);
+	if (memcmp(ri->buf, "DIRC", 4) != 0 || version < 2 || version > 4)
+		goto out;
+	ri->n = be32(ri->buf + 8);
+	if (ri->n > ri->len / 40)
+		goto out;
+	if (ri->n && ((ri->ents = sw_calloc(ri->n, sizeof(*ri->ents))) == NULL ||
+		      (ri->ptrs = sw_calloc(ri->n, sizeof(*ri->ptrs))) == NULL)) {
+		rc = SW_ENOMEM;
+		goto out;
+	}
+	if (version == 4) {
+		v4cap = ri->len * 2 + 64;
+		if ((ri->v4paths = sw_malloc(v4cap)) == NULL) {
+			rc = SW_ENOMEM;
+			goto out;
+		}
+	}
+	{
+		const char *prev = "";
+		size_t prevlen = 0;
+		size_t body = ri->len - GIT_OID_RAWSZ;
+
+		for (size_t i = 0; i < ri->n; i++) {
+			const unsigned char *p = ri->buf + off;
+			git_index_entry *e = &ri->ents[i];
+			size_t hdr = 62, plen;
+			uint16_t flags;
+
+			if (off + hdr > body)
+				goto out;
+			e->ctime.seconds = (int32_t)be32(p);
+			e->ctime.nanoseconds = be32(p + 4);
+			e->mtime.seconds = (int32_t)be32(p + 8);
+			e->mtime.nanoseconds = be32(p + 12);
+			e->dev = be32(p + 16);
+			e->ino = be32(p + 20);
+			e->mode = be32(p + 24);
+			e->uid = be32(p + 28);
+			e->gid = be32(p + 32);
+			e->file_size = be32(p + 36);
+			git_oid_fromraw(&e->id, p + 40);
+			flags = (uint16_t)(p[60] << 8 | p[61]);
+			e->flags = flags;
+			if (flags & 0x4000) {
+				if (version < 3 || off + 64 > body)
+					goto out;
+				e->flags_extended = (uint16_t)(p[62] << 8 | p[63]);
+				hdr = 64;
+			}
+			if (version == 4) {
+				const unsigned char *q = p + hdr, *nul;
+				size_t strip, sl;
+				unsigned c = *q++;
+
+				strip = c & 127;
+				while (c & 128) {
+					if (q >= ri->buf + body)
+						goto out;
+					c = *q++;
+					strip = ((strip + 1) << 7) | (c & 127);
+				}
+				nul = memchr(q, '\0', (size_t)(ri->buf + body - q));
+				if (nul == NULL || strip > prevlen)
+					goto out;
+				sl = (size_t)(nul - q);
+				plen = prevlen - strip + sl;
+				if (v4len + plen + 1 > v4cap)
+					goto out;	/* cannot happen with the bound above */
+				memcpy(ri->v4paths + v4len, prev, prevlen - strip);
+				memcpy(ri->v4paths + v4len + prevlen - strip, q, sl);
+				ri->v4paths[v4len + plen] = '\0';
+				e->path = ri->v4paths + v4len;
+				prev = e->path;
+				prevlen = plen;
+				v4len += plen + 1;
+				off = (size_t)(nul + 1 - ri->buf);
+			} else {
+				const unsigned char *nul = memchr(p + hdr, '\0', body - off - hdr);
+
+				if (nul == NULL)
+					goto out;
+				plen = (size_t)(nul - p - hdr);
+				e->path = (const char *)p + hdr;
+				off += (hdr + plen + 8) & ~(size_t)7;
+			}
+			if (plen == 0)
+				goto out;
+			ri->ptrs[i] = e;
+		}
+		/* Extensions: a split or sparse index is not handled here. */
+		while (off + 8 <= body) {
+			const unsigned char *p = ri->buf + off;
+			size_t sz = be32(p + 4);
+
+			if (sz > body - off - 8)
+				goto out;
+			if (memcmp(p, "link", 4) == 0 || memcmp(p, "sdir", 4) == 0)
+				goto out;
+			if (memcmp(p, "TREE", 4) == 0)
+				rawindex_tree(ri, p + 8, sz);
+			off += 8 + sz;
+		}
+	}
+	rc = 0;
+out:
+	if (rc != 0)
+		rawindex_free(ri);
+	return rc;
+}
+
 /* ---- index fingerprint ------------------------------------------------- */
 
 /* sha256 over the ls-files --stage -z form of every index entry. */
-static int index_fingerprint(git_index *index, char out[SW_DIGEST_LEN],
-			     struct sw_error *err)
+static int index_fingerprint(const git_index_entry *const *ents, size_t n,
+			     char out[SW_DIGEST_LEN], struct sw_error *err)
 {
 	struct sw_sha256 *h = NULL;
-	size_t n = git_index_entrycount(index);
 	char *buf = NULL;
 	size_t cap = 1 << 16, used = 0;
 	int rc;
@@ -733,7 +935,7 @@ static int index_fingerprint(git_index *index, char out[SW_DIGEST_LEN],
 	if ((rc = sw_sha256_new(&h, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		const git_index_entry *e = git_index_get_byindex(index, i);
+		const git_index_entry *e = ents[i];
 		size_t pl = strlen(e->path);
 		char hex[GIT_OID_HEXSZ + 1];
 
@@ -840,7 +1042,7 @@ struct scan {
 	git_repository *repo;
 	int rootfd;
 	size_t n;
-	const git_index_entry **ent;
+	const git_index_entry **ent;	/* borrowed */
 	char *y;		/* per entry: '.', 'M', 'D', 'T', or 'c' (check) */
 	unsigned *mwt;		/* per entry: worktree mode when y != '.' */
 	int64_t index_mtime;	/* seconds; entries not older are racy */
@@ -848,8 +1050,17 @@ struct scan {
 	char **untracked;
 	size_t nunt, capunt;
 	int walk_rc;
-	pthread_mutex_t mu;
+	pthread_mutex_t mu;	/* guards next, untracked, walk_rc and libgit2 */
 	size_t next, chunk, ntasks;
+	char **walk;		/* tracked top-level directories, one task each */
+	size_t nwalk;
+	/* The head-to-index diff runs as task 0, beside the scan. */
+	pthread_mutex_t gitmu;	/* serialises every libgit2 call on `repo` */
+	git_index *index, *own_index;
+	int renames, unborn, need_diff, diff_rc;
+	git_object *tree;
+	git_diff *diff;
+	char diff_err[256];
 };
 
 static unsigned stat_mode(const struct stat *st)
@@ -917,10 +1128,14 @@ static void scan_stat_range(struct scan *s, size_t lo, size_t hi)
 			s->y[i] = 'M';
 			continue;
 		}
+		/* A git built without nanosecond support writes 0 there;
+		 * then only the seconds can be compared, as git does. */
 		if ((uint32_t)st.st_mtim.tv_sec != (uint32_t)e->mtime.seconds ||
-		    (uint32_t)st.st_mtim.tv_nsec != e->mtime.nanoseconds ||
+		    (e->mtime.nanoseconds != 0 &&
+		     (uint32_t)st.st_mtim.tv_nsec != e->mtime.nanoseconds) ||
 		    (uint32_t)st.st_ctim.tv_sec != (uint32_t)e->ctime.seconds ||
-		    (uint32_t)st.st_ctim.tv_nsec != e->ctime.nanoseconds ||
+		    (e->ctime.nanoseconds != 0 &&
+		     (uint32_t)st.st_ctim.tv_nsec != e->ctime.nanoseconds) ||
 		    (uint32_t)st.st_ino != e->ino || (uint32_t)st.st_dev != e->dev ||
 		    st.st_uid != e->uid || st.st_gid != e->gid ||
 		    (uint32_t)st.st_size != e->file_size ||
@@ -933,7 +1148,8 @@ static void scan_stat_range(struct scan *s, size_t lo, size_t hi)
 		close(dfd);
 }
 
-static int scan_push_untracked(struct scan *s, const char *path)
+/* Called with s->mu held. */
+static int scan_push_untracked_locked(struct scan *s, const char *path)
 {
 	if (s->nunt == s->capunt) {
 		size_t cap = s->capunt ? s->capunt * 2 : 32;
@@ -950,18 +1166,32 @@ static int scan_push_untracked(struct scan *s, const char *path)
 	return 0;
 }
 
+static int scan_push_untracked(struct scan *s, const char *path)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->mu);
+	rc = scan_push_untracked_locked(s, path);
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+/* One repository handle is shared, so ignore lookups are serialised;
+ * they run only for paths that are not tracked. */
 static int is_ignored(struct scan *s, const char *path)
 {
 	int ign = 0;
 
+	pthread_mutex_lock(&s->gitmu);
 	if (git_ignore_path_is_ignored(&ign, s->repo, path) < 0)
-		return 0;
+		ign = 0;
+	pthread_mutex_unlock(&s->gitmu);
 	return ign;
 }
 
 /* Walks directory `fd` (relative name rel[0..rl)) for untracked files, as
  * git status --untracked-files=all lists them. */
-static int scan_walk(struct scan *s, int fd, char *rel, size_t rl)
+static int scan_walk(struct scan *s, int fd, char *rel, size_t rl, int defer)
 {
 	DIR *d = fdopendir(fd);
 	struct dirent *de;
@@ -998,6 +1228,20 @@ static int scan_walk(struct scan *s, int fd, char *rel, size_t rl)
 
 			if (!pset_probe(&s->dirs, rel, fl, 0) && is_ignored(s, rel))
 				continue;
+			if (defer && pset_probe(&s->dirs, rel, fl, 0)) {
+				/* a tracked top-level directory: its own task */
+				char **nw = sw_realloc(s->walk, (s->nwalk + 1) * sizeof(*nw));
+
+				if (nw == NULL || (nw[s->nwalk] = sw_strdup(rel)) == NULL) {
+					if (nw != NULL)
+						s->walk = nw;
+					rc = SW_ENOMEM;
+					continue;
+				}
+				s->walk = nw;
+				s->nwalk++;
+				continue;
+			}
 			sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub < 0)
 				continue;
@@ -1010,7 +1254,7 @@ static int scan_walk(struct scan *s, int fd, char *rel, size_t rl)
 				rc = scan_push_untracked(s, rel);
 				continue;
 			}
-			rc = scan_walk(s, sub, rel, fl);
+			rc = scan_walk(s, sub, rel, fl, 0);
 		} else if (type == DT_REG || type == DT_LNK) {
 			if (!pset_probe(&s->files, rel, fl, 0) && !is_ignored(s, rel))
 				rc = scan_push_untracked(s, rel);
@@ -1019,6 +1263,49 @@ static int scan_walk(struct scan *s, int fd, char *rel, size_t rl)
 	closedir(d);
 	rel[rl] = '\0';
 	return rc;
+}
+
+/* The head-to-index side, as status computes it (task 0).  libgit2's
+ * error text is per thread, so it is copied for the caller. */
+static void scan_diff(struct scan *s)
+{
+	git_diff_options dopt = GIT_DIFF_OPTIONS_INIT;
+	const char *what = NULL;
+
+	if (!s->need_diff)	/* the cache tree proved the index equals HEAD */
+		return;
+	pthread_mutex_lock(&s->gitmu);
+	dopt.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
+	/* libgit2's own index is loaded here, beside the scan, only when
+	 * the diff is needed. */
+	if (s->index == NULL) {
+		if (git_repository_index(&s->own_index, s->repo) < 0)
+			what = "cannot read index";
+		s->index = s->own_index;
+	}
+	if (what != NULL)
+		goto out;
+	if (!s->unborn && git_revparse_single(&s->tree, s->repo, "HEAD^{tree}") < 0)
+		what = "cannot read the HEAD tree";
+	else if (git_diff_tree_to_index(&s->diff, s->repo, (git_tree *)s->tree,
+					s->index, &dopt) < 0)
+		what = "cannot diff HEAD to index";
+	if (what == NULL && s->renames) {
+		git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
+
+		fo.flags = GIT_DIFF_FIND_FOR_UNTRACKED | GIT_DIFF_FIND_RENAMES;
+		if (git_diff_find_similar(s->diff, &fo) < 0)
+			what = "cannot detect renames";
+	}
+out:
+	if (what != NULL) {
+		const git_error *e = git_error_last();
+
+		snprintf(s->diff_err, sizeof(s->diff_err), "%s: %s", what,
+			 e && e->message ? e->message : "libgit2 error");
+		s->diff_rc = SW_EGIT;
+	}
+	pthread_mutex_unlock(&s->gitmu);
 }
 
 static void *scan_worker(void *arg)
@@ -1034,20 +1321,32 @@ static void *scan_worker(void *arg)
 		if (t >= s->ntasks)
 			return NULL;
 		if (t == 0) {
+			scan_diff(s);
+		} else if (t <= s->nwalk) {
+			const char *top = s->walk[t - 1];
 			char *rel = sw_malloc(PATH_MAX);
-			int fd = dup(s->rootfd);
+			int fd = openat(s->rootfd, top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int rc = 0;
 
-			if (rel == NULL || fd < 0) {
-				s->walk_rc = SW_ENOMEM;
-				if (fd >= 0)
-					close(fd);
-			} else {
-				rel[0] = '\0';
-				s->walk_rc = scan_walk(s, fd, rel, 0);
+			if (rel == NULL) {
+				rc = SW_ENOMEM;
+			} else if (fd >= 0) {
+				size_t l = strlen(top);
+
+				memcpy(rel, top, l + 1);
+				rc = scan_walk(s, fd, rel, l, 0);
+				fd = -1;
 			}
+			if (fd >= 0)
+				close(fd);
 			sw_free(rel);
+			if (rc < 0) {
+				pthread_mutex_lock(&s->mu);
+				s->walk_rc = rc;
+				pthread_mutex_unlock(&s->mu);
+			}
 		} else {
-			size_t lo = (t - 1) * s->chunk, hi = lo + s->chunk;
+			size_t lo = (t - 1 - s->nwalk) * s->chunk, hi = lo + s->chunk;
 
 			scan_stat_range(s, lo, hi < s->n ? hi : s->n);
 		}
@@ -1055,7 +1354,8 @@ static void *scan_worker(void *arg)
 }
 
 /* 1 when the fast scan computes what git status would for this repository. */
-static int scan_eligible(git_repository *repo, git_index *index)
+static int scan_eligible(git_repository *repo, const git_index_entry *const *ents,
+			 size_t count)
 {
 	git_config *cfg = NULL;
 	int v, ok = 1;
@@ -1067,8 +1367,8 @@ static int scan_eligible(git_repository *repo, git_index *index)
 	    (git_config_get_bool(&v, cfg, "core.symlinks") == 0 && !v))
 		ok = 0;
 	git_config_free(cfg);
-	for (size_t i = 0, n = git_index_entrycount(index); ok && i < n; i++) {
-		const git_index_entry *e = git_index_get_byindex(index, i);
+	for (size_t i = 0; ok && i < count; i++) {
+		const git_index_entry *e = ents[i];
 
 		if (GIT_INDEX_ENTRY_STAGE(e) != 0 || e->mode == GIT_FILEMODE_COMMIT ||
 		    (e->flags_extended & GIT_INDEX_ENTRY_EXTENDED_FLAGS) != 0 ||
@@ -1119,41 +1419,47 @@ static char scan_check(struct scan *s, size_t i)
 /* Fills `c` from the fast scan.  Returns 1 when not eligible (caller falls
  * back to libgit2's status), 0 on success, or a negative code. */
 static int scan_status(struct collect *c, git_repository *repo, git_index *index,
-		       int rootfd, int renames, int threads, struct sw_error *err)
+		       const git_index_entry **ents, size_t count, int64_t index_mtime,
+		       int rootfd, int renames, int unborn, int need_diff, int threads,
+		       struct sw_error *err)
 {
 	struct scan s = { 0 };
 	git_diff *diff = NULL;
 	git_object *tree = NULL;
-	git_diff_options dopt = GIT_DIFF_OPTIONS_INIT;
 	struct pset byidx = { 0 };
 	const git_diff_delta **dl = NULL;
 	pthread_t tid[8];
 	int nt = 0, rc = 0;
-	struct stat ist;
 	size_t nslash = 0;
 
-	if (!scan_eligible(repo, index))
-		return 1;
 	s.repo = repo;
 	s.rootfd = rootfd;
-	s.n = git_index_entrycount(index);
-	s.index_mtime = stat(git_index_path(index), &ist) == 0 ? (int64_t)ist.st_mtim.tv_sec : INT64_MAX;
+	s.index = index;
+	s.need_diff = need_diff;
+	s.renames = renames;
+	s.unborn = unborn;
+	s.n = count;
+	s.ent = ents;
+	s.index_mtime = index_mtime;
 	for (size_t i = 0; i < s.n; i++)	/* the directory set's size bound */
-		for (const char *q = git_index_get_byindex(index, i)->path; *q; q++)
+		for (const char *q = ents[i]->path; *q; q++)
 			nslash += *q == '/';
-	if ((s.n && ((s.ent = sw_calloc(s.n, sizeof(*s.ent))) == NULL ||
-		     (s.y = sw_calloc(s.n, 1)) == NULL ||
+	if ((s.n && ((s.y = sw_calloc(s.n, 1)) == NULL ||
 		     (s.mwt = sw_calloc(s.n, sizeof(*s.mwt))) == NULL)) ||
 	    pset_init(&s.files, s.n) < 0 || pset_init(&s.dirs, nslash + 16) < 0) {
 		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate scan");
 		goto out;
 	}
-	for (size_t i = 0; i < s.n; i++) {
-		const git_index_entry *e = git_index_get_byindex(index, i);
-		const char *p = e->path, *q;
+	for (size_t i = 0, prev_dl = 0; i < s.n; i++) {
+		const char *p = ents[i]->path, *q, *last = strrchr(p, '/');
+		size_t plen = last ? (size_t)(last - p) : 0;
 
-		s.ent[i] = e;
 		pset_probe(&s.files, p, strlen(p), 1);
+		/* Sorted entries share directories: only a new parent adds
+		 * its prefixes. */
+		if (i > 0 && plen == prev_dl && memcmp(s.ent[i - 1]->path, p, plen) == 0)
+			continue;
+		prev_dl = plen;
 		for (q = strchr(p, '/'); q != NULL; q = strchr(q + 1, '/'))
 			pset_probe(&s.dirs, p, (size_t)(q - p), 1);
 	}
@@ -1168,8 +1474,28 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 	s.chunk = s.n / ((size_t)threads * 4) + 1;
 	if (s.chunk < 512)
 		s.chunk = 512;
-	s.ntasks = 1 + (s.n + s.chunk - 1) / s.chunk;
 	pthread_mutex_init(&s.mu, NULL);
+	pthread_mutex_init(&s.gitmu, NULL);
+	{
+		/* The root is listed here; each tracked top-level directory
+		 * becomes a walk task, then the stat chunks follow. */
+		char *rel = sw_malloc(PATH_MAX);
+		int fd = dup(rootfd);
+
+		if (rel == NULL || fd < 0) {
+			if (fd >= 0)
+				close(fd);
+			sw_free(rel);
+			pthread_mutex_destroy(&s.mu);
+			pthread_mutex_destroy(&s.gitmu);
+			rc = sw_error_set(err, SW_ENOMEM, "cannot scan worktree");
+			goto out;
+		}
+		rel[0] = '\0';
+		s.walk_rc = scan_walk(&s, fd, rel, 0, 1);
+		sw_free(rel);
+	}
+	s.ntasks = 1 + s.nwalk + (s.n + s.chunk - 1) / s.chunk;
 	for (nt = 0; nt < threads - 1; nt++)
 		if (pthread_create(&tid[nt], NULL, scan_worker, &s) != 0)
 			break;
@@ -1177,6 +1503,15 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 	for (int i = 0; i < nt; i++)
 		pthread_join(tid[i], NULL);
 	pthread_mutex_destroy(&s.mu);
+	pthread_mutex_destroy(&s.gitmu);
+	if (s.diff_rc < 0) {
+		rc = sw_error_set(err, SW_EGIT, "%s", s.diff_err);
+		goto out;
+	}
+	diff = s.diff;
+	tree = s.tree;
+	s.diff = NULL;
+	s.tree = NULL;
 	if ((rc = s.walk_rc) < 0) {
 		rc = sw_error_set(err, rc, "cannot scan worktree");
 		goto out;
@@ -1185,25 +1520,8 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 		if (s.y[i] == 'c')
 			s.y[i] = scan_check(&s, i);
 
-	/* The head-to-index side, as status computes it. */
-	if (git_revparse_single(&tree, repo, "HEAD^{tree}") < 0)
-		tree = NULL;	/* unborn: everything in the index is added */
-	dopt.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
-	if (git_diff_tree_to_index(&diff, repo, (git_tree *)tree, index, &dopt) < 0) {
-		rc = git_fail(err, "cannot diff HEAD to index");
-		goto out;
-	}
-	if (renames) {
-		git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
-
-		fo.flags = GIT_DIFF_FIND_FOR_UNTRACKED | GIT_DIFF_FIND_RENAMES;
-		if (git_diff_find_similar(diff, &fo) < 0) {
-			rc = git_fail(err, "cannot detect renames");
-			goto out;
-		}
-	}
 	{
-		size_t nd = git_diff_num_deltas(diff);
+		size_t nd = diff ? git_diff_num_deltas(diff) : 0;
 
 		if (pset_init(&byidx, nd) < 0 ||
 		    (nd && (dl = sw_calloc(nd, sizeof(*dl))) == NULL)) {
@@ -1221,7 +1539,7 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 				t.m_head = d->old_file.mode;
 				t.h_head = &d->old_file.id;
 				if ((rc = add_tracked(c, &t)) < 0)
-					goto nomem;
+					goto out;
 				continue;
 			}
 			dl[i] = d;
@@ -1253,27 +1571,31 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 				t.similarity = d->similarity;
 			}
 			if ((rc = add_tracked(c, &t)) < 0)
-				goto nomem;
+				goto out;
 		}
 	}
 	for (size_t i = 0; i < s.nunt; i++)
 		if ((rc = add_untracked(c, s.untracked[i])) < 0)
-			goto nomem;
+			goto out;
 	rc = 0;
-	goto out;
-nomem:
-	rc = sw_error_set(err, SW_ENOMEM, "cannot record status");
 out:
+	if (rc == SW_ENOMEM)	/* add_* report allocation failure bare */
+		sw_error_set(err, SW_ENOMEM, "cannot record status");
 	for (size_t i = 0; i < s.nunt; i++)
 		sw_free(s.untracked[i]);
 	sw_free(s.untracked);
+	for (size_t i = 0; i < s.nwalk; i++)
+		sw_free(s.walk[i]);
+	sw_free(s.walk);
 	sw_free(dl);
 	pset_free(&byidx);
 	git_diff_free(diff);
 	git_object_free(tree);
+	git_diff_free(s.diff);
+	git_object_free(s.tree);
+	git_index_free(s.own_index);
 	pset_free(&s.files);
 	pset_free(&s.dirs);
-	sw_free(s.ent);
 	sw_free(s.y);
 	sw_free(s.mwt);
 	return rc;
@@ -1324,7 +1646,8 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	git_repository *repo = NULL;
 	git_index *index = NULL;
 	struct sw_sha256 *ph = NULL;
-	int renames;
+	struct rawindex ri = { 0 };
+	int renames, unborn;
 	struct budget b = { 0 };
 	unsigned char *buf = NULL;
 	int rootfd = -1, rc;
@@ -1369,11 +1692,37 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate head");
 		goto out;
 	}
-	if (git_repository_index(&index, repo) < 0) {
-		rc = git_fail(err, "cannot read index");
-		goto out;
+	/* The index: parsed directly when possible, else through libgit2. */
+	{
+		char *ipath = sw_asprintf("%sindex", git_repository_path(repo));
+
+		rc = ipath ? rawindex_read(&ri, ipath) : SW_ENOMEM;
+		sw_free(ipath);
+		if (rc < 0) {
+			rc = sw_error_set(err, SW_ENOMEM, "cannot read index");
+			goto out;
+		}
 	}
-	if ((rc = index_fingerprint(index, out->index_fingerprint, err)) < 0)
+	if (rc == 1) {
+		if (git_repository_index(&index, repo) < 0) {
+			rc = git_fail(err, "cannot read index");
+			goto out;
+		}
+		ri.n = git_index_entrycount(index);
+		if (ri.n && (ri.ptrs = sw_calloc(ri.n, sizeof(*ri.ptrs))) == NULL) {
+			rc = sw_error_set(err, SW_ENOMEM, "cannot read index");
+			goto out;
+		}
+		for (size_t i = 0; i < ri.n; i++)
+			ri.ptrs[i] = git_index_get_byindex(index, i);
+		{
+			struct stat ist;
+
+			ri.mtime = stat(git_index_path(index), &ist) == 0 ?
+				   (int64_t)ist.st_mtim.tv_sec : INT64_MAX;
+		}
+	}
+	if ((rc = index_fingerprint(ri.ptrs, ri.n, out->index_fingerprint, err)) < 0)
 		goto out;
 
 	if ((rootfd = open(ws->worktree_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
@@ -1382,11 +1731,31 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	}
 	c.rootfd = rootfd;
 	renames = renames_enabled(repo);
-	rc = o.libgit2_status ? 1 : scan_status(&c, repo, index, rootfd, renames, o.threads, err);
-	if (rc < 0)
-		goto out;
-	if (rc == 1 && (rc = libgit2_status(&c, repo, index, renames, err)) < 0)
-		goto out;
+	unborn = strcmp(out->head, HEAD_UNBORN) == 0;
+	rc = 1;
+	if (!o.libgit2_status && scan_eligible(repo, ri.ptrs, ri.n)) {
+		/* A valid cache-tree root equal to HEAD's tree proves that
+		 * nothing is staged: the head-to-index diff can be skipped. */
+		int need_diff = unborn ? ri.n > 0 : 1;
+		git_commit *commit = NULL;
+
+		if (!unborn && ri.tree_valid && git_commit_lookup(&commit, repo, &head) == 0) {
+			need_diff = !git_oid_equal(git_commit_tree_id(commit), &ri.tree);
+			git_commit_free(commit);
+		}
+		rc = scan_status(&c, repo, index, ri.ptrs, ri.n, ri.mtime, rootfd,
+				 renames, unborn, need_diff, o.threads, err);
+		if (rc < 0)
+			goto out;
+	}
+	if (rc == 1) {
+		if (index == NULL && git_repository_index(&index, repo) < 0) {
+			rc = git_fail(err, "cannot read index");
+			goto out;
+		}
+		if ((rc = libgit2_status(&c, repo, index, renames, err)) < 0)
+			goto out;
+	}
 
 	/* status_fingerprint: tracked records by path, then untracked. */
 	if (c.nlines > 1)
@@ -1484,6 +1853,7 @@ out:
 	if (rootfd >= 0)
 		close(rootfd);
 	git_index_free(index);
+	rawindex_free(&ri);
 	git_repository_free(repo);
 	collect_release(&c);
 	if (rc < 0)
@@ -1686,15 +2056,17 @@ int vcs_observation_copy(struct vcs_observation *dst,
 			 const struct vcs_observation *src,
 			 struct sw_error *err)
 {
+	int rc = SW_ENOMEM;
+
 	*dst = *src;
 	dst->head = NULL;
 	dst->paths = NULL;
 	dst->retained = 0;
 	if ((dst->head = sw_strdup(src->head)) == NULL)
-		goto nomem;
+		goto out;
 	if (src->retained > 0 &&
 	    (dst->paths = sw_calloc(src->retained, sizeof(*dst->paths))) == NULL)
-		goto nomem;
+		goto out;
 	for (size_t i = 0; i < src->retained; i++) {
 		struct vcs_path_obs *d = &dst->paths[i];
 
@@ -1704,12 +2076,15 @@ int vcs_observation_copy(struct vcs_observation *dst,
 		d->state = sw_strdup(src->paths[i].state);
 		dst->retained++;
 		if (!d->path || !d->category || !d->state)
-			goto nomem;
+			goto out;
 	}
-	return 0;
-nomem:
-	vcs_observation_release(dst);
-	return sw_error_set(err, SW_ENOMEM, "cannot copy git observation");
+	rc = 0;
+out:
+	if (rc < 0) {
+		vcs_observation_release(dst);
+		sw_error_set(err, SW_ENOMEM, "cannot copy git observation");
+	}
+	return rc;
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -1739,13 +2114,14 @@ static json_t *path_obs_json(const struct vcs_path_obs *p)
 struct json_t *vcs_observation_to_json(const struct vcs_observation *o)
 {
 	json_t *j = json_object(), *files = json_array(), *paths = json_array();
+	json_t *result = NULL;
 
 	if (j == NULL || files == NULL || paths == NULL)
-		goto fail;
+		goto out;
 	for (size_t i = 0; i < o->retained; i++) {
 		if (json_array_append_new(files, json_string(o->paths[i].path)) < 0 ||
 		    json_array_append_new(paths, path_obs_json(&o->paths[i])) < 0)
-			goto fail;
+			goto out;
 	}
 	if (json_object_set_new(j, "version", json_integer(o->version)) < 0 ||
 	    json_object_set_new(j, "head", json_string(o->head)) < 0 ||
@@ -1763,22 +2139,24 @@ struct json_t *vcs_observation_to_json(const struct vcs_observation *o)
 				json_boolean(o->content_byte_limit_exceeded)) < 0 ||
 	    json_object_set_new(j, "content_deadline_exceeded",
 				json_boolean(o->content_deadline_exceeded)) < 0)
-		goto fail;
+		goto out;
 	if (json_object_set_new(j, "dirty_files", files) < 0) {
 		files = NULL;
-		goto fail;
+		goto out;
 	}
 	files = NULL;
 	if (json_object_set_new(j, "path_observations", paths) < 0) {
 		paths = NULL;
-		goto fail;
+		goto out;
 	}
-	return j;
-fail:
+	paths = NULL;
+	result = j;
+	j = NULL;
+out:
 	json_decref(files);
 	json_decref(paths);
 	json_decref(j);
-	return NULL;
+	return result;
 }
 
 static int get_digest(char out[SW_DIGEST_LEN], const json_t *o, const char *key,

@@ -79,13 +79,15 @@ struct vcs_observe_opts {
 	size_t detail_bytes;
 	vcs_clock_fn *clock;	/* NULL: CLOCK_MONOTONIC */
 	void *clock_ctx;
-	int threads;		/* worktree stat workers; 0: online CPUs, at most 8 */
-	int libgit2_status;	/* 1: always use libgit2's status (no fast scan) */
+	int threads;		/* scan threads; 0: online CPUs, at most 8 */
+	int libgit2_status;	/* 1: use libgit2's status, never the fast scan */
 };
 
 /* Observes the workspace `ws` (from vcs_discover) into *out, which the
  * caller releases with vcs_observation_release; `opts` may be NULL.  Budget
  * and deadline exhaustion are recorded in the observation, not errors.
+ * May start up to opts->threads - 1 short-lived threads (joined before it
+ * returns); not to be called concurrently on one workspace's objects.
  * Returns SW_EGIT when libgit2 cannot read the repository, SW_EIO when the
  * worktree root cannot be opened, SW_ENOMEM; on failure *out holds no
  * allocation. */

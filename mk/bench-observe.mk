@@ -1,6 +1,8 @@
 # bench-observe: vcs_discover + vcs_observe against the six git commands the
 # reference runs, on synthetic repositories of about 20, 5,000 and 50,000
-# tracked files under /tmp (kept between runs).
+# tracked files under /tmp (kept between runs), plus a 50,000-file one with
+# a staged change (the index no longer matches HEAD, so the HEAD-to-index
+# diff cannot be skipped).
 BENCH_OBSERVE_SIZES ?= 20 5000 50000
 BENCH_OBSERVE_DIR   ?= /tmp/slipway-bench-observe
 
@@ -9,5 +11,7 @@ build/bench/bench_observe: tests/bench/bench_observe.c $(filter-out build/rel/cl
 	$(CC) $(CFLAGS_REL) -o $@ tests/bench/bench_observe.c $(filter-out build/rel/cli/main.o,$(REL_OBJS)) $(PKG_LIBS) -lpthread
 
 bench:: build/bench/bench_observe
-	@for n in $(BENCH_OBSERVE_SIZES); do sh tests/bench/mkrepo.sh $(BENCH_OBSERVE_DIR)/repo-$$n $$n; done
-	build/bench/bench_observe $(foreach n,$(BENCH_OBSERVE_SIZES),$(BENCH_OBSERVE_DIR)/repo-$(n))
+	@for n in $(BENCH_OBSERVE_SIZES); do sh tests/bench/mkrepo.sh $(BENCH_OBSERVE_DIR)/dirty-$$n $$n; done
+	@sh tests/bench/mkrepo.sh $(BENCH_OBSERVE_DIR)/staged-50000 50000 staged
+	build/bench/bench_observe $(foreach n,$(BENCH_OBSERVE_SIZES),$(BENCH_OBSERVE_DIR)/dirty-$(n)) \
+		$(BENCH_OBSERVE_DIR)/staged-50000

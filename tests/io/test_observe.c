@@ -494,7 +494,10 @@ Test(observe, fast_scan_matches_git_on_ignores_modes_types_and_racy_entries)
 		   "rm becomes_dir && mkdir becomes_dir && echo in > becomes_dir/inner.txt && "
 		   "printf 'sAme\\n' > racy.txt && "
 		   "mkdir -p emptydir newtree/a/b && echo n > newtree/a/b/n.txt && "
-		   "mkdir ignored_only && echo i > ignored_only/x.log");
+		   "mkdir ignored_only && echo i > ignored_only/x.log && "
+		   "printf 'node_modules/\\n' > src/.gitignore && mkdir -p src/node_modules/p && "
+		   "echo m > src/node_modules/p/m.js && echo u > src/deep/u.c && "
+		   "ln -s src lnkdir && mkfifo src/pipe");
 	assert_engines_agree(dir);
 	fx_rmrf(dir);
 	sw_free(dir);
@@ -526,6 +529,110 @@ Test(observe, fast_scan_lists_a_nested_repository_as_a_directory)
 	assert_matches_git(&o, dir);
 	cr_assert_str_eq(find(&o, "nested/")->observation, "non_regular");
 	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, decode_and_copy_survive_every_allocation_failure)
+{
+	char *dir = repo_with_commit();
+	struct vcs_observation o, back;
+	struct sw_error err = SW_ERROR_INIT;
+	json_t *j;
+	int rc = SW_ENOMEM;
+
+	fx_sh(dir, "echo x >> a.txt && echo n > new.txt && ln -s a.txt l");
+	observe(&o, dir, NULL);
+	j = vcs_observation_to_json(&o);
+	cr_assert_not_null(j);
+	for (unsigned long n = 1; rc == SW_ENOMEM && n < 1000; n++) {
+		sw_error_clear(&err);
+		sw_alloc_fail_after(n);
+		rc = vcs_observation_from_json(&back, j, &err);
+		sw_alloc_fail_after(0);
+		cr_assert(rc == 0 || rc == SW_ENOMEM, "rc %d at %lu: %s", rc, n, err.msg);
+		if (rc == SW_ENOMEM)
+			cr_assert_null(back.head);
+	}
+	cr_assert_eq(rc, 0);
+	cr_assert_str_eq(back.snapshot_hash, o.snapshot_hash);
+	vcs_observation_release(&back);
+	rc = SW_ENOMEM;
+	for (unsigned long n = 1; rc == SW_ENOMEM && n < 1000; n++) {
+		sw_error_clear(&err);
+		sw_alloc_fail_after(n);
+		rc = vcs_observation_copy(&back, &o, &err);
+		sw_alloc_fail_after(0);
+		cr_assert(rc == 0 || rc == SW_ENOMEM);
+	}
+	cr_assert_eq(rc, 0);
+	cr_assert_str_eq(back.paths[0].path, o.paths[0].path);
+	vcs_observation_release(&back);
+	json_decref(j);
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, observe_survives_every_allocation_failure_without_leaks)
+{
+	char *dir = repo_with_commit();
+	struct vcs_identity id = VCS_IDENTITY_INIT;
+	struct vcs_observation o;
+	struct sw_error err = SW_ERROR_INIT;
+	int rc = SW_ENOMEM;
+
+	fx_sh(dir, "git mv old.txt moved.txt && echo x >> a.txt && echo n > new.txt && rm d.txt");
+	cr_assert_eq(vcs_discover(&id, dir, &err), 0);
+	for (unsigned long n = 1; rc != 0 && n < 5000; n++) {
+		sw_error_clear(&err);
+		sw_alloc_fail_after(n);
+		rc = vcs_observe(&o, &id, NULL, &err);
+		sw_alloc_fail_after(0);
+		cr_assert(rc == 0 || rc == SW_ENOMEM, "rc %d at %lu: %s", rc, n, err.msg);
+		if (rc < 0)
+			cr_assert_null(o.head);
+	}
+	cr_assert_eq(rc, 0);
+	vcs_observation_release(&o);
+	vcs_identity_release(&id);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, index_versions_2_3_and_4_parse_to_the_ls_files_fingerprint)
+{
+	static const char *const versions[] = { "2", "3", "4" };
+
+	for (int v = 0; v < 3; v++) {
+		char *dir = repo_with_commit(), *raw;
+		char want[SW_DIGEST_LEN];
+		struct vcs_observation o;
+		size_t len;
+
+		fx_sh(dir, "mkdir -p deep/er/path && echo q > deep/er/path/q.txt && "
+			   "echo r > deep/er/r.txt && git add -A && git commit -q -m two && "
+			   "echo x >> deep/er/r.txt && echo s > src/new.txt && git add src/new.txt && "
+			   "git update-index --index-version %s", versions[v]);
+		observe(&o, dir, NULL);
+		raw = fx_sh_out(dir, &len, "git ls-files --stage -z");
+		sw_sha256_prefixed(raw, len, want);
+		cr_assert_str_eq(o.index_fingerprint, want, "index version %s", versions[v]);
+		assert_engines_agree(dir);
+		vcs_observation_release(&o);
+		sw_free(raw);
+		fx_rmrf(dir);
+		sw_free(dir);
+	}
+}
+
+Test(observe, moved_head_with_an_unchanged_index_shows_staged_changes)
+{
+	char *dir = repo_with_commit();
+
+	/* the cache tree still names the old tree: it must not hide the diff */
+	fx_sh(dir, "echo two >> a.txt && git commit -qam two && git reset -q --soft HEAD~1");
+	assert_engines_agree(dir);
 	fx_rmrf(dir);
 	sw_free(dir);
 }
