@@ -161,6 +161,36 @@ usage:
 	return CLI_EXIT_USAGE;
 }
 
+int cli_parse_command(int argc, char **argv, struct cli_opt *opts,
+		      const struct cli_command *cmd, const char *path,
+		      char ***pos, size_t *npos, const char *root_arg)
+{
+	char msg[600];
+	int help = 0, rc;
+
+	if ((rc = cli_parse(argc, argv, opts, pos, npos, &help, msg, sizeof(msg))) != 0)
+		return cli_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, root_arg, NULL);
+	if (help) {
+		struct cli_command c = *cmd;
+
+		c.opts = opts;
+		sw_free(*pos);
+		*pos = NULL;
+		return cli_print_help(path, &c);
+	}
+	return -1;
+}
+
+int cli_max_args(size_t npos, size_t max, const char *root_arg)
+{
+	char msg[120];
+
+	if (npos <= max)
+		return 0;
+	snprintf(msg, sizeof(msg), "accepts at most %zu arg(s), received %zu", max, npos);
+	return cli_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, root_arg, NULL);
+}
+
 const char *cli_raw_root(int argc, char **argv)
 {
 	const char *root = NULL;

@@ -51,6 +51,17 @@ int cli_parse(int argc, char **argv, struct cli_opt *opts, char ***pos,
 
 void cli_strings_release(struct cli_strings *s);
 
+/* cli_parse for a command: a usage error is written as invalid_usage
+ * (bound to `root_arg`), and --help prints `cmd` with `opts`.  Returns -1
+ * when the command should go on, else the exit status to return. */
+int cli_parse_command(int argc, char **argv, struct cli_opt *opts,
+		      const struct cli_command *cmd, const char *path,
+		      char ***pos, size_t *npos, const char *root_arg);
+
+/* invalid_usage unless there are at most `max` positional arguments;
+ * 0 when there are. */
+int cli_max_args(size_t npos, size_t max, const char *root_arg);
+
 /* The raw --root value appearing before "--", or NULL. */
 const char *cli_raw_root(int argc, char **argv);
 

@@ -53,26 +53,6 @@ static const struct cli_opt root_opt = {
 
 #define OPTS_END { NULL, 0, NULL, 0, NULL, NULL }
 
-/* Parses, answering --help; returns -1 to go on, else the exit status. */
-static int parse(int argc, char **argv, struct cli_opt *opts, const struct cli_command *cmd,
-		 const char *path, char ***pos, size_t *npos, const char *root_arg)
-{
-	char msg[600];
-	int help = 0, rc;
-
-	if ((rc = cli_parse(argc, argv, opts, pos, npos, &help, msg, sizeof(msg))) != 0)
-		return cli_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, root_arg, NULL);
-	if (help) {
-		struct cli_command c = *cmd;
-
-		c.opts = opts;
-		sw_free(*pos);
-		*pos = NULL;
-		return cli_print_help(path, &c);
-	}
-	return -1;
-}
-
 static int no_args(size_t npos, char **pos, const char *root)
 {
 	char msg[200];
@@ -119,7 +99,7 @@ static int op_submit(int argc, char **argv, const char *raw_root)
 	int file_set;
 
 	opts[4].dest = &root;
-	if ((rc = parse(argc, argv, opts, &cmd, "submit", &pos, &npos, raw_root)) >= 0)
+	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "submit", &pos, &npos, raw_root)) >= 0)
 		return rc;
 	d.root_arg = root && *root ? root : NULL;
 	if ((rc = no_args(npos, pos, d.root_arg)) != 0)
@@ -222,7 +202,7 @@ static int op_answer(int argc, char **argv, const char *raw_root)
 	size_t npos = 0, len = 0;
 
 	opts[7].dest = &root;
-	if ((rc = parse(argc, argv, opts, &cmd, "answer", &pos, &npos, raw_root)) >= 0)
+	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "answer", &pos, &npos, raw_root)) >= 0)
 		return rc;
 	d.root_arg = root && *root ? root : NULL;
 	if ((rc = no_args(npos, pos, d.root_arg)) != 0)
@@ -304,7 +284,7 @@ static int op_skip(int argc, char **argv, const char *raw_root)
 	int rc;
 
 	opts[2].dest = &root;
-	if ((rc = parse(argc, argv, opts, &cmd, "skip", &pos, &npos, raw_root)) >= 0)
+	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "skip", &pos, &npos, raw_root)) >= 0)
 		return rc;
 	d.root_arg = root && *root ? root : NULL;
 	if ((rc = no_args(npos, pos, d.root_arg)) != 0 ||
@@ -353,7 +333,7 @@ static int op_resume(int argc, char **argv, const char *raw_root)
 	long budget = 0;
 
 	opts[5].dest = &root;
-	if ((rc = parse(argc, argv, opts, &cmd, "resume", &pos, &npos, raw_root)) >= 0)
+	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "resume", &pos, &npos, raw_root)) >= 0)
 		return rc;
 	d.root_arg = root && *root ? root : NULL;
 	if (npos != 1) {
@@ -421,7 +401,7 @@ static int op_material(int argc, char **argv, const char *raw_root)
 	int rc;
 
 	opts[3].dest = &root;
-	if ((rc = parse(argc, argv, opts, &cmd, "material", &pos, &npos, raw_root)) >= 0)
+	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "material", &pos, &npos, raw_root)) >= 0)
 		return rc;
 	d.root_arg = root && *root ? root : NULL;
 	if ((rc = no_args(npos, pos, d.root_arg)) != 0 ||

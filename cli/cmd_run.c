@@ -12,7 +12,7 @@
 int cmd_run(int argc, char **argv)
 {
 	const char *goal_file = NULL, *source_file = NULL, *budget_s = NULL, *root = NULL;
-	int goal_stdin = 0, no_review = 0, json = 0, help = 0, rc;
+	int goal_stdin = 0, no_review = 0, json = 0, rc;
 	struct cli_opt opts[] = {
 		{ "goal-file", CLI_OPT_STRING, &goal_file, 0, "read the exact Run goal from a regular non-symlink file", "string" },
 		{ "goal-stdin", CLI_OPT_BOOL, &goal_stdin, 0, "read the exact Run goal from stdin", NULL },
@@ -28,30 +28,21 @@ int cmd_run(int argc, char **argv)
 		"  slipway run --budget 8 --json -- \"<goal>\"\n"
 		"  slipway run --goal-file GOAL --budget 8 --json", NULL
 	};
-	struct cli_command help_cmd = cmd;
 	struct sw_error err = SW_ERROR_INIT;
 	struct driver d = { 0 };
 	struct run *run = NULL;
-	char **pos = NULL, msg[600], *goal_buf = NULL, headline[200];
+	char **pos = NULL, *goal_buf = NULL, headline[200];
 	const char *goal = NULL;
 	size_t npos = 0, goal_len = 0;
 	long budget = 8;
 	int modes;
 
-	d.root_arg = cli_raw_root(argc, argv);
-	help_cmd.opts = opts;
-	if ((rc = cli_parse(argc, argv, opts, &pos, &npos, &help, msg, sizeof(msg))) != 0)
-		return driver_usage(&d, TBL_ERR_INVALID_USAGE, msg);
-	if (help) {
-		sw_free(pos);
-		return cli_print_help("run", &help_cmd);
-	}
+	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "run", &pos, &npos,
+				    cli_raw_root(argc, argv))) >= 0)
+		return rc;
 	d.root_arg = root && *root ? root : NULL;
-	if (npos > 1) {
-		snprintf(msg, sizeof(msg), "accepts at most 1 arg(s), received %zu", npos);
-		rc = driver_usage(&d, TBL_ERR_INVALID_USAGE, msg);
+	if ((rc = cli_max_args(npos, 1, d.root_arg)) != 0)
 		goto out;
-	}
 	modes = (int)npos + opts[0].seen + (goal_stdin != 0);
 	if (modes == 0) {
 		rc = driver_usage(&d, TBL_ERR_GOAL_REQUIRED,

@@ -53,7 +53,7 @@ static int implicit_run(struct driver *d, char *out, size_t len)
 int cmd_stop(int argc, char **argv)
 {
 	const char *root = NULL;
-	int json = 0, help = 0, rc;
+	int json = 0, rc;
 	struct cli_opt opts[] = {
 		{ "root", CLI_OPT_STRING, &root, 0, "workspace root (default: current Git worktree)", "string" },
 		{ "json", CLI_OPT_BOOL, &json, 0, "emit machine-protocol JSON", NULL },
@@ -63,27 +63,18 @@ int cmd_stop(int argc, char **argv)
 		"stop [run-id] [flags]", "Stop a Run; resume it later with slipway protocol resume",
 		"  slipway stop\n  slipway stop RUN --json", NULL
 	};
-	struct cli_command help_cmd = cmd;
 	struct sw_error err = SW_ERROR_INIT;
 	struct driver_mutation m = { .event = FSM_EV_STOP };
 	struct driver d = { 0 };
-	char **pos = NULL, msg[300], id[160], headline[200];
+	char **pos = NULL, id[160], headline[200];
 	size_t npos = 0;
 
-	d.root_arg = cli_raw_root(argc, argv);
-	help_cmd.opts = opts;
-	if ((rc = cli_parse(argc, argv, opts, &pos, &npos, &help, msg, sizeof(msg))) != 0)
-		return driver_usage(&d, TBL_ERR_INVALID_USAGE, msg);
-	if (help) {
-		sw_free(pos);
-		return cli_print_help("stop", &help_cmd);
-	}
+	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "stop", &pos, &npos,
+				    cli_raw_root(argc, argv))) >= 0)
+		return rc;
 	d.root_arg = root && *root ? root : NULL;
-	if (npos > 1) {
-		snprintf(msg, sizeof(msg), "accepts at most 1 arg(s), received %zu", npos);
-		rc = driver_usage(&d, TBL_ERR_INVALID_USAGE, msg);
+	if ((rc = cli_max_args(npos, 1, d.root_arg)) != 0)
 		goto out;
-	}
 	if (npos == 1 && input_run_id_check(pos[0], &err) < 0) {
 		rc = driver_usage(&d, TBL_ERR_INVALID_RUN_ID, err.msg);
 		goto out;

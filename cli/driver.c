@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "io/journal.h"
 #include "io/json.h"
 #include "io/observe.h"
 #include "io/outcome.h"
@@ -17,24 +18,12 @@
 
 void driver_now(char *buf, size_t len)
 {
+	char out[JOURNAL_TIME_LEN];
 	struct timespec ts;
-	struct tm tm;
-	char base[32];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-	if (ts.tv_nsec == 0) {
-		snprintf(buf, len, "%sZ", base);
-		return;
-	}
-	/* RFC3339Nano drops trailing zeros of the fraction. */
-	char frac[16];
-	int n = snprintf(frac, sizeof(frac), "%09ld", ts.tv_nsec);
-
-	while (n > 0 && frac[n - 1] == '0')
-		frac[--n] = '\0';
-	snprintf(buf, len, "%s.%sZ", base, frac);
+	journal_format_time(&ts, out);
+	snprintf(buf, len, "%s", out);
 }
 
 int driver_usage(const struct driver *d, enum tbl_err code, const char *msg)

@@ -7,46 +7,13 @@
 
 #include <jansson.h>
 
+#include "io/buf.h"
 #include "io/json.h"
 
-/* A growable output buffer; `oom` is sticky so callers check once. */
-struct jbuf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void jb_put(struct jbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *p;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		if ((p = sw_realloc(b->p, cap)) == NULL) {
-			b->oom = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void jb_ch(struct jbuf *b, char c)
-{
-	jb_put(b, &c, 1);
-}
-
-static int jb_finish(char **out, size_t *out_len, struct jbuf *b,
+static int jb_finish(char **out, size_t *out_len, struct sw_buf *b,
 		     struct sw_error *err)
 {
-	if (b->oom || b->p == NULL) {
+	if (b->failed || b->p == NULL) {
 		sw_free(b->p);
 		*out = NULL;
 		return sw_error_set(err, SW_ENOMEM, "cannot build journal text");
@@ -142,10 +109,10 @@ int journal_time_valid(const char *s)
 int journal_compact(char **out, size_t *out_len, const char *in, size_t len,
 		    int escape_html, struct sw_error *err)
 {
-	struct jbuf b = { 0 };
+	struct sw_buf b = { 0 };
 	int in_str = 0;
 
-	jb_put(&b, "", 0);
+	sw_buf_add(&b, "", 0);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)in[i];
 
@@ -154,36 +121,36 @@ int journal_compact(char **out, size_t *out_len, const char *in, size_t len,
 				continue;
 			if (c == '"')
 				in_str = 1;
-			jb_ch(&b, (char)c);
+			sw_buf_ch(&b, (char)c);
 			continue;
 		}
 		if (c == '\\' && i + 1 < len) {
-			jb_put(&b, in + i, 2);
+			sw_buf_add(&b, in + i, 2);
 			i++;
 			continue;
 		}
 		if (c == '"') {
 			in_str = 0;
-			jb_ch(&b, '"');
+			sw_buf_ch(&b, '"');
 			continue;
 		}
 		if (escape_html && (c == '<' || c == '>' || c == '&')) {
 			char esc[8];
 
 			snprintf(esc, sizeof(esc), "\\u%04x", c);
-			jb_put(&b, esc, 6);
+			sw_buf_add(&b, esc, 6);
 			continue;
 		}
 		if (escape_html && c == 0xe2 && i + 2 < len &&
 		    (unsigned char)in[i + 1] == 0x80 &&
 		    ((unsigned char)in[i + 2] == 0xa8 ||
 		     (unsigned char)in[i + 2] == 0xa9)) {
-			jb_put(&b, (unsigned char)in[i + 2] == 0xa8 ?
+			sw_buf_add(&b, (unsigned char)in[i + 2] == 0xa8 ?
 			       "\\u2028" : "\\u2029", 6);
 			i += 2;
 			continue;
 		}
-		jb_ch(&b, (char)c);
+		sw_buf_ch(&b, (char)c);
 	}
 	return jb_finish(out, out_len, &b, err);
 }
@@ -193,7 +160,7 @@ int journal_record_encode(char **out, size_t *out_len, long long sequence,
 			  const char *data, size_t data_len,
 			  struct sw_error *err)
 {
-	struct jbuf b = { 0 };
+	struct sw_buf b = { 0 };
 	char head[160];
 	int n;
 
@@ -205,9 +172,9 @@ int journal_record_encode(char **out, size_t *out_len, long long sequence,
 		     sequence, tbl_jevent_wire[type], at);
 	if (n < 0 || (size_t)n >= sizeof(head))
 		return sw_error_set(err, SW_EINVAL, "journal record header too long");
-	jb_put(&b, head, (size_t)n);
-	jb_put(&b, data, data_len);
-	jb_put(&b, "}\n", 2);
+	sw_buf_add(&b, head, (size_t)n);
+	sw_buf_add(&b, data, data_len);
+	sw_buf_add(&b, "}\n", 2);
 	return jb_finish(out, out_len, &b, err);
 }
 
@@ -730,11 +697,11 @@ int journal_record_decode(struct journal_record *rec, const char *line,
 	return strict_decode(rec, line, len, expected, err);
 }
 
-static void indent_nl(struct jbuf *b, int depth)
+static void indent_nl(struct sw_buf *b, int depth)
 {
-	jb_ch(b, '\n');
+	sw_buf_ch(b, '\n');
 	for (int i = 0; i < depth; i++)
-		jb_put(b, "  ", 2);
+		sw_buf_add(b, "  ", 2);
 }
 
 int journal_projection_encode(char **out, size_t *out_len, long long revision,
@@ -744,7 +711,7 @@ int journal_projection_encode(char **out, size_t *out_len, long long revision,
 	json_t *v = NULL;
 	char *compact = NULL, *whole = NULL;
 	size_t clen = 0;
-	struct jbuf b = { 0 };
+	struct sw_buf b = { 0 };
 	int rc, depth = 0, in_str = 0;
 
 	*out = NULL;
@@ -763,9 +730,9 @@ int journal_projection_encode(char **out, size_t *out_len, long long revision,
 		char c = whole[i];
 
 		if (in_str) {
-			jb_ch(&b, c);
+			sw_buf_ch(&b, c);
 			if (c == '\\') {
-				jb_ch(&b, whole[++i]);
+				sw_buf_ch(&b, whole[++i]);
 			} else if (c == '"') {
 				in_str = 0;
 			}
@@ -774,13 +741,13 @@ int journal_projection_encode(char **out, size_t *out_len, long long revision,
 		switch (c) {
 		case '"':
 			in_str = 1;
-			jb_ch(&b, c);
+			sw_buf_ch(&b, c);
 			break;
 		case '{':
 		case '[':
-			jb_ch(&b, c);
+			sw_buf_ch(&b, c);
 			if (whole[i + 1] == '}' || whole[i + 1] == ']') {
-				jb_ch(&b, whole[++i]);
+				sw_buf_ch(&b, whole[++i]);
 				break;
 			}
 			indent_nl(&b, ++depth);
@@ -788,20 +755,20 @@ int journal_projection_encode(char **out, size_t *out_len, long long revision,
 		case '}':
 		case ']':
 			indent_nl(&b, --depth);
-			jb_ch(&b, c);
+			sw_buf_ch(&b, c);
 			break;
 		case ',':
-			jb_ch(&b, c);
+			sw_buf_ch(&b, c);
 			indent_nl(&b, depth);
 			break;
 		case ':':
-			jb_put(&b, ": ", 2);
+			sw_buf_add(&b, ": ", 2);
 			break;
 		default:
-			jb_ch(&b, c);
+			sw_buf_ch(&b, c);
 		}
 	}
-	jb_ch(&b, '\n');
+	sw_buf_ch(&b, '\n');
 	rc = jb_finish(out, out_len, &b, err);
 out:
 	sw_free(whole);

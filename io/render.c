@@ -5,51 +5,14 @@
 
 #include <openssl/evp.h>
 
-/* A growable string; the first failed allocation is sticky. */
-struct buf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void buf_addn(struct buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		char *grown;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		if ((grown = sw_realloc(b->p, cap)) == NULL) {
-			b->oom = 1;
-			return;
-		}
-		b->p = grown;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void buf_adds(struct buf *b, const char *s)
-{
-	buf_addn(b, s, strlen(s));
-}
-
-static void buf_addc(struct buf *b, char c)
-{
-	buf_addn(b, &c, 1);
-}
+#include "io/buf.h"
 
 /* Hands the string to *out, or frees it and reports ENOMEM. */
-static int buf_finish(struct buf *b, char **out, struct sw_error *err)
+static int buf_finish(struct sw_buf *b, char **out, struct sw_error *err)
 {
-	if (!b->oom && b->p == NULL)
-		buf_addn(b, "", 0);
-	if (b->oom) {
+	if (!b->failed && b->p == NULL)
+		sw_buf_add(b, "", 0);
+	if (b->failed) {
 		sw_free(b->p);
 		b->p = NULL;
 		return sw_error_set(err, SW_ENOMEM, "cannot allocate rendering");
@@ -63,31 +26,31 @@ static int buf_finish(struct buf *b, char **out, struct sw_error *err)
 
 static const char posix_special[] = " \t\r\n\"'\\$`;&|<>()[]{}*?!#~";
 
-static void posix_quote(struct buf *b, const char *arg)
+static void posix_quote(struct sw_buf *b, const char *arg)
 {
 	if (arg[0] != '\0' && strpbrk(arg, posix_special) == NULL) {
-		buf_adds(b, arg);
+		sw_buf_str(b, arg);
 		return;
 	}
-	buf_addc(b, '\'');
+	sw_buf_ch(b, '\'');
 	for (const char *p = arg; *p; p++) {
 		if (*p == '\'')
-			buf_adds(b, "'\"'\"'");
+			sw_buf_str(b, "'\"'\"'");
 		else
-			buf_addc(b, *p);
+			sw_buf_ch(b, *p);
 	}
-	buf_addc(b, '\'');
+	sw_buf_ch(b, '\'');
 }
 
 int render_posix(char **out, const char *const *argv, size_t argc,
 		 struct sw_error *err)
 {
-	struct buf b = { 0 };
+	struct sw_buf b = { 0 };
 
 	*out = NULL;
 	for (size_t i = 0; i < argc; i++) {
 		if (i > 0)
-			buf_addc(&b, ' ');
+			sw_buf_ch(&b, ' ');
 		posix_quote(&b, argv[i]);
 	}
 	return buf_finish(&b, out, err);
@@ -95,13 +58,13 @@ int render_posix(char **out, const char *const *argv, size_t argc,
 
 /* ---- CommandLineToArgvW escaping ---------------------------------------- */
 
-static void windows_escape(struct buf *b, const char *s)
+static void windows_escape(struct sw_buf *b, const char *s)
 {
 	int has_space = 0, needs_escape = 0;
 	size_t slashes = 0;
 
 	if (s[0] == '\0') {
-		buf_adds(b, "\"\"");
+		sw_buf_str(b, "\"\"");
 		return;
 	}
 	for (const char *p = s; *p; p++) {
@@ -111,46 +74,46 @@ static void windows_escape(struct buf *b, const char *s)
 			needs_escape = 1;
 	}
 	if (!has_space && !needs_escape) {
-		buf_adds(b, s);
+		sw_buf_str(b, s);
 		return;
 	}
 	if (has_space)
-		buf_addc(b, '"');
+		sw_buf_ch(b, '"');
 	for (const char *p = s; *p; p++) {
 		if (*p == '\\') {
 			slashes++;
 		} else if (*p == '"') {
 			/* The backslashes before a quote, and the quote, escape. */
 			for (; slashes > 0; slashes--)
-				buf_addc(b, '\\');
-			buf_addc(b, '\\');
+				sw_buf_ch(b, '\\');
+			sw_buf_ch(b, '\\');
 		} else {
 			slashes = 0;
 		}
-		buf_addc(b, *p);
+		sw_buf_ch(b, *p);
 	}
 	if (has_space) {
 		/* Trailing backslashes must not escape the closing quote. */
 		for (; slashes > 0; slashes--)
-			buf_addc(b, '\\');
-		buf_addc(b, '"');
+			sw_buf_ch(b, '\\');
+		sw_buf_ch(b, '"');
 	}
 }
 
 int render_windows_arg(char **out, const char *arg, struct sw_error *err)
 {
-	struct buf b = { 0 };
+	struct sw_buf b = { 0 };
 
 	*out = NULL;
 	windows_escape(&b, arg);
 	return buf_finish(&b, out, err);
 }
 
-static void windows_join(struct buf *b, const char *const *argv, size_t argc)
+static void windows_join(struct sw_buf *b, const char *const *argv, size_t argc)
 {
 	for (size_t i = 0; i < argc; i++) {
 		if (i > 0)
-			buf_addc(b, ' ');
+			sw_buf_ch(b, ' ');
 		windows_escape(b, argv[i]);
 	}
 }
@@ -158,7 +121,7 @@ static void windows_join(struct buf *b, const char *const *argv, size_t argc)
 int render_windows_args(char **out, const char *const *argv, size_t argc,
 			struct sw_error *err)
 {
-	struct buf b = { 0 };
+	struct sw_buf b = { 0 };
 
 	*out = NULL;
 	windows_join(&b, argv, argc);
@@ -209,14 +172,14 @@ static int win_is_abs(const char *p)
 /* Appends the clean form of the rooted Windows path `p`: the volume, then
  * the elements with `.`, `..` and repeated separators resolved, all
  * separators written as '\'. */
-static void win_clean(struct buf *b, const char *p)
+static void win_clean(struct sw_buf *b, const char *p)
 {
 	size_t vol = win_volume_len(p), base;
 
 	for (size_t i = 0; i < vol; i++)
-		buf_addc(b, win_sep(p[i]) ? '\\' : p[i]);
+		sw_buf_ch(b, win_sep(p[i]) ? '\\' : p[i]);
 	base = b->len;
-	buf_addc(b, '\\');
+	sw_buf_ch(b, '\\');
 	for (const char *r = p + vol; *r;) {
 		size_t n = 0;
 
@@ -230,7 +193,7 @@ static void win_clean(struct buf *b, const char *p)
 		}
 		if (n == 2 && r[0] == '.' && r[1] == '.') {
 			/* Drop the last element; `..` at the root is dropped. */
-			if (!b->oom) {
+			if (!b->failed) {
 				while (b->len > base + 1 && b->p[b->len - 1] != '\\')
 					b->len--;
 				if (b->len > base + 1)
@@ -240,9 +203,9 @@ static void win_clean(struct buf *b, const char *p)
 			r += n;
 			continue;
 		}
-		if (!b->oom && b->len > base + 1)
-			buf_addc(b, '\\');
-		buf_addn(b, r, n);
+		if (!b->failed && b->len > base + 1)
+			sw_buf_ch(b, '\\');
+		sw_buf_add(b, r, n);
 		r += n;
 	}
 }
@@ -250,17 +213,17 @@ static void win_clean(struct buf *b, const char *p)
 int render_powershell_path(char **out, const char *system_root,
 			   struct sw_error *err)
 {
-	struct buf joined = { 0 }, clean = { 0 };
+	struct sw_buf joined = { 0 }, clean = { 0 };
 	const char *root = system_root;
 	int rc;
 
 	*out = NULL;
 	if (root == NULL || root[0] == '\0' || !win_is_abs(root))
 		root = "C:\\Windows";
-	buf_adds(&joined, root);
-	buf_adds(&joined, "\\System32\\WindowsPowerShell\\v1.0\\powershell.exe");
-	if (joined.oom)
-		clean.oom = 1;
+	sw_buf_str(&joined, root);
+	sw_buf_str(&joined, "\\System32\\WindowsPowerShell\\v1.0\\powershell.exe");
+	if (joined.failed)
+		clean.failed = 1;
 	else
 		win_clean(&clean, joined.p);
 	rc = buf_finish(&clean, out, err);
@@ -270,32 +233,32 @@ int render_powershell_path(char **out, const char *system_root,
 
 /* ---- PowerShell trampoline ---------------------------------------------- */
 
-static void base64_add(struct buf *b, const unsigned char *bytes, size_t n)
+static void base64_add(struct sw_buf *b, const unsigned char *bytes, size_t n)
 {
 	unsigned char *enc;
 	int len;
 
-	if (b->oom)
+	if (b->failed)
 		return;
 	if (n > (size_t)INT_MAX / 4 * 3 - 3) {
-		b->oom = 1;
+		b->failed = 1;
 		return;
 	}
 	if ((enc = sw_malloc(4 * ((n + 2) / 3) + 1)) == NULL) {
-		b->oom = 1;
+		b->failed = 1;
 		return;
 	}
 	len = EVP_EncodeBlock(enc, bytes, (int)n);
-	buf_addn(b, (const char *)enc, (size_t)len);
+	sw_buf_add(b, (const char *)enc, (size_t)len);
 	sw_free(enc);
 }
 
 /* [Text.Encoding]::UTF8.GetString([Convert]::FromBase64String('<b64>')) */
-static void ps_utf8_literal(struct buf *b, const char *value)
+static void ps_utf8_literal(struct sw_buf *b, const char *value)
 {
-	buf_adds(b, "[Text.Encoding]::UTF8.GetString([Convert]::FromBase64String('");
+	sw_buf_str(b, "[Text.Encoding]::UTF8.GetString([Convert]::FromBase64String('");
 	base64_add(b, (const unsigned char *)value, strlen(value));
-	buf_adds(b, "'))");
+	sw_buf_str(b, "'))");
 }
 
 /* Decodes one UTF-8 scalar at s[0..n); invalid input yields U+FFFD over
@@ -338,17 +301,17 @@ static void utf16le_unit(unsigned char **w, unsigned u)
 }
 
 /* Appends base64(UTF-16LE(script)). */
-static void encoded_command_add(struct buf *b, const char *script)
+static void encoded_command_add(struct sw_buf *b, const char *script)
 {
 	size_t n = strlen(script), used;
 	const unsigned char *s = (const unsigned char *)script;
 	unsigned char *units, *w;
 
-	if (b->oom)
+	if (b->failed)
 		return;
 	/* At most two 16-bit units (4 bytes) per input byte. */
 	if ((units = sw_malloc(4 * n + 1)) == NULL) {
-		b->oom = 1;
+		b->failed = 1;
 		return;
 	}
 	w = units;
@@ -370,7 +333,7 @@ static void encoded_command_add(struct buf *b, const char *script)
 int render_powershell(char **out, const char *const *argv, size_t argc,
 		      const char *system_root, struct sw_error *err)
 {
-	struct buf script = { 0 }, line = { 0 }, args = { 0 };
+	struct sw_buf script = { 0 }, line = { 0 }, args = { 0 };
 	char *path = NULL;
 	int rc;
 
@@ -378,22 +341,22 @@ int render_powershell(char **out, const char *const *argv, size_t argc,
 	if (argc == 0)
 		return buf_finish(&line, out, err);
 	windows_join(&args, argv + 1, argc - 1);
-	buf_adds(&script, "$startInfo=New-Object System.Diagnostics.ProcessStartInfo;");
-	buf_adds(&script, "$startInfo.UseShellExecute=$false;");
-	buf_adds(&script, "$startInfo.FileName=");
+	sw_buf_str(&script, "$startInfo=New-Object System.Diagnostics.ProcessStartInfo;");
+	sw_buf_str(&script, "$startInfo.UseShellExecute=$false;");
+	sw_buf_str(&script, "$startInfo.FileName=");
 	ps_utf8_literal(&script, argv[0]);
-	buf_adds(&script, ";$startInfo.Arguments=");
+	sw_buf_str(&script, ";$startInfo.Arguments=");
 	ps_utf8_literal(&script, args.p ? args.p : "");
-	buf_adds(&script, ";$process=[System.Diagnostics.Process]::Start($startInfo);");
-	buf_adds(&script, "if ($null -eq $process) { exit 1 };");
-	buf_adds(&script, "$process.WaitForExit();");
-	buf_adds(&script, "exit $process.ExitCode");
+	sw_buf_str(&script, ";$process=[System.Diagnostics.Process]::Start($startInfo);");
+	sw_buf_str(&script, "if ($null -eq $process) { exit 1 };");
+	sw_buf_str(&script, "$process.WaitForExit();");
+	sw_buf_str(&script, "exit $process.ExitCode");
 	if ((rc = render_powershell_path(&path, system_root, err)) < 0)
 		goto out;
 	windows_escape(&line, path);
-	buf_adds(&line, " -NoLogo -NoProfile -NonInteractive -EncodedCommand ");
-	if (script.oom || args.oom)
-		line.oom = 1;
+	sw_buf_str(&line, " -NoLogo -NoProfile -NonInteractive -EncodedCommand ");
+	if (script.failed || args.failed)
+		line.failed = 1;
 	else
 		encoded_command_add(&line, script.p);
 	rc = buf_finish(&line, out, err);
@@ -412,7 +375,7 @@ static const char cmd_special[] = "^&|<>()%!\"";
 int render_cmd(char **out, const char *const *argv, size_t argc,
 	       struct sw_error *err)
 {
-	struct buf line = { 0 }, b = { 0 };
+	struct sw_buf line = { 0 }, b = { 0 };
 
 	*out = NULL;
 	for (size_t i = 0; i < argc; i++)
@@ -426,12 +389,12 @@ int render_cmd(char **out, const char *const *argv, size_t argc,
 		return sw_error_set(err, SW_EINVAL,
 				    "cmd.exe rendering needs a plain program name");
 	windows_join(&line, argv, argc);
-	if (line.oom)
+	if (line.failed)
 		return buf_finish(&line, out, err);
 	for (const char *p = line.p ? line.p : ""; *p; p++) {
 		if (strchr(cmd_special, *p) != NULL)
-			buf_addc(&b, '^');
-		buf_addc(&b, *p);
+			sw_buf_ch(&b, '^');
+		sw_buf_ch(&b, *p);
 	}
 	sw_free(line.p);
 	return buf_finish(&b, out, err);
@@ -457,7 +420,7 @@ int render_command(char **out, enum render_shell shell,
 
 /* ---- The "Next choices:" block ------------------------------------------- */
 
-static void requirements_add(struct buf *b, const struct next_variant *v)
+static void requirements_add(struct sw_buf *b, const struct next_variant *v)
 {
 	int first = 1;
 
@@ -466,20 +429,20 @@ static void requirements_add(struct buf *b, const struct next_variant *v)
 
 		if (!in->required)
 			continue;
-		buf_adds(b, first ? "" : ", ");
+		sw_buf_str(b, first ? "" : ", ");
 		first = 0;
-		buf_adds(b, in->name);
-		buf_adds(b, " (");
-		buf_adds(b, tbl_input_wire[in->type]);
-		buf_adds(b, " via ");
-		buf_adds(b, in->flag);
-		buf_addc(b, ')');
+		sw_buf_str(b, in->name);
+		sw_buf_str(b, " (");
+		sw_buf_str(b, tbl_input_wire[in->type]);
+		sw_buf_str(b, " via ");
+		sw_buf_str(b, in->flag);
+		sw_buf_ch(b, ')');
 		if (in->type == TBL_INPUT_ENUM) {
-			buf_adds(b, " choices=");
+			sw_buf_str(b, " choices=");
 			for (size_t c = 0; in->choices && in->choices[c]; c++) {
 				if (c > 0)
-					buf_addc(b, '|');
-				buf_adds(b, in->choices[c]);
+					sw_buf_ch(b, '|');
+				sw_buf_str(b, in->choices[c]);
 			}
 		}
 	}
@@ -497,7 +460,7 @@ int render_next_choices(char **out, const struct next *n,
 			enum render_shell shell, const char *system_root,
 			struct sw_error *err)
 {
-	struct buf b = { 0 };
+	struct sw_buf b = { 0 };
 	char **argv = NULL;
 	char *cmd = NULL;
 	size_t argc = 0;
@@ -510,15 +473,15 @@ int render_next_choices(char **out, const struct next *n,
 		rc = buf_finish(&b, out, err);
 		goto out;
 	}
-	buf_adds(&b, "Next choices:\n");
+	sw_buf_str(&b, "Next choices:\n");
 	for (size_t i = 0; i < n->nvariants; i++) {
 		const struct next_variant *v = &n->variants[i];
 
-		buf_adds(&b, "- ");
-		buf_adds(&b, tbl_variant_wire[v->id]);
-		buf_adds(&b, ": ");
+		sw_buf_str(&b, "- ");
+		sw_buf_str(&b, tbl_variant_wire[v->id]);
+		sw_buf_str(&b, ": ");
 		if (has_required(v)) {
-			buf_adds(&b, "requires ");
+			sw_buf_str(&b, "requires ");
 			requirements_add(&b, v);
 		} else {
 			if ((rc = next_resolve(&argv, &argc, n, v->id, NULL, 0,
@@ -527,13 +490,13 @@ int render_next_choices(char **out, const struct next *n,
 						 (const char *const *)argv,
 						 argc, system_root, err)) < 0)
 				goto out;
-			buf_adds(&b, cmd);
+			sw_buf_str(&b, cmd);
 			sw_free(cmd);
 			cmd = NULL;
 			next_argv_free(argv);
 			argv = NULL;
 		}
-		buf_addc(&b, '\n');
+		sw_buf_ch(&b, '\n');
 	}
 	rc = buf_finish(&b, out, err);
 out:

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "io/buf.h"
 #include "io/digest.h"
 #include "io/json.h"
 
@@ -155,89 +156,21 @@ static char *truncate_marked(const char *s, size_t limit)
 	return out;
 }
 
-/* ---- a growable string ---- */
-
-struct buf {
-	char *p;
-	size_t len, cap;
-	int failed;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->failed)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *p;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		if ((p = sw_realloc(b->p, cap)) == NULL) {
-			b->failed = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void buf_str(struct buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
-}
-
-static void buf_fmt(struct buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void buf_fmt(struct buf *b, const char *fmt, ...)
-{
-	char small[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->failed = 1;
-		return;
-	}
-	if ((size_t)n < sizeof(small)) {
-		buf_add(b, small, (size_t)n);
-		return;
-	}
-	char *big = sw_malloc((size_t)n + 1);
-
-	if (big == NULL) {
-		b->failed = 1;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	buf_add(b, big, (size_t)n);
-	sw_free(big);
-}
-
 /* Appends `s` with CR/CRLF turned into LF and every new line indented. */
-static void buf_indented(struct buf *b, const char *s, const char *indent,
+static void buf_indented(struct sw_buf *b, const char *s, const char *indent,
 			 int indent_first)
 {
 	if (indent_first)
-		buf_str(b, indent);
+		sw_buf_str(b, indent);
 	for (const char *p = s; *p; p++) {
 		if (*p == '\r' && p[1] == '\n')
 			continue;
 		if (*p == '\r' || *p == '\n') {
-			buf_str(b, "\n");
-			buf_str(b, indent);
+			sw_buf_str(b, "\n");
+			sw_buf_str(b, indent);
 			continue;
 		}
-		buf_add(b, p, 1);
+		sw_buf_add(b, p, 1);
 	}
 }
 
@@ -249,7 +182,7 @@ struct ctx_item {
 	char *selected;		/* NULL: omitted */
 };
 
-static size_t render_context(struct buf *out, struct ctx_item *items, size_t n)
+static size_t render_context(struct sw_buf *out, struct ctx_item *items, size_t n)
 {
 	static const char *const heads[] = { "Decisions:\n", "Recent outcome:\n",
 					     "Earlier outcomes:\n" };
@@ -262,20 +195,20 @@ static size_t render_context(struct buf *out, struct ctx_item *items, size_t n)
 	for (int s = 0; s < 3; s++) {
 		size_t total = 0, shown = 0;
 
-		buf_str(out, heads[s]);
+		sw_buf_str(out, heads[s]);
 		for (size_t i = 0; i < n; i++) {
 			if (items[i].section != s)
 				continue;
 			total++;
 			if (items[i].selected) {
-				buf_str(out, items[i].selected);
+				sw_buf_str(out, items[i].selected);
 				shown++;
 			}
 		}
 		if (total == 0)
-			buf_str(out, "(none)\n");
+			sw_buf_str(out, "(none)\n");
 		else if (shown < total)
-			buf_fmt(out, "[omitted %s: %zu]\n", omitted[s], total - shown);
+			sw_buf_fmt(out, "[omitted %s: %zu]\n", omitted[s], total - shown);
 	}
 	return out->len;
 }
@@ -285,7 +218,7 @@ static size_t render_context(struct buf *out, struct ctx_item *items, size_t n)
 static char *build_context(const json_t *rec, size_t limit)
 {
 	struct ctx_item *items = NULL;
-	struct buf out = { 0 };
+	struct sw_buf out = { 0 };
 	json_t *answers = json_object_get(rec, "answers");
 	json_t *actions = json_object_get(rec, "actions"), *v;
 	size_t n = 0, cap, i, last_outcome = (size_t)-1;
@@ -298,15 +231,15 @@ static char *build_context(const json_t *rec, size_t limit)
 	if (items == NULL || order == NULL)
 		goto out;
 	json_array_foreach(answers, i, v) {
-		struct buf b = { 0 };
+		struct sw_buf b = { 0 };
 
 		if (!json_is_true(json_object_get(v, "active")) ||
 		    json_is_true(json_object_get(v, "confirm_destructive")) ||
 		    str(v, "text") == NULL || str(v, "text")[0] == '\0')
 			continue;
-		buf_fmt(&b, "- action %s decision:\n", str(v, "action_id"));
+		sw_buf_fmt(&b, "- action %s decision:\n", str(v, "action_id"));
 		buf_indented(&b, str(v, "text"), "  ", 1);
-		buf_str(&b, "\n");
+		sw_buf_str(&b, "\n");
 		if (b.failed)
 			goto out;
 		items[n].text = b.p;
@@ -314,21 +247,21 @@ static char *build_context(const json_t *rec, size_t limit)
 	}
 	json_array_foreach(actions, i, v) {
 		json_t *o = json_object_get(v, "outcome"), *issue;
-		struct buf b = { 0 };
+		struct sw_buf b = { 0 };
 		size_t k;
 
 		if (o == NULL || json_is_true(json_object_get(v, "voided")))
 			continue;
-		buf_fmt(&b, "- %s action %s: ", str(json_object_get(v, "action"), "kind"),
+		sw_buf_fmt(&b, "- %s action %s: ", str(json_object_get(v, "action"), "kind"),
 			str(json_object_get(v, "action"), "action_id"));
 		buf_indented(&b, str(o, "summary"), "  ", 0);
-		buf_str(&b, "\n");
+		sw_buf_str(&b, "\n");
 		if (json_array_size(json_object_get(o, "known_issues")) > 0) {
-			buf_str(&b, "  Known issues:\n");
+			sw_buf_str(&b, "  Known issues:\n");
 			json_array_foreach(json_object_get(o, "known_issues"), k, issue) {
-				buf_str(&b, "  - ");
+				sw_buf_str(&b, "  - ");
 				buf_indented(&b, json_string_value(issue), "    ", 0);
-				buf_str(&b, "\n");
+				sw_buf_str(&b, "\n");
 			}
 		}
 		if (b.failed)
@@ -404,7 +337,7 @@ static char *compose_brief(const json_t *rec, enum fsm_kind kind,
 			   int changed)
 {
 	const char *base = NULL;
-	struct buf b = { 0 };
+	struct sw_buf b = { 0 };
 	size_t start, len;
 	char *out;
 
@@ -420,34 +353,34 @@ static char *compose_brief(const json_t *rec, enum fsm_kind kind,
 		base = tbl_kind_default_brief[kind];
 		trim_span(base, &start, &len);
 	}
-	buf_add(&b, base + start, len);
+	sw_buf_add(&b, base + start, len);
 	if ((kind == FSM_KIND_REVIEW || kind == FSM_KIND_SUMMARIZE) && changed) {
 		const json_t *g = json_object_get(rec, "initial_git"), *p;
 		json_t *paths = json_object_get(g, "path_observations");
 		size_t i;
 
-		buf_str(&b, " Git changed since the Run started, and not all of the change "
+		sw_buf_str(&b, " Git changed since the Run started, and not all of the change "
 			    "need be this Run's: people, other Runs or tools may have edited the "
 			    "worktree too.");
-		buf_fmt(&b, " Paths already dirty when the Run started (count=%lld; "
+		sw_buf_fmt(&b, " Paths already dirty when the Run started (count=%lld; "
 			    "listed=%zu; path_fingerprint=%s; snapshot=%s):",
 			(long long)json_integer_value(json_object_get(g, "path_count")),
 			json_array_size(paths), str(g, "path_fingerprint") ? str(g, "path_fingerprint") : "",
 			str(g, "snapshot_hash") ? str(g, "snapshot_hash") : "");
 		if (json_integer_value(json_object_get(g, "path_count")) == 0)
-			buf_str(&b, " none.");
+			sw_buf_str(&b, " none.");
 		json_array_foreach(paths, i, p) {
-			buf_fmt(&b, " %s [%s %s; %s", str(p, "path"), str(p, "category"),
+			sw_buf_fmt(&b, " %s [%s %s; %s", str(p, "path"), str(p, "category"),
 				str(p, "state"), str(p, "observation"));
 			if (json_object_get(p, "size"))
-				buf_fmt(&b, "; size=%lld",
+				sw_buf_fmt(&b, "; size=%lld",
 					(long long)json_integer_value(json_object_get(p, "size")));
 			if (str(p, "content_sha256") && str(p, "content_sha256")[0])
-				buf_fmt(&b, "; content_sha256=%s", str(p, "content_sha256"));
-			buf_str(&b, "];");
+				sw_buf_fmt(&b, "; content_sha256=%s", str(p, "content_sha256"));
+			sw_buf_str(&b, "];");
 		}
 		if (json_is_true(json_object_get(g, "details_truncated")))
-			buf_str(&b, " further paths are left out of this bounded list;");
+			sw_buf_str(&b, " further paths are left out of this bounded list;");
 	}
 	if (b.failed) {
 		sw_free(b.p);
@@ -462,7 +395,7 @@ static char *final_summary(const json_t *rec)
 {
 	json_t *actions = json_object_get(rec, "actions"), *v, *list;
 	size_t i, done = 0, voided = 0, skipped = 0;
-	struct buf b = { 0 };
+	struct sw_buf b = { 0 };
 	const char *report = NULL;
 	char *out;
 
@@ -477,22 +410,22 @@ static char *final_summary(const json_t *rec)
 		    strcmp(str(json_object_get(v, "action"), "kind"), "summarize") == 0)
 			report = str(json_object_get(v, "outcome"), "summary");
 	}
-	buf_fmt(&b, "Run %s ended after %zu Action(s): %zu with an outcome, %zu skipped, %zu voided.\n",
+	sw_buf_fmt(&b, "Run %s ended after %zu Action(s): %zu with an outcome, %zu skipped, %zu voided.\n",
 		str(rec, "id"), json_array_size(actions), done, skipped, voided);
 	if (!json_is_true(json_object_get(rec, "final_git_observed")))
-		buf_str(&b, "Git: the final observation could not be made.\n");
+		sw_buf_str(&b, "Git: the final observation could not be made.\n");
 	else if (has_string(json_object_get(rec, "observations"), NOTE_CHANGED))
-		buf_str(&b, "Git: the worktree differs from the Run start; see the attribution note.\n");
+		sw_buf_str(&b, "Git: the worktree differs from the Run start; see the attribution note.\n");
 	else
-		buf_str(&b, "Git: no difference from the Run start was observed.\n");
-	buf_str(&b, "\nHost report:\n");
+		sw_buf_str(&b, "Git: no difference from the Run start was observed.\n");
+	sw_buf_str(&b, "\nHost report:\n");
 	buf_indented(&b, report ? report : "(none)", "  ", 1);
-	buf_str(&b, "\n\nActivities:\n");
+	sw_buf_str(&b, "\n\nActivities:\n");
 	list = json_object_get(rec, "activities");
 	if (json_array_size(list) == 0)
-		buf_str(&b, "  none reported (no test, typecheck, build or lint run was reported).\n");
+		sw_buf_str(&b, "  none reported (no test, typecheck, build or lint run was reported).\n");
 	json_array_foreach(list, i, v)
-		buf_fmt(&b, "  - %s `%s` exited %lld: %s\n", str(v, "kind"), str(v, "command"),
+		sw_buf_fmt(&b, "  - %s `%s` exited %lld: %s\n", str(v, "kind"), str(v, "command"),
 			(long long)json_integer_value(json_object_get(v, "exit_code")),
 			str(v, "summary"));
 	static const char *const sections[][2] = {
@@ -502,13 +435,13 @@ static char *final_summary(const json_t *rec)
 	};
 	for (size_t s = 0; s < 3; s++) {
 		list = json_object_get(rec, sections[s][0]);
-		buf_fmt(&b, "\n%s:\n", sections[s][1]);
+		sw_buf_fmt(&b, "\n%s:\n", sections[s][1]);
 		if (json_array_size(list) == 0)
-			buf_str(&b, "  none.\n");
+			sw_buf_str(&b, "  none.\n");
 		json_array_foreach(list, i, v) {
-			buf_str(&b, "  - ");
+			sw_buf_str(&b, "  - ");
 			buf_indented(&b, json_string_value(v), "    ", 0);
-			buf_str(&b, "\n");
+			sw_buf_str(&b, "\n");
 		}
 	}
 	if (b.failed) {

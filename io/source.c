@@ -1,14 +1,11 @@
 #include "io/source.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "io/input.h"
 #include "io/json.h"
 #include "io/source_body.h"
 #include "io/source_util.h"
@@ -43,119 +40,15 @@ enum source_class source_class_from_wire(const char *s)
 
 /* ---- reading ------------------------------------------------------------ */
 
-static int same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
-
 int source_read_file(char **out, size_t *out_len, const char *path,
 		     struct sw_error *err)
 {
-	struct stat before, opened, after, now;
-	char *buf = NULL;
-	size_t len = 0, cap;
-	int fd = -1, rc = 0;
-
 	*out = NULL;
-	*out_len = 0;
-	if (path == NULL || path[0] == '\0') {
-		rc = sw_error_set(err, SW_EINVAL, "read source file: path is empty");
-		goto out;
-	}
-	if (lstat(path, &before) < 0) {
-		rc = errno == ENOENT ?
-		     sw_error_set(err, SW_ENOTFOUND, "source file '%s' does not exist", path) :
-		     sw_error_sys(err, errno, "cannot stat source file '%s'", path);
-		goto out;
-	}
-	if (S_ISLNK(before.st_mode)) {
-		rc = sw_error_set(err, SW_EUNSAFE, "refuse symlink source file '%s'", path);
-		goto out;
-	}
-	if (!S_ISREG(before.st_mode)) {
-		rc = sw_error_set(err, SW_EUNSAFE, "refuse non-regular source file '%s'", path);
-		goto out;
-	}
-	if ((unsigned long long)before.st_size > SOURCE_MAX_FILE_BYTES) {
-		rc = sw_error_set(err, SW_ETOOBIG, "source file '%s' exceeds %u bytes",
-				  path, SOURCE_MAX_FILE_BYTES);
-		goto out;
-	}
-	/* O_NONBLOCK: a FIFO swapped in after lstat must not hang the open. */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0) {
-		rc = errno == ELOOP ?
-		     sw_error_set(err, SW_EUNSAFE, "refuse symlink source file '%s'", path) :
-		     sw_error_sys(err, errno, "cannot open source file '%s'", path);
-		goto out;
-	}
-	if (fstat(fd, &opened) < 0 || lstat(path, &now) < 0) {
-		rc = sw_error_sys(err, errno, "cannot stat source file '%s'", path);
-		goto out;
-	}
-	if (!S_ISREG(opened.st_mode) || !S_ISREG(now.st_mode) ||
-	    !same_file(&before, &opened) || !same_file(&opened, &now)) {
-		rc = sw_error_set(err, SW_EUNSAFE, "source file '%s' changed or is "
-				  "not the opened regular file", path);
-		goto out;
-	}
-	/* Start at the size lstat saw; the file may still grow while we read,
-	 * so keep going (up to one byte past the limit) until EOF. */
-	cap = (size_t)before.st_size + 2;
-	if ((buf = sw_malloc(cap)) == NULL) {
-		rc = sw_error_set(err, SW_ENOMEM, "cannot read source file");
-		goto out;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 == cap) {
-			size_t ncap = cap * 2 > SOURCE_MAX_FILE_BYTES + 2 ?
-				      SOURCE_MAX_FILE_BYTES + 2 : cap * 2;
-			char *nbuf = sw_realloc(buf, ncap);
-
-			if (nbuf == NULL) {
-				rc = sw_error_set(err, SW_ENOMEM, "cannot read source file");
-				goto out;
-			}
-			buf = nbuf;
-			cap = ncap;
-		}
-		n = read(fd, buf + len, cap - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = sw_error_sys(err, errno, "cannot read source file '%s'", path);
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > SOURCE_MAX_FILE_BYTES) {
-			rc = sw_error_set(err, SW_ETOOBIG, "source file '%s' exceeds "
-					  "%u bytes", path, SOURCE_MAX_FILE_BYTES);
-			goto out;
-		}
-	}
-	if (fstat(fd, &after) < 0 || lstat(path, &now) < 0) {
-		rc = sw_error_sys(err, errno, "cannot stat source file '%s'", path);
-		goto out;
-	}
-	if (!same_file(&opened, &after) || !S_ISREG(now.st_mode) ||
-	    !same_file(&after, &now)) {
-		rc = sw_error_set(err, SW_EUNSAFE, "source file '%s' changed while "
-				  "reading", path);
-		goto out;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	*out_len = len;
-	buf = NULL;
-out:
-	if (fd >= 0)
-		close(fd);
-	sw_free(buf);
-	return rc;
+	if (path == NULL || path[0] == '\0')
+		return sw_error_set(err, SW_EINVAL, "source file path is empty");
+	/* The one safe reader of host files (io/input.h) does the no-follow,
+	 * regular-file and identity checks. */
+	return input_read_regular_file(out, out_len, path, SOURCE_MAX_FILE_BYTES, err);
 }
 
 /* ---- the envelope ------------------------------------------------------- */

@@ -11,8 +11,9 @@
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SHARED  ?= $(CURDIR)/../shared
-FUZZ_SOURCE_SRCS = tests/fuzz/fuzz_source.c io/source.c io/source_body.c \
-		   io/source_util.c io/source_json.c io/json.c io/err.c io/digest.c
+FUZZ_SOURCE_SRCS = tests/fuzz/fuzz_source.c io/source.c io/source_body.c io/input.c \
+		   io/source_util.c io/source_json.c io/json.c io/err.c io/digest.c \
+		   io/outcome.c $(PURE_SRCS)
 
 build/fuzz/fuzz_source: $(FUZZ_SOURCE_SRCS) $(HDRS)
 	@mkdir -p $(dir $@)

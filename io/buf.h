@@ -1,0 +1,28 @@
+#ifndef IO_BUF_H
+#define IO_BUF_H
+
+/* A growable, always NUL-terminated byte string for building output.  The
+ * first failed allocation is sticky (`failed`), so a builder appends freely
+ * and checks once at the end with sw_buf_detach. */
+
+#include <stddef.h>
+
+struct sw_buf {
+	char *p;
+	size_t len, cap;
+	int failed;
+};
+
+#define SW_BUF_INIT { NULL, 0, 0, 0 }
+
+void sw_buf_add(struct sw_buf *b, const void *s, size_t n);
+void sw_buf_str(struct sw_buf *b, const char *s);
+void sw_buf_ch(struct sw_buf *b, char c);
+void sw_buf_fmt(struct sw_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Hands over the string (the caller's, freed with sw_free; "" when nothing
+ * was added), or NULL after an allocation failure, which frees it. */
+char *sw_buf_detach(struct sw_buf *b);
+void sw_buf_release(struct sw_buf *b);
+
+#endif
