@@ -379,6 +379,34 @@ static struct fsm_outcome_shape shape_of(const struct outcome *o)
 	return s;
 }
 
+/* Re-validates the pending destructive request recorded in the Run: its
+ * scope digest is recomputed from request id, targets and impact. */
+static int request_valid(const json_t *req)
+{
+	struct outcome_target targets[64];
+	struct outcome_request r = { 0 };
+	struct sw_error err = SW_ERROR_INIT;
+	const json_t *list = json_object_get(req, "targets"), *t;
+	size_t i;
+
+	if (!json_is_object(req) || json_array_size(list) > sizeof(targets) / sizeof(*targets))
+		return 0;
+	r.request_id = (char *)jstr(req, "request_id");
+	r.impact = (char *)jstr(req, "impact");
+	r.scope_sha256 = (char *)jstr(req, "scope_sha256");
+	r.targets = targets;
+	r.n_targets = json_array_size(list);
+	json_array_foreach(list, i, t) {
+		targets[i].kind = (char *)jstr(t, "kind");
+		targets[i].value = (char *)jstr(t, "value");
+		if (!targets[i].kind || !targets[i].value)
+			return 0;
+	}
+	if (!r.request_id || !r.impact || !r.scope_sha256)
+		return 0;
+	return outcome_request_verify(&r, &err) == 0;
+}
+
 static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
 			    char answer_digest[SW_DIGEST_LEN])
 {
@@ -417,7 +445,7 @@ static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
 			    strcmp(jstr(req, "scope_sha256"), m->scope) == 0)
 				f |= FSM_F_SCOPE_MATCH;
 		}
-		if (run_machine(r).state == FSM_ST_PAUSED_DESTRUCTIVE && req == NULL)
+		if (run_machine(r).state == FSM_ST_PAUSED_DESTRUCTIVE && !request_valid(req))
 			f |= FSM_F_REQUEST_INVALID;
 		if (run_supersession_invalid(r, run_current_outcome(r)))
 			f |= FSM_F_SUPERSEDE_INVALID;

@@ -1,8 +1,11 @@
-# bench-cycle: whole `slipway protocol submit` processes against the git
-# floor on the synthetic repositories of mk/bench-observe.mk, and the submit
-# time as one Run grows to 1,000 Actions.
-.PHONY: bench
-bench:: build/slipway
+# bench-cycle: a whole submit in process against the git floor on the
+# synthetic repositories of mk/bench-observe.mk, and the cycle time as one
+# Run grows to 1,000 Actions (tests/bench/bench_cycle.c).
+build/bench/bench_cycle: tests/bench/bench_cycle.c $(filter-out build/rel/cli/main.o,$(REL_OBJS)) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_REL) -Wno-missing-prototypes -o $@ tests/bench/bench_cycle.c \
+		$(filter-out build/rel/cli/main.o,$(REL_OBJS)) $(PKG_LIBS) -lpthread
+
+bench:: build/bench/bench_cycle
 	@for n in $(BENCH_OBSERVE_SIZES); do sh tests/bench/mkrepo.sh $(BENCH_OBSERVE_DIR)/dirty-$$n $$n; done
-	$(PYTHON) tests/bench/bench_cycle.py $(CURDIR)/build/slipway \
-		$(foreach n,$(BENCH_OBSERVE_SIZES),$(BENCH_OBSERVE_DIR)/dirty-$(n))
+	build/bench/bench_cycle $(foreach n,$(BENCH_OBSERVE_SIZES),$(BENCH_OBSERVE_DIR)/dirty-$(n))

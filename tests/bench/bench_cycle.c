@@ -1,0 +1,197 @@
+/* Full mutation cycle benchmark (not a test; `make bench`).
+ *
+ * For each repository given, in one run and interleaved round by round:
+ *   git floor  the six git commands the reference runs per mutation
+ *              (rev-parse --show-toplevel / --git-dir / --git-common-dir,
+ *              rev-parse --verify --quiet HEAD, ls-files --stage -z,
+ *              status --porcelain=v2 -z --untracked-files=all), each a
+ *              child process as the reference runs them;
+ *   cycle      one whole submit in process: workspace discovery, store
+ *              open, lock, journal replay, Outcome decode and binding,
+ *              Git observation, routing, effects, journal append with
+ *              fsync and projection replacement (cli/driver.c);
+ * and the ratio of the medians.  Then one Run grows to 1,000 Actions on the
+ * first repository and the cycle time at 1, 100 and 1,000 Actions shows
+ * whether load + append stay flat. */
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli/driver.h"
+#include "io/outcome.h"
+
+#define ROUNDS 9
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp);
+	return v[n / 2];
+}
+
+static double git_floor(const char *repo)
+{
+	static const char *const cmds[][8] = {
+		{ "git", "rev-parse", "--path-format=absolute", "--show-toplevel", NULL },
+		{ "git", "rev-parse", "--path-format=absolute", "--git-dir", NULL },
+		{ "git", "rev-parse", "--path-format=absolute", "--git-common-dir", NULL },
+		{ "git", "rev-parse", "--verify", "--quiet", "HEAD", NULL },
+		{ "git", "ls-files", "--stage", "-z", NULL },
+		{ "git", "status", "--porcelain=v2", "-z", "--untracked-files=all", NULL },
+	};
+	double t0 = now();
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			int null = open("/dev/null", O_WRONLY);
+
+			dup2(null, 1);
+			dup2(null, 2);
+			if (chdir(repo) != 0)
+				_exit(127);
+			setenv("GIT_OPTIONAL_LOCKS", "0", 1);
+			execvp("git", (char *const *)cmds[i]);
+			_exit(127);
+		}
+		waitpid(pid, NULL, 0);
+	}
+	return now() - t0;
+}
+
+struct bench_run {
+	const char *repo;
+	char run_id[64];
+	char action_id[64];
+	char kind[16];
+	int actions;
+};
+
+static void remember(struct bench_run *b, const struct run *r)
+{
+	const json_t *a = run_current_action(r);
+
+	snprintf(b->action_id, sizeof(b->action_id), "%s",
+		 json_string_value(json_object_get(a, "action_id")));
+	snprintf(b->kind, sizeof(b->kind), "%s", json_string_value(json_object_get(a, "kind")));
+}
+
+static void start(struct bench_run *b, const char *repo)
+{
+	struct driver d = { .root_arg = repo };
+	struct run *r = NULL;
+
+	b->repo = repo;
+	if (driver_open(&d, true) != 0 || driver_start(&d, "benchmark", 1000, 0, &r) != 0)
+		exit(1);
+	snprintf(b->run_id, sizeof(b->run_id), "%s", run_id(r));
+	remember(b, r);
+	b->actions = 1;
+	run_free(r);
+	driver_close(&d);
+}
+
+/* One submit, timed from discovery to the committed projection. */
+static double cycle(struct bench_run *b)
+{
+	char payload[1024];
+	struct driver d = { .root_arg = b->repo };
+	struct driver_mutation m = { .event = FSM_EV_SUBMIT };
+	struct sw_error err = SW_ERROR_INIT;
+	struct outcome o;
+	char *canon = NULL;
+	json_t *cj;
+	double t0, took;
+	int n;
+
+	n = snprintf(payload, sizeof(payload),
+		     "{\"contract_version\":2,\"action_id\":\"%s\",\"action_kind\":\"%s\","
+		     "\"status\":\"completed\",\"summary\":\"benchmark step\",\"observations\":[],"
+		     "\"known_issues\":[],\"suggested_actions\":[{\"kind\":\"clarify\","
+		     "\"brief\":\"Next step.\"}],\"pause\":null,\"implementation\":null,\"review\":null}",
+		     b->action_id, b->kind);
+	t0 = now();
+	if (driver_open(&d, true) != 0 || outcome_parse(&o, payload, (size_t)n, &err) < 0 ||
+	    outcome_to_json(&canon, &o, &err) < 0 || (cj = json_loads(canon, 0, NULL)) == NULL)
+		exit(1);
+	m.run_id = b->run_id;
+	m.action_id = b->action_id;
+	m.outcome = &o;
+	m.outcome_json = cj;
+	if (driver_mutate(&d, &m) != 0)
+		exit(1);
+	took = now() - t0;
+	remember(b, m.run);
+	b->actions++;
+	driver_mutation_release(&m);
+	driver_close(&d);
+	outcome_release(&o);
+	json_decref(cj);
+	sw_free(canon);
+	return took;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_run b;
+	double floors[ROUNDS], cycles[ROUNDS], base = 0;
+	static const int marks[] = { 1, 100, 1000 - ROUNDS };
+
+	sw_alloc_init();
+	printf("Full mutation cycle in process vs the git floor (median of %d, interleaved)\n", ROUNDS);
+	printf("%-28s %12s %12s %8s\n", "repository", "git floor", "cycle", "ratio");
+	for (int i = 1; i < argc; i++) {
+		const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+		double f, c;
+
+		start(&b, argv[i]);
+		for (int k = 0; k < ROUNDS; k++) {
+			floors[k] = git_floor(argv[i]);
+			cycles[k] = cycle(&b);
+		}
+		f = median(floors, ROUNDS);
+		c = median(cycles, ROUNDS);
+		printf("%-28s %9.2f ms %9.2f ms %7.2fx\n", name, f * 1e3, c * 1e3, c / f);
+		fflush(stdout);
+	}
+	if (argc < 2)
+		return 0;
+	printf("\nLoad + append as one Run grows (%s)\n", argv[1]);
+	start(&b, argv[1]);
+	for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++) {
+		double c;
+
+		while (b.actions < marks[m])
+			cycle(&b);
+		for (int k = 0; k < ROUNDS; k++)
+			cycles[k] = cycle(&b);
+		c = median(cycles, ROUNDS);
+		if (m == 0)
+			base = c;
+		printf("%6d Actions %9.2f ms %7.2fx\n", marks[m], c * 1e3, c / base);
+		fflush(stdout);
+	}
+	return 0;
+}
