@@ -1,0 +1,407 @@
+"""Ad-hoc Runs end to end: the happy path, routing, budget, replay and the
+service-side rejections of submit/answer/skip/resume/stop."""
+
+import os
+import uuid
+
+from protocol_support import (decision_pause, destructive_pause, encode, impl, journal_lines,
+                              new_repo, outcome, rejected_untouched, review_block, run_dir,
+                              start, state_of, submit, submit_raw, variant_ids, write_tmp)
+from slipway_e2e import assert_cli_error, main, run, validate
+
+ACTION_VARIANTS = ["submit-outcome-file", "submit-outcome-stdin", "skip-action"]
+
+
+def _change_file(repo, name="feature.txt", text="new content\n"):
+    with open(os.path.join(repo, name), "w") as f:
+        f.write(text)
+
+
+def test_happy_path_orient_implement_review_summarize_ends_with_summary():
+    repo = new_repo()
+    st = start(repo, "add a feature file")
+    assert st["state"] == "active" and st["action"]["kind"] == "orient"
+    assert st["action"]["remaining_budget"] == 7
+    assert variant_ids(st) == ACTION_VARIANTS and st["next"]["operation"] == "action"
+    run_id = st["run_id"]
+
+    st = submit(repo, st, summary="facts gathered", suggest="implement")
+    assert st["action"]["kind"] == "implement" and st["action"]["remaining_budget"] == 6
+    assert st["action"]["brief"] == "Do the implement step."
+
+    _change_file(repo)
+    st = submit(repo, st, summary="added feature.txt", implementation=impl("applied", ["feature.txt"]))
+    assert st["action"]["kind"] == "review", "a change must interpose Review"
+    assert st["action"]["remaining_budget"] == 5
+
+    st = submit(repo, st, summary="looks right", review=review_block())
+    assert st["action"]["kind"] == "summarize" and st["action"]["remaining_budget"] == 4
+
+    st = submit(repo, st, summary="all done")
+    assert st["state"] == "ended" and "action" not in st
+    assert st["summary"].strip(), st
+    assert st["next"]["operation"] == "none" and st["next"]["variants"] == []
+    assert st["run_id"] == run_id
+
+    doc = assert_cli_error(run("protocol", "resume", run_id, cwd=repo), "run_already_ended", 3)
+    assert doc["details"] == {"run_id": run_id, "state": "ended"}
+
+
+def test_no_review_routes_a_change_straight_to_summarize():
+    repo = new_repo()
+    st = start(repo, "change without review", "--no-review")
+    st = submit(repo, st, suggest="implement")
+    _change_file(repo)
+    st = submit(repo, st, implementation=impl("applied", ["feature.txt"]))
+    assert st["action"]["kind"] == "summarize", st["action"]["kind"]
+
+
+def test_review_interposition_drops_a_queued_suggestion():
+    repo = new_repo()
+    st = start(repo)
+    st = submit(repo, st, suggest="implement")
+    _change_file(repo)
+    # Implement may not suggest; a change after Implement goes to Review and Review to Summarize.
+    st = submit(repo, st, implementation=impl("applied", ["feature.txt"]))
+    assert st["action"]["kind"] == "review"
+    st = submit(repo, st, review=review_block("findings_reported",
+                                              [{"location": "feature.txt", "summary": "s", "detail": "d"}]))
+    assert st["action"]["kind"] == "summarize", "findings never route to repair"
+
+
+def test_orient_without_suggestion_goes_to_summarize():
+    repo = new_repo()
+    st = start(repo)
+    st = submit(repo, st)
+    assert st["action"]["kind"] == "summarize"
+
+
+def test_identical_resubmission_replays_without_a_journal_line():
+    repo = new_repo()
+    st = start(repo)
+    raw = encode(outcome(st["action"], suggest="implement"))
+    first = submit_raw(repo, st, raw)
+    doc = state_of(first)
+    lines = journal_lines(repo, st["run_id"])
+    second = submit_raw(repo, st, raw)
+    assert second.code == 0 and second.out == first.out, (second.out, first.out)
+    assert journal_lines(repo, st["run_id"]) == lines
+    assert doc["action"]["kind"] == "implement"
+
+
+def test_different_bytes_for_an_answered_action_conflict():
+    repo = new_repo()
+    st = start(repo)
+    raw = encode(outcome(st["action"], suggest="implement"))
+    state_of(submit_raw(repo, st, raw))
+    # Same meaning, different bytes (a trailing newline): still a conflict.
+    path = write_tmp(raw + b"\n")
+    doc = rejected_untouched(repo, st["run_id"],
+                             ["protocol", "submit", "--run", st["run_id"], "--action",
+                              st["action"]["action_id"], "--outcome-file", path], "outcome_conflict")
+    assert doc["details"] == {"run_id": st["run_id"], "state": "active"}
+    assert doc["next"]["operation"] == "action"
+
+
+def test_submit_for_another_action_is_stale():
+    repo = new_repo()
+    st = start(repo)
+    other = str(uuid.uuid4())
+    path = write_tmp(encode(outcome(st["action"], action_id=other)))
+    doc = rejected_untouched(repo, st["run_id"],
+                             ["protocol", "submit", "--run", st["run_id"], "--action", other,
+                              "--outcome-file", path], "stale_action")
+    assert doc["next"]["operation"] == "action"
+    assert doc["next"]["variants"][0]["base_argv"][6] == st["action"]["action_id"]
+
+
+def test_semantic_outcome_errors_exit_3_with_the_current_action_next():
+    repo = new_repo()
+    st = start(repo)
+    args = ["protocol", "submit", "--run", st["run_id"], "--action", st["action"]["action_id"], "--outcome-file"]
+    cases = [
+        outcome(st["action"], implementation=impl()),                 # orient with implementation
+        outcome(st["action"], status="needs_input", pause=None),      # needs_input without pause
+        outcome(st["action"], status="needs_input", pause=decision_pause(), suggest="implement"),
+        outcome(st["action"], status="needs_input",                   # orient cannot ask for destruction
+                pause=destructive_pause([{"kind": "path", "value": "x"}])),
+    ]
+    for doc in cases:
+        err = rejected_untouched(repo, st["run_id"], args + [write_tmp(encode(doc))], "invalid_outcome", 3)
+        assert err["next"]["operation"] == "action", err
+        assert variant_ids(err) == ACTION_VARIANTS
+
+
+def test_action_kind_mismatch_is_a_semantic_error_exit_3():
+    repo = new_repo()
+    st = start(repo)
+    path = write_tmp(encode(outcome(st["action"], kind="clarify")))
+    err = rejected_untouched(repo, st["run_id"], ["protocol", "submit", "--run", st["run_id"], "--action",
+                                                  st["action"]["action_id"], "--outcome-file", path],
+                             "invalid_outcome", 3)
+    assert err["next"]["operation"] == "action"
+
+
+def test_submit_while_paused_or_stopped_is_run_not_active():
+    repo = new_repo()
+    st = start(repo)
+    paused = submit(repo, st, status="needs_input", pause=decision_pause())
+    assert paused["state"] == "paused" and paused["pause_reason"] == "decision_required"
+    assert variant_ids(paused) == ["answer-decision", "skip-action"]
+    # The waiting Action already has its needs_input outcome (other bytes conflict),
+    # so an Action without an outcome is named: a paused Run takes none.
+    other = str(uuid.uuid4())
+    path = write_tmp(encode(outcome(st["action"], summary="other", action_id=other)))
+    args = ["protocol", "submit", "--run", st["run_id"], "--action", other, "--outcome-file", path]
+    doc = rejected_untouched(repo, st["run_id"], args, "run_not_active")
+    assert doc["details"]["state"] == "paused"
+    assert doc["next"]["operation"] == "answer"
+    path = write_tmp(encode(outcome(st["action"], summary="other")))
+    args = ["protocol", "submit", "--run", st["run_id"], "--action", st["action"]["action_id"], "--outcome-file", path]
+    rejected_untouched(repo, st["run_id"], args, "outcome_conflict")
+
+    repo3 = new_repo()
+    st3 = start(repo3, "budget pause", "--budget", "1")
+    submit(repo3, st3)
+    path = write_tmp(encode(outcome(st3["action"], action_id=other)))
+    doc = rejected_untouched(repo3, st3["run_id"], ["protocol", "submit", "--run", st3["run_id"], "--action", other,
+                                                    "--outcome-file", path], "run_not_active")
+    assert doc["details"]["state"] == "paused" and doc["next"]["operation"] == "resume"
+
+    repo2 = new_repo()
+    st2 = start(repo2)
+    state_of(run("stop", st2["run_id"], "--json", cwd=repo2))
+    args2 = ["protocol", "submit", "--run", st2["run_id"], "--action", st2["action"]["action_id"], "--outcome-file",
+             write_tmp(encode(outcome(st2["action"])))]
+    doc = rejected_untouched(repo2, st2["run_id"], args2, "run_not_active")
+    assert doc["details"]["state"] == "stopped"
+    assert doc["next"]["operation"] == "resume"
+
+
+def test_answers_decision_blank_and_not_expected():
+    repo = new_repo()
+    st = start(repo, "choose a channel")
+    rid, aid = st["run_id"], st["action"]["action_id"]
+    rejected_untouched(repo, rid, ["protocol", "answer", "--run", rid, "--action", aid, "--text", "x"],
+                       "answer_not_expected")
+    paused = submit(repo, st, status="needs_input", pause=decision_pause())
+    assert "action" in paused and paused["action"]["action_id"] == aid
+    rejected_untouched(repo, rid, ["protocol", "answer", "--run", rid, "--action", aid, "--text", "   "],
+                       "answer_required")
+    rejected_untouched(repo, rid, ["protocol", "answer", "--run", rid, "--action", aid, "--text", "x",
+                                   "--confirm-destructive", "--scope-sha256", "sha256:" + "0" * 64],
+                       "destructive_confirmation_not_expected")
+    ans = state_of(run("protocol", "answer", "--run", rid, "--action", aid, "--text", "use email", cwd=repo))
+    assert ans["state"] == "active" and ans["action"]["kind"] == "orient"
+    assert ans["action"]["action_id"] != aid
+    assert "use email" in ans["action"]["context"]
+    again = state_of(run("protocol", "answer", "--run", rid, "--action", aid, "--text", "use email", cwd=repo))
+    assert again == ans, "the same answer replays"
+    rejected_untouched(repo, rid, ["protocol", "answer", "--run", rid, "--action", aid, "--text", "other"],
+                       "answer_conflict")
+
+
+def test_destructive_decline_mismatch_confirm_and_one_shot_grant():
+    repo = new_repo()
+    st = start(repo, "delete exact target", "--budget", "20", "--no-review")
+    rid = st["run_id"]
+    st = submit(repo, st, suggest="implement")
+    targets = [{"kind": "path", "value": "/absolute/target with spaces"}]
+    pause = destructive_pause(targets)
+    digest = pause["destructive_request"]["scope_sha256"]
+    paused = submit(repo, st, status="needs_input", summary="confirmation required", pause=pause)
+    assert paused["pause_reason"] == "destructive_confirmation_required"
+    assert variant_ids(paused) == ["confirm-destructive", "decline-or-feedback", "skip-action"]
+    confirm = paused["next"]["variants"][0]
+    assert confirm["base_argv"][-2:] == ["--confirm-destructive", "--scope-sha256"] or digest in confirm["base_argv"]
+    assert digest in confirm["base_argv"]
+    aid = st["action"]["action_id"]
+
+    declined = state_of(run("protocol", "answer", "--run", rid, "--action", aid, "--text", "no, keep it", cwd=repo))
+    assert declined["action"]["kind"] == "orient"
+    assert "destructive_authorization" not in declined["action"]
+
+    st = submit(repo, declined, suggest="implement")
+    pause = destructive_pause(targets)
+    digest = pause["destructive_request"]["scope_sha256"]
+    submit(repo, st, status="needs_input", summary="confirmation required", pause=pause)
+    aid = st["action"]["action_id"]
+    wrong = "sha256:" + ("1" * 64 if digest[-1] != "1" else "2" * 64)
+    rejected_untouched(repo, rid, ["protocol", "answer", "--run", rid, "--action", aid,
+                                   "--confirm-destructive", "--scope-sha256", wrong], "destructive_scope_mismatch")
+    rejected_untouched(repo, rid, ["protocol", "answer", "--run", rid, "--action", aid,
+                                   "--scope-sha256", digest], "destructive_confirmation_pair_required", 2)
+    granted = state_of(run("protocol", "answer", "--run", rid, "--action", aid,
+                           "--confirm-destructive", "--scope-sha256", digest, cwd=repo))
+    act = granted["action"]
+    assert act["kind"] == "implement" and act["action_id"] != aid
+    auth = act["destructive_authorization"]
+    assert auth["scope_sha256"] == digest and auth["targets"] == targets
+    assert auth["originating_action_id"] == aid
+    assert auth["request_id"] == pause["destructive_request"]["request_id"]
+    assert auth["confirmed_at"].endswith("Z")
+
+    # The grant is one-shot: the next Action carries no authorization.
+    nxt = submit(repo, granted, implementation=impl("not_needed"))
+    assert "destructive_authorization" not in nxt.get("action", {}), nxt
+
+
+def test_budget_one_exhausts_then_resume_replenishes():
+    repo = new_repo()
+    st = start(repo, "tiny budget", "--budget", "1")
+    assert st["action"]["remaining_budget"] == 0
+    rid = st["run_id"]
+    paused = submit(repo, st, suggest="implement")
+    assert paused["state"] == "paused" and paused["pause_reason"] == "budget_exhausted"
+    assert "action" not in paused
+    assert paused["next"]["operation"] == "resume" and variant_ids(paused) == ["resume-ad-hoc"]
+    assert paused["next"]["variants"][0]["base_argv"] == ["slipway", "protocol", "resume", rid, "--root", repo]
+
+    res = state_of(run("protocol", "resume", rid, cwd=repo))
+    assert res["resume_operation"] == "ad_hoc_resumed" and res["budget_applied"] is True
+    assert res["action"]["kind"] == "orient"
+    assert res["action"]["remaining_budget"] == 2, "max(initial=1, 3) - 1"
+
+    rejected_untouched(repo, rid, ["protocol", "resume", rid], "run_not_resumable")
+
+    state_of(run("stop", rid, "--json", cwd=repo))
+    res = state_of(run("protocol", "resume", rid, "--budget", "5", cwd=repo))
+    assert res["action"]["remaining_budget"] == 4
+
+
+def test_resume_keeps_a_positive_remainder():
+    repo = new_repo()
+    st = start(repo, "keep remainder", "--budget", "6")
+    rid = st["run_id"]
+    state_of(run("stop", rid, "--json", cwd=repo))
+    res = state_of(run("protocol", "resume", rid, cwd=repo))
+    assert res["action"]["remaining_budget"] == 4, "5 left, one spent on the new Orient"
+
+
+def test_stop_twice_then_implicit_stop_and_ambiguity():
+    repo = new_repo()
+    st = start(repo, "only run")
+    rid = st["run_id"]
+    stopped = state_of(run("stop", "--json", cwd=repo))  # implicit: the only active run
+    assert stopped["run_id"] == rid and stopped["state"] == "stopped"
+    assert "action" not in stopped and "pause_reason" not in stopped
+    n = len(journal_lines(repo, rid))
+    again = state_of(run("stop", rid, "--json", cwd=repo))
+    assert again["state"] == "stopped"
+    assert len(journal_lines(repo, rid)) == n + 1, "stopping again is journaled"
+    # The stopped run is no candidate: implicit stop now has none.
+    doc = assert_cli_error(run("stop", "--json", cwd=repo), "run_id_required", 2)
+    assert doc["next"]["variants"][0]["id"] == "list-runs"
+
+    start(repo, "first")
+    start(repo, "second")
+    doc = assert_cli_error(run("stop", cwd=repo), "run_id_required", 2)
+    assert doc["next"]["operation"] == "command" and variant_ids(doc) == ["list-runs"]
+    assert doc["next"]["variants"][0]["base_argv"] == ["slipway", "status", "--root", repo]
+
+
+def test_stop_of_an_ended_run_is_run_already_ended():
+    repo = new_repo()
+    st = start(repo)
+    st = submit(repo, st)
+    st = submit(repo, st)
+    assert st["state"] == "ended"
+    rejected_untouched(repo, st["run_id"], ["stop", st["run_id"], "--json"], "run_already_ended")
+
+
+def test_skip_each_kind():
+    repo = new_repo()
+    st = start(repo, "skip everything", "--budget", "20")
+    rid = st["run_id"]
+
+    def skip(s):
+        return state_of(run("protocol", "skip", "--run", rid, "--action", s["action"]["action_id"], cwd=repo))
+
+    # orient skipped with no change -> summarize
+    s = skip(st)
+    assert s["action"]["kind"] == "summarize"
+    # resume to get a fresh orient, then orient -> clarify, skip clarify -> summarize
+    state_of(run("stop", rid, "--json", cwd=repo))
+    s = state_of(run("protocol", "resume", rid, cwd=repo))
+    s = submit(repo, s, suggest="clarify")
+    assert s["action"]["kind"] == "clarify"
+    s = skip(s)
+    assert s["action"]["kind"] == "summarize"
+    # implement skipped after a change -> review; skipped review -> summarize
+    state_of(run("stop", rid, "--json", cwd=repo))
+    s = state_of(run("protocol", "resume", rid, cwd=repo))
+    s = submit(repo, s, suggest="implement")
+    assert s["action"]["kind"] == "implement"
+    _change_file(repo)
+    s = skip(s)
+    assert s["action"]["kind"] == "review", "an observed change routes to Review"
+    s = skip(s)
+    assert s["action"]["kind"] == "summarize"
+    ended = skip(s)
+    assert ended["state"] == "ended" and ended["summary"].strip()
+    # a skip on an ended run
+    rejected_untouched(repo, rid, ["protocol", "skip", "--run", rid, "--action", s["action"]["action_id"]],
+                       "run_not_skippable")
+
+
+def test_skip_of_a_non_current_action_is_stale():
+    repo = new_repo()
+    st = start(repo)
+    rejected_untouched(repo, st["run_id"], ["protocol", "skip", "--run", st["run_id"], "--action",
+                                            str(uuid.uuid4())], "stale_action")
+
+
+def test_skip_while_paused_for_a_decision():
+    repo = new_repo()
+    st = start(repo)
+    submit(repo, st, status="needs_input", pause=decision_pause())
+    s = state_of(run("protocol", "skip", "--run", st["run_id"], "--action", st["action"]["action_id"], cwd=repo))
+    assert s["state"] == "active" and s["action"]["kind"] == "summarize"
+
+
+def test_source_option_on_ad_hoc_resume_is_not_allowed():
+    repo = new_repo()
+    st = start(repo)
+    rid = st["run_id"]
+    state_of(run("stop", rid, "--json", cwd=repo))
+    doc = rejected_untouched(repo, rid, ["protocol", "resume", rid, "--use-pinned-source"], "source_mode_not_allowed")
+    assert doc["details"] == {"run_id": rid, "state": "stopped"}
+    assert doc["next"]["operation"] == "resume" and variant_ids(doc) == ["resume-ad-hoc"]
+
+
+def test_material_on_an_ad_hoc_run_is_unavailable():
+    repo = new_repo()
+    st = start(repo)
+    before = os.listdir(run_dir(repo, st["run_id"]))
+    assert_cli_error(run("protocol", "material", "--run", st["run_id"], "--action", st["action"]["action_id"],
+                         "--section", "goal", cwd=repo), "material_unavailable", 3)
+    assert os.listdir(run_dir(repo, st["run_id"])) == before
+
+
+def test_mutations_on_a_missing_run_are_runtime_errors():
+    repo = new_repo()
+    start(repo)  # the store exists
+    ghost = str(uuid.uuid4())
+    act = str(uuid.uuid4())
+    path = write_tmp(encode(outcome({"action_id": act, "kind": "orient"})))
+    for args in (["protocol", "submit", "--run", ghost, "--action", act, "--outcome-file", path],
+                 ["protocol", "skip", "--run", ghost, "--action", act],
+                 ["protocol", "answer", "--run", ghost, "--action", act, "--text", "x"],
+                 ["protocol", "resume", ghost],
+                 ["stop", ghost, "--json"]):
+        doc = assert_cli_error(run(*args, cwd=repo), "runtime_error", 3)
+        assert not os.path.exists(run_dir(repo, ghost)), args
+
+
+def test_rejections_validate_and_keep_stdout_empty_for_every_json_document():
+    # Every success document of a small run also validates as protocolState once re-read via status.
+    repo = new_repo()
+    st = start(repo)
+    status = state_of(run("status", st["run_id"], "--json", cwd=repo), "runStatus")
+    assert status["current_action"] == st["action"]
+    validate(status["next"], "next")
+    assert status["next"] == st["next"]
+
+
+if __name__ == "__main__":
+    main([v for k, v in sorted(globals().items()) if k.startswith("test_")])
