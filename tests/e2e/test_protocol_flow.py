@@ -1,6 +1,7 @@
 """Ad-hoc Runs end to end: the happy path, routing, budget, replay and the
 service-side rejections of submit/answer/skip/resume/stop."""
 
+import json
 import os
 import uuid
 
@@ -10,6 +11,10 @@ from protocol_support import (decision_pause, destructive_pause, encode, impl, j
 from slipway_e2e import assert_cli_error, main, run, validate
 
 ACTION_VARIANTS = ["submit-outcome-file", "submit-outcome-stdin", "skip-action"]
+
+
+def _last_event(repo, run_id):
+    return json.loads(journal_lines(repo, run_id)[-1])["type"]
 
 
 def _change_file(repo, name="feature.txt", text="new content\n"):
@@ -24,10 +29,14 @@ def test_happy_path_orient_implement_review_summarize_ends_with_summary():
     assert st["action"]["remaining_budget"] == 7
     assert variant_ids(st) == ACTION_VARIANTS and st["next"]["operation"] == "action"
     run_id = st["run_id"]
+    orient_id = st["action"]["action_id"]
+    assert _last_event(repo, run_id) == "run_started"
 
     st = submit(repo, st, summary="facts gathered", suggest="implement")
     assert st["action"]["kind"] == "implement" and st["action"]["remaining_budget"] == 6
     assert st["action"]["brief"] == "Do the implement step."
+    assert "- orient action %s: facts gathered" % orient_id in st["action"]["context"], st["action"]["context"]
+    assert _last_event(repo, run_id) == "outcome_submitted"
 
     _change_file(repo)
     st = submit(repo, st, summary="added feature.txt", implementation=impl("applied", ["feature.txt"]))
@@ -195,8 +204,17 @@ def test_answers_decision_blank_and_not_expected():
     assert ans["state"] == "active" and ans["action"]["kind"] == "orient"
     assert ans["action"]["action_id"] != aid
     assert "use email" in ans["action"]["context"]
+    assert _last_event(repo, rid) == "answer_recorded"
+    n = len(journal_lines(repo, rid))
     again = state_of(run("protocol", "answer", "--run", rid, "--action", aid, "--text", "use email", cwd=repo))
     assert again == ans, "the same answer replays"
+    again = state_of(run("protocol", "answer", "--run", rid, "--action", aid, "--text-stdin", cwd=repo,
+                         stdin=b"use email"))
+    assert again == ans, "the same text through stdin is the same answer"
+    again = state_of(run("protocol", "answer", "--run", rid, "--action", aid, "--text-file",
+                         write_tmp(b"use email", ".txt"), cwd=repo))
+    assert again == ans
+    assert len(journal_lines(repo, rid)) == n, "replays write nothing"
     rejected_untouched(repo, rid, ["protocol", "answer", "--run", rid, "--action", aid, "--text", "other"],
                        "answer_conflict")
 
@@ -246,6 +264,44 @@ def test_destructive_decline_mismatch_confirm_and_one_shot_grant():
     assert "destructive_authorization" not in nxt.get("action", {}), nxt
 
 
+def test_environment_pause_is_resumed_not_answered():
+    repo = new_repo()
+    st = start(repo)
+    rid, aid = st["run_id"], st["action"]["action_id"]
+    pause = {"reason": "environment_unavailable", "question": "Start the database?", "destructive_request": None}
+    paused = submit(repo, st, status="needs_input", pause=pause)
+    assert paused["pause_reason"] == "environment_unavailable"
+    assert variant_ids(paused) == ["resume-ad-hoc", "skip-action"]
+    doc = rejected_untouched(repo, rid, ["protocol", "answer", "--run", rid, "--action", aid, "--text", "done"],
+                             "answer_not_allowed")
+    assert variant_ids(doc) == ["resume-ad-hoc"], "answer_not_allowed carries the resume-only next"
+    res = state_of(run("protocol", "resume", rid, cwd=repo))
+    assert res["action"]["kind"] == "orient" and res["action"]["action_id"] != aid
+
+
+def test_destructive_confirmation_without_budget_is_committed_then_reported():
+    repo = new_repo()
+    st = start(repo, "delete with no budget left", "--budget", "2", "--no-review")
+    rid = st["run_id"]
+    st = submit(repo, st, suggest="implement")
+    assert st["action"]["remaining_budget"] == 0
+    pause = destructive_pause([{"kind": "git_ref", "value": "refs/heads/old"}])
+    digest = pause["destructive_request"]["scope_sha256"]
+    submit(repo, st, status="needs_input", pause=pause)
+    aid = st["action"]["action_id"]
+    n = len(journal_lines(repo, rid))
+    args = ("protocol", "answer", "--run", rid, "--action", aid, "--confirm-destructive", "--scope-sha256", digest)
+    doc = assert_cli_error(run(*args, cwd=repo), "budget_exhausted", 3)
+    assert doc["details"] == {"run_id": rid, "state": "paused"}
+    assert variant_ids(doc) == ["resume-ad-hoc"]
+    assert len(journal_lines(repo, rid)) == n + 1, "the confirmation is journaled although reported as an error"
+    status = state_of(run("status", rid, "--json", cwd=repo), "runStatus")
+    assert status["pause_reason"] == "budget_exhausted" and "current_action" not in status
+    # The exact replay raises the same error and writes nothing.
+    assert_cli_error(run(*args, cwd=repo), "budget_exhausted", 3)
+    assert len(journal_lines(repo, rid)) == n + 1
+
+
 def test_budget_one_exhausts_then_resume_replenishes():
     repo = new_repo()
     st = start(repo, "tiny budget", "--budget", "1")
@@ -258,6 +314,7 @@ def test_budget_one_exhausts_then_resume_replenishes():
     assert paused["next"]["variants"][0]["base_argv"] == ["slipway", "protocol", "resume", rid, "--root", repo]
 
     res = state_of(run("protocol", "resume", rid, cwd=repo))
+    assert _last_event(repo, rid) == "run_resumed"
     assert res["resume_operation"] == "ad_hoc_resumed" and res["budget_applied"] is True
     assert res["action"]["kind"] == "orient"
     assert res["action"]["remaining_budget"] == 2, "max(initial=1, 3) - 1"
@@ -286,6 +343,7 @@ def test_stop_twice_then_implicit_stop_and_ambiguity():
     assert stopped["run_id"] == rid and stopped["state"] == "stopped"
     assert "action" not in stopped and "pause_reason" not in stopped
     n = len(journal_lines(repo, rid))
+    assert _last_event(repo, rid) == "run_stopped"
     again = state_of(run("stop", rid, "--json", cwd=repo))
     assert again["state"] == "stopped"
     assert len(journal_lines(repo, rid)) == n + 1, "stopping again is journaled"
@@ -339,6 +397,7 @@ def test_skip_each_kind():
     assert s["action"]["kind"] == "summarize"
     ended = skip(s)
     assert ended["state"] == "ended" and ended["summary"].strip()
+    assert _last_event(repo, rid) == "action_skipped"
     # a skip on an ended run
     rejected_untouched(repo, rid, ["protocol", "skip", "--run", rid, "--action", s["action"]["action_id"]],
                        "run_not_skippable")
