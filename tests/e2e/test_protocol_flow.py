@@ -65,17 +65,130 @@ def test_no_review_routes_a_change_straight_to_summarize():
     assert st["action"]["kind"] == "summarize", st["action"]["kind"]
 
 
-def test_review_interposition_drops_a_queued_suggestion():
+def _status(repo, run_id):
+    return state_of(run("status", run_id, "--json", cwd=repo), "runStatus")
+
+
+def test_review_findings_route_to_summarize_without_repair():
     repo = new_repo()
     st = start(repo)
     st = submit(repo, st, suggest="implement")
     _change_file(repo)
-    # Implement may not suggest; a change after Implement goes to Review and Review to Summarize.
     st = submit(repo, st, implementation=impl("applied", ["feature.txt"]))
     assert st["action"]["kind"] == "review"
-    st = submit(repo, st, review=review_block("findings_reported",
-                                              [{"location": "feature.txt", "summary": "s", "detail": "d"}]))
+    st = submit(repo, st, status="completed",
+                review=review_block("findings_reported", [{"location": "feature.txt", "summary": "s", "detail": "d"}]))
     assert st["action"]["kind"] == "summarize", "findings never route to repair"
+    assert _status(repo, st["run_id"])["review_pending"] is False
+
+
+def test_review_interposition_drops_a_queued_suggestion():
+    repo = new_repo()
+    st = start(repo)
+    _change_file(repo)  # Orient's own change makes Review pending
+    st = submit(repo, st, suggest="implement")
+    assert st["action"]["kind"] == "review", "Review comes before the queued suggestion"
+    status = _status(repo, st["run_id"])
+    assert status.get("pending_actions", []) == []
+    # The wording is ours; the machine-readable prefix and the dropped brief are facts.
+    dropped = [u for u in status.get("uncertainties", []) if u.startswith("unresolved_suggestion: ")]
+    assert len(dropped) == 1 and "implement" in dropped[0] and "Do the implement step." in dropped[0], dropped
+    assert any(u.startswith("attribution_uncertainty: ") for u in status.get("uncertainties", []))
+    assert any(o.startswith("observed_since_start: ") for o in status.get("observations", [])), \
+        status.get("observations")
+    st = submit(repo, st, review=review_block())
+    assert st["action"]["kind"] == "summarize"
+
+
+def test_implement_report_discrepancy_is_observed():
+    repo = new_repo()
+    st = start(repo, "claims without change", "--no-review")
+    st = submit(repo, st, suggest="implement")
+    st = submit(repo, st, implementation=impl("applied", ["ghost.txt"]))
+    assert st["action"]["kind"] == "summarize"
+    obs = _status(repo, st["run_id"]).get("observations", [])
+    hits = [o for o in obs if o.startswith("report_discrepancy: ")]
+    assert len(hits) == 1 and "applied" in hits[0], obs
+    assert not any(o.startswith("observed_since_start: ") for o in obs), obs
+
+
+def test_voided_review_stays_pending_across_stop_and_resume():
+    repo = new_repo()
+    st = start(repo, "review survives resume", "--budget", "20")
+    rid = st["run_id"]
+    st = submit(repo, st, suggest="implement")
+    _change_file(repo)
+    st = submit(repo, st, implementation=impl("applied", ["feature.txt"]))
+    assert st["action"]["kind"] == "review"
+    state_of(run("stop", rid, "--json", cwd=repo))
+    st = state_of(run("protocol", "resume", rid, cwd=repo))
+    assert st["action"]["kind"] == "orient"
+    assert _status(repo, rid)["review_pending"] is True
+    st = submit(repo, st)
+    assert st["action"]["kind"] == "review", "a voided Review is still owed"
+
+
+def test_resume_of_a_run_waiting_for_an_answer_is_not_resumable():
+    repo = new_repo()
+    st = start(repo)
+    submit(repo, st, status="needs_input", pause=decision_pause())
+    doc = rejected_untouched(repo, st["run_id"], ["protocol", "resume", st["run_id"]], "run_not_resumable")
+    assert doc["next"]["operation"] == "answer"
+
+
+def test_skip_while_waiting_for_destruction_clears_the_request():
+    repo = new_repo()
+    st = start(repo, "skip destruction", "--no-review")
+    st = submit(repo, st, suggest="implement")
+    submit(repo, st, status="needs_input", pause=destructive_pause([{"kind": "data_domain", "value": "users"}]))
+    assert "pending_destructive_request" in _status(repo, st["run_id"])
+    s = state_of(run("protocol", "skip", "--run", st["run_id"], "--action", st["action"]["action_id"], cwd=repo))
+    assert s["action"]["kind"] == "summarize"
+    status = _status(repo, st["run_id"])
+    assert "pending_destructive_request" not in status and "destructive_grant" not in status
+
+
+def test_skipped_summary_ends_with_the_fixed_factual_report():
+    repo = new_repo()
+    st = start(repo)
+    st = submit(repo, st)
+    assert st["action"]["kind"] == "summarize"
+    ended = state_of(run("protocol", "skip", "--run", st["run_id"], "--action", st["action"]["action_id"], cwd=repo))
+    # A fixed three-line factual summary: the skip, the final Git fact, no host report.
+    lines = ended["summary"].split("\n")
+    assert ended["summary"].endswith("\n") and len(lines) == 4 and lines[3] == "", ended["summary"]
+    assert "skipped" in lines[0] and "no difference" in lines[1].lower(), ended["summary"]
+    assert _status(repo, st["run_id"])["final_git_observed"] is True
+
+
+def test_skipped_review_is_projected_as_not_run():
+    repo = new_repo()
+    st = start(repo)
+    st = submit(repo, st, suggest="implement")
+    _change_file(repo)
+    st = submit(repo, st, implementation=impl("applied", ["feature.txt"]))
+    review_id = st["action"]["action_id"]
+    state_of(run("protocol", "skip", "--run", st["run_id"], "--action", review_id, cwd=repo))
+    rec = [a for a in _status(repo, st["run_id"])["actions"] if a["action"]["action_id"] == review_id][0]
+    assert rec["skipped"] is True
+    assert rec["review_projection"] == {"result": "not_run", "findings": [], "uncertainties": []}
+
+
+def test_status_section_on_an_ad_hoc_run_is_material_unavailable():
+    repo = new_repo()
+    st = start(repo)
+    assert_cli_error(run("status", "--section", "goal", "--json", cwd=repo), "run_id_required", 2)
+    assert_cli_error(run("status", st["run_id"], "--section", "goal", "--json", cwd=repo), "material_unavailable", 3)
+
+
+def test_oversize_outcome_on_stdin_is_invalid_outcome():
+    repo = new_repo()
+    st = start(repo)
+    doc = outcome(st["action"])
+    doc["observations"] = ["x" * 1048576]
+    rejected_untouched(repo, st["run_id"], ["protocol", "submit", "--run", st["run_id"], "--action",
+                                            st["action"]["action_id"], "--outcome-stdin"],
+                       "invalid_outcome", 2, stdin=encode(doc))
 
 
 def test_orient_without_suggestion_goes_to_summarize():
