@@ -3,12 +3,13 @@ service-side rejections of submit/answer/skip/resume/stop."""
 
 import json
 import os
+import subprocess
 import uuid
 
 from protocol_support import (decision_pause, destructive_pause, encode, impl, journal_lines,
                               new_repo, outcome, rejected_untouched, review_block, run_dir,
                               start, state_of, submit, submit_raw, variant_ids, write_tmp)
-from slipway_e2e import assert_cli_error, main, run, validate
+from slipway_e2e import BIN, assert_cli_error, main, run, validate
 
 ACTION_VARIANTS = ["submit-outcome-file", "submit-outcome-stdin", "skip-action"]
 
@@ -362,6 +363,11 @@ def test_destructive_decline_mismatch_confirm_and_one_shot_grant():
                                    "--confirm-destructive", "--scope-sha256", wrong], "destructive_scope_mismatch")
     rejected_untouched(repo, rid, ["protocol", "answer", "--run", rid, "--action", aid,
                                    "--scope-sha256", digest], "destructive_confirmation_pair_required", 2)
+    rejected_untouched(repo, rid, ["protocol", "answer", "--run", rid, "--action", aid,
+                                   "--confirm-destructive", "--scope-sha256", digest.upper()],
+                       "destructive_scope_required")
+    rejected_untouched(repo, rid, ["protocol", "answer", "--run", rid, "--action", aid, "--text", " "],
+                       "answer_required")
     granted = state_of(run("protocol", "answer", "--run", rid, "--action", aid,
                            "--confirm-destructive", "--scope-sha256", digest, cwd=repo))
     act = granted["action"]
@@ -413,6 +419,33 @@ def test_destructive_confirmation_without_budget_is_committed_then_reported():
     # The exact replay raises the same error and writes nothing.
     assert_cli_error(run(*args, cwd=repo), "budget_exhausted", 3)
     assert len(journal_lines(repo, rid)) == n + 1
+
+
+def test_destructive_request_with_a_wrong_digest_is_a_semantic_error():
+    repo = new_repo()
+    st = start(repo, "bad request", "--no-review")
+    st = submit(repo, st, suggest="implement")
+    pause = destructive_pause([{"kind": "path", "value": "a"}])
+    pause["destructive_request"]["scope_sha256"] = "sha256:" + "0" * 64
+    path = write_tmp(encode(outcome(st["action"], status="needs_input", pause=pause)))
+    err = rejected_untouched(repo, st["run_id"], ["protocol", "submit", "--run", st["run_id"], "--action",
+                                                  st["action"]["action_id"], "--outcome-file", path],
+                             "invalid_outcome", 3)
+    assert err["next"]["operation"] == "action"
+
+
+def test_concurrent_identical_submits_record_one_transition():
+    repo = new_repo()
+    st = start(repo)
+    path = write_tmp(encode(outcome(st["action"], suggest="implement")))
+    argv = [BIN, "protocol", "submit", "--run", st["run_id"], "--action", st["action"]["action_id"],
+            "--outcome-file", path]
+    procs = [subprocess.Popen(argv, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(4)]
+    outs = [p.communicate(timeout=60) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
+    assert len({o[0] for o in outs}) == 1, "every racer sees the same committed state"
+    types = [json.loads(l)["type"] for l in journal_lines(repo, st["run_id"])]
+    assert types == ["run_started", "outcome_submitted"], types
 
 
 def test_budget_one_exhausts_then_resume_replenishes():

@@ -8,8 +8,8 @@ import subprocess
 import tempfile
 import uuid
 
-from protocol_support import (decision_pause, encode, new_repo, outcome, run_dir, start, state_of,
-                              submit, tree_digest)
+from protocol_support import (decision_pause, destructive_pause, encode, new_repo, outcome, run_dir, start,
+                              state_of, submit, tree_digest, write_tmp)
 from slipway_e2e import BIN, assert_cli_error, main, run, validate
 
 
@@ -223,6 +223,73 @@ def test_human_skip_command_runs_in_sh():
     doc = json.loads(proc.stdout)
     validate(doc, "protocolState")
     assert doc["action"]["kind"] == "summarize"
+
+
+def _resolve(next_doc, vid, values):
+    """Next.Resolve: base_argv plus `flag value` per given input, in input order."""
+    var = [v for v in next_doc["variants"] if v["id"] == vid][0]
+    argv = list(var["base_argv"])
+    for inp in var["inputs"]:
+        if inp["name"] in values:
+            argv += [inp["flag"], values[inp["name"]]]
+        else:
+            assert not inp["required"], (vid, inp)
+    assert argv[0] == "slipway"
+    return [BIN] + argv[1:]
+
+
+def _exec(argv, stdin=None):
+    """Runs a resolved next from an unrelated directory: --root alone must bind it."""
+    proc = subprocess.run(argv, input=stdin, capture_output=True, cwd=tempfile.gettempdir(), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    validate(doc, "protocolState")
+    return doc
+
+
+def test_structured_next_variants_execute_as_resolved():
+    repo = new_repo(prefix="next resolve-")
+    st = start(repo, "follow the next", "--budget", "20", "--no-review")
+    body = encode(outcome(st["action"], status="needs_input", pause=decision_pause()))
+    paused = _exec(_resolve(st["next"], "submit-outcome-file", {"outcome_file": write_tmp(body)}))
+    assert paused["pause_reason"] == "decision_required"
+    answer = write_tmp(b"pick the first", ".txt")
+    st = _exec(_resolve(paused["next"], "answer-decision", {"text_file": answer}))
+    assert st["action"]["kind"] == "orient"
+    body = encode(outcome(st["action"], suggest="implement"))
+    st = _exec(_resolve(st["next"], "submit-outcome-stdin", {}), stdin=body)
+    assert st["action"]["kind"] == "implement"
+    pause = destructive_pause([{"kind": "external_resource", "value": "s3://bucket/key"}])
+    body = encode(outcome(st["action"], status="needs_input", pause=pause))
+    paused = _exec(_resolve(st["next"], "submit-outcome-file", {"outcome_file": write_tmp(body)}))
+    granted = _exec(_resolve(paused["next"], "confirm-destructive", {}))
+    assert granted["action"]["destructive_authorization"]["scope_sha256"] == pause["destructive_request"]["scope_sha256"]
+    stopped = state_of(run("stop", granted["run_id"], "--json", cwd=repo))
+    resumed = _exec(_resolve(stopped["next"], "resume-ad-hoc", {"budget": "9"}))
+    assert resumed["action"]["remaining_budget"] == 8 and resumed["budget_applied"] is True
+
+
+def test_run_with_an_explicit_root_from_elsewhere():
+    repo = new_repo()
+    elsewhere = os.path.realpath(tempfile.mkdtemp())
+    st = state_of(run("run", "--root", repo, "--json", "--", "-leading goal", cwd=elsewhere))
+    assert st["action"]["goal"] == "-leading goal"
+    assert st["next"]["variants"][0]["base_argv"][8] == repo
+    assert os.path.isdir(run_dir(repo, st["run_id"]))
+    doc = state_of(run("status", "--root", os.path.join(repo, ".git", ".."), "--json", cwd=elsewhere), "statusList")
+    assert [r["id"] for r in doc["runs"]] == [st["run_id"]]
+
+
+def test_implicit_stop_takes_the_only_paused_run():
+    repo = new_repo()
+    st = start(repo)
+    submit(repo, st, status="needs_input", pause=decision_pause())
+    ended = start(repo, "finished")
+    ended = submit(repo, ended)
+    ended = submit(repo, ended)
+    assert ended["state"] == "ended"
+    stopped = state_of(run("stop", "--json", cwd=repo))
+    assert stopped["run_id"] == st["run_id"] and stopped["state"] == "stopped"
 
 
 if __name__ == "__main__":
