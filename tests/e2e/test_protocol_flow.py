@@ -317,7 +317,7 @@ def test_answers_decision_blank_and_not_expected():
     ans = state_of(run("protocol", "answer", "--run", rid, "--action", aid, "--text", "use email", cwd=repo))
     assert ans["state"] == "active" and ans["action"]["kind"] == "orient"
     assert ans["action"]["action_id"] != aid
-    assert "use email" in ans["action"]["context"]
+    assert "Decisions:\n- action %s decision:\n  use email\n" % aid in ans["action"]["context"], ans["action"]["context"]
     assert _last_event(repo, rid) == "answer_recorded"
     n = len(journal_lines(repo, rid))
     again = state_of(run("protocol", "answer", "--run", rid, "--action", aid, "--text", "use email", cwd=repo))
@@ -549,6 +549,28 @@ def test_skip_each_kind():
                        "run_not_skippable")
 
 
+def test_stop_while_paused_voids_the_waiting_action_and_skip_is_refused():
+    repo = new_repo()
+    st = start(repo)
+    rid, aid = st["run_id"], st["action"]["action_id"]
+    submit(repo, st, status="needs_input", pause=decision_pause())
+    stopped = state_of(run("stop", rid, "--json", cwd=repo))
+    assert "pause_reason" not in stopped and "action" not in stopped
+    assert variant_ids(stopped) == ["resume-ad-hoc"]
+    status = state_of(run("status", rid, "--json", cwd=repo), "runStatus")
+    assert status["actions"][0]["voided"] is True
+    rejected_untouched(repo, rid, ["protocol", "skip", "--run", rid, "--action", aid], "run_not_skippable")
+    rejected_untouched(repo, rid, ["protocol", "answer", "--run", rid, "--action", aid, "--text", "late"],
+                       "answer_not_expected")
+
+
+def test_run_in_a_repository_without_commits():
+    repo = new_repo(commit=False)
+    st = start(repo, "unborn head")
+    status = state_of(run("status", st["run_id"], "--json", cwd=repo), "runStatus")
+    assert status["initial_git"]["head"] == "unborn"
+
+
 def test_skip_of_a_non_current_action_is_stale():
     repo = new_repo()
     st = start(repo)
@@ -596,6 +618,8 @@ def test_mutations_on_a_missing_run_are_runtime_errors():
                  ["stop", ghost, "--json"]):
         doc = assert_cli_error(run(*args, cwd=repo), "runtime_error", 3)
         assert not os.path.exists(run_dir(repo, ghost)), args
+        assert variant_ids(doc) == ["inspect-run"], (args, doc["next"])
+        assert doc["next"]["variants"][0]["base_argv"] == ["slipway", "status", ghost, "--root", repo]
 
 
 def test_rejections_validate_and_keep_stdout_empty_for_every_json_document():

@@ -96,6 +96,16 @@ def test_status_human_targeted_view_shows_question_and_choices():
     assert "{" not in text
 
 
+def test_pending_question_is_bounded_to_200_runes():
+    repo = new_repo()
+    st = start(repo)
+    submit(repo, st, status="needs_input", pause=decision_pause("first line\n" + "\u754c" * 300))
+    text = run("status", st["run_id"], cwd=repo).out.decode()
+    line = [l for l in text.splitlines() if l.startswith("Pending question: ")][0]
+    q = line[len("Pending question: "):]
+    assert len(q) == 200 and q.endswith("\u2026") and q.startswith("first line \u754c"), q
+
+
 def test_corrupt_journal_is_unavailable_in_the_list_and_invalid_when_targeted():
     repo = new_repo()
     good = start(repo, "good run")
