@@ -448,6 +448,49 @@ def test_concurrent_identical_submits_record_one_transition():
     assert types == ["run_started", "outcome_submitted"], types
 
 
+def test_decision_answer_without_budget_pauses_and_replays():
+    repo = new_repo()
+    st = start(repo, "no budget to re-orient", "--budget", "1")
+    rid, aid = st["run_id"], st["action"]["action_id"]
+    submit(repo, st, status="needs_input", pause=decision_pause())
+    first = run("protocol", "answer", "--run", rid, "--action", aid, "--text", "go", cwd=repo)
+    doc = state_of(first)
+    assert doc["state"] == "paused" and doc["pause_reason"] == "budget_exhausted" and "action" not in doc
+    n = len(journal_lines(repo, rid))
+    again = run("protocol", "answer", "--run", rid, "--action", aid, "--text", "go", cwd=repo)
+    assert again.code == 0 and again.out == first.out
+    assert len(journal_lines(repo, rid)) == n
+
+
+def test_superseding_an_unknown_answer_is_rejected():
+    repo = new_repo()
+    st = start(repo)
+    pause = decision_pause()
+    pause["supersedes_answer_action_id"] = str(uuid.uuid4())
+    path = write_tmp(encode(outcome(st["action"], status="needs_input", pause=pause)))
+    rejected_untouched(repo, st["run_id"], ["protocol", "submit", "--run", st["run_id"], "--action",
+                                            st["action"]["action_id"], "--outcome-file", path],
+                       "invalid_decision_supersession")
+
+
+def test_superseding_an_active_answer_marks_it_inactive():
+    repo = new_repo()
+    st = start(repo, "two decisions", "--budget", "20")
+    rid, first = st["run_id"], st["action"]["action_id"]
+    submit(repo, st, status="needs_input", pause=decision_pause("Which channel?"))
+    st = state_of(run("protocol", "answer", "--run", rid, "--action", first, "--text", "email", cwd=repo))
+    pause = decision_pause("Email or SMS after all?")
+    pause["supersedes_answer_action_id"] = first
+    submit(repo, st, status="needs_input", pause=pause)
+    second = st["action"]["action_id"]
+    st = state_of(run("protocol", "answer", "--run", rid, "--action", second, "--text", "sms", cwd=repo))
+    answers = {a["action_id"]: a for a in state_of(run("status", rid, "--json", cwd=repo), "runStatus")["answers"]}
+    assert answers[first]["active"] is False and answers[first]["superseded_by"] == second, answers
+    assert answers[second]["active"] is True
+    ctx = st["action"]["context"]
+    assert "  sms\n" in ctx and "  email\n" not in ctx, ctx
+
+
 def test_budget_one_exhausts_then_resume_replenishes():
     repo = new_repo()
     st = start(repo, "tiny budget", "--budget", "1")
@@ -630,6 +673,29 @@ def test_rejections_validate_and_keep_stdout_empty_for_every_json_document():
     assert status["current_action"] == st["action"]
     validate(status["next"], "next")
     assert status["next"] == st["next"]
+
+
+def test_run_directory_layout_modes_journal_and_projection():
+    import stat
+    repo = new_repo()
+    st = start(repo)
+    st = submit(repo, st, suggest="clarify")
+    state_of(run("protocol", "skip", "--run", st["run_id"], "--action", st["action"]["action_id"], cwd=repo))
+    d = run_dir(repo, st["run_id"])
+    for path in (os.path.dirname(os.path.dirname(d)), os.path.dirname(d), d):
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o700, path
+    for name in ("journal.jsonl", "run.json"):
+        assert stat.S_IMODE(os.stat(os.path.join(d, name)).st_mode) == 0o600, name
+    records = [json.loads(l) for l in journal_lines(repo, st["run_id"])]
+    assert [r["sequence"] for r in records] == [1, 2, 3]
+    assert [r["type"] for r in records] == ["run_started", "outcome_submitted", "action_skipped"]
+    assert all(set(r) == {"sequence", "type", "at", "data"} for r in records)
+    assert all(r["data"]["event_version"] == 2 and r["data"]["run_id"] == st["run_id"] for r in records)
+    with open(os.path.join(d, "run.json"), "rb") as f:
+        raw = f.read()
+    proj = json.loads(raw)
+    assert raw.endswith(b"\n") and raw.startswith(b'{\n  "revision": 3,'), raw[:40]
+    assert proj["revision"] == 3 and proj["data"]["id"] == st["run_id"]
 
 
 if __name__ == "__main__":

@@ -171,6 +171,10 @@ def test_linked_worktree_run_is_a_foreign_stub_and_refuses_mutation_elsewhere():
     assert err["details"]["expected_workspace_identity"] == stub["workspace_identity"]["id"]
     assert err["details"]["observed_workspace_identity"] != stub["workspace_identity"]["id"]
     assert [v["id"] for v in err["next"]["variants"]] == ["inspect-run-in-its-workspace"]
+    assert err["next"]["variants"][0]["base_argv"] == ["slipway", "status", "--root", wt]
+    assert err["next"]["workspace_identity"] == stub["workspace_identity"]["id"]
+    # A targeted status from the main worktree is refused the same way.
+    assert_cli_error(run("status", st["run_id"], "--json", cwd=repo), "workspace_identity_mismatch", 3)
     assert_cli_error(run("stop", st["run_id"], "--json", cwd=repo), "workspace_identity_mismatch", 3)
     assert tree_digest(run_dir(repo, st["run_id"])) == before
     # The foreign run is no implicit-stop candidate from the main worktree.
@@ -300,6 +304,34 @@ def test_implicit_stop_takes_the_only_paused_run():
     assert ended["state"] == "ended"
     stopped = state_of(run("stop", "--json", cwd=repo))
     assert stopped["run_id"] == st["run_id"] and stopped["state"] == "stopped"
+
+
+def test_human_status_of_an_ended_run_prints_the_summary_and_no_choices():
+    repo = new_repo()
+    st = start(repo, "finish me")
+    st = submit(repo, st)
+    st = submit(repo, st, summary="the host's final words")
+    assert st["state"] == "ended"
+    text = run("status", st["run_id"], cwd=repo).out.decode()
+    assert text.startswith("Run: %s\nState: ended\n" % st["run_id"]), text
+    assert text.endswith(st["summary"]), "the summary closes the view: %r" % text
+    assert "Next choices:" not in text and "Current action:" not in text
+    line = [l for l in run("status", cwd=repo).out.decode().splitlines() if l.startswith(st["run_id"])][0]
+    assert line == "%s  ended    remaining=6  finish me" % st["run_id"], line
+
+
+def test_foreign_stub_keeps_its_pinned_identity_after_the_worktree_is_gone():
+    import shutil
+    repo = new_repo()
+    wt = _linked_worktree(repo)
+    st = start(wt, "vanishing worktree")
+    pinned = state_of(run("status", "--json", cwd=repo), "statusList")["runs"][0]["workspace_identity"]["id"]
+    shutil.rmtree(wt)
+    doc = state_of(run("status", "--json", cwd=repo), "statusList")
+    stub = doc["runs"][0]
+    assert stub["id"] == st["run_id"] and stub["workspace_foreign"] is True
+    assert stub["next"]["workspace_identity"] == pinned
+    assert stub["next"]["variants"][0]["base_argv"] == ["slipway", "status", st["run_id"], "--root", wt]
 
 
 if __name__ == "__main__":
