@@ -1,6 +1,7 @@
 """Ad-hoc Runs end to end: runs every test of the test_protocol_*.py parts
-(flow, preflight, status) in one process. Each part also runs on its own."""
+(flow, answers, preflight, status) in one process. Each part also runs on its own."""
 
+import test_protocol_answers
 import test_protocol_flow
 import test_protocol_preflight
 import test_protocol_status
@@ -12,4 +13,4 @@ def _tests(module):
 
 
 if __name__ == "__main__":
-    main(_tests(test_protocol_flow) + _tests(test_protocol_preflight) + _tests(test_protocol_status))
+    main(_tests(test_protocol_flow) + _tests(test_protocol_answers) + _tests(test_protocol_preflight) + _tests(test_protocol_status))
