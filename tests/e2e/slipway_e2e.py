@@ -64,9 +64,9 @@ def run(*args, cwd=None, stdin=None, env=None):
     return Result(proc)
 
 
-def scratch_repo(commit=True):
+def scratch_repo(commit=True, prefix="slipway-e2e-"):
     """A new Git repository in a temporary directory (kept until exit)."""
-    d = tempfile.mkdtemp(prefix="slipway-e2e-")
+    d = tempfile.mkdtemp(prefix=prefix)
     subprocess.run(["git", "init", "-q", d], check=True)
     subprocess.run(["git", "-C", d, "config", "user.email", "t@example.com"], check=True)
     subprocess.run(["git", "-C", d, "config", "user.name", "t"], check=True)
