@@ -121,7 +121,7 @@ static int op_submit(int argc, char **argv, const char *raw_root)
 				    "outcome-file cannot be empty");
 		goto out;
 	}
-	if ((rc = driver_open(&d, true)) != 0)
+	if ((rc = driver_discover(&d)) != 0)
 		goto out;
 	{
 		struct next_fill fill = { .run_id = run, .action_id = action };
@@ -159,6 +159,10 @@ static int op_submit(int argc, char **argv, const char *raw_root)
 			      d.ws.worktree_root, NULL);
 		outcome_release(&o);
 		driver_close(&d);
+		goto out;
+	}
+	if ((rc = driver_open_store(&d, true)) != 0) {
+		outcome_release(&o);
 		goto out;
 	}
 	m.run_id = run;

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/driver.h"
+#include "io/buf.h"
 #include "io/input.h"
 #include "io/render.h"
 
@@ -16,41 +17,46 @@ static const char *jstr(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-/* The waiting question of the current Action, white space collapsed, at
- * most 200 characters. */
+/* The waiting question of the current Action: its words joined by single
+ * spaces; over 200 characters it keeps 199 and ends with an ellipsis. */
 static void print_question(const json_t *doc)
 {
-	const json_t *cur = json_object_get(doc, "current_action"), *rec, *actions;
-	const char *q = NULL;
-	size_t i, chars = 0;
-	int space = 0;
+	const json_t *cur = json_object_get(doc, "current_action"), *rec;
+	struct sw_buf b = SW_BUF_INIT;
+	const char *q = NULL, *p;
+	size_t i, chars = 0, cut = 0;
+	char *text;
 
 	if (cur == NULL)
 		return;
-	actions = json_object_get(doc, "actions");
-	json_array_foreach(actions, i, rec)
+	json_array_foreach(json_object_get(doc, "actions"), i, rec)
 		if (strcmp(jstr(json_object_get(rec, "action"), "action_id"), jstr(cur, "action_id")) == 0)
 			q = jstr(json_object_get(json_object_get(rec, "outcome"), "pause"), "question");
 	if (q == NULL)
 		return;
-	printf("Pending question: ");
-	while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
-		q++;
-	for (; *q; q++) {
-		if (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') {
-			space = 1;
-			continue;
-		}
-		if ((*q & 0xc0) != 0x80 && chars++ >= 199) {
-			printf("…");
+	for (p = q; *p;) {
+		size_t n;
+
+		while (*p && strchr(" \t\n\r\v\f", *p))
+			p++;
+		n = strcspn(p, " \t\n\r\v\f");
+		if (n == 0)
 			break;
-		}
-		if (space)
-			putchar(' ');
-		space = 0;
-		putchar(*q);
+		if (b.len)
+			sw_buf_ch(&b, ' ');
+		sw_buf_add(&b, p, n);
+		p += n;
 	}
-	putchar('\n');
+	if ((text = sw_buf_detach(&b)) == NULL)
+		return;
+	for (i = 0; text[i]; i++)
+		if (((unsigned char)text[i] & 0xc0) != 0x80 && ++chars == 200)
+			cut = i;
+	if (chars > 200)
+		printf("Pending question: %.*s\u2026\n", (int)cut, text);
+	else
+		printf("Pending question: %s\n", text);
+	sw_free(text);
 }
 
 static int print_run(const json_t *doc)
@@ -64,7 +70,7 @@ static int print_run(const json_t *doc)
 		printf("Pause reason: %s\n", jstr(doc, "pause_reason"));
 	print_question(doc);
 	if (cur)
-		printf("Current action: %s (%s)\n", jstr(cur, "kind"), jstr(cur, "action_id"));
+		printf("Current action: %s (%s)\n", jstr(cur, "action_id"), jstr(cur, "kind"));
 	if (jstr(doc, "summary"))
 		printf("\nSummary:\n%s", jstr(doc, "summary"));
 	return 0;
@@ -114,12 +120,12 @@ int cmd_status(int argc, char **argv)
 	if (npos == 1) {
 		json_t *doc;
 
-		if ((rc = driver_load(&d, pos[0], &r, 0, NULL)) != 0)
-			goto close;
 		if (opts[2].seen) {
 			rc = driver_material(&d, pos[0], NULL, section);
 			goto close;
 		}
+		if ((rc = driver_load(&d, pos[0], &r, 0, NULL)) != 0)
+			goto close;
 		if ((doc = driver_status_json(r)) == NULL) {
 			rc = CLI_EXIT_DEFECT;
 			goto close;

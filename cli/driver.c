@@ -31,32 +31,45 @@ int driver_usage(const struct driver *d, enum tbl_err code, const char *msg)
 	return cli_fail(code, 0, msg, NULL, d->root_arg, NULL);
 }
 
-int driver_open(struct driver *d, bool writable)
+int driver_discover(struct driver *d)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	struct next *n = NULL;
 	int rc;
 
 	d->store = NULL;
-	if (vcs_discover(&d->ws, d->root_arg, &err) < 0) {
-		if (err.code == SW_ENOTFOUND || err.code == SW_EIO)
-			return cli_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0, err.msg, NULL,
-					d->root_arg, NULL);
-		next_build_form(&n, NEXT_FORM_RETRY_DOCTOR, NULL,
-				d->root_arg ? d->root_arg : ".", &(struct next_fill){ 0 }, &err);
-		rc = cli_fail(TBL_ERR_GIT_REPOSITORY_UNAVAILABLE, 0, err.msg, n, d->root_arg, NULL);
-		next_free(n);
-		return rc;
-	}
-	if (store_open(&d->store, d->ws.git_common_dir, writable, &err) < 0) {
-		next_build_form(&n, NEXT_FORM_RUN_DOCTOR, d->ws.id, d->ws.worktree_root,
-				&(struct next_fill){ 0 }, &err);
-		rc = cli_fail(TBL_ERR_RUNSTORE_UNAVAILABLE, 0, err.msg, n, NULL, NULL);
-		next_free(n);
-		vcs_identity_release(&d->ws);
-		return rc;
-	}
-	return 0;
+	if (vcs_discover(&d->ws, d->root_arg, &err) == 0)
+		return 0;
+	if (err.code == SW_ENOTFOUND || err.code == SW_EIO)
+		return cli_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0, err.msg, NULL, d->root_arg, NULL);
+	next_build_form(&n, NEXT_FORM_RETRY_DOCTOR, NULL, d->root_arg ? d->root_arg : ".",
+			&(struct next_fill){ 0 }, &(struct sw_error)SW_ERROR_INIT);
+	rc = cli_fail(TBL_ERR_GIT_REPOSITORY_UNAVAILABLE, 0, err.msg, n, d->root_arg, NULL);
+	next_free(n);
+	return rc;
+}
+
+int driver_open_store(struct driver *d, bool writable)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct next *n = NULL;
+	int rc;
+
+	if (store_open(&d->store, d->ws.git_common_dir, writable, &err) == 0)
+		return 0;
+	next_build_form(&n, NEXT_FORM_RUN_DOCTOR, d->ws.id, d->ws.worktree_root,
+			&(struct next_fill){ 0 }, &(struct sw_error)SW_ERROR_INIT);
+	rc = cli_fail(TBL_ERR_RUNSTORE_UNAVAILABLE, 0, err.msg, n, NULL, NULL);
+	next_free(n);
+	vcs_identity_release(&d->ws);
+	return rc;
+}
+
+int driver_open(struct driver *d, bool writable)
+{
+	int rc = driver_discover(d);
+
+	return rc ? rc : driver_open_store(d, writable);
 }
 
 void driver_close(struct driver *d)
@@ -470,23 +483,13 @@ static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
 	return f;
 }
 
-static char *projection_text(const struct run *r, long long revision)
+/* The projection data; the store wraps it as {"revision": N, "data": ...}. */
+static char *projection_text(const struct run *r)
 {
-	json_t *doc = json_object(), *data = run_status_json(r, 0);
-	char *s = NULL;
+	json_t *data = run_status_json(r, 0);
+	char *s = data ? sw_json_dump(data) : NULL;
 
-	if (doc && data && json_object_set_new(doc, "revision", json_integer(revision)) == 0 &&
-	    json_object_set_new(doc, "data", data) == 0) {
-		char *body = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-
-		if (body) {
-			s = sw_asprintf("%s\n", body);
-			sw_free(body);
-		}
-	} else {
-		json_decref(data);
-	}
-	json_decref(doc);
+	json_decref(data);
 	return s;
 }
 
@@ -496,7 +499,7 @@ static int append_event(struct store_mutation *sm, const struct run *before,
 {
 	json_t *delta = run_delta(before, after, rule);
 	char *data = delta ? sw_json_dump(delta) : NULL;
-	char *proj = projection_text(after, store_mutation_base(sm) + 1);
+	char *proj = projection_text(after);
 	int rc;
 
 	if (data == NULL || proj == NULL)
@@ -801,6 +804,55 @@ static int header_visit(const struct store_event *ev, void *payload, struct sw_e
 	return 0;
 }
 
+/* The nanoseconds of an RFC3339Nano UTC time's fraction ("" -> 0). */
+static long fraction_ns(const char *t)
+{
+	const char *dot = strchr(t, '.');
+	long ns = 0;
+	int digits = 0;
+
+	if (dot == NULL)
+		return 0;
+	for (const char *p = dot + 1; *p >= '0' && *p <= '9' && digits < 9; p++, digits++)
+		ns = ns * 10 + (*p - '0');
+	for (; digits < 9; digits++)
+		ns *= 10;
+	return ns;
+}
+
+/* created_at order, then id.  Our times are UTC with trimmed fractions, so
+ * compare the seconds as text and the fractions as numbers. */
+static int by_creation(const void *a, const void *b)
+{
+	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	const char *tx = jstr(x, "created_at") ? jstr(x, "created_at") : "";
+	const char *ty = jstr(y, "created_at") ? jstr(y, "created_at") : "";
+	int c = strncmp(tx, ty, 19);
+
+	if (c == 0) {
+		long fx = fraction_ns(tx), fy = fraction_ns(ty);
+
+		c = (fx > fy) - (fx < fy);
+	}
+	return c ? c : strcmp(jstr(x, "id"), jstr(y, "id"));
+}
+
+static void sort_runs(json_t *runs)
+{
+	size_t n = json_array_size(runs);
+	json_t **v = sw_calloc(n ? n : 1, sizeof(*v));
+
+	if (v == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(runs, i));
+	qsort(v, n, sizeof(*v), by_creation);
+	json_array_clear(runs);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(runs, v[i]);
+	sw_free(v);
+}
+
 int driver_list(struct driver *d, struct driver_listing *out)
 {
 	struct sw_error err = SW_ERROR_INIT;
@@ -867,6 +919,7 @@ int driver_list(struct driver *d, struct driver_listing *out)
 		run_free(r);
 	}
 	store_list_free(ids, n);
+	sort_runs(out->runs);
 	return 0;
 }
 
@@ -926,6 +979,15 @@ int driver_material(struct driver *d, const char *run_id_arg, const char *action
 	}
 	if ((rc = driver_load(d, run_id_arg, &r, 0, &code)) != 0)
 		return rc;
+	if (action_id == NULL) {
+		/* status --section: every Run state, no Action involved. */
+		n = inspect_next(d, run_id_arg);
+		rc = cli_fail(TBL_ERR_MATERIAL_UNAVAILABLE, 0,
+			      "this Run pins no source: an ad-hoc Run has no material", n, NULL, NULL);
+		next_free(n);
+		run_free(r);
+		return rc;
+	}
 	actions = json_object_get(run_json(r), "actions");
 	json_array_foreach(actions, i, v)
 		if (strcmp(jstr(json_object_get(v, "action"), "action_id"), action_id) == 0)

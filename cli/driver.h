@@ -30,6 +30,11 @@ struct driver {
 /* Discovers the workspace at d->root_arg (the current directory when NULL)
  * and opens its store, writable or read-only. */
 int driver_open(struct driver *d, bool writable);
+/* The two halves of driver_open, for commands that read their input in
+ * between (submit reads its Outcome before the store is touched).  After a
+ * failed driver_open_store the driver holds nothing. */
+int driver_discover(struct driver *d);
+int driver_open_store(struct driver *d, bool writable);
 void driver_close(struct driver *d);
 
 /* The Run's next (DeriveNext), or with `resume_only` its resume variants
