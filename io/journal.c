@@ -730,6 +730,14 @@ int journal_projection_encode(char **out, size_t *out_len, long long revision,
 		char c = whole[i];
 
 		if (in_str) {
+			/* Copy the run of plain string bytes in one go. */
+			size_t run = strcspn(whole + i, "\\\"");
+
+			if (run > 0) {
+				sw_buf_add(&b, whole + i, run);
+				i += run - 1;
+				continue;
+			}
 			sw_buf_ch(&b, c);
 			if (c == '\\') {
 				sw_buf_ch(&b, whole[++i]);

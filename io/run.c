@@ -273,7 +273,9 @@ static char *build_context(const json_t *rec, size_t limit)
 	if (last_outcome != (size_t)-1)
 		items[last_outcome].section = 1;
 	/* Fill priority: decisions newest first, the recent outcome, then
-	 * earlier outcomes newest first. */
+	 * earlier outcomes newest first.  Sizes are added up rather than
+	 * rendered per candidate, keeping this linear; `reserve` covers the
+	 * "(none)" and "[omitted ...]" lines the final rendering may add. */
 	for (size_t k = n; k-- > 0;)
 		if (items[k].section == 0)
 			order[norder++] = k;
@@ -282,41 +284,32 @@ static char *build_context(const json_t *rec, size_t limit)
 	for (size_t k = n; k-- > 0;)
 		if (items[k].section == 2)
 			order[norder++] = k;
-	for (size_t k = 0; k < norder; k++) {
-		struct ctx_item *it = &items[order[k]];
+	{
+		static const size_t reserve = 3 * 48;
+		size_t used = strlen("Decisions:\nRecent outcome:\nEarlier outcomes:\n");
 
-		it->selected = it->text;
-		if (render_context(&out, items, n) <= limit && !out.failed)
-			continue;
-		/* The first item that does not fit is cut with a marker; the
-		 * rest are omitted. */
-		it->selected = NULL;
-		size_t base = render_context(&out, items, n);
+		for (size_t k = 0; k < norder; k++) {
+			struct ctx_item *it = &items[order[k]];
+			size_t len = strlen(it->text);
+			char *cut, *line;
 
-		if (base < limit) {
-			char *cut = truncate_marked(it->text, limit - base > 1 ? limit - base - 1 : 0);
-
-			if (cut != NULL) {
-				size_t cl = strlen(cut);
-				char *line = sw_malloc(cl + 2);
-
-				if (line != NULL) {
-					memcpy(line, cut, cl);
-					line[cl] = '\n';
-					line[cl + 1] = '\0';
-					it->selected = line;
-					if (render_context(&out, items, n) > limit) {
-						it->selected = NULL;
-						sw_free(line);
-					} else {
-						sw_free(it->text);
-						it->text = line;
-					}
-				}
-				sw_free(cut);
+			if (used + len + reserve <= limit) {
+				it->selected = it->text;
+				used += len;
+				continue;
 			}
+			/* The first item that does not fit is cut with a marker;
+			 * the rest are omitted. */
+			if (used + reserve + 2 >= limit)
+				break;
+			cut = truncate_marked(it->text, limit - used - reserve - 1);
+			if (cut != NULL && (line = sw_asprintf("%s\n", cut)) != NULL) {
+				sw_free(it->text);
+				it->text = it->selected = line;
+			}
+			sw_free(cut);
+			break;
 		}
-		break;
 	}
 	render_context(&out, items, n);
 	if (!out.failed)
@@ -899,6 +892,47 @@ static int is_prefix(const json_t *a, const json_t *b)
 	return 1;
 }
 
+/* The change of one array element: for two objects only the keys that
+ * changed ({index, set, clear}); otherwise the whole new value. */
+static json_t *element_change(size_t index, const json_t *b, const json_t *a)
+{
+	json_t *ch = json_pack("{s:I}", "index", (json_int_t)index);
+	json_t *set, *clear;
+	const char *k;
+	json_t *v;
+
+	if (ch == NULL)
+		return NULL;
+	if (!json_is_object(a) || !json_is_object(b)) {
+		json_object_set_new(ch, "value", json_deep_copy(a));
+		return ch;
+	}
+	set = json_object();
+	clear = json_array();
+	json_object_foreach((json_t *)a, k, v)
+		if (!json_equal(v, json_object_get(b, k)))
+			json_object_set_new(set, k, json_deep_copy(v));
+	json_object_foreach((json_t *)b, k, v)
+		if (json_object_get(a, k) == NULL)
+			json_array_append_new(clear, json_string(k));
+	json_object_set_new(ch, "set", set);
+	json_object_set_new(ch, "clear", clear);
+	return ch;
+}
+
+/* The index of the Action record whose Action equals `action`, searched
+ * from the end (the current Action is almost always the last one). */
+static long action_index(const json_t *rec, const json_t *action)
+{
+	const json_t *actions = json_object_get(rec, "actions");
+
+	for (size_t i = json_array_size(actions); i-- > 0;)
+		if (json_equal(json_object_get(json_array_get(actions, i), "action"),
+			       (json_t *)action))
+			return (long)i;
+	return -1;
+}
+
 json_t *run_delta(const struct run *before, const struct run *after, size_t rule)
 {
 	json_t *d = json_pack("{s:i, s:i, s:s, s:I}", "event_version", 2,
@@ -927,6 +961,18 @@ json_t *run_delta(const struct run *before, const struct run *after, size_t rule
 
 		if ((a == NULL && b == NULL) || json_equal(a, b))
 			continue;
+		if (strcmp(k, "current_action") == 0 && a != NULL) {
+			/* The current Action is always one of the records: name it
+			 * instead of writing it twice. */
+			long idx = action_index(after->rec, a);
+
+			if (idx >= 0) {
+				if (json_object_set_new(d, "current_action_index",
+							json_integer(idx)) < 0)
+					goto fail;
+				continue;
+			}
+		}
 		if (a == NULL) {
 			if (json_array_append_new(clear, json_string(k)) < 0)
 				goto fail;
@@ -948,14 +994,12 @@ json_t *run_delta(const struct run *before, const struct run *after, size_t rule
 				continue;
 			}
 			for (size_t j = 0; j < json_array_size(a); j++) {
-				json_t *av = json_array_get(a, j);
+				json_t *av = json_array_get(a, j), *bv = json_array_get(b, j);
 
 				if (j >= nb)
 					json_array_append_new(tail, json_deep_copy(av));
-				else if (!json_equal(av, json_array_get(b, j)))
-					json_array_append_new(changes,
-						json_pack("{s:I, s:o}", "index", (json_int_t)j,
-							  "value", json_deep_copy(av)));
+				else if (!json_equal(av, bv))
+					json_array_append_new(changes, element_change(j, bv, av));
 			}
 			if (json_array_size(tail))
 				json_object_set(app, k, tail);
@@ -1048,16 +1092,40 @@ int run_replay(struct run **rp, const char *type, const json_t *data,
 
 		json_array_foreach(v, i, ch) {
 			json_int_t idx = json_integer_value(json_object_get(ch, "index"));
+			json_t *el, *cv, *value = json_object_get(ch, "value");
+			const char *ck;
+			size_t ci;
 
 			if (!json_is_array(target) || idx < 0 ||
-			    (size_t)idx >= json_array_size(target) ||
-			    json_array_set(target, (size_t)idx, json_object_get(ch, "value")) < 0)
+			    (size_t)idx >= json_array_size(target))
 				return bad(err, "bad update");
+			if (value != NULL) {
+				if (json_array_set(target, (size_t)idx, value) < 0)
+					return bad(err, "bad update");
+				continue;
+			}
+			el = json_array_get(target, (size_t)idx);
+			if (!json_is_object(el))
+				return bad(err, "bad update");
+			json_object_foreach(json_object_get(ch, "set"), ck, cv)
+				if (json_object_set(el, ck, cv) < 0)
+					return bad(err, "bad update");
+			json_array_foreach(json_object_get(ch, "clear"), ci, cv)
+				if (!json_is_string(cv) || json_object_del(el, json_string_value(cv)) < 0)
+					return bad(err, "bad update");
 		}
 	}
 	json_object_foreach(json_object_get(data, "append"), key, v)
 		if (!known_field(key) || !json_is_array(v) || extend(rec, key, v) < 0)
 			return bad(err, "bad append");
+	if ((v = json_object_get(data, "current_action_index")) != NULL) {
+		json_t *record = json_array_get(json_object_get(rec, "actions"),
+						(size_t)json_integer_value(v));
+
+		if (!json_is_integer(v) || record == NULL ||
+		    json_object_set(rec, "current_action", json_object_get(record, "action")) < 0)
+			return bad(err, "bad current_action_index");
+	}
 	return 0;
 }
 
