@@ -13,6 +13,8 @@
 #include "io/outcome.h"
 #include "io/input.h"
 #include "io/render.h"
+#include "io/source.h"
+#include "io/source_json.h"
 #include "io/store.h"
 
 void driver_now(char *buf, size_t len)
@@ -42,7 +44,7 @@ int driver_usage(const struct driver *d, enum tbl_err code, const char *msg)
 	return cli_fail(code, 0, msg, NULL, d->root_arg, NULL);
 }
 
-int driver_open(struct driver *d, bool writable)
+int driver_discover(struct driver *d)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	struct next *n = NULL;
@@ -59,6 +61,15 @@ int driver_open(struct driver *d, bool writable)
 		next_free(n);
 		return rc;
 	}
+	return 0;
+}
+
+int driver_open_store(struct driver *d, bool writable)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct next *n = NULL;
+	int rc;
+
 	if (store_open(&d->store, d->ws.git_common_dir, writable, &err) < 0) {
 		next_build_form(&n, NEXT_FORM_RUN_DOCTOR, d->ws.id, d->ws.worktree_root,
 				&(struct next_fill){ 0 }, &err);
@@ -68,6 +79,13 @@ int driver_open(struct driver *d, bool writable)
 		return rc;
 	}
 	return 0;
+}
+
+int driver_open(struct driver *d, bool writable)
+{
+	int rc = driver_discover(d);
+
+	return rc != 0 ? rc : driver_open_store(d, writable);
 }
 
 void driver_close(struct driver *d)
@@ -618,23 +636,37 @@ void driver_mutation_release(struct driver_mutation *m)
 struct sctx {
 	struct run *run;
 	const struct fsm_step *step;
+	const struct source_pinned *source;
 };
 
+/* The section payloads go into the same mutation as the first event, so a
+ * Run never exists without the material its Actions point at. */
 static int create_cb(struct store_mutation *sm, void *payload, struct sw_error *err)
 {
 	struct sctx *c = payload;
+	char digest[SW_DIGEST_LEN];
+	int rc;
 
+	for (size_t i = 0; c->source && i < c->source->n_sections; i++) {
+		const struct source_section *sec = &c->source->sections[i];
+
+		if ((rc = store_mutation_add_material(sm, sec->payload, sec->bytes, digest, err)) < 0)
+			return rc;
+		if (strcmp(digest, sec->material_sha256) != 0)
+			return sw_error_set(err, SW_EINVAL, "material digest of section %s differs",
+					    sec->key);
+	}
 	return append_event(sm, NULL, c->run, FSM_EV_START, c->step->rule, err);
 }
 
 int driver_start(struct driver *d, const char *goal, unsigned budget, int review,
-		 struct run **out)
+		 const struct source_pinned *source, struct run **out)
 {
 	struct fsm_run fresh = { .state = FSM_ST_NEW };
 	struct fsm_input in = { .event = FSM_EV_START, .budget = budget, .review = review };
 	struct sw_error err = SW_ERROR_INIT;
 	struct vcs_observation obs = VCS_OBSERVATION_INIT;
-	json_t *obs_json = NULL, *identity = NULL;
+	json_t *obs_json = NULL, *identity = NULL, *pinned = NULL;
 	char id[37], action_id[37], now[40];
 	struct run_start s = { 0 };
 	struct run_effects fx = { 0 };
@@ -650,14 +682,15 @@ int driver_start(struct driver *d, const char *goal, unsigned budget, int review
 	}
 	st = fsm_step(&fresh, &in);
 	if (st.verdict != FSM_APPLY) {
-		next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review, 0,
+		next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review, source != NULL,
 				 &(struct sw_error)SW_ERROR_INIT);
 		rc = cli_fail(st.err, 0, err.msg[0] ? err.msg : tbl_rules[st.rule].why, n,
 			      d->ws.worktree_root, NULL);
 		goto out;
 	}
 	if (store_new_run_id(id, &err) < 0 || store_new_run_id(action_id, &err) < 0 ||
-	    (identity = vcs_identity_to_json(&d->ws)) == NULL) {
+	    (identity = vcs_identity_to_json(&d->ws)) == NULL ||
+	    (source && source_pinned_to_json(&pinned, source, &err) < 0)) {
 		rc = cli_fail(TBL_ERR_RUNTIME_ERROR, 0, err.msg[0] ? err.msg : "out of memory",
 			      NULL, d->ws.worktree_root, NULL);
 		goto out;
@@ -669,19 +702,21 @@ int driver_start(struct driver *d, const char *goal, unsigned budget, int review
 	s.identity = identity;
 	s.initial_git = obs_json;
 	s.now = now;
+	s.pinned_source = pinned;
 	fx.now = now;
 	fx.new_action_id = action_id;
 	if (run_create(&c.run, &s, &st, &fx, &err) < 0) {
 		enum tbl_err code = tbl_err_lookup(err.proto);
 
 		if (code == TBL_ERR_ACTION_TOO_LARGE)
-			next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review, 0,
-					 &(struct sw_error)SW_ERROR_INIT);
+			next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review,
+					 source != NULL, &(struct sw_error)SW_ERROR_INIT);
 		rc = cli_fail(code ? code : TBL_ERR_RUNTIME_ERROR, code ? CLI_EXIT_RUNTIME : 0,
 			      err.msg, n, d->ws.worktree_root, NULL);
 		goto out;
 	}
 	c.step = &st;
+	c.source = source;
 	if (store_create(d->store, id, create_cb, &c, &err) < 0) {
 		rc = fail_store(d, &err, NULL);
 		goto out;
@@ -692,6 +727,7 @@ out:
 	run_free(c.run);
 	next_free(n);
 	json_decref(identity);
+	json_decref(pinned);
 	json_decref(obs_json);
 	vcs_observation_release(&obs);
 	return rc;

@@ -20,6 +20,7 @@
 struct json_t;
 struct store;
 struct outcome;
+struct source_pinned;
 
 struct driver {
 	const char *root_arg;		/* --root as given, or NULL */
@@ -30,6 +31,11 @@ struct driver {
 /* Discovers the workspace at d->root_arg (the current directory when NULL)
  * and opens its store, writable or read-only. */
 int driver_open(struct driver *d, bool writable);
+/* The two halves of driver_open, for a command that has work between them
+ * (run --source-file imports the envelope after resolving the root).
+ * driver_open_store releases the workspace when it fails. */
+int driver_discover(struct driver *d);
+int driver_open_store(struct driver *d, bool writable);
 void driver_close(struct driver *d);
 
 /* The Run's next (DeriveNext), or with `resume_only` its resume variants
@@ -64,9 +70,11 @@ struct driver_mutation {
 int driver_mutate(struct driver *d, struct driver_mutation *m);
 void driver_mutation_release(struct driver_mutation *m);
 
-/* Creates a Run (`run`); *out is the new Run. */
+/* Creates a Run (`run`); *out is the new Run.  `source` (borrowed, may be
+ * NULL) makes it issue-backed: the record pins it and its section payloads
+ * are stored as materials in the creating mutation. */
 int driver_start(struct driver *d, const char *goal, unsigned budget,
-		 int review, struct run **out);
+		 int review, const struct source_pinned *source, struct run **out);
 
 /* Prints the protocolState of `r` (JSON), or with `human` the text form:
  * `headline`, with `with_facts` the state, goal, budget and current Action,

@@ -38,6 +38,9 @@ struct run_start {
 	const struct json_t *identity;
 	const struct json_t *initial_git;
 	const char *now;		/* RFC3339Nano UTC */
+	/* The pinnedSource object of an issue-backed Run (borrowed, copied
+	 * into the record), or NULL for an ad-hoc Run. */
+	const struct json_t *pinned_source;
 };
 
 /* The inputs run_apply needs besides the step: values the driver has read
