@@ -438,7 +438,7 @@ static int op_material(int argc, char **argv, const char *raw_root)
 	}
 	if ((rc = driver_open(&d, false)) != 0)
 		goto out;
-	if ((rc = driver_material(&d, run, action, section)) != 0)
+	if ((rc = driver_material(&d, run, action, section, 0)) != 0)
 		goto close;
 close:
 	run_free(r);

@@ -120,15 +120,15 @@ int cmd_status(int argc, char **argv)
 	}
 	if ((rc = driver_open(&d, false)) != 0)
 		goto out;
+	if (opts[2].seen) {
+		rc = driver_material(&d, pos[0], NULL, section, !json);
+		goto close;
+	}
 	if (npos == 1) {
 		json_t *doc;
 
 		if ((rc = driver_load(&d, pos[0], &r, 0, NULL)) != 0)
 			goto close;
-		if (opts[2].seen) {
-			rc = driver_material(&d, pos[0], NULL, section);
-			goto close;
-		}
 		if ((doc = driver_status_json(r)) == NULL) {
 			rc = CLI_EXIT_DEFECT;
 			goto close;

@@ -925,46 +925,210 @@ static int key_valid(const char *k)
 	return 1;
 }
 
-int driver_material(struct driver *d, const char *run_id_arg, const char *action_id,
-		    const char *section)
+/* A material failure: cliError with the inspect-run recovery. */
+static int fail_material(const struct driver *d, const char *run_id_arg, enum tbl_err code,
+			 const char *msg)
+{
+	struct next *n = inspect_next(d, run_id_arg);
+	int rc = cli_fail(code, 0, msg, n, NULL, NULL);
+
+	next_free(n);
+	return rc;
+}
+
+/* framed("slipway-section/v2", key, role, title, payload). */
+static int section_revision(char out[SW_DIGEST_LEN], const json_t *sec, const void *payload,
+			    size_t len)
+{
+	static const char *const fields[] = { "key", "role", "title" };
+	struct sw_error err = SW_ERROR_INIT;
+	struct sw_sha256 *h = NULL;
+
+	if (sw_sha256_new(&h, &err) < 0)
+		return -1;
+	sw_sha256_field(h, "slipway-section/v2", strlen("slipway-section/v2"));
+	for (size_t i = 0; i < 3; i++) {
+		const char *v = jstr(sec, fields[i]);
+
+		sw_sha256_field(h, v ? v : "", v ? strlen(v) : 0);
+	}
+	sw_sha256_field(h, payload, len);
+	sw_sha256_final_prefixed(h, out);
+	return 0;
+}
+
+/* Reads and checks the material of catalog entry `sec` (a requirements
+ * section or a pinned section: both carry key, role, title,
+ * section_revision, material_sha256, bytes).  On success *out holds the
+ * Markdown (NUL-terminated, caller frees); otherwise the cliError is
+ * written and its exit status returned. */
+static int read_section(const struct driver *d, const struct run *r, const json_t *sec,
+			char **out)
 {
 	struct sw_error err = SW_ERROR_INIT;
-	const json_t *actions, *rec = NULL, *v;
+	const char *digest = jstr(sec, "material_sha256");
+	char rev[SW_DIGEST_LEN], msg[700];
+	void *data = NULL;
+	size_t len = 0;
+	char *text;
+
+	*out = NULL;
+	if (digest == NULL || !sw_digest_valid(digest))
+		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_UNAVAILABLE,
+				     "the section has no valid pinned material reference");
+	if (store_read_material(&data, &len, d->store, run_id(r), digest, &err) < 0) {
+		snprintf(msg, sizeof(msg), "pinned material cannot be read or verified: %s", err.msg);
+		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_UNAVAILABLE, msg);
+	}
+	if ((json_int_t)len != json_integer_value(json_object_get(sec, "bytes"))) {
+		sw_free(data);
+		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_CORRUPT,
+				     "pinned material byte count differs from the catalog");
+	}
+	if (section_revision(rev, sec, data, len) < 0 ||
+	    (text = sw_malloc(len + 1)) == NULL) {
+		sw_free(data);
+		return cli_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, NULL, NULL);
+	}
+	if (strcmp(rev, jstr(sec, "section_revision") ? jstr(sec, "section_revision") : "") != 0) {
+		sw_free(data);
+		sw_free(text);
+		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_CORRUPT,
+				     "pinned material does not match the section revision");
+	}
+	memcpy(text, data, len);
+	text[len] = '\0';
+	sw_free(data);
+	*out = text;
+	return 0;
+}
+
+/* The catalog entry named `key` in `sections`, or NULL. */
+static const json_t *find_section(const json_t *sections, const char *key)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(sections, i, v)
+		if (strcmp(jstr(v, "key"), key) == 0)
+			return v;
+	return NULL;
+}
+
+static json_t *section_json(const json_t *sec, const char *markdown)
+{
+	return json_pack("{s:O, s:O, s:O, s:O, s:s}", "key", json_object_get(sec, "key"),
+			 "role", json_object_get(sec, "role"), "title", json_object_get(sec, "title"),
+			 "section_revision", json_object_get(sec, "section_revision"),
+			 "markdown", markdown);
+}
+
+/* status RUN --section KEY: the pinned chapter, in any Run state. */
+static int pinned_material(struct driver *d, const struct run *r, const char *section,
+			   int human)
+{
+	const json_t *pinned = json_object_get(run_json(r), "pinned_source"), *sec;
+	char *markdown = NULL;
+	json_t *doc = NULL;
+	int rc;
+
+	if (pinned == NULL)
+		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_UNAVAILABLE,
+				     "an ad-hoc Run pins no source");
+	if ((sec = find_section(json_object_get(pinned, "sections"), section)) == NULL) {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg), "the Run pins no section \"%s\"", section);
+		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_SECTION_NOT_FOUND, msg);
+	}
+	if ((rc = read_section(d, r, sec, &markdown)) != 0)
+		return rc;
+	if (human) {
+		/* Say plainly that this is an inspection, not an Action. */
+		printf("Run %s (%s): pinned section \"%s\", role %s.\n"
+		       "Section revision: %s\nRequirements revision: %s\n"
+		       "Pinned text for reading only; it authorizes no work.\n\n# %s\n\n%s",
+		       run_id(r), jstr(run_json(r), "state"), jstr(sec, "key"), jstr(sec, "role"),
+		       jstr(sec, "section_revision"), jstr(pinned, "requirements_revision"),
+		       jstr(sec, "title"), markdown);
+		rc = fflush(stdout) == EOF ? CLI_EXIT_DEFECT : 0;
+	} else {
+		doc = json_pack("{s:i, s:s, s:s, s:O, s:O, s:O, s:o}", "contract_version", 2,
+				"message_type", "pinned_material", "run_id", run_id(r),
+				"run_state", json_object_get(run_json(r), "state"),
+				"source_revision", json_object_get(pinned, "source_revision"),
+				"requirements_revision", json_object_get(pinned, "requirements_revision"),
+				"section", section_json(sec, markdown));
+		rc = doc == NULL || cli_print_json(doc) < 0 ? CLI_EXIT_DEFECT : 0;
+	}
+	json_decref(doc);
+	sw_free(markdown);
+	return rc;
+}
+
+int driver_material(struct driver *d, const char *run_id_arg, const char *action_id,
+		    const char *section, int human)
+{
+	const json_t *actions, *rec = NULL, *v, *out_status, *reqs, *sec;
+	const char *state;
 	struct run *r = NULL;
-	struct next *n = NULL;
 	const char *code = NULL;
+	char *markdown = NULL, msg[300];
+	json_t *doc = NULL;
 	size_t i;
 	int rc;
 
-	if (!key_valid(section)) {
-		n = inspect_next(d, run_id_arg);
-		rc = cli_fail(TBL_ERR_MATERIAL_SECTION_INVALID, 0,
-			      "section must match ^[a-z0-9][a-z0-9._-]{0,63}$", n, NULL, NULL);
-		next_free(n);
-		return rc;
-	}
+	if (!key_valid(section))
+		return fail_material(d, run_id_arg, TBL_ERR_MATERIAL_SECTION_INVALID,
+				     "section must match ^[a-z0-9][a-z0-9._-]{0,63}$");
 	if ((rc = driver_load(d, run_id_arg, &r, 0, &code)) != 0)
 		return rc;
+	if (action_id == NULL) {
+		rc = pinned_material(d, r, section, human);
+		goto out;
+	}
 	actions = json_object_get(run_json(r), "actions");
 	json_array_foreach(actions, i, v)
 		if (strcmp(jstr(json_object_get(v, "action"), "action_id"), action_id) == 0)
 			rec = v;
 	if (rec == NULL) {
-		n = inspect_next(d, run_id_arg);
-		rc = cli_fail(TBL_ERR_MATERIAL_ACTION_NOT_FOUND, 0, "action_id is not an Action of this run",
-			      n, NULL, NULL);
-	} else if (run_current_action_id(r) == NULL ||
-		   strcmp(run_current_action_id(r), action_id) != 0 ||
-		   json_is_true(json_object_get(rec, "voided"))) {
+		rc = fail_material(d, run_id_arg, TBL_ERR_MATERIAL_ACTION_NOT_FOUND,
+				   "action_id is not an Action of this run");
+		goto out;
+	}
+	state = jstr(run_json(r), "state");
+	out_status = json_object_get(json_object_get(rec, "outcome"), "status");
+	if (strcmp(state, "stopped") == 0 || strcmp(state, "ended") == 0 ||
+	    run_current_action_id(r) == NULL ||
+	    strcmp(run_current_action_id(r), action_id) != 0 ||
+	    json_is_true(json_object_get(rec, "voided")) ||
+	    (out_status && strcmp(json_string_value(out_status), "needs_input") != 0)) {
 		rc = fail_run(d, TBL_ERR_MATERIAL_ACTION_STALE,
 			      "material is readable only for the current Action", r);
-	} else {
-		n = inspect_next(d, run_id_arg);
-		rc = cli_fail(TBL_ERR_MATERIAL_UNAVAILABLE, 0,
-			      "this Run pins no source: an ad-hoc Run has no material", n, NULL, NULL);
+		goto out;
 	}
-	(void)err;
-	next_free(n);
+	reqs = json_object_get(json_object_get(rec, "action"), "requirements");
+	if (reqs == NULL || json_object_get(json_object_get(rec, "action"), "source") == NULL) {
+		rc = fail_material(d, run_id_arg, TBL_ERR_MATERIAL_UNAVAILABLE,
+				   "this Run pins no source: an ad-hoc Action has no material");
+		goto out;
+	}
+	if ((sec = find_section(json_object_get(reqs, "sections"), section)) == NULL) {
+		snprintf(msg, sizeof(msg), "the Action's catalog has no section \"%s\"", section);
+		rc = fail_material(d, run_id_arg, TBL_ERR_MATERIAL_SECTION_NOT_FOUND, msg);
+		goto out;
+	}
+	if ((rc = read_section(d, r, sec, &markdown)) != 0)
+		goto out;
+	doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:o}", "contract_version", 2,
+			"message_type", "action_material", "run_id", run_id(r),
+			"action_id", action_id,
+			"requirements_revision", json_object_get(reqs, "requirements_revision"),
+			"section", section_json(sec, markdown));
+	rc = doc == NULL || cli_print_json(doc) < 0 ? CLI_EXIT_DEFECT : 0;
+out:
+	json_decref(doc);
+	sw_free(markdown);
 	run_free(r);
 	return rc;
 }

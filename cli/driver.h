@@ -100,10 +100,14 @@ void driver_listing_release(struct driver_listing *l);
 /* The runStatus document of `r` with its next (new reference or NULL). */
 struct json_t *driver_status_json(const struct run *r);
 
-/* `protocol material`: the checks in the reference's order; an ad-hoc Run
- * ends with material_unavailable. */
+/* `protocol material` (action_id given) and `status RUN --section`
+ * (action_id NULL): the checks in the reference's order (key syntax, Run,
+ * Action, staleness, issue-backed, catalog, blob, byte count, section
+ * revision), then prints the actionMaterial or pinnedMaterial document, or
+ * with `human` (status only) the chapter as text.  An ad-hoc Run ends with
+ * material_unavailable.  The store may be read-only. */
 int driver_material(struct driver *d, const char *run_id, const char *action_id,
-		    const char *section);
+		    const char *section, int human);
 
 /* Writes a cliError for a usage problem, bound to d->root_arg. */
 int driver_usage(const struct driver *d, enum tbl_err code, const char *msg);

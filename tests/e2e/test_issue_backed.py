@@ -200,6 +200,149 @@ def test_human_start_with_source():
     assert text.startswith("Run ") and "Current action: orient" in text
 
 
+def material(repo, run_id, action_id, key):
+    return run("protocol", "material", "--root", repo, "--run", run_id, "--action", action_id,
+               "--section", key, cwd=repo)
+
+
+def section_status(repo, run_id, key, *extra):
+    return run("status", run_id, "--section", key, "--root", repo, *extra, cwd=repo)
+
+
+def rewrite_journal(repo, run_id, old, new):
+    path = os.path.join(runs_dir(repo), run_id, "journal.jsonl")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    assert old in text
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text.replace(old, new))
+
+
+def test_material_returns_each_section_of_the_current_action():
+    repo = scratch_repo()
+    env = fixture()
+    doc = start(repo, env)
+    action = doc["action"]
+    for sec in action["requirements"]["sections"]:
+        res = material(repo, doc["run_id"], action["action_id"], sec["key"])
+        assert res.code == 0, res.err
+        m = res.json_out()
+        validate(m, "actionMaterial")
+        assert list(m.keys()) == ["contract_version", "message_type", "run_id", "action_id",
+                                  "requirements_revision", "section"]
+        assert m["message_type"] == "action_material"
+        assert m["action_id"] == action["action_id"]
+        assert m["requirements_revision"] == action["requirements"]["requirements_revision"]
+        assert m["section"] == {"key": sec["key"], "role": sec["role"], "title": sec["title"],
+                                "section_revision": sec["section_revision"],
+                                "markdown": payload_of(env, sec["key"])}
+
+
+def test_the_reader_argv_from_the_action_works_as_given():
+    repo = scratch_repo()
+    doc = start(repo)
+    reader = doc["action"]["requirements"]["reader"]
+    res = run(*(reader["base_argv"][1:] + [reader["input"]["flag"], reader["input"]["choices"][1]]),
+              cwd=tempfile.mkdtemp())
+    assert res.code == 0, res.err
+    assert res.json_out()["section"]["key"] == reader["input"]["choices"][1]
+
+
+def test_material_error_codes_in_order():
+    repo = scratch_repo()
+    doc = start(repo)
+    rid, aid = doc["run_id"], doc["action"]["action_id"]
+    assert_cli_error(material(repo, rid, aid, "Bad Key"), "material_section_invalid", 3)
+    assert_cli_error(material(repo, rid, "00000000-0000-4000-8000-000000000000", "outcome"),
+                     "material_action_not_found", 3)
+    assert_cli_error(material(repo, rid, aid, "no-such-key"), "material_section_not_found", 3)
+    assert_cli_error(material(repo, rid, aid, ""), "material_section_required", 2)
+
+
+def test_missing_or_tampered_blob_is_material_unavailable():
+    repo = scratch_repo()
+    doc = start(repo)
+    rid, aid = doc["run_id"], doc["action"]["action_id"]
+    secs = doc["pinned_source"]["sections"]
+    mdir = os.path.join(runs_dir(repo), rid, "materials")
+    os.unlink(os.path.join(mdir, secs[0]["material_sha256"][7:]))
+    assert_cli_error(material(repo, rid, aid, secs[0]["key"]), "material_unavailable", 3)
+    assert_cli_error(section_status(repo, rid, secs[0]["key"], "--json"), "material_unavailable", 3)
+    blob = os.path.join(mdir, secs[1]["material_sha256"][7:])
+    os.chmod(blob, 0o600)
+    with open(blob, "ab") as f:
+        f.write(b"tampered\n")
+    assert_cli_error(material(repo, rid, aid, secs[1]["key"]), "material_unavailable", 3)
+
+
+def test_catalog_disagreeing_with_the_blob_is_material_corrupt():
+    repo = scratch_repo()
+    doc = start(repo)
+    rid, aid = doc["run_id"], doc["action"]["action_id"]
+    sec = doc["pinned_source"]["sections"][0]
+    rewrite_journal(repo, rid, '"bytes":%d' % sec["bytes"], '"bytes":%d' % (sec["bytes"] + 1))
+    assert_cli_error(material(repo, rid, aid, sec["key"]), "material_corrupt", 3)
+    assert_cli_error(section_status(repo, rid, sec["key"], "--json"), "material_corrupt", 3)
+    repo = scratch_repo()
+    doc = start(repo)
+    rid, aid = doc["run_id"], doc["action"]["action_id"]
+    sec = doc["pinned_source"]["sections"][0]
+    rewrite_journal(repo, rid, '"title":"%s"' % sec["title"], '"title":"Renamed"')
+    assert_cli_error(material(repo, rid, aid, sec["key"]), "material_corrupt", 3)
+
+
+def test_material_of_an_ad_hoc_run_is_unavailable():
+    repo = scratch_repo()
+    res = run("run", "--json", "--", "ad hoc", cwd=repo)
+    doc = res.json_out()
+    assert_cli_error(material(repo, doc["run_id"], doc["action"]["action_id"], "outcome"),
+                     "material_unavailable", 3)
+    assert_cli_error(section_status(repo, doc["run_id"], "outcome", "--json"),
+                     "material_unavailable", 3)
+
+
+def test_stopped_run_material_is_stale_but_status_section_still_reads():
+    repo = scratch_repo()
+    env = fixture()
+    doc = start(repo, env)
+    rid, aid = doc["run_id"], doc["action"]["action_id"]
+    res = run("stop", rid, "--json", cwd=repo)
+    assert res.code == 0, res.err
+    assert_cli_error(material(repo, rid, aid, "outcome"), "material_action_stale", 3)
+    res = section_status(repo, rid, "requirements", "--json")
+    assert res.code == 0, res.err
+    pm = res.json_out()
+    validate(pm, "pinnedMaterial")
+    assert list(pm.keys()) == ["contract_version", "message_type", "run_id", "run_state",
+                               "source_revision", "requirements_revision", "section"]
+    assert pm["message_type"] == "pinned_material" and pm["run_state"] == "stopped"
+    assert pm["source_revision"] == doc["pinned_source"]["source_revision"]
+    assert pm["section"]["markdown"] == payload_of(env, "requirements")
+    assert "action_id" not in pm
+
+
+def test_status_section_checks_and_human_form():
+    repo = scratch_repo()
+    env = fixture()
+    doc = start(repo, env)
+    rid = doc["run_id"]
+    assert_cli_error(run("status", "--section", "outcome", cwd=repo), "run_id_required", 2)
+    assert_cli_error(section_status(repo, rid, ""), "material_section_required", 2)
+    assert_cli_error(section_status(repo, rid, "BAD"), "material_section_invalid", 3)
+    assert_cli_error(section_status(repo, rid, "nope"), "material_section_not_found", 3)
+    res = section_status(repo, rid, "constraints")
+    assert res.code == 0, res.err
+    text = res.out.decode()
+    assert "constraints" in text and "authorizes no work" in text
+    assert text.endswith(payload_of(env, "constraints"))
+    # Reading is read-only: the journal is unchanged.
+    jpath = os.path.join(runs_dir(repo), rid, "journal.jsonl")
+    before = open(jpath, "rb").read()
+    section_status(repo, rid, "outcome", "--json")
+    material(repo, rid, doc["action"]["action_id"], "outcome")
+    assert open(jpath, "rb").read() == before
+
+
 TESTS = [
     test_start_pins_the_source_and_the_first_action_carries_the_catalog,
     test_start_stores_each_section_as_material_and_nothing_raw,
@@ -208,6 +351,14 @@ TESTS = [
     test_a_symlinked_source_file_is_refused,
     test_empty_source_file_flag_is_source_file_required,
     test_human_start_with_source,
+    test_material_returns_each_section_of_the_current_action,
+    test_the_reader_argv_from_the_action_works_as_given,
+    test_material_error_codes_in_order,
+    test_missing_or_tampered_blob_is_material_unavailable,
+    test_catalog_disagreeing_with_the_blob_is_material_corrupt,
+    test_material_of_an_ad_hoc_run_is_unavailable,
+    test_stopped_run_material_is_stale_but_status_section_still_reads,
+    test_status_section_checks_and_human_form,
 ]
 
 if __name__ == "__main__":
