@@ -395,8 +395,12 @@ static int op_resume(int argc, char **argv, const char *raw_root)
 	m.run_id = pos[0];
 	m.budget_given = budget_s != NULL;
 	m.budget = (unsigned)budget;
-	m.source_options = modes > 0;
-	rc = finish(&d, &m, "ad_hoc_resumed");
+	/* --use-pinned-source is its own event; the other source modes reach
+	 * the plain resume rows as "source options". */
+	if (pinned)
+		m.event = FSM_EV_RESUME_PINNED;
+	m.source_options = modes > 0 && !pinned;
+	rc = finish(&d, &m, driver_resume_operation(m.event));
 out:
 	sw_free(pos);
 	return rc;

@@ -374,6 +374,25 @@ static int recorded_changed(const struct run *r)
 
 /* ---- mutation ---- */
 
+const char *driver_resume_operation(enum fsm_event ev)
+{
+	switch (ev) {
+	case FSM_EV_RESUME:
+		return "ad_hoc_resumed";
+	case FSM_EV_RESUME_PINNED:
+		return "source_refresh_skipped";
+	case FSM_EV_INVALID:
+	case FSM_EV_START:
+	case FSM_EV_SUBMIT:
+	case FSM_EV_ANSWER:
+	case FSM_EV_SKIP:
+	case FSM_EV_STOP:
+	case FSM_EV__COUNT:
+		break;
+	}
+	return NULL;
+}
+
 struct mctx {
 	struct driver *d;
 	struct driver_mutation *m;
@@ -457,6 +476,7 @@ static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
 		    (FSM_F_NAMED_CURRENT | FSM_F_NAMED_VOIDED);
 		break;
 	case FSM_EV_RESUME:
+	case FSM_EV_RESUME_PINNED:
 		if (m->budget_given)
 			f |= FSM_F_BUDGET_GIVEN;
 		if (m->source_options)
@@ -588,8 +608,13 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	if ((rc = run_clone(&after, c->run, err)) < 0 ||
 	    (rc = run_apply(after, &m->step, &fx, err)) < 0)
 		goto out;
-	if (m->event == FSM_EV_RESUME &&
-	    (rc = run_set_resume_result(after, "ad_hoc_resumed", 1, err)) < 0)
+	if (driver_resume_operation(m->event) &&
+	    (rc = run_set_resume_result(after, driver_resume_operation(m->event), 1, err)) < 0)
+		goto out;
+	/* Keeping the pinned source is recorded where the Run's history shows
+	 * it, as the reference does. */
+	if (m->event == FSM_EV_RESUME_PINNED &&
+	    (rc = run_add_observation(after, "source_refresh_skipped", err)) < 0)
 		goto out;
 	if ((rc = append_event(sm, c->run, after, m->event, m->step.rule, err)) < 0)
 		goto out;
@@ -663,7 +688,8 @@ int driver_start(struct driver *d, const char *goal, unsigned budget, int review
 		 const struct source_pinned *source, struct run **out)
 {
 	struct fsm_run fresh = { .state = FSM_ST_NEW };
-	struct fsm_input in = { .event = FSM_EV_START, .budget = budget, .review = review };
+	struct fsm_input in = { .event = FSM_EV_START, .budget = budget, .review = review,
+				.issue_backed = source != NULL };
 	struct sw_error err = SW_ERROR_INIT;
 	struct vcs_observation obs = VCS_OBSERVATION_INIT;
 	json_t *obs_json = NULL, *identity = NULL, *pinned = NULL;

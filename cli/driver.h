@@ -64,6 +64,10 @@ struct driver_mutation {
 	struct fsm_step step;
 };
 
+/* The resume_operation a resume event reports ("ad_hoc_resumed",
+ * "source_refresh_skipped"), or NULL for other events. */
+const char *driver_resume_operation(enum fsm_event ev);
+
 /* Runs one mutation; on success m->run is the Run after the event and the
  * caller renders it.  A committed-then-error step (APPLY_ERROR) is written
  * here and its status returned. */

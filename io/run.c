@@ -1350,6 +1350,11 @@ const json_t *run_current_outcome(const struct run *r)
 	return json_object_get(record_for(r->rec, run_current_action_id(r)), "outcome");
 }
 
+int run_add_observation(struct run *r, const char *text, struct sw_error *err)
+{
+	return append_str(r->rec, "observations", text) < 0 ? oom(err) : 0;
+}
+
 int run_set_resume_result(struct run *r, const char *operation,
 			  int budget_applied, struct sw_error *err)
 {

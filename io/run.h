@@ -107,6 +107,9 @@ const struct json_t *run_pending_request(const struct run *r);	/* or NULL */
 /* The recorded Outcome of the current Action (a waiting question), or NULL. */
 const struct json_t *run_current_outcome(const struct run *r);
 
+/* Appends `text` to the Run's observations.  SW_ENOMEM. */
+int run_add_observation(struct run *r, const char *text, struct sw_error *err);
+
 /* Records the last resume result {operation, budget_applied}. */
 int run_set_resume_result(struct run *r, const char *operation,
 			  int budget_applied, struct sw_error *err);

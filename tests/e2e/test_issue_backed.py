@@ -343,6 +343,66 @@ def test_status_section_checks_and_human_form():
     assert open(jpath, "rb").read() == before
 
 
+def resume(repo, run_id, *extra):
+    return run("protocol", "resume", run_id, "--root", repo, *extra, cwd=repo)
+
+
+def test_resume_with_the_pinned_source_reorients_and_applies_the_budget():
+    repo = scratch_repo()
+    doc = start(repo, None, "--budget", "3")
+    rid = doc["run_id"]
+    stopped = run("stop", rid, "--json", cwd=repo).json_out()
+    validate(stopped, "protocolState")
+    assert [v["id"] for v in stopped["next"]["variants"]] == ["refresh-source", "use-pinned-source"]
+    res = resume(repo, rid, "--use-pinned-source", "--budget", "5")
+    assert res.code == 0, res.err
+    st = res.json_out()
+    validate(st, "protocolState")
+    assert st["state"] == "active" and st["action"]["kind"] == "orient"
+    assert st["resume_operation"] == "source_refresh_skipped" and st["budget_applied"] is True
+    assert st["action"]["remaining_budget"] == 4
+    assert st["action"]["action_id"] != doc["action"]["action_id"]
+    assert st["pinned_source"] == doc["pinned_source"]
+    check_action_source(st["action"], doc["pinned_source"], repo)
+    # The new Action reads material; the voided one no longer can.
+    assert material(repo, rid, st["action"]["action_id"], "outcome").code == 0
+    assert_cli_error(material(repo, rid, doc["action"]["action_id"], "outcome"),
+                     "material_action_stale", 3)
+    full = run("status", rid, "--json", cwd=repo).json_out()
+    validate(full, "runStatus")
+    assert full["last_resume_result"] == {"operation": "source_refresh_skipped",
+                                          "budget_applied": True}
+    assert full["observations"][-1] == "source_refresh_skipped"
+
+
+def test_the_use_pinned_source_variant_runs_as_printed():
+    repo = scratch_repo()
+    doc = start(repo)
+    stopped = run("stop", doc["run_id"], "--json", cwd=repo).json_out()
+    var = [v for v in stopped["next"]["variants"] if v["id"] == "use-pinned-source"][0]
+    res = run(*var["base_argv"][1:], cwd=tempfile.mkdtemp())
+    assert res.code == 0, res.err
+    assert res.json_out()["resume_operation"] == "source_refresh_skipped"
+
+
+def test_issue_backed_resume_without_a_mode_and_ad_hoc_with_one_are_refused():
+    repo = scratch_repo()
+    doc = start(repo)
+    rid = doc["run_id"]
+    assert_cli_error(resume(repo, rid, "--use-pinned-source"), "run_not_resumable", 3)
+    run("stop", rid, cwd=repo)
+    assert_cli_error(resume(repo, rid), "source_mode_required", 3)
+    assert_cli_error(resume(repo, rid, "--use-pinned-source", "--source-file", FIXTURE),
+                     "source_mode_conflict", 2)
+    adhoc = run("run", "--json", "--", "ad hoc", cwd=repo).json_out()
+    run("stop", adhoc["run_id"], cwd=repo)
+    assert_cli_error(resume(repo, adhoc["run_id"], "--use-pinned-source"),
+                     "source_mode_not_allowed", 3)
+    res = resume(repo, adhoc["run_id"])
+    assert res.code == 0, res.err
+    assert res.json_out()["resume_operation"] == "ad_hoc_resumed"
+
+
 TESTS = [
     test_start_pins_the_source_and_the_first_action_carries_the_catalog,
     test_start_stores_each_section_as_material_and_nothing_raw,
@@ -359,6 +419,9 @@ TESTS = [
     test_material_of_an_ad_hoc_run_is_unavailable,
     test_stopped_run_material_is_stale_but_status_section_still_reads,
     test_status_section_checks_and_human_form,
+    test_resume_with_the_pinned_source_reorients_and_applies_the_budget,
+    test_the_use_pinned_source_variant_runs_as_printed,
+    test_issue_backed_resume_without_a_mode_and_ad_hoc_with_one_are_refused,
 ]
 
 if __name__ == "__main__":

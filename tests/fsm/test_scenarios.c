@@ -146,6 +146,7 @@ static size_t replay(const char *path)
 	start = json_object_get(doc, "start");
 	in.budget = (unsigned)json_integer_value(json_object_get(start, "budget"));
 	in.review = json_is_true(json_object_get(start, "review"));
+	in.issue_backed = json_is_true(json_object_get(start, "issue_backed"));
 	st = fsm_step(&run, &in);
 	cr_assert_eq(st.verdict, FSM_APPLY, "%s: start", path);
 	cr_assert_eq(st.issued, FSM_KIND_ORIENT);
