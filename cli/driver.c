@@ -169,24 +169,54 @@ static struct next *inspect_next(const struct driver *d, const char *run_id_arg)
 	return n;
 }
 
+/* The start-with-source next for the Run's goal settings: a refresh that
+ * names another Issue or history is recovered by a new Run. */
+static struct next *start_source_next(const struct run *r)
+{
+	const json_t *rec = run_json(r);
+	struct sw_error err = SW_ERROR_INIT;
+	struct next *n = NULL;
+
+	if (next_build_start(&n, jstr(run_identity(r), "id"), run_workspace(r),
+			     (unsigned)json_integer_value(json_object_get(rec, "initial_budget")),
+			     !json_is_true(json_object_get(rec, "review_enabled")), 1, &err) < 0)
+		next_none_identity(&n, jstr(run_identity(r), "id"), &err);
+	return n;
+}
+
+/* fail_run with more details: `extra` (borrowed, may be NULL) is merged
+ * into the state details. */
+static int fail_run_ex(const struct driver *d, enum tbl_err code, const char *msg,
+		       const struct run *r, const json_t *extra);
+
 /* An error raised against a loaded Run, with the table's recovery. */
 static int fail_run(const struct driver *d, enum tbl_err code, const char *msg,
 		    const struct run *r)
+{
+	return fail_run_ex(d, code, msg, r, NULL);
+}
+
+static int fail_run_ex(const struct driver *d, enum tbl_err code, const char *msg,
+		       const struct run *r, const json_t *extra)
 {
 	struct next *n = NULL;
 	json_t *details = NULL;
 	int rc;
 
 	/* Errors raised against a Run recover through it (tables/error_codes.def
-	 * gives these codes CURRENT, RESUME or INSPECT). */
+	 * gives these codes CURRENT, RESUME, INSPECT or START_SOURCE). */
 	if (tbl_err_recovery[code] == TBL_RECOVERY_RESUME)
 		n = driver_run_next(r, 1);
 	else if (tbl_err_recovery[code] == TBL_RECOVERY_INSPECT)
 		n = inspect_next(d, run_id(r));
+	else if (tbl_err_recovery[code] == TBL_RECOVERY_START_SOURCE)
+		n = start_source_next(r);
 	else
 		n = driver_run_next(r, 0);
-	if (tbl_err_details[code] == TBL_DETAILS_STATE)
+	if (tbl_err_details[code] == TBL_DETAILS_STATE || tbl_err_details[code] == TBL_DETAILS_ISSUE)
 		details = state_details(r);
+	if (details && extra)
+		json_object_update(details, (json_t *)extra);
 	/* Errors the service raises against a Run always exit 3, even codes
 	 * whose preflight form is a usage error (invalid_outcome). */
 	rc = cli_fail(code, CLI_EXIT_RUNTIME, msg, n, d->ws.worktree_root, details);
@@ -381,6 +411,8 @@ const char *driver_resume_operation(enum fsm_event ev)
 		return "ad_hoc_resumed";
 	case FSM_EV_RESUME_PINNED:
 		return "source_refresh_skipped";
+	case FSM_EV_RESUME_REFRESH:
+		return "source_refreshed";
 	case FSM_EV_INVALID:
 	case FSM_EV_START:
 	case FSM_EV_SUBMIT:
@@ -477,6 +509,7 @@ static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
 		break;
 	case FSM_EV_RESUME:
 	case FSM_EV_RESUME_PINNED:
+	case FSM_EV_RESUME_REFRESH:
 		if (m->budget_given)
 			f |= FSM_F_BUDGET_GIVEN;
 		if (m->source_options)
@@ -531,6 +564,182 @@ static int append_event(struct store_mutation *sm, const struct run *before,
 	return rc;
 }
 
+/* ---- source refresh ---- */
+
+/* What comparing a refreshed envelope with the pinned source found: the
+ * pinnedSource to re-pin and the observation to record, or an error. */
+struct refresh_result {
+	json_t *pinned;
+	const char *note;
+	enum tbl_err code;		/* TBL_ERR_NONE on success */
+	char why[600];
+	json_t *extra;			/* more error details, or NULL */
+};
+
+/* Whether field `key` is equal in both objects (absent in both counts as
+ * equal, which json_equal alone does not say). */
+static int same_field(const json_t *a, const json_t *b, const char *key)
+{
+	const json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
+
+	return (x == NULL && y == NULL) || json_equal(x, y);
+}
+
+/* The refreshed source's URL aliases: the pinned ones plus the pinned
+ * canonical URL when it moved, never the new canonical URL (MAP 9.4). */
+static json_t *merged_aliases(const json_t *cur, const json_t *cand)
+{
+	const json_t *old = json_object_get(cur, "canonical_url");
+	const json_t *now = json_object_get(cand, "canonical_url");
+	json_t *all = json_deep_copy(json_object_get(cur, "url_aliases"));
+	json_t *out = json_array(), *v;
+	size_t i, j;
+
+	if (all == NULL || out == NULL) {
+		json_decref(all);
+		json_decref(out);
+		return NULL;
+	}
+	if (!json_equal(old, now)) {
+		int seen = 0;
+
+		json_array_foreach(all, i, v)
+			seen |= json_equal(v, old);
+		if (!seen)
+			json_array_append(all, (json_t *)old);
+	}
+	json_array_foreach(all, i, v) {
+		if (json_equal(v, now))
+			continue;
+		for (j = 0; j < json_array_size(out) && !json_equal(json_array_get(out, j), v); j++)
+			;
+		if (j == json_array_size(out))
+			json_array_append(out, v);
+	}
+	json_decref(all);
+	return out;
+}
+
+static int refresh_fail(struct refresh_result *res, enum tbl_err code, const char *why)
+{
+	res->code = code;
+	snprintf(res->why, sizeof(res->why), "%s", why);
+	return -1;
+}
+
+/* Compares the refreshed envelope `c` with the Run's pinned source, in the
+ * reference's order.  Returns 0 with res->pinned set, or -1 with res->code. */
+static int classify_refresh(const struct run *r, const struct source_candidate *c,
+			    struct refresh_result *res)
+{
+	const json_t *cur = json_object_get(run_json(r), "pinned_source");
+	struct sw_error err = SW_ERROR_INIT;
+	struct source_pinned *check = NULL;
+	json_t *cand = NULL, *aliases = NULL, *snap = NULL;
+	int projection_changed, rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (strcmp(c->provider, jstr(cur, "provider")) != 0 || strcmp(c->host, jstr(cur, "host")) != 0)
+		return refresh_fail(res, TBL_ERR_SOURCE_PROVIDER_MISMATCH,
+				    "the refreshed source's provider and host differ from the pinned source's");
+	if (strcmp(c->issue_id, jstr(cur, "issue_id")) != 0) {
+		res->extra = json_pack("{s:O, s:s}", "pinned_issue_id", json_object_get(cur, "issue_id"),
+				       "refreshed_issue_id", c->issue_id);
+		return refresh_fail(res, TBL_ERR_SOURCE_ISSUE_MISMATCH,
+				    "the refreshed source is another Issue; start a new Run from it");
+	}
+	if (source_candidate_to_json(&cand, c, "00000000-0000-4000-8000-000000000000",
+				     "1970-01-01T00:00:00Z", &err) < 0 ||
+	    (aliases = merged_aliases(cur, cand)) == NULL) {
+		refresh_fail(res, TBL_ERR_RUNTIME_ERROR, "out of memory");
+		goto out;
+	}
+	projection_changed = !same_field(cur, cand, "repository_id") ||
+			     !same_field(cur, cand, "issue_number") ||
+			     !same_field(cur, cand, "canonical_url") || !same_field(cur, cand, "parent");
+	if (json_array_size(aliases) > SOURCE_MAX_URL_ALIASES) {
+		refresh_fail(res, TBL_ERR_SOURCE_ALIAS_LIMIT,
+			     "the Issue moved more often than the URL alias history holds; start a new Run from the refreshed source");
+		goto out;
+	}
+	if (!c->valid) {
+		/* The reference records an invalid candidate and pauses for a
+		 * choice; this build does not keep candidates yet. */
+		snprintf(res->why, sizeof(res->why),
+			 "the refreshed Issue body is invalid (%s: %s); source candidates are not supported by this build yet, resume with --use-pinned-source",
+			 source_class_wire[c->code], c->classification_error ? c->classification_error : "");
+		res->code = TBL_ERR_RUNTIME_ERROR;
+		goto out;
+	}
+	if (source_pinned_to_json(&snap, c->snapshot, &err) < 0 ||
+	    json_object_set(snap, "url_aliases", aliases) < 0) {
+		refresh_fail(res, TBL_ERR_RUNTIME_ERROR, "out of memory");
+		goto out;
+	}
+	if (source_pinned_from_json(&check, snap, &err) < 0) {
+		snprintf(res->why, sizeof(res->why), "merged refreshed source is invalid: %s", err.msg);
+		res->code = TBL_ERR_INVALID_SOURCE_CANDIDATE;
+		goto out;
+	}
+	if (!same_field(cur, snap, "manifest_revision")) {
+		const char *parent = jstr(snap, "parent_requirements_revision");
+
+		if (parent == NULL || strcmp(parent, jstr(cur, "requirements_revision")) != 0)
+			refresh_fail(res, TBL_ERR_SOURCE_HISTORY_FORK,
+				     "the amended manifest's parent_requirements_revision is not the pinned requirements revision");
+		else
+			refresh_fail(res, TBL_ERR_RUNTIME_ERROR,
+				     "the refreshed Issue amends the requirements; source candidates are not supported by this build yet, resume with --use-pinned-source");
+		goto out;
+	}
+	if (!same_field(cur, snap, "requirements_revision")) {
+		refresh_fail(res, TBL_ERR_SOURCE_INTEGRITY_MISMATCH,
+			     "the requirements revision changed without a new manifest revision");
+		goto out;
+	}
+	if (!same_field(cur, snap, "source_revision"))
+		res->note = "source_refreshed_non_material";
+	else if (projection_changed)
+		res->note = "source_projection_drift";
+	else
+		res->note = "source_refreshed_unchanged";
+	res->pinned = snap;
+	snap = NULL;
+	rc = 0;
+out:
+	source_pinned_free(check);
+	json_decref(cand);
+	json_decref(aliases);
+	json_decref(snap);
+	return rc;
+}
+
+static void refresh_release(struct refresh_result *res)
+{
+	json_decref(res->pinned);
+	json_decref(res->extra);
+	res->pinned = res->extra = NULL;
+}
+
+/* Stores the refreshed snapshot's section payloads with the event. */
+static int add_snapshot_materials(struct store_mutation *sm, const struct source_pinned *p,
+				  struct sw_error *err)
+{
+	char digest[SW_DIGEST_LEN];
+	int rc;
+
+	for (size_t i = 0; p && i < p->n_sections; i++) {
+		const struct source_section *sec = &p->sections[i];
+
+		if ((rc = store_mutation_add_material(sm, sec->payload, sec->bytes, digest, err)) < 0)
+			return rc;
+		if (strcmp(digest, sec->material_sha256) != 0)
+			return sw_error_set(err, SW_EINVAL, "material digest of section %s differs",
+					    sec->key);
+	}
+	return 0;
+}
+
 static int mutate_visit(const struct store_event *ev, void *payload, struct sw_error *err)
 {
 	struct mctx *c = payload;
@@ -546,6 +755,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	struct run_effects fx = { 0 };
 	struct git_now g = { 0 }, fin = { 0 };
 	struct run *after = NULL;
+	struct refresh_result refresh = { 0 };
 	char why[600] = "", now[40], action_id[37], answer_digest[SW_DIGEST_LEN] = "";
 	struct fsm_run machine;
 	int rc = 0;
@@ -581,6 +791,13 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		}
 		goto out;
 	}
+	/* The refresh's own checks come after the resume gates the table
+	 * applied (ended, resumable, issue-backed). */
+	if (m->event == FSM_EV_RESUME_REFRESH && classify_refresh(c->run, m->refresh, &refresh) < 0) {
+		c->exit = fail_run_ex(c->d, refresh.code, refresh.why, c->run, refresh.extra);
+		rc = sw_error_set(err, SW_ECONFLICT, "%s", refresh.why);
+		goto out;
+	}
 	if (m->step.ops & (FSM_OP_END | FSM_OP_END_SKIPPED))
 		observe_now(c->d, c->run, &fin);
 	driver_now(now, sizeof(now));
@@ -606,7 +823,13 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	fx.final_changed = fin.changed;
 	fx.final_error = fin.error;
 	if ((rc = run_clone(&after, c->run, err)) < 0 ||
+	    (refresh.pinned && (rc = run_set_pinned_source(after, refresh.pinned, err)) < 0) ||
 	    (rc = run_apply(after, &m->step, &fx, err)) < 0)
+		goto out;
+	if (refresh.note && (rc = run_add_observation(after, refresh.note, err)) < 0)
+		goto out;
+	if (refresh.pinned &&
+	    (rc = add_snapshot_materials(sm, m->refresh->snapshot, err)) < 0)
 		goto out;
 	if (driver_resume_operation(m->event) &&
 	    (rc = run_set_resume_result(after, driver_resume_operation(m->event), 1, err)) < 0)
@@ -622,6 +845,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	m->run = after;
 	after = NULL;
 out:
+	refresh_release(&refresh);
 	run_free(after);
 	git_now_release(&g);
 	git_now_release(&fin);
@@ -669,18 +893,10 @@ struct sctx {
 static int create_cb(struct store_mutation *sm, void *payload, struct sw_error *err)
 {
 	struct sctx *c = payload;
-	char digest[SW_DIGEST_LEN];
-	int rc;
+	int rc = add_snapshot_materials(sm, c->source, err);
 
-	for (size_t i = 0; c->source && i < c->source->n_sections; i++) {
-		const struct source_section *sec = &c->source->sections[i];
-
-		if ((rc = store_mutation_add_material(sm, sec->payload, sec->bytes, digest, err)) < 0)
-			return rc;
-		if (strcmp(digest, sec->material_sha256) != 0)
-			return sw_error_set(err, SW_EINVAL, "material digest of section %s differs",
-					    sec->key);
-	}
+	if (rc < 0)
+		return rc;
 	return append_event(sm, NULL, c->run, FSM_EV_START, c->step->rule, err);
 }
 

@@ -21,6 +21,7 @@ struct json_t;
 struct store;
 struct outcome;
 struct source_pinned;
+struct source_candidate;
 
 struct driver {
 	const char *root_arg;		/* --root as given, or NULL */
@@ -59,6 +60,9 @@ struct driver_mutation {
 	int budget_given;
 	unsigned budget;
 	int source_options;
+	/* resume --source-file (FSM_EV_RESUME_REFRESH): the refreshed
+	 * envelope, classified (borrowed) */
+	const struct source_candidate *refresh;
 	/* results */
 	struct run *run;		/* the Run after the event (owned) */
 	struct fsm_step step;

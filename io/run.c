@@ -1350,6 +1350,15 @@ const json_t *run_current_outcome(const struct run *r)
 	return json_object_get(record_for(r->rec, run_current_action_id(r)), "outcome");
 }
 
+int run_set_pinned_source(struct run *r, const json_t *pinned, struct sw_error *err)
+{
+	json_t *copy = json_deep_copy(pinned);
+
+	if (copy == NULL || json_object_set_new(r->rec, "pinned_source", copy) < 0)
+		return oom(err);
+	return 0;
+}
+
 int run_add_observation(struct run *r, const char *text, struct sw_error *err)
 {
 	return append_str(r->rec, "observations", text) < 0 ? oom(err) : 0;

@@ -107,6 +107,11 @@ const struct json_t *run_pending_request(const struct run *r);	/* or NULL */
 /* The recorded Outcome of the current Action (a waiting question), or NULL. */
 const struct json_t *run_current_outcome(const struct run *r);
 
+/* Replaces the Run's pinnedSource with a copy of `pinned` (a refresh
+ * re-pins before the next Action is issued).  SW_ENOMEM. */
+int run_set_pinned_source(struct run *r, const struct json_t *pinned,
+			  struct sw_error *err);
+
 /* Appends `text` to the Run's observations.  SW_ENOMEM. */
 int run_add_observation(struct run *r, const char *text, struct sw_error *err);
 

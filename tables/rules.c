@@ -119,6 +119,7 @@ const struct fsm_rule tbl_rules[] = {
 	REJECT(EXISTS,  RESUME, 0, F(NEXT_RESUME),                    RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
 	REJECT(EXISTS,  RESUME, F(SOURCE_OPTIONS), F(ISSUE_BACKED),   SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source option"),
 	REJECT(EXISTS,  RESUME, F(ISSUE_BACKED), F(SOURCE_OPTIONS),   SOURCE_MODE_REQUIRED,   "an issue-backed Run resumes through a source mode"),
+	REJECT(EXISTS,  RESUME, F(ISSUE_BACKED), 0,                   STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
 	ISSUE (EXISTS,  RESUME, 0, F(ISSUE_BACKED),  ORIENT, RESUMED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "resume issues a fresh Orient"),
 
 	/* ---- resume --use-pinned-source: the Issue is not re-read ---- */
@@ -126,7 +127,12 @@ const struct fsm_rule tbl_rules[] = {
 	REJECT(EXISTS,  RESUME_PINNED, 0, F(NEXT_RESUME),             RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
 	REJECT(EXISTS,  RESUME_PINNED, 0, F(ISSUE_BACKED),            SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run pins no source to keep"),
 	ISSUE (EXISTS,  RESUME_PINNED, 0, 0,         ORIENT, RESUMED_PINNED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "keeping the pinned source issues a fresh Orient"),
-	REJECT(EXISTS,  ANY_EVENT, 0, 0,                              RUNTIME_ERROR,          "no rule: source modes are routed by the source events"),
+
+	/* ---- resume --source-file: the same manifest is re-pinned ---- */
+	REJECT(FSM_IN(ENDED), RESUME_REFRESH, 0, 0,                   RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
+	REJECT(EXISTS,  RESUME_REFRESH, 0, F(NEXT_RESUME),            RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
+	REJECT(EXISTS,  RESUME_REFRESH, 0, F(ISSUE_BACKED),           SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
+	ISSUE (EXISTS,  RESUME_REFRESH, 0, 0,        ORIENT, RESUMED_REFRESHED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "the refreshed source is re-pinned and a fresh Orient issued"),
 };
 /* clang-format on */
 

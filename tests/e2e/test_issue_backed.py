@@ -403,6 +403,126 @@ def test_issue_backed_resume_without_a_mode_and_ad_hoc_with_one_are_refused():
     assert res.json_out()["resume_operation"] == "ad_hoc_resumed"
 
 
+def stopped_run(repo, env=None):
+    doc = start(repo, env)
+    res = run("stop", doc["run_id"], "--json", cwd=repo)
+    assert res.code == 0, res.err
+    return doc
+
+
+def refresh(repo, run_id, env, *extra):
+    return resume(repo, run_id, "--source-file", write_env(env), *extra)
+
+
+def refreshed_ok(res, note):
+    assert res.code == 0, res.err
+    st = res.json_out()
+    validate(st, "protocolState")
+    assert st["resume_operation"] == "source_refreshed" and st["budget_applied"] is True
+    assert st["state"] == "active" and st["action"]["kind"] == "orient"
+    return st
+
+
+def observations(repo, run_id):
+    full = run("status", run_id, "--json", cwd=repo).json_out()
+    validate(full, "runStatus")
+    return full
+
+
+def test_refresh_with_the_same_envelope_is_unchanged():
+    repo = scratch_repo()
+    doc = stopped_run(repo)
+    st = refreshed_ok(refresh(repo, doc["run_id"], fixture(), "--budget", "4"), None)
+    assert st["pinned_source"] == doc["pinned_source"]
+    assert st["action"]["remaining_budget"] == 3
+    check_action_source(st["action"], st["pinned_source"], repo)
+    full = observations(repo, doc["run_id"])
+    assert full["observations"][-1] == "source_refreshed_unchanged"
+    assert full["last_resume_result"] == {"operation": "source_refreshed", "budget_applied": True}
+
+
+def test_refresh_with_a_new_title_is_non_material_and_repins():
+    repo = scratch_repo()
+    doc = stopped_run(repo)
+    env = fixture()
+    env["title"] = "[Change] Container source smoke, renamed"
+    st = refreshed_ok(refresh(repo, doc["run_id"], env), None)
+    assert st["pinned_source"]["title"] == env["title"]
+    assert st["pinned_source"]["source_revision"] != doc["pinned_source"]["source_revision"]
+    assert st["pinned_source"]["requirements_revision"] == doc["pinned_source"]["requirements_revision"]
+    assert st["action"]["source"]["source_revision"] == st["pinned_source"]["source_revision"]
+    assert observations(repo, doc["run_id"])["observations"][-1] == "source_refreshed_non_material"
+    # The new Action reads its material.
+    res = material(repo, doc["run_id"], st["action"]["action_id"], "requirements")
+    assert res.code == 0, res.err
+
+
+def test_refresh_after_a_transfer_is_projection_drift_with_an_alias():
+    repo = scratch_repo()
+    doc = stopped_run(repo)
+    env = fixture()
+    old_url = env["canonical_url"]
+    env["canonical_url"] = old_url.replace("example/slipway-smoke", "example/moved-repo")
+    for c in env["comments"]:
+        c["url"] = c["url"].replace(old_url, env["canonical_url"])
+    st = refreshed_ok(refresh(repo, doc["run_id"], env), None)
+    assert st["pinned_source"]["canonical_url"] == env["canonical_url"]
+    assert st["pinned_source"]["url_aliases"] == [old_url]
+    assert st["action"]["source"]["canonical_url"] == env["canonical_url"]
+    assert observations(repo, doc["run_id"])["observations"][-1] == "source_projection_drift"
+
+
+def test_refresh_of_another_issue_is_source_issue_mismatch():
+    repo = scratch_repo()
+    doc = stopped_run(repo)
+    env = fixture()
+    env["issue_id"] = "I_anotherIssue"
+    err = assert_cli_error(refresh(repo, doc["run_id"], env), "source_issue_mismatch", 3)
+    assert err["details"]["pinned_issue_id"] == "I_containerSmoke"
+    assert err["details"]["refreshed_issue_id"] == "I_anotherIssue"
+    assert err["details"]["run_id"] == doc["run_id"] and err["details"]["state"] == "stopped"
+    assert [v["id"] for v in err["next"]["variants"]] == ["start-with-source"]
+
+
+def test_refresh_with_an_unparented_amendment_is_a_history_fork():
+    repo = scratch_repo()
+    doc = stopped_run(repo)
+    env = with_section_payload(fixture(), "requirements", "# Requirements\n\nSomething else.\n")
+    err = assert_cli_error(refresh(repo, doc["run_id"], env), "source_history_fork", 3)
+    assert [v["id"] for v in err["next"]["variants"]] == ["start-with-source"]
+
+
+def test_refresh_that_would_need_a_candidate_is_refused_and_changes_nothing():
+    repo = scratch_repo()
+    doc = stopped_run(repo)
+    jpath = os.path.join(runs_dir(repo), doc["run_id"], "journal.jsonl")
+    before = open(jpath, "rb").read()
+    env = fixture()
+    env["body"] = "no marker here\n"
+    assert_cli_error(refresh(repo, doc["run_id"], env), "runtime_error", 3)
+    assert open(jpath, "rb").read() == before
+
+
+def test_refresh_preflight_and_mode_errors():
+    repo = scratch_repo()
+    doc = stopped_run(repo)
+    bad = tempfile.mkstemp(suffix=".json")[1]
+    with open(bad, "w") as f:
+        f.write("[]")
+    err = assert_cli_error(resume(repo, doc["run_id"], "--source-file", bad),
+                           "invalid_source_candidate", 2)
+    assert [v["id"] for v in err["next"]["variants"]] == ["refresh-source", "use-pinned-source"]
+    assert_cli_error(resume(repo, doc["run_id"], "--source-choice", "pinned", "--candidate", "c1"),
+                     "stale_source_candidate", 3)
+    adhoc = run("run", "--json", "--", "ad hoc", cwd=repo).json_out()
+    run("stop", adhoc["run_id"], cwd=repo)
+    assert_cli_error(resume(repo, adhoc["run_id"], "--source-file", write_env(fixture())),
+                     "source_mode_not_allowed", 3)
+    active = start(repo)
+    assert_cli_error(resume(repo, active["run_id"], "--source-file", write_env(fixture())),
+                     "run_not_resumable", 3)
+
+
 TESTS = [
     test_start_pins_the_source_and_the_first_action_carries_the_catalog,
     test_start_stores_each_section_as_material_and_nothing_raw,
@@ -422,6 +542,13 @@ TESTS = [
     test_resume_with_the_pinned_source_reorients_and_applies_the_budget,
     test_the_use_pinned_source_variant_runs_as_printed,
     test_issue_backed_resume_without_a_mode_and_ad_hoc_with_one_are_refused,
+    test_refresh_with_the_same_envelope_is_unchanged,
+    test_refresh_with_a_new_title_is_non_material_and_repins,
+    test_refresh_after_a_transfer_is_projection_drift_with_an_alias,
+    test_refresh_of_another_issue_is_source_issue_mismatch,
+    test_refresh_with_an_unparented_amendment_is_a_history_fork,
+    test_refresh_that_would_need_a_candidate_is_refused_and_changes_nothing,
+    test_refresh_preflight_and_mode_errors,
 ]
 
 if __name__ == "__main__":

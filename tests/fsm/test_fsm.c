@@ -223,11 +223,16 @@ static size_t build_inputs(struct fsm_input *out, size_t cap, enum fsm_kind curr
 				.facts = (b ? FSM_F_BUDGET_GIVEN : 0) |
 					 (so ? FSM_F_SOURCE_OPTIONS : 0),
 				.budget = b == 2 ? 8 : b };
-	for (unsigned b = 0; b < 3; b++)	/* --use-pinned-source [--budget N] */
+	for (unsigned b = 0; b < 3; b++) {	/* --use-pinned-source / --source-file [--budget N] */
 		out[n++] = (struct fsm_input){
 			.event = FSM_EV_RESUME_PINNED,
 			.facts = b ? FSM_F_BUDGET_GIVEN : 0,
 			.budget = b == 2 ? 8 : b };
+		out[n++] = (struct fsm_input){
+			.event = FSM_EV_RESUME_REFRESH,
+			.facts = b ? FSM_F_BUDGET_GIVEN : 0,
+			.budget = b == 2 ? 8 : b };
+	}
 	return n;
 }
 
@@ -280,7 +285,8 @@ static void check_invariants(const struct fsm_run *before, const struct fsm_inpu
 			  before->state == FSM_ST_PAUSED_DESTRUCTIVE,
 			  "a grant outside its Implement");
 	/* Resume only where next says resume. */
-	if (in->event == FSM_EV_RESUME || in->event == FSM_EV_RESUME_PINNED) {
+	if (in->event == FSM_EV_RESUME || in->event == FSM_EV_RESUME_PINNED ||
+	    in->event == FSM_EV_RESUME_REFRESH) {
 		const struct fsm_next_rule *n = fsm_next(before, NULL);
 
 		cr_assert(n != NULL && n->op == TBL_NEXTOP_RESUME,
