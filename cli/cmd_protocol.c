@@ -452,7 +452,10 @@ static int op_resume(int argc, char **argv, const char *raw_root)
 		m.event = FSM_EV_RESUME_PINNED;
 	else if (refresh)
 		m.event = FSM_EV_RESUME_REFRESH;
-	m.source_options = opts[3].seen;
+	else if (opts[3].seen)
+		m.event = strcmp(choice, "adopt") == 0 ? FSM_EV_CHOOSE_ADOPT : FSM_EV_CHOOSE_PINNED;
+	m.candidate_id = candidate;
+	m.source_options = 0;
 	rc = finish(&d, &m, driver_resume_operation(m.event));
 out:
 	source_candidate_free(refresh);

@@ -413,6 +413,13 @@ const char *driver_resume_operation(enum fsm_event ev)
 		return "source_refresh_skipped";
 	case FSM_EV_RESUME_REFRESH:
 		return "source_refreshed";
+	case FSM_EV_CANDIDATE_INVALID:
+	case FSM_EV_CANDIDATE_VALID:
+		return "source_candidate_created";
+	case FSM_EV_CHOOSE_PINNED:
+		return "source_pinned";
+	case FSM_EV_CHOOSE_ADOPT:
+		return "source_amended";
 	case FSM_EV_INVALID:
 	case FSM_EV_START:
 	case FSM_EV_SUBMIT:
@@ -431,6 +438,12 @@ struct mctx {
 	struct run *run;		/* replayed */
 	int exit;			/* set when the callback wrote an error */
 	int apply_error;		/* APPLY_ERROR: print after commit */
+	/* Gathered while replaying, for source refreshes and choices: every
+	 * choice made ({receipt, result}), and the comments ever accepted
+	 * (node id -> pinned section, database id -> node id; first wins). */
+	json_t *choices;
+	json_t *accepted;
+	json_t *accepted_db;
 };
 
 static struct fsm_outcome_shape shape_of(const struct outcome *o)
@@ -510,6 +523,10 @@ static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
 	case FSM_EV_RESUME:
 	case FSM_EV_RESUME_PINNED:
 	case FSM_EV_RESUME_REFRESH:
+	case FSM_EV_CANDIDATE_INVALID:
+	case FSM_EV_CANDIDATE_VALID:
+	case FSM_EV_CHOOSE_PINNED:
+	case FSM_EV_CHOOSE_ADOPT:
 		if (m->budget_given)
 			f |= FSM_F_BUDGET_GIVEN;
 		if (m->source_options)
@@ -569,7 +586,9 @@ static int append_event(struct store_mutation *sm, const struct run *before,
 /* What comparing a refreshed envelope with the pinned source found: the
  * pinnedSource to re-pin and the observation to record, or an error. */
 struct refresh_result {
-	json_t *pinned;
+	json_t *pinned;			/* same manifest: the source to re-pin */
+	json_t *candidate;		/* otherwise: the candidate to keep */
+	int candidate_valid;
 	const char *note;
 	enum tbl_err code;		/* TBL_ERR_NONE on success */
 	char why[600];
@@ -627,14 +646,61 @@ static int refresh_fail(struct refresh_result *res, enum tbl_err code, const cha
 	return -1;
 }
 
+/* The accepted-comment rules: a comment once accepted is never rebound to
+ * another database id or node, nor changed in place (key, role, title,
+ * body, section and material digests, bytes). */
+static int history_violation(const json_t *sections, const json_t *accepted,
+			     const json_t *accepted_db, char *why, size_t whylen)
+{
+	static const char *const same[] = { "key", "role", "title", "body_sha256",
+					    "section_revision", "material_sha256", "bytes" };
+	const json_t *sec;
+	size_t i;
+
+	json_array_foreach(sections, i, sec) {
+		const json_t *prov = json_object_get(sec, "provenance");
+		const char *node = jstr(prov, "comment_node_id");
+		json_int_t db = json_integer_value(json_object_get(prov, "comment_database_id"));
+		const json_t *prior = json_object_get(accepted, node);
+		char dbkey[32];
+		const char *prior_node;
+
+		snprintf(dbkey, sizeof(dbkey), "%lld", (long long)db);
+		if (prior) {
+			if (json_integer_value(json_object_get(json_object_get(prior, "provenance"),
+								"comment_database_id")) != db) {
+				snprintf(why, whylen, "accepted comment node %s was rebound to another database id", node);
+				return 1;
+			}
+			for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++)
+				if (!same_field(prior, sec, same[k])) {
+					snprintf(why, whylen,
+						 "accepted comment node %s was changed in place; publish a replacement comment",
+						 node);
+					return 1;
+				}
+		}
+		prior_node = jstr(accepted_db, dbkey);
+		if (prior_node && strcmp(prior_node, node) != 0) {
+			snprintf(why, whylen, "comment database id %s was rebound to another node", dbkey);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* Compares the refreshed envelope `c` with the Run's pinned source, in the
- * reference's order.  Returns 0 with res->pinned set, or -1 with res->code. */
+ * reference's order.  Returns 0 with res->pinned (same manifest) or
+ * res->candidate (invalid body or amendment) set, or -1 with res->code. */
 static int classify_refresh(const struct run *r, const struct source_candidate *c,
+			    const struct mctx *mc, const char *candidate_id, const char *now,
 			    struct refresh_result *res)
 {
 	const json_t *cur = json_object_get(run_json(r), "pinned_source");
 	struct sw_error err = SW_ERROR_INIT;
 	struct source_pinned *check = NULL;
+	struct source_candidate *ccheck = NULL;
+	char *cid = NULL, *cat = NULL;
 	json_t *cand = NULL, *aliases = NULL, *snap = NULL;
 	int projection_changed, rc = -1;
 
@@ -648,8 +714,7 @@ static int classify_refresh(const struct run *r, const struct source_candidate *
 		return refresh_fail(res, TBL_ERR_SOURCE_ISSUE_MISMATCH,
 				    "the refreshed source is another Issue; start a new Run from it");
 	}
-	if (source_candidate_to_json(&cand, c, "00000000-0000-4000-8000-000000000000",
-				     "1970-01-01T00:00:00Z", &err) < 0 ||
+	if (source_candidate_to_json(&cand, c, candidate_id, now, &err) < 0 ||
 	    (aliases = merged_aliases(cur, cand)) == NULL) {
 		refresh_fail(res, TBL_ERR_RUNTIME_ERROR, "out of memory");
 		goto out;
@@ -662,34 +727,44 @@ static int classify_refresh(const struct run *r, const struct source_candidate *
 			     "the Issue moved more often than the URL alias history holds; start a new Run from the refreshed source");
 		goto out;
 	}
-	if (!c->valid) {
-		/* The reference records an invalid candidate and pauses for a
-		 * choice; this build does not keep candidates yet. */
-		snprintf(res->why, sizeof(res->why),
-			 "the refreshed Issue body is invalid (%s: %s); source candidates are not supported by this build yet, resume with --use-pinned-source",
-			 source_class_wire[c->code], c->classification_error ? c->classification_error : "");
-		res->code = TBL_ERR_RUNTIME_ERROR;
-		goto out;
-	}
-	if (source_pinned_to_json(&snap, c->snapshot, &err) < 0 ||
-	    json_object_set(snap, "url_aliases", aliases) < 0) {
+	/* The merged candidate (aliases carried over) must still validate. */
+	if (json_object_set(cand, "url_aliases", aliases) < 0 ||
+	    (json_object_get(cand, "snapshot") &&
+	     json_object_set(json_object_get(cand, "snapshot"), "url_aliases", aliases) < 0)) {
 		refresh_fail(res, TBL_ERR_RUNTIME_ERROR, "out of memory");
 		goto out;
 	}
-	if (source_pinned_from_json(&check, snap, &err) < 0) {
+	if (source_candidate_from_json(&ccheck, &cid, &cat, cand, &err) < 0) {
 		snprintf(res->why, sizeof(res->why), "merged refreshed source is invalid: %s", err.msg);
 		res->code = TBL_ERR_INVALID_SOURCE_CANDIDATE;
+		goto out;
+	}
+	if (!c->valid) {
+		res->candidate = cand;
+		cand = NULL;
+		res->note = "source_candidate_invalid";
+		rc = 0;
+		goto out;
+	}
+	snap = json_incref(json_object_get(cand, "snapshot"));
+	if (history_violation(json_object_get(snap, "sections"), mc->accepted, mc->accepted_db,
+			      res->why, sizeof(res->why))) {
+		res->code = TBL_ERR_SOURCE_HISTORY_IN_PLACE_EDIT;
 		goto out;
 	}
 	if (!same_field(cur, snap, "manifest_revision")) {
 		const char *parent = jstr(snap, "parent_requirements_revision");
 
-		if (parent == NULL || strcmp(parent, jstr(cur, "requirements_revision")) != 0)
+		if (parent == NULL || strcmp(parent, jstr(cur, "requirements_revision")) != 0) {
 			refresh_fail(res, TBL_ERR_SOURCE_HISTORY_FORK,
 				     "the amended manifest's parent_requirements_revision is not the pinned requirements revision");
-		else
-			refresh_fail(res, TBL_ERR_RUNTIME_ERROR,
-				     "the refreshed Issue amends the requirements; source candidates are not supported by this build yet, resume with --use-pinned-source");
+			goto out;
+		}
+		res->candidate = cand;
+		res->candidate_valid = 1;
+		cand = NULL;
+		res->note = "source_amendment_candidate";
+		rc = 0;
 		goto out;
 	}
 	if (!same_field(cur, snap, "requirements_revision")) {
@@ -708,17 +783,79 @@ static int classify_refresh(const struct run *r, const struct source_candidate *
 	rc = 0;
 out:
 	source_pinned_free(check);
+	source_candidate_free(ccheck);
+	sw_free(cid);
+	sw_free(cat);
 	json_decref(cand);
 	json_decref(aliases);
 	json_decref(snap);
 	return rc;
 }
 
+/* keep-pinned: the pinned requirements under the candidate's projection
+ * (repository, number, URL, aliases, parent), its source revision
+ * recomputed.  New reference, or NULL. */
+static json_t *project_pinned(const json_t *cur, const json_t *cand)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct source_pinned *check = NULL;
+	char rev[SW_DIGEST_LEN];
+	json_t *p = json_deep_copy(cur), *aliases = merged_aliases(cur, cand);
+	static const char *const fields[] = { "repository_id", "issue_number", "canonical_url" };
+
+	if (p == NULL || aliases == NULL)
+		goto fail;
+	for (size_t i = 0; i < 3; i++)
+		if (json_object_set(p, fields[i], json_object_get(cand, fields[i])) < 0)
+			goto fail;
+	if (json_object_set(p, "url_aliases", aliases) < 0)
+		goto fail;
+	if (json_object_get(cand, "parent"))
+		json_object_set(p, "parent", json_object_get(cand, "parent"));
+	else
+		json_object_del(p, "parent");
+	if (source_revision_compute(rev, jstr(p, "host"), jstr(p, "repository_id"), jstr(p, "issue_id"),
+				    jstr(p, "title"), jstr(p, "manifest_revision"), &err) < 0 ||
+	    json_object_set_new(p, "source_revision", json_string(rev)) < 0 ||
+	    source_pinned_from_json(&check, p, &err) < 0)
+		goto fail;
+	source_pinned_free(check);
+	json_decref(aliases);
+	return p;
+fail:
+	json_decref(p);
+	json_decref(aliases);
+	return NULL;
+}
+
+/* adopt: active answers given under the old requirements become inactive. */
+static json_t *supersede_answers(const json_t *answers, const char *old_rev, const char *new_rev)
+{
+	json_t *out = json_deep_copy(answers), *a;
+	char *by = sw_asprintf("requirements:%s", new_rev);
+	size_t i;
+
+	if (out == NULL || by == NULL) {
+		json_decref(out);
+		sw_free(by);
+		return NULL;
+	}
+	json_array_foreach(out, i, a)
+		if (json_is_true(json_object_get(a, "active")) && jstr(a, "requirements_revision") &&
+		    strcmp(jstr(a, "requirements_revision"), old_rev) == 0) {
+			json_object_set_new(a, "active", json_false());
+			json_object_set_new(a, "superseded_by", json_string(by));
+		}
+	sw_free(by);
+	return out;
+}
+
 static void refresh_release(struct refresh_result *res)
 {
 	json_decref(res->pinned);
+	json_decref(res->candidate);
 	json_decref(res->extra);
-	res->pinned = res->extra = NULL;
+	res->pinned = res->candidate = res->extra = NULL;
 }
 
 /* Stores the refreshed snapshot's section payloads with the event. */
@@ -740,11 +877,99 @@ static int add_snapshot_materials(struct store_mutation *sm, const struct source
 	return 0;
 }
 
+/* Records the sections of a newly pinned source as accepted (first wins). */
+static void accept_sections(struct mctx *c, const json_t *pinned)
+{
+	const json_t *sec;
+	size_t i;
+
+	json_array_foreach(json_object_get(pinned, "sections"), i, sec) {
+		const json_t *prov = json_object_get(sec, "provenance");
+		const char *node = jstr(prov, "comment_node_id");
+		char dbkey[32];
+
+		if (node == NULL)
+			continue;
+		snprintf(dbkey, sizeof(dbkey), "%lld",
+			 (long long)json_integer_value(json_object_get(prov, "comment_database_id")));
+		if (json_object_get(c->accepted, node) == NULL)
+			json_object_set(c->accepted, node, (json_t *)sec);
+		if (json_object_get(c->accepted_db, dbkey) == NULL)
+			json_object_set_new(c->accepted_db, dbkey, json_string(node));
+	}
+}
+
 static int mutate_visit(const struct store_event *ev, void *payload, struct sw_error *err)
 {
 	struct mctx *c = payload;
+	json_t *data = json_loadb(ev->data, ev->data_len, JSON_REJECT_DUPLICATES, NULL);
+	const json_t *set, *pinned;
+	int rc = replay_visit(ev, &c->run, err);
 
-	return replay_visit(ev, &c->run, err);
+	if (rc < 0 || data == NULL) {
+		json_decref(data);
+		return rc;
+	}
+	set = json_object_get(data, "set");
+	pinned = json_object_get(json_object_get(data, "initialize"), "pinned_source");
+	if (pinned == NULL)
+		pinned = json_object_get(set, "pinned_source");
+	if (pinned)
+		accept_sections(c, pinned);
+	if ((ev->type == TBL_JEVENT_SOURCE_PINNED || ev->type == TBL_JEVENT_SOURCE_AMENDED) &&
+	    json_object_get(set, "last_source_choice"))
+		json_array_append_new(c->choices,
+				      json_pack("{s:O, s:O}", "receipt",
+						json_object_get(set, "last_source_choice"),
+						"result", json_object_get(set, "last_resume_result")));
+	json_decref(data);
+	return 0;
+}
+
+/* A source choice before the table: an already-resolved candidate replays
+ * its result (or conflicts); a choice naming another candidate than the
+ * waiting one is stale.  Returns 1 when it answered (c->exit or m->run set). */
+static int choice_precheck(struct mctx *c, struct sw_error *err)
+{
+	struct driver_mutation *m = c->m;
+	const json_t *cand = json_object_get(run_json(c->run), "source_candidate"), *h;
+	const char *choice = m->event == FSM_EV_CHOOSE_ADOPT ? "adopt" : "pinned";
+	size_t i;
+
+	if (cand == NULL) {
+		json_array_foreach(c->choices, i, h) {
+			const json_t *receipt = json_object_get(h, "receipt");
+
+			if (strcmp(jstr(receipt, "candidate_id"), m->candidate_id) != 0)
+				continue;
+			if (strcmp(jstr(receipt, "choice"), choice) != 0) {
+				c->exit = fail_run(c->d, TBL_ERR_SOURCE_CHOICE_CONFLICT,
+						   "candidate_id was already resolved with the other choice",
+						   c->run);
+				sw_error_set(err, SW_ECONFLICT, "choice conflict");
+				return 1;
+			}
+			/* The same choice again: answer as it was answered, write
+			 * nothing. */
+			if (run_set_field(c->run, "last_source_choice", receipt, err) < 0 ||
+			    run_set_field(c->run, "last_resume_result", json_object_get(h, "result"), err) < 0) {
+				c->exit = CLI_EXIT_DEFECT;
+				return 1;
+			}
+			m->step.verdict = FSM_IDEMPOTENT;
+			m->run = c->run;
+			c->run = NULL;
+			return 1;
+		}
+		return 0;
+	}
+	if (strcmp(jstr(cand, "candidate_id"), m->candidate_id) != 0) {
+		c->exit = fail_run(c->d, TBL_ERR_STALE_SOURCE_CANDIDATE,
+				   "candidate_id is not the current source candidate", c->run);
+		sw_error_set(err, SW_ECONFLICT, "stale candidate");
+		return 1;
+	}
+	return 0;
 }
 
 static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *err)
@@ -756,7 +981,9 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	struct git_now g = { 0 }, fin = { 0 };
 	struct run *after = NULL;
 	struct refresh_result refresh = { 0 };
-	char why[600] = "", now[40], action_id[37], answer_digest[SW_DIGEST_LEN] = "";
+	json_t *choice_pinned = NULL, *choice_answers = NULL, *receipt = NULL, *result = NULL;
+	char why[600] = "", now[40], action_id[37], candidate_id[37];
+	char answer_digest[SW_DIGEST_LEN] = "";
 	struct fsm_run machine;
 	int rc = 0;
 
@@ -764,6 +991,9 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		return sw_error_proto(err, "runtime_error", "the run journal is empty");
 	if ((c->exit = check_workspace(c->d, c->run)) != 0)
 		return sw_error_set(err, SW_ECONFLICT, "workspace mismatch");
+	if ((m->event == FSM_EV_CHOOSE_PINNED || m->event == FSM_EV_CHOOSE_ADOPT) &&
+	    choice_precheck(c, err))
+		return c->exit ? (err->code ? err->code : SW_ECONFLICT) : 0;
 	machine = run_machine(c->run);
 	in.facts = input_facts(c, why, sizeof(why), answer_digest);
 	in.budget = m->budget;
@@ -791,20 +1021,54 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		}
 		goto out;
 	}
-	/* The refresh's own checks come after the resume gates the table
-	 * applied (ended, resumable, issue-backed). */
-	if (m->event == FSM_EV_RESUME_REFRESH && classify_refresh(c->run, m->refresh, &refresh) < 0) {
-		c->exit = fail_run_ex(c->d, refresh.code, refresh.why, c->run, refresh.extra);
-		rc = sw_error_set(err, SW_ECONFLICT, "%s", refresh.why);
-		goto out;
-	}
-	if (m->step.ops & (FSM_OP_END | FSM_OP_END_SKIPPED))
-		observe_now(c->d, c->run, &fin);
 	driver_now(now, sizeof(now));
-	if (store_new_run_id(action_id, err) < 0) {
+	if (store_new_run_id(action_id, err) < 0 || store_new_run_id(candidate_id, err) < 0) {
 		rc = err->code;
 		goto out;
 	}
+	/* The refresh's own checks come after the resume gates the table
+	 * applied (ended, resumable, issue-backed, no waiting candidate); an
+	 * envelope that becomes a candidate is its own event. */
+	if (m->event == FSM_EV_RESUME_REFRESH) {
+		if (classify_refresh(c->run, m->refresh, c, candidate_id, now, &refresh) < 0) {
+			c->exit = fail_run_ex(c->d, refresh.code, refresh.why, c->run, refresh.extra);
+			rc = sw_error_set(err, SW_ECONFLICT, "%s", refresh.why);
+			goto out;
+		}
+		if (refresh.candidate) {
+			m->event = in.event = refresh.candidate_valid ? FSM_EV_CANDIDATE_VALID
+								      : FSM_EV_CANDIDATE_INVALID;
+			m->step = fsm_step(&machine, &in);
+			if (m->step.verdict != FSM_APPLY) {
+				c->exit = fail_run(c->d, m->step.err, tbl_rules[m->step.rule].why, c->run);
+				rc = sw_error_set(err, SW_ECONFLICT, "candidate refused");
+				goto out;
+			}
+		}
+	}
+	if (m->event == FSM_EV_CHOOSE_PINNED || m->event == FSM_EV_CHOOSE_ADOPT) {
+		const json_t *rec = run_json(c->run);
+		const json_t *cand = json_object_get(rec, "source_candidate");
+		const json_t *cur = json_object_get(rec, "pinned_source");
+
+		choice_pinned = m->event == FSM_EV_CHOOSE_ADOPT
+					? json_deep_copy(json_object_get(cand, "snapshot"))
+					: project_pinned(cur, cand);
+		if (choice_pinned == NULL) {
+			rc = sw_error_set(err, SW_EINVAL, "the source choice yields no valid pinned source");
+			goto out;
+		}
+		if (m->event == FSM_EV_CHOOSE_ADOPT && json_object_get(rec, "answers") &&
+		    !same_field(cur, choice_pinned, "requirements_revision") &&
+		    (choice_answers = supersede_answers(json_object_get(rec, "answers"),
+							jstr(cur, "requirements_revision"),
+							jstr(choice_pinned, "requirements_revision"))) == NULL) {
+			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (m->step.ops & (FSM_OP_END | FSM_OP_END_SKIPPED))
+		observe_now(c->d, c->run, &fin);
 	fx.now = now;
 	fx.new_action_id = action_id;
 	if (m->event == FSM_EV_SUBMIT) {
@@ -822,16 +1086,47 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	fx.final_observation = fin.ok ? fin.json : NULL;
 	fx.final_changed = fin.changed;
 	fx.final_error = fin.error;
+	/* A re-pinned or chosen source is in place before the next Action is
+	 * issued, so that Action carries its catalog. */
 	if ((rc = run_clone(&after, c->run, err)) < 0 ||
 	    (refresh.pinned && (rc = run_set_pinned_source(after, refresh.pinned, err)) < 0) ||
+	    (choice_pinned && (rc = run_set_pinned_source(after, choice_pinned, err)) < 0) ||
+	    (choice_answers && (rc = run_set_field(after, "answers", choice_answers, err)) < 0) ||
+	    (choice_pinned && (rc = run_set_field(after, "source_candidate", NULL, err)) < 0) ||
 	    (rc = run_apply(after, &m->step, &fx, err)) < 0)
 		goto out;
 	if (refresh.note && (rc = run_add_observation(after, refresh.note, err)) < 0)
 		goto out;
-	if (refresh.pinned &&
+	if ((refresh.pinned || refresh.candidate_valid) &&
 	    (rc = add_snapshot_materials(sm, m->refresh->snapshot, err)) < 0)
 		goto out;
-	if (driver_resume_operation(m->event) &&
+	if (refresh.candidate) {
+		/* Deciding between sources costs no budget. */
+		result = json_pack("{s:s, s:b, s:s}", "operation", "source_candidate_created",
+				   "budget_applied", 0, "candidate_id", candidate_id);
+		if (result == NULL ||
+		    (rc = run_set_field(after, "source_candidate", refresh.candidate, err)) < 0 ||
+		    (rc = run_set_field(after, "last_resume_result", result, err)) < 0)
+			goto nomem;
+	}
+	if (choice_pinned) {
+		const char *op = driver_resume_operation(m->event);
+		const char *cid = jstr(json_object_get(run_json(c->run), "source_candidate"), "candidate_id");
+
+		result = json_pack("{s:s, s:b, s:s}", "operation", op, "budget_applied", 1,
+				   "candidate_id", cid);
+		receipt = json_pack("{s:s, s:s, s:s, s:s}", "candidate_id", cid, "choice",
+				    m->event == FSM_EV_CHOOSE_ADOPT ? "adopt" : "pinned",
+				    "resulting_action_id",
+				    run_current_action_id(after) ? run_current_action_id(after) : "",
+				    "at", now);
+		if (result == NULL || receipt == NULL ||
+		    (rc = run_add_observation(after, op, err)) < 0 ||
+		    (rc = run_set_field(after, "last_resume_result", result, err)) < 0 ||
+		    (rc = run_set_field(after, "last_source_choice", receipt, err)) < 0)
+			goto nomem;
+	}
+	if (driver_resume_operation(m->event) && !refresh.candidate && !choice_pinned &&
 	    (rc = run_set_resume_result(after, driver_resume_operation(m->event), 1, err)) < 0)
 		goto out;
 	/* Keeping the pinned source is recorded where the Run's history shows
@@ -844,8 +1139,16 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	c->apply_error = m->step.verdict == FSM_APPLY_ERROR;
 	m->run = after;
 	after = NULL;
+	goto out;
+nomem:
+	if (rc == 0)
+		rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 out:
 	refresh_release(&refresh);
+	json_decref(choice_pinned);
+	json_decref(choice_answers);
+	json_decref(receipt);
+	json_decref(result);
 	run_free(after);
 	git_now_release(&g);
 	git_now_release(&fin);
@@ -854,24 +1157,29 @@ out:
 
 int driver_mutate(struct driver *d, struct driver_mutation *m)
 {
-	struct mctx c = { d, m, NULL, 0, 0 };
+	struct mctx c = { d, m, NULL, 0, 0, json_array(), json_object(), json_object() };
 	struct sw_error err = SW_ERROR_INIT;
 	int rc;
 
+	if (c.choices == NULL || c.accepted == NULL || c.accepted_db == NULL) {
+		rc = cli_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, d->ws.worktree_root, NULL);
+		goto done;
+	}
 	rc = store_update(d->store, m->run_id, mutate_visit, mutate_cb, &c, &err);
-	if (c.exit != 0) {
-		run_free(c.run);
-		return c.exit;
-	}
-	if (rc < 0) {
+	if (c.exit != 0)
+		rc = c.exit;
+	else if (rc < 0)
 		rc = fail_store(d, &err, m->run_id);
-		run_free(c.run);
-		return rc;
-	}
+	else if (c.apply_error)
+		rc = fail_run(d, m->step.err, tbl_rules[m->step.rule].why, m->run);
+	else
+		rc = 0;
+done:
 	run_free(c.run);
-	if (c.apply_error)
-		return fail_run(d, m->step.err, tbl_rules[m->step.rule].why, m->run);
-	return 0;
+	json_decref(c.choices);
+	json_decref(c.accepted);
+	json_decref(c.accepted_db);
+	return rc;
 }
 
 void driver_mutation_release(struct driver_mutation *m)
@@ -1005,8 +1313,17 @@ int driver_print_state(const struct run *r, int human, const char *headline,
 			json_object_set(doc, "source_candidate",
 					json_object_get(rec, "source_candidate"));
 		if (resume_operation) {
-			json_object_set_new(doc, "resume_operation", json_string(resume_operation));
-			json_object_set_new(doc, "budget_applied", json_true());
+			/* The Run's own resume result says what happened (a
+			 * candidate costs no budget; a replayed choice answers as
+			 * it did). */
+			const json_t *res = json_object_get(rec, "last_resume_result");
+
+			json_object_set_new(doc, "resume_operation",
+					    res ? json_incref(json_object_get(res, "operation"))
+						: json_string(resume_operation));
+			json_object_set_new(doc, "budget_applied",
+					    res ? json_incref(json_object_get(res, "budget_applied"))
+						: json_true());
 		}
 		if (cli_print_json(doc) < 0)
 			rc = CLI_EXIT_DEFECT;

@@ -63,6 +63,8 @@ struct driver_mutation {
 	/* resume --source-file (FSM_EV_RESUME_REFRESH): the refreshed
 	 * envelope, classified (borrowed) */
 	const struct source_candidate *refresh;
+	/* resume --source-choice (FSM_EV_CHOOSE_PINNED / CHOOSE_ADOPT) */
+	const char *candidate_id;
 	/* results */
 	struct run *run;		/* the Run after the event (owned) */
 	struct fsm_step step;
@@ -87,7 +89,8 @@ int driver_start(struct driver *d, const char *goal, unsigned budget,
 /* Prints the protocolState of `r` (JSON), or with `human` the text form:
  * `headline`, with `with_facts` the state, goal, budget and current Action,
  * then the next choices.  `resume_operation` (may be NULL) adds
- * resume_operation and budget_applied. */
+ * resume_operation and budget_applied, taken from the Run's
+ * last_resume_result when it has one. */
 int driver_print_state(const struct run *r, int human, const char *headline,
 		       int with_facts, const char *resume_operation);
 

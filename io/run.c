@@ -1359,6 +1359,21 @@ int run_set_pinned_source(struct run *r, const json_t *pinned, struct sw_error *
 	return 0;
 }
 
+int run_set_field(struct run *r, const char *key, const json_t *value, struct sw_error *err)
+{
+	json_t *copy;
+
+	if (!known_field(key))
+		return sw_error_set(err, SW_EINVAL, "unknown Run field %s", key);
+	if (value == NULL) {
+		json_object_del(r->rec, key);
+		return 0;
+	}
+	if ((copy = json_deep_copy(value)) == NULL || json_object_set_new(r->rec, key, copy) < 0)
+		return oom(err);
+	return 0;
+}
+
 int run_add_observation(struct run *r, const char *text, struct sw_error *err)
 {
 	return append_str(r->rec, "observations", text) < 0 ? oom(err) : 0;

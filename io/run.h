@@ -112,6 +112,12 @@ const struct json_t *run_current_outcome(const struct run *r);
 int run_set_pinned_source(struct run *r, const struct json_t *pinned,
 			  struct sw_error *err);
 
+/* Sets record field `key` (one of the runStatus fields) to a copy of
+ * `value`, or removes it when `value` is NULL.  SW_EINVAL for an unknown
+ * key, SW_ENOMEM. */
+int run_set_field(struct run *r, const char *key, const struct json_t *value,
+		  struct sw_error *err);
+
 /* Appends `text` to the Run's observations.  SW_ENOMEM. */
 int run_add_observation(struct run *r, const char *text, struct sw_error *err);
 

@@ -484,23 +484,150 @@ def test_refresh_of_another_issue_is_source_issue_mismatch():
     assert [v["id"] for v in err["next"]["variants"]] == ["start-with-source"]
 
 
+def amended(env, key, payload, parent=None, node_suffix="_v2", db_offset=100):
+    """The envelope with section `key` moved to a replacement comment."""
+    env = copy.deepcopy(env)
+    manifest, head, tail = manifest_of(env)
+    for sec in manifest["sections"]:
+        if sec["key"] != key:
+            continue
+        old = [c for c in env["comments"] if c["node_id"] == sec["comment_node_id"]][0]
+        env["comments"].remove(old)
+        new = dict(old)
+        new["node_id"] = old["node_id"] + node_suffix
+        new["database_id"] = old["database_id"] + db_offset
+        new["url"] = "%s#issuecomment-%d" % (env["canonical_url"], new["database_id"])
+        new["body"] = "<!-- slipway-section:v1 key=%s -->\n%s" % (key, payload)
+        env["comments"].append(new)
+        sec["comment_node_id"] = new["node_id"]
+        sec["comment_database_id"] = new["database_id"]
+        sec["body_sha256"] = framed("slipway-comment-body/v1", new["body"])
+    if parent:
+        manifest["parent_requirements_revision"] = parent
+    env["body"] = head + json.dumps(manifest, separators=(",", ":")) + tail
+    return env
+
+
 def test_refresh_with_an_unparented_amendment_is_a_history_fork():
     repo = scratch_repo()
     doc = stopped_run(repo)
-    env = with_section_payload(fixture(), "requirements", "# Requirements\n\nSomething else.\n")
+    env = amended(fixture(), "requirements", "# Requirements\n\nSomething else.\n")
     err = assert_cli_error(refresh(repo, doc["run_id"], env), "source_history_fork", 3)
     assert [v["id"] for v in err["next"]["variants"]] == ["start-with-source"]
 
 
-def test_refresh_that_would_need_a_candidate_is_refused_and_changes_nothing():
+def test_refresh_that_edits_an_accepted_comment_in_place_is_refused():
     repo = scratch_repo()
     doc = stopped_run(repo)
-    jpath = os.path.join(runs_dir(repo), doc["run_id"], "journal.jsonl")
-    before = open(jpath, "rb").read()
+    env = with_section_payload(fixture(), "requirements", "# Requirements\n\nEdited in place.\n")
+    assert_cli_error(refresh(repo, doc["run_id"], env), "source_history_in_place_edit", 3)
+
+
+def invalid_candidate_run(repo):
+    doc = stopped_run(repo)
     env = fixture()
     env["body"] = "no marker here\n"
-    assert_cli_error(refresh(repo, doc["run_id"], env), "runtime_error", 3)
+    res = refresh(repo, doc["run_id"], env)
+    assert res.code == 0, res.err
+    st = res.json_out()
+    validate(st, "protocolState")
+    return doc, st
+
+
+def test_an_invalid_refreshed_body_becomes_a_candidate_and_pauses_without_budget():
+    repo = scratch_repo()
+    doc, st = invalid_candidate_run(repo)
+    rid = doc["run_id"]
+    assert st["state"] == "paused" and st["pause_reason"] == "decision_required"
+    assert "action" not in st
+    assert st["resume_operation"] == "source_candidate_created" and st["budget_applied"] is False
+    cand = st["source_candidate"]
+    assert cand["valid"] is False and cand["classification"] == "invalid"
+    assert cand["classification_code"] == "change_marker_required"
+    assert "snapshot" not in cand and "title" not in cand
+    assert st["pinned_source"] == doc["pinned_source"]
+    assert [v["id"] for v in st["next"]["variants"]] == ["keep-pinned"]
+    full = observations(repo, rid)
+    assert full["observations"][-1] == "source_candidate_invalid"
+    assert full["last_resume_result"] == {"operation": "source_candidate_created",
+                                          "budget_applied": False,
+                                          "candidate_id": cand["candidate_id"]}
+    assert full["remaining_budget"] == doc["action"]["remaining_budget"]
+    # While the candidate waits only a choice resumes.
+    assert_cli_error(resume(repo, rid, "--use-pinned-source"), "source_candidate_pending", 3)
+    assert_cli_error(refresh(repo, rid, fixture()), "source_candidate_pending", 3)
+    assert_cli_error(resume(repo, rid), "source_choice_required", 3)
+    assert_cli_error(resume(repo, rid, "--source-choice", "pinned", "--candidate", "other"),
+                     "stale_source_candidate", 3)
+    assert_cli_error(resume(repo, rid, "--source-choice", "adopt", "--candidate",
+                            cand["candidate_id"]), "invalid_source_candidate_choice", 3)
+
+
+def test_keeping_the_pinned_source_resolves_the_candidate_once():
+    repo = scratch_repo()
+    doc, st = invalid_candidate_run(repo)
+    rid, cid = doc["run_id"], st["source_candidate"]["candidate_id"]
+    var = st["next"]["variants"][0]
+    res = run(*(var["base_argv"][1:] + ["--budget", "4"]), cwd=tempfile.mkdtemp())
+    assert res.code == 0, res.err
+    kept = res.json_out()
+    validate(kept, "protocolState")
+    assert kept["resume_operation"] == "source_pinned" and kept["budget_applied"] is True
+    assert kept["state"] == "active" and kept["action"]["kind"] == "orient"
+    assert kept["action"]["remaining_budget"] == 3
+    assert "source_candidate" not in kept
+    assert kept["pinned_source"] == doc["pinned_source"]
+    check_action_source(kept["action"], kept["pinned_source"], repo)
+    full = observations(repo, rid)
+    assert full["last_source_choice"]["candidate_id"] == cid
+    assert full["last_source_choice"]["choice"] == "pinned"
+    assert full["last_source_choice"]["resulting_action_id"] == kept["action"]["action_id"]
+    assert full["observations"][-1] == "source_pinned"
+    # The same choice again replays without writing; the other one conflicts.
+    jpath = os.path.join(runs_dir(repo), rid, "journal.jsonl")
+    before = open(jpath, "rb").read()
+    again = resume(repo, rid, "--source-choice", "pinned", "--candidate", cid)
+    assert again.code == 0, again.err
+    replay = again.json_out()
+    validate(replay, "protocolState")
+    assert replay["resume_operation"] == "source_pinned"
+    assert replay["action"]["action_id"] == kept["action"]["action_id"]
     assert open(jpath, "rb").read() == before
+    assert_cli_error(resume(repo, rid, "--source-choice", "adopt", "--candidate", cid),
+                     "source_choice_conflict", 3)
+
+
+def test_an_amendment_becomes_a_valid_candidate_and_adopting_it_repins():
+    repo = scratch_repo()
+    doc = stopped_run(repo)
+    rid = doc["run_id"]
+    payload = "# Requirements\n\nThe materially amended accepted requirement.\n"
+    env = amended(fixture(), "requirements", payload,
+                  parent=doc["pinned_source"]["requirements_revision"])
+    res = refresh(repo, rid, env)
+    assert res.code == 0, res.err
+    st = res.json_out()
+    validate(st, "protocolState")
+    cand = st["source_candidate"]
+    assert cand["valid"] is True and cand["classification_code"] == "valid_change"
+    assert cand["requirements_revision"] != doc["pinned_source"]["requirements_revision"]
+    assert [v["id"] for v in st["next"]["variants"]] == ["keep-pinned", "adopt"]
+    assert observations(repo, rid)["observations"][-1] == "source_amendment_candidate"
+    res = resume(repo, rid, "--source-choice", "adopt", "--candidate", cand["candidate_id"])
+    assert res.code == 0, res.err
+    adopted = res.json_out()
+    validate(adopted, "protocolState")
+    assert adopted["resume_operation"] == "source_amended"
+    assert adopted["pinned_source"]["requirements_revision"] == cand["requirements_revision"]
+    assert adopted["pinned_source"]["parent_requirements_revision"] == \
+        doc["pinned_source"]["requirements_revision"]
+    check_action_source(adopted["action"], adopted["pinned_source"], repo)
+    m = material(repo, rid, adopted["action"]["action_id"], "requirements")
+    assert m.code == 0, m.err
+    assert m.json_out()["section"]["markdown"] == payload
+    full = observations(repo, rid)
+    assert full["last_source_choice"]["choice"] == "adopt"
+    assert full["last_resume_result"]["candidate_id"] == cand["candidate_id"]
 
 
 def test_refresh_preflight_and_mode_errors():
@@ -547,7 +674,10 @@ TESTS = [
     test_refresh_after_a_transfer_is_projection_drift_with_an_alias,
     test_refresh_of_another_issue_is_source_issue_mismatch,
     test_refresh_with_an_unparented_amendment_is_a_history_fork,
-    test_refresh_that_would_need_a_candidate_is_refused_and_changes_nothing,
+    test_refresh_that_edits_an_accepted_comment_in_place_is_refused,
+    test_an_invalid_refreshed_body_becomes_a_candidate_and_pauses_without_budget,
+    test_keeping_the_pinned_source_resolves_the_candidate_once,
+    test_an_amendment_becomes_a_valid_candidate_and_adopting_it_repins,
     test_refresh_preflight_and_mode_errors,
 ]
 

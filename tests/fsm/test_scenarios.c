@@ -22,7 +22,8 @@ static const char *const op_names[] = {
 	"queue", "pop", "drop_queue", "clear_queue", "record_request", "grant",
 	"answer_active", "answer_inactive", "supersede", "skip",
 	"review_not_run", "clear_review", "resume_budget", "end",
-	"end_skipped", "create",
+	"end_skipped", "create", "candidate_invalid", "candidate_valid",
+		"candidate_clear",
 };
 
 static const char *const verdict_names[] = { "reject", "apply", "apply_error", "replay" };
