@@ -300,9 +300,17 @@ static char *build_context(const json_t *rec, size_t limit)
 	json_array_foreach(answers, i, v) {
 		struct buf b = { 0 };
 
+		const char *pinned_rev = str(json_object_get(rec, "pinned_source"),
+					     "requirements_revision");
+		const char *answer_rev = str(v, "requirements_revision");
+
 		if (!json_is_true(json_object_get(v, "active")) ||
 		    json_is_true(json_object_get(v, "confirm_destructive")) ||
 		    str(v, "text") == NULL || str(v, "text")[0] == '\0')
+			continue;
+		/* A decision speaks only for the requirements it was given under. */
+		if ((pinned_rev == NULL) != (answer_rev == NULL) ||
+		    (pinned_rev && strcmp(pinned_rev, answer_rev) != 0))
 			continue;
 		buf_fmt(&b, "- action %s decision:\n", str(v, "action_id"));
 		buf_indented(&b, str(v, "text"), "  ", 1);

@@ -650,6 +650,61 @@ def test_refresh_preflight_and_mode_errors():
                      "run_not_resumable", 3)
 
 
+def submit(repo, run_id, action, outcome):
+    path = tempfile.mkstemp(suffix=".json")[1]
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(outcome, f)
+    return run("protocol", "submit", "--run", run_id, "--action", action["action_id"],
+               "--outcome-file", path, "--root", repo, cwd=repo)
+
+
+def test_adopting_new_requirements_retires_decisions_given_under_the_old_ones():
+    repo = scratch_repo()
+    doc = start(repo)
+    rid = doc["run_id"]
+    ask = {"contract_version": 2, "action_id": doc["action"]["action_id"], "action_kind": "orient",
+           "status": "needs_input", "summary": "need a decision", "observations": [],
+           "known_issues": [], "suggested_actions": [],
+           "pause": {"reason": "decision_required", "question": "Which way?",
+                     "destructive_request": None},
+           "implementation": None, "review": None}
+    res = submit(repo, rid, doc["action"], ask)
+    assert res.code == 0, res.err
+    res = run("protocol", "answer", "--run", rid, "--action", doc["action"]["action_id"],
+              "--text", "Go left.", "--root", repo, cwd=repo)
+    assert res.code == 0, res.err
+    after = res.json_out()
+    assert "Go left." in after["action"]["context"]
+    full = observations(repo, rid)
+    answer = full["answers"][0]
+    assert answer["requirements_revision"] == doc["pinned_source"]["requirements_revision"]
+    assert answer["source_revision"] == doc["pinned_source"]["source_revision"]
+    run("stop", rid, cwd=repo)
+    env = amended(fixture(), "requirements", "# Requirements\n\nNew ones.\n",
+                  parent=doc["pinned_source"]["requirements_revision"])
+    cand = refresh(repo, rid, env).json_out()["source_candidate"]
+    res = resume(repo, rid, "--source-choice", "adopt", "--candidate", cand["candidate_id"])
+    assert res.code == 0, res.err
+    adopted = res.json_out()
+    assert "Go left." not in adopted["action"]["context"]
+    answer = observations(repo, rid)["answers"][0]
+    assert answer["active"] is False
+    assert answer["superseded_by"] == "requirements:" + cand["requirements_revision"]
+
+
+def test_human_status_shows_the_pinned_source_and_the_candidate():
+    repo = scratch_repo()
+    doc, st = invalid_candidate_run(repo)
+    res = run("status", doc["run_id"], cwd=repo)
+    assert res.code == 0, res.err
+    text = res.out.decode()
+    assert "Pinned source: %s (%s)" % (doc["pinned_source"]["canonical_url"],
+                                       doc["pinned_source"]["issue_id"]) in text
+    assert "Requirements revision: " + doc["pinned_source"]["requirements_revision"] in text
+    assert "Current source candidate: %s (invalid, change_marker_required)" % \
+        st["source_candidate"]["candidate_id"] in text
+
+
 TESTS = [
     test_start_pins_the_source_and_the_first_action_carries_the_catalog,
     test_start_stores_each_section_as_material_and_nothing_raw,
@@ -678,6 +733,8 @@ TESTS = [
     test_an_invalid_refreshed_body_becomes_a_candidate_and_pauses_without_budget,
     test_keeping_the_pinned_source_resolves_the_candidate_once,
     test_an_amendment_becomes_a_valid_candidate_and_adopting_it_repins,
+    test_adopting_new_requirements_retires_decisions_given_under_the_old_ones,
+    test_human_status_shows_the_pinned_source_and_the_candidate,
     test_refresh_preflight_and_mode_errors,
 ]
 
