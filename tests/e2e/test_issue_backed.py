@@ -586,8 +586,9 @@ def test_keeping_the_pinned_source_resolves_the_candidate_once():
     # The same choice again replays without writing; the other one conflicts.
     jpath = os.path.join(runs_dir(repo), rid, "journal.jsonl")
     before = open(jpath, "rb").read()
-    again = resume(repo, rid, "--source-choice", "pinned", "--candidate", cid)
+    again = resume(repo, rid, "--source-choice", "pinned", "--candidate", cid, "--budget", "999")
     assert again.code == 0, again.err
+    assert again.out == res.out, "a replayed choice answers byte for byte as the first time"
     replay = again.json_out()
     validate(replay, "protocolState")
     assert replay["resume_operation"] == "source_pinned"
