@@ -706,6 +706,22 @@ def test_human_status_shows_the_pinned_source_and_the_candidate():
         st["source_candidate"]["candidate_id"] in text
 
 
+def test_refresh_beyond_the_alias_history_is_source_alias_limit():
+    repo = scratch_repo()
+    doc = stopped_run(repo)
+    # A Run that already followed 64 transfers (written into its journal).
+    aliases = ["https://github.com/example/old-%d/issues/434" % i for i in range(64)]
+    rewrite_journal(repo, doc["run_id"], '"url_aliases":[]',
+                    '"url_aliases":' + json.dumps(aliases, separators=(",", ":")))
+    env = fixture()
+    old_url = env["canonical_url"]
+    env["canonical_url"] = old_url.replace("example/slipway-smoke", "example/moved-again")
+    for c in env["comments"]:
+        c["url"] = c["url"].replace(old_url, env["canonical_url"])
+    err = assert_cli_error(refresh(repo, doc["run_id"], env), "source_alias_limit", 3)
+    assert [v["id"] for v in err["next"]["variants"]] == ["start-with-source"]
+
+
 TESTS = [
     test_start_pins_the_source_and_the_first_action_carries_the_catalog,
     test_start_stores_each_section_as_material_and_nothing_raw,
@@ -736,6 +752,7 @@ TESTS = [
     test_an_amendment_becomes_a_valid_candidate_and_adopting_it_repins,
     test_adopting_new_requirements_retires_decisions_given_under_the_old_ones,
     test_human_status_shows_the_pinned_source_and_the_candidate,
+    test_refresh_beyond_the_alias_history_is_source_alias_limit,
     test_refresh_preflight_and_mode_errors,
 ]
 
