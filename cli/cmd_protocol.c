@@ -12,6 +12,7 @@
 #include "cli/driver.h"
 #include "io/input.h"
 #include "io/outcome.h"
+#include "io/source.h"
 #include "io/store.h"
 
 /* The inspect-run recovery for preflight errors: addressed at the raw
@@ -308,6 +309,47 @@ out:
 	return rc;
 }
 
+/* resume --source-file: reads and classifies the refreshed envelope.  A
+ * hard failure is invalid_source_candidate whose next is the Run's resume
+ * choices when the Run can be read, else a refresh-source command. */
+static int import_candidate(struct driver *d, struct source_candidate **out, const char *path,
+			    const char *run_id_arg, int budget_given, unsigned budget)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct next_fill fill = { .run_id = run_id_arg, .budget = budget };
+	struct next *n = NULL;
+	struct run *r = NULL;
+	char *buf = NULL, msg[600];
+	size_t len = 0;
+	int rc;
+
+	if (source_read_file(&buf, &len, path, &err) < 0)
+		snprintf(msg, sizeof(msg), "source file could not be read safely");
+	else if (source_parse_candidate(out, buf, len, &err) < 0)
+		snprintf(msg, sizeof(msg), "source file could not be imported: %s", err.msg);
+	sw_free(buf);
+	if (*out != NULL)
+		return 0;
+	sw_error_clear(&err);
+	if (driver_open_store(d, false) == 0) {
+		if (driver_load(d, run_id_arg, &r, 1, NULL) == 0)
+			n = driver_run_next(r, 1);
+		run_free(r);
+		store_free(d->store);
+		d->store = NULL;
+	} else {
+		/* driver_open_store released the workspace on failure. */
+		return CLI_EXIT_RUNTIME;
+	}
+	if (n == NULL &&
+	    next_build_form(&n, budget_given ? NEXT_FORM_REFRESH_SOURCE_BUDGET : NEXT_FORM_REFRESH_SOURCE,
+			    d->ws.id, d->ws.worktree_root, &fill, &err) < 0)
+		next_none_identity(&n, d->ws.id, &err);
+	rc = cli_fail(TBL_ERR_INVALID_SOURCE_CANDIDATE, 0, msg, n, d->ws.worktree_root, NULL);
+	next_free(n);
+	return rc;
+}
+
 static int op_resume(int argc, char **argv, const char *raw_root)
 {
 	const char *budget_s = NULL, *source = NULL, *choice = NULL, *candidate = NULL,
@@ -331,6 +373,7 @@ static int op_resume(int argc, char **argv, const char *raw_root)
 	};
 	struct sw_error err = SW_ERROR_INIT;
 	struct driver_mutation m = { .event = FSM_EV_RESUME };
+	struct source_candidate *refresh = NULL;
 	struct driver d = { 0 };
 	char **pos = NULL, msg[200];
 	size_t npos = 0;
@@ -374,14 +417,32 @@ static int op_resume(int argc, char **argv, const char *raw_root)
 				    "source-file, use-pinned-source, and source-choice are mutually exclusive");
 		goto out;
 	}
-	if ((rc = driver_open(&d, true)) != 0)
+	if ((rc = driver_discover(&d)) != 0)
+		goto out;
+	if (opts[1].seen &&
+	    (rc = import_candidate(&d, &refresh, source, pos[0], budget_s != NULL, (unsigned)budget)) != 0) {
+		driver_close(&d);
+		goto out;
+	}
+	if ((rc = driver_open_store(&d, true)) != 0)
 		goto out;
 	m.run_id = pos[0];
+	m.refresh = refresh;
 	m.budget_given = budget_s != NULL;
 	m.budget = (unsigned)budget;
-	m.source_options = modes > 0;
-	rc = finish(&d, &m, "ad_hoc_resumed");
+	/* --use-pinned-source and --source-file are their own events; a source
+	 * choice reaches the plain resume rows as a "source option". */
+	if (pinned)
+		m.event = FSM_EV_RESUME_PINNED;
+	else if (refresh)
+		m.event = FSM_EV_RESUME_REFRESH;
+	else if (opts[3].seen)
+		m.event = strcmp(choice, "adopt") == 0 ? FSM_EV_CHOOSE_ADOPT : FSM_EV_CHOOSE_PINNED;
+	m.candidate_id = candidate;
+	m.source_options = 0;
+	rc = finish(&d, &m, driver_resume_operation(m.event));
 out:
+	source_candidate_free(refresh);
 	sw_free(pos);
 	return rc;
 }
@@ -422,7 +483,7 @@ static int op_material(int argc, char **argv, const char *raw_root)
 	}
 	if ((rc = driver_open(&d, false)) != 0)
 		goto out;
-	if ((rc = driver_material(&d, run, action, section)) != 0)
+	if ((rc = driver_material(&d, run, action, section, 0)) != 0)
 		goto close;
 close:
 	run_free(r);

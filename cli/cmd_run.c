@@ -8,6 +8,33 @@
 #include "cli/driver.h"
 #include "io/input.h"
 #include "io/outcome.h"
+#include "io/source.h"
+
+/* Reads and accepts the envelope at `path` (a new Run needs a valid Change
+ * body).  A rejection is invalid_source with the start-with-source next. */
+static int import_source(const struct driver *d, struct source_pinned **out,
+			 const char *path, unsigned budget, int no_review)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct next *n = NULL;
+	char *buf = NULL, msg[600];
+	size_t len = 0;
+	int rc = 0;
+
+	if (source_read_file(&buf, &len, path, &err) < 0)
+		snprintf(msg, sizeof(msg), "source file could not be read safely");
+	else if (source_parse(out, NULL, buf, len, &err) < 0)
+		snprintf(msg, sizeof(msg), "source file could not be imported: %s", err.msg);
+	if (*out == NULL) {
+		sw_error_clear(&err);
+		if (next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, no_review, 1, &err) < 0)
+			next_none_identity(&n, d->ws.id, &err);
+		rc = cli_fail(TBL_ERR_INVALID_SOURCE, 0, msg, n, d->ws.worktree_root, NULL);
+	}
+	next_free(n);
+	sw_free(buf);
+	return rc;
+}
 
 int cmd_run(int argc, char **argv)
 {
@@ -26,11 +53,12 @@ int cmd_run(int argc, char **argv)
 	static const struct cli_command cmd = {
 		"run [flags] [-- <goal>]", "Start a Run: slipway issues its first Action",
 		"  slipway run --budget 8 --json -- \"<goal>\"\n"
-		"  slipway run --goal-file GOAL --budget 8 --json", NULL
+		"  slipway run --goal-file GOAL --source-file SOURCE --budget 8 --json", NULL
 	};
 	struct sw_error err = SW_ERROR_INIT;
 	struct driver d = { 0 };
 	struct run *run = NULL;
+	struct source_pinned *source = NULL;
 	char **pos = NULL, *goal_buf = NULL, headline[200];
 	const char *goal = NULL;
 	size_t npos = 0, goal_len = 0;
@@ -91,14 +119,16 @@ int cmd_run(int argc, char **argv)
 		rc = driver_usage(&d, TBL_ERR_SOURCE_FILE_REQUIRED, "source-file cannot be empty");
 		goto out;
 	}
-	if (opts[2].seen) {
-		rc = driver_usage(&d, TBL_ERR_INVALID_SOURCE,
-				  "issue-backed Runs are not supported by this build yet");
+	if ((rc = driver_discover(&d)) != 0)
+		goto out;
+	if (opts[2].seen && (rc = import_source(&d, &source, source_file, (unsigned)budget,
+						 no_review)) != 0) {
+		driver_close(&d);
 		goto out;
 	}
-	if ((rc = driver_open(&d, true)) != 0)
+	if ((rc = driver_open_store(&d, true)) != 0)
 		goto out;
-	if ((rc = driver_start(&d, goal, (unsigned)budget, !no_review, &run)) != 0)
+	if ((rc = driver_start(&d, goal, (unsigned)budget, !no_review, source, &run)) != 0)
 		goto close;
 	snprintf(headline, sizeof(headline), "Run %s started.", run_id(run));
 	rc = driver_print_state(run, !json, headline, 1, NULL);
@@ -106,6 +136,7 @@ close:
 	run_free(run);
 	driver_close(&d);
 out:
+	source_pinned_free(source);
 	sw_free(goal_buf);
 	sw_free(pos);
 	return rc;

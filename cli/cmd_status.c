@@ -62,13 +62,25 @@ static void print_question(const json_t *doc)
 static int print_run(const json_t *doc)
 {
 	const json_t *cur = json_object_get(doc, "current_action");
+	const json_t *pinned = json_object_get(doc, "pinned_source");
+	const json_t *cand = json_object_get(doc, "source_candidate");
 
 	printf("Run: %s\nState: %s\nGoal: %s\nBudget remaining: %lld\n", jstr(doc, "id"),
 	       jstr(doc, "state"), jstr(doc, "goal"),
 	       (long long)json_integer_value(json_object_get(doc, "remaining_budget")));
+	if (pinned)
+		printf("Pinned source: %s (%s)\nSource revision: %s\nRequirements revision: %s\n",
+		       jstr(pinned, "canonical_url"), jstr(pinned, "issue_id"),
+		       jstr(pinned, "source_revision"), jstr(pinned, "requirements_revision"));
 	if (jstr(doc, "pause_reason"))
 		printf("Pause reason: %s\n", jstr(doc, "pause_reason"));
 	print_question(doc);
+	if (cand) {
+		printf("Current source candidate: %s (%s, %s)\n", jstr(cand, "candidate_id"),
+		       jstr(cand, "classification"), jstr(cand, "classification_code"));
+		if (jstr(cand, "classification_error"))
+			printf("Candidate classification: %s\n", jstr(cand, "classification_error"));
+	}
 	if (cur)
 		printf("Current action: %s (%s)\n", jstr(cur, "action_id"), jstr(cur, "kind"));
 	if (jstr(doc, "summary"))
@@ -117,13 +129,13 @@ int cmd_status(int argc, char **argv)
 	}
 	if ((rc = driver_open(&d, false)) != 0)
 		goto out;
+	if (opts[2].seen) {
+		rc = driver_material(&d, pos[0], NULL, section, !json);
+		goto close;
+	}
 	if (npos == 1) {
 		json_t *doc;
 
-		if (opts[2].seen) {
-			rc = driver_material(&d, pos[0], NULL, section);
-			goto close;
-		}
 		if ((rc = driver_load(&d, pos[0], &r, 0, NULL)) != 0)
 			goto close;
 		if ((doc = driver_status_json(r)) == NULL) {

@@ -14,6 +14,8 @@
 #include "io/outcome.h"
 #include "io/input.h"
 #include "io/render.h"
+#include "io/source.h"
+#include "io/source_json.h"
 #include "io/store.h"
 
 void driver_now(char *buf, size_t len)
@@ -153,24 +155,54 @@ static struct next *inspect_next(const struct driver *d, const char *run_id_arg)
 	return n;
 }
 
+/* The start-with-source next for the Run's goal settings: a refresh that
+ * names another Issue or history is recovered by a new Run. */
+static struct next *start_source_next(const struct run *r)
+{
+	const json_t *rec = run_json(r);
+	struct sw_error err = SW_ERROR_INIT;
+	struct next *n = NULL;
+
+	if (next_build_start(&n, jstr(run_identity(r), "id"), run_workspace(r),
+			     (unsigned)json_integer_value(json_object_get(rec, "initial_budget")),
+			     !json_is_true(json_object_get(rec, "review_enabled")), 1, &err) < 0)
+		next_none_identity(&n, jstr(run_identity(r), "id"), &err);
+	return n;
+}
+
+/* fail_run with more details: `extra` (borrowed, may be NULL) is merged
+ * into the state details. */
+static int fail_run_ex(const struct driver *d, enum tbl_err code, const char *msg,
+		       const struct run *r, const json_t *extra);
+
 /* An error raised against a loaded Run, with the table's recovery. */
 static int fail_run(const struct driver *d, enum tbl_err code, const char *msg,
 		    const struct run *r)
+{
+	return fail_run_ex(d, code, msg, r, NULL);
+}
+
+static int fail_run_ex(const struct driver *d, enum tbl_err code, const char *msg,
+		       const struct run *r, const json_t *extra)
 {
 	struct next *n = NULL;
 	json_t *details = NULL;
 	int rc;
 
 	/* Errors raised against a Run recover through it (tables/error_codes.def
-	 * gives these codes CURRENT, RESUME or INSPECT). */
+	 * gives these codes CURRENT, RESUME, INSPECT or START_SOURCE). */
 	if (tbl_err_recovery[code] == TBL_RECOVERY_RESUME)
 		n = driver_run_next(r, 1);
 	else if (tbl_err_recovery[code] == TBL_RECOVERY_INSPECT)
 		n = inspect_next(d, run_id(r));
+	else if (tbl_err_recovery[code] == TBL_RECOVERY_START_SOURCE)
+		n = start_source_next(r);
 	else
 		n = driver_run_next(r, 0);
-	if (tbl_err_details[code] == TBL_DETAILS_STATE)
+	if (tbl_err_details[code] == TBL_DETAILS_STATE || tbl_err_details[code] == TBL_DETAILS_ISSUE)
 		details = state_details(r);
+	if (details && extra)
+		json_object_update(details, (json_t *)extra);
 	/* Errors the service raises against a Run always exit 3, even codes
 	 * whose preflight form is a usage error (invalid_outcome). */
 	rc = cli_fail(code, CLI_EXIT_RUNTIME, msg, n, d->ws.worktree_root, details);
@@ -358,12 +390,46 @@ static int recorded_changed(const struct run *r)
 
 /* ---- mutation ---- */
 
+const char *driver_resume_operation(enum fsm_event ev)
+{
+	switch (ev) {
+	case FSM_EV_RESUME:
+		return "ad_hoc_resumed";
+	case FSM_EV_RESUME_PINNED:
+		return "source_refresh_skipped";
+	case FSM_EV_RESUME_REFRESH:
+		return "source_refreshed";
+	case FSM_EV_CANDIDATE_INVALID:
+	case FSM_EV_CANDIDATE_VALID:
+		return "source_candidate_created";
+	case FSM_EV_CHOOSE_PINNED:
+		return "source_pinned";
+	case FSM_EV_CHOOSE_ADOPT:
+		return "source_amended";
+	case FSM_EV_INVALID:
+	case FSM_EV_START:
+	case FSM_EV_SUBMIT:
+	case FSM_EV_ANSWER:
+	case FSM_EV_SKIP:
+	case FSM_EV_STOP:
+	case FSM_EV__COUNT:
+		break;
+	}
+	return NULL;
+}
+
 struct mctx {
 	struct driver *d;
 	struct driver_mutation *m;
 	struct run *run;		/* replayed */
 	int exit;			/* set when the callback wrote an error */
 	int apply_error;		/* APPLY_ERROR: print after commit */
+	/* Gathered while replaying, for source refreshes and choices: every
+	 * choice made ({receipt, result}), and the comments ever accepted
+	 * (node id -> pinned section, database id -> node id; first wins). */
+	json_t *choices;
+	json_t *accepted;
+	json_t *accepted_db;
 };
 
 static struct fsm_outcome_shape shape_of(const struct outcome *o)
@@ -469,6 +535,12 @@ static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
 		    (FSM_F_NAMED_CURRENT | FSM_F_NAMED_VOIDED);
 		break;
 	case FSM_EV_RESUME:
+	case FSM_EV_RESUME_PINNED:
+	case FSM_EV_RESUME_REFRESH:
+	case FSM_EV_CANDIDATE_INVALID:
+	case FSM_EV_CANDIDATE_VALID:
+	case FSM_EV_CHOOSE_PINNED:
+	case FSM_EV_CHOOSE_ADOPT:
 		if (m->budget_given)
 			f |= FSM_F_BUDGET_GIVEN;
 		if (m->source_options)
@@ -513,11 +585,395 @@ static int append_event(struct store_mutation *sm, const struct run *before,
 	return rc;
 }
 
+/* ---- source refresh ---- */
+
+/* What comparing a refreshed envelope with the pinned source found: the
+ * pinnedSource to re-pin and the observation to record, or an error. */
+struct refresh_result {
+	json_t *pinned;			/* same manifest: the source to re-pin */
+	json_t *candidate;		/* otherwise: the candidate to keep */
+	int candidate_valid;
+	const char *note;
+	enum tbl_err code;		/* TBL_ERR_NONE on success */
+	char why[600];
+	json_t *extra;			/* more error details, or NULL */
+};
+
+/* Whether field `key` is equal in both objects (absent in both counts as
+ * equal, which json_equal alone does not say). */
+static int same_field(const json_t *a, const json_t *b, const char *key)
+{
+	const json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
+
+	return (x == NULL && y == NULL) || json_equal(x, y);
+}
+
+/* The refreshed source's URL aliases: the pinned ones plus the pinned
+ * canonical URL when it moved, never the new canonical URL (MAP 9.4). */
+static json_t *merged_aliases(const json_t *cur, const json_t *cand)
+{
+	const json_t *old = json_object_get(cur, "canonical_url");
+	const json_t *now = json_object_get(cand, "canonical_url");
+	json_t *all = json_deep_copy(json_object_get(cur, "url_aliases"));
+	json_t *out = json_array(), *v;
+	size_t i, j;
+
+	if (all == NULL || out == NULL) {
+		json_decref(all);
+		json_decref(out);
+		return NULL;
+	}
+	if (!json_equal(old, now)) {
+		int seen = 0;
+
+		json_array_foreach(all, i, v)
+			seen |= json_equal(v, old);
+		if (!seen)
+			json_array_append(all, (json_t *)old);
+	}
+	json_array_foreach(all, i, v) {
+		if (json_equal(v, now))
+			continue;
+		for (j = 0; j < json_array_size(out) && !json_equal(json_array_get(out, j), v); j++)
+			;
+		if (j == json_array_size(out))
+			json_array_append(out, v);
+	}
+	json_decref(all);
+	return out;
+}
+
+static int refresh_fail(struct refresh_result *res, enum tbl_err code, const char *why)
+{
+	res->code = code;
+	snprintf(res->why, sizeof(res->why), "%s", why);
+	return -1;
+}
+
+/* The accepted-comment rules: a comment once accepted is never rebound to
+ * another database id or node, nor changed in place (key, role, title,
+ * body, section and material digests, bytes). */
+static int history_violation(const json_t *sections, const json_t *accepted,
+			     const json_t *accepted_db, char *why, size_t whylen)
+{
+	static const char *const same[] = { "key", "role", "title", "body_sha256",
+					    "section_revision", "material_sha256", "bytes" };
+	const json_t *sec;
+	size_t i;
+
+	json_array_foreach(sections, i, sec) {
+		const json_t *prov = json_object_get(sec, "provenance");
+		const char *node = jstr(prov, "comment_node_id");
+		json_int_t db = json_integer_value(json_object_get(prov, "comment_database_id"));
+		const json_t *prior = json_object_get(accepted, node);
+		char dbkey[32];
+		const char *prior_node;
+
+		snprintf(dbkey, sizeof(dbkey), "%lld", (long long)db);
+		if (prior) {
+			if (json_integer_value(json_object_get(json_object_get(prior, "provenance"),
+								"comment_database_id")) != db) {
+				snprintf(why, whylen, "accepted comment node %s was rebound to another database id", node);
+				return 1;
+			}
+			for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++)
+				if (!same_field(prior, sec, same[k])) {
+					snprintf(why, whylen,
+						 "accepted comment node %s was changed in place; publish a replacement comment",
+						 node);
+					return 1;
+				}
+		}
+		prior_node = jstr(accepted_db, dbkey);
+		if (prior_node && strcmp(prior_node, node) != 0) {
+			snprintf(why, whylen, "comment database id %s was rebound to another node", dbkey);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Compares the refreshed envelope `c` with the Run's pinned source, in the
+ * reference's order.  Returns 0 with res->pinned (same manifest) or
+ * res->candidate (invalid body or amendment) set, or -1 with res->code. */
+static int classify_refresh(const struct run *r, const struct source_candidate *c,
+			    const struct mctx *mc, const char *candidate_id, const char *now,
+			    struct refresh_result *res)
+{
+	const json_t *cur = json_object_get(run_json(r), "pinned_source");
+	struct sw_error err = SW_ERROR_INIT;
+	struct source_pinned *check = NULL;
+	struct source_candidate *ccheck = NULL;
+	char *cid = NULL, *cat = NULL;
+	json_t *cand = NULL, *aliases = NULL, *snap = NULL;
+	int projection_changed, rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (strcmp(c->provider, jstr(cur, "provider")) != 0 || strcmp(c->host, jstr(cur, "host")) != 0)
+		return refresh_fail(res, TBL_ERR_SOURCE_PROVIDER_MISMATCH,
+				    "the refreshed source's provider and host differ from the pinned source's");
+	if (strcmp(c->issue_id, jstr(cur, "issue_id")) != 0) {
+		res->extra = json_pack("{s:O, s:s}", "pinned_issue_id", json_object_get(cur, "issue_id"),
+				       "refreshed_issue_id", c->issue_id);
+		return refresh_fail(res, TBL_ERR_SOURCE_ISSUE_MISMATCH,
+				    "the refreshed source is another Issue; start a new Run from it");
+	}
+	if (source_candidate_to_json(&cand, c, candidate_id, now, &err) < 0 ||
+	    (aliases = merged_aliases(cur, cand)) == NULL) {
+		refresh_fail(res, TBL_ERR_RUNTIME_ERROR, "out of memory");
+		goto out;
+	}
+	projection_changed = !same_field(cur, cand, "repository_id") ||
+			     !same_field(cur, cand, "issue_number") ||
+			     !same_field(cur, cand, "canonical_url") || !same_field(cur, cand, "parent");
+	if (json_array_size(aliases) > SOURCE_MAX_URL_ALIASES) {
+		refresh_fail(res, TBL_ERR_SOURCE_ALIAS_LIMIT,
+			     "the Issue moved more often than the URL alias history holds; start a new Run from the refreshed source");
+		goto out;
+	}
+	/* The merged candidate (aliases carried over) must still validate. */
+	if (json_object_set(cand, "url_aliases", aliases) < 0 ||
+	    (json_object_get(cand, "snapshot") &&
+	     json_object_set(json_object_get(cand, "snapshot"), "url_aliases", aliases) < 0)) {
+		refresh_fail(res, TBL_ERR_RUNTIME_ERROR, "out of memory");
+		goto out;
+	}
+	if (source_candidate_from_json(&ccheck, &cid, &cat, cand, &err) < 0) {
+		snprintf(res->why, sizeof(res->why), "merged refreshed source is invalid: %s", err.msg);
+		res->code = TBL_ERR_INVALID_SOURCE_CANDIDATE;
+		goto out;
+	}
+	if (!c->valid) {
+		res->candidate = cand;
+		cand = NULL;
+		res->note = "source_candidate_invalid";
+		rc = 0;
+		goto out;
+	}
+	snap = json_incref(json_object_get(cand, "snapshot"));
+	if (history_violation(json_object_get(snap, "sections"), mc->accepted, mc->accepted_db,
+			      res->why, sizeof(res->why))) {
+		res->code = TBL_ERR_SOURCE_HISTORY_IN_PLACE_EDIT;
+		goto out;
+	}
+	if (!same_field(cur, snap, "manifest_revision")) {
+		const char *parent = jstr(snap, "parent_requirements_revision");
+
+		if (parent == NULL || strcmp(parent, jstr(cur, "requirements_revision")) != 0) {
+			refresh_fail(res, TBL_ERR_SOURCE_HISTORY_FORK,
+				     "the amended manifest's parent_requirements_revision is not the pinned requirements revision");
+			goto out;
+		}
+		res->candidate = cand;
+		res->candidate_valid = 1;
+		cand = NULL;
+		res->note = "source_amendment_candidate";
+		rc = 0;
+		goto out;
+	}
+	if (!same_field(cur, snap, "requirements_revision")) {
+		refresh_fail(res, TBL_ERR_SOURCE_INTEGRITY_MISMATCH,
+			     "the requirements revision changed without a new manifest revision");
+		goto out;
+	}
+	if (!same_field(cur, snap, "source_revision"))
+		res->note = "source_refreshed_non_material";
+	else if (projection_changed)
+		res->note = "source_projection_drift";
+	else
+		res->note = "source_refreshed_unchanged";
+	res->pinned = snap;
+	snap = NULL;
+	rc = 0;
+out:
+	source_pinned_free(check);
+	source_candidate_free(ccheck);
+	sw_free(cid);
+	sw_free(cat);
+	json_decref(cand);
+	json_decref(aliases);
+	json_decref(snap);
+	return rc;
+}
+
+/* keep-pinned: the pinned requirements under the candidate's projection
+ * (repository, number, URL, aliases, parent), its source revision
+ * recomputed.  New reference, or NULL. */
+static json_t *project_pinned(const json_t *cur, const json_t *cand)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct source_pinned *check = NULL;
+	char rev[SW_DIGEST_LEN];
+	json_t *p = json_deep_copy(cur), *aliases = merged_aliases(cur, cand);
+	static const char *const fields[] = { "repository_id", "issue_number", "canonical_url" };
+
+	if (p == NULL || aliases == NULL)
+		goto fail;
+	for (size_t i = 0; i < 3; i++)
+		if (json_object_set(p, fields[i], json_object_get(cand, fields[i])) < 0)
+			goto fail;
+	if (json_object_set(p, "url_aliases", aliases) < 0)
+		goto fail;
+	if (json_object_get(cand, "parent"))
+		json_object_set(p, "parent", json_object_get(cand, "parent"));
+	else
+		json_object_del(p, "parent");
+	if (source_revision_compute(rev, jstr(p, "host"), jstr(p, "repository_id"), jstr(p, "issue_id"),
+				    jstr(p, "title"), jstr(p, "manifest_revision"), &err) < 0 ||
+	    json_object_set_new(p, "source_revision", json_string(rev)) < 0 ||
+	    source_pinned_from_json(&check, p, &err) < 0)
+		goto fail;
+	source_pinned_free(check);
+	json_decref(aliases);
+	return p;
+fail:
+	json_decref(p);
+	json_decref(aliases);
+	return NULL;
+}
+
+/* adopt: active answers given under the old requirements become inactive. */
+static json_t *supersede_answers(const json_t *answers, const char *old_rev, const char *new_rev)
+{
+	json_t *out = json_deep_copy(answers), *a;
+	char *by = sw_asprintf("requirements:%s", new_rev);
+	size_t i;
+
+	if (out == NULL || by == NULL) {
+		json_decref(out);
+		sw_free(by);
+		return NULL;
+	}
+	json_array_foreach(out, i, a)
+		if (json_is_true(json_object_get(a, "active")) && jstr(a, "requirements_revision") &&
+		    strcmp(jstr(a, "requirements_revision"), old_rev) == 0) {
+			json_object_set_new(a, "active", json_false());
+			json_object_set_new(a, "superseded_by", json_string(by));
+		}
+	sw_free(by);
+	return out;
+}
+
+static void refresh_release(struct refresh_result *res)
+{
+	json_decref(res->pinned);
+	json_decref(res->candidate);
+	json_decref(res->extra);
+	res->pinned = res->candidate = res->extra = NULL;
+}
+
+/* Stores the refreshed snapshot's section payloads with the event. */
+static int add_snapshot_materials(struct store_mutation *sm, const struct source_pinned *p,
+				  struct sw_error *err)
+{
+	char digest[SW_DIGEST_LEN];
+	int rc;
+
+	for (size_t i = 0; p && i < p->n_sections; i++) {
+		const struct source_section *sec = &p->sections[i];
+
+		if ((rc = store_mutation_add_material(sm, sec->payload, sec->bytes, digest, err)) < 0)
+			return rc;
+		if (strcmp(digest, sec->material_sha256) != 0)
+			return sw_error_set(err, SW_EINVAL, "material digest of section %s differs",
+					    sec->key);
+	}
+	return 0;
+}
+
+/* Records the sections of a newly pinned source as accepted (first wins). */
+static void accept_sections(struct mctx *c, const json_t *pinned)
+{
+	const json_t *sec;
+	size_t i;
+
+	json_array_foreach(json_object_get(pinned, "sections"), i, sec) {
+		const json_t *prov = json_object_get(sec, "provenance");
+		const char *node = jstr(prov, "comment_node_id");
+		char dbkey[32];
+
+		if (node == NULL)
+			continue;
+		snprintf(dbkey, sizeof(dbkey), "%lld",
+			 (long long)json_integer_value(json_object_get(prov, "comment_database_id")));
+		if (json_object_get(c->accepted, node) == NULL)
+			json_object_set(c->accepted, node, (json_t *)sec);
+		if (json_object_get(c->accepted_db, dbkey) == NULL)
+			json_object_set_new(c->accepted_db, dbkey, json_string(node));
+	}
+}
+
 static int mutate_visit(const struct store_event *ev, void *payload, struct sw_error *err)
 {
 	struct mctx *c = payload;
+	json_t *data = json_loadb(ev->data, ev->data_len, JSON_REJECT_DUPLICATES, NULL);
+	const json_t *set, *pinned;
+	int rc = replay_visit(ev, &c->run, err);
 
-	return replay_visit(ev, &c->run, err);
+	if (rc < 0 || data == NULL) {
+		json_decref(data);
+		return rc;
+	}
+	set = json_object_get(data, "set");
+	pinned = json_object_get(json_object_get(data, "initialize"), "pinned_source");
+	if (pinned == NULL)
+		pinned = json_object_get(set, "pinned_source");
+	if (pinned)
+		accept_sections(c, pinned);
+	if ((ev->type == TBL_JEVENT_SOURCE_PINNED || ev->type == TBL_JEVENT_SOURCE_AMENDED) &&
+	    json_object_get(set, "last_source_choice"))
+		json_array_append_new(c->choices,
+				      json_pack("{s:O, s:O}", "receipt",
+						json_object_get(set, "last_source_choice"),
+						"result", json_object_get(set, "last_resume_result")));
+	json_decref(data);
+	return 0;
+}
+
+/* A source choice before the table: an already-resolved candidate replays
+ * its result (or conflicts); a choice naming another candidate than the
+ * waiting one is stale.  Returns 1 when it answered (c->exit or m->run set). */
+static int choice_precheck(struct mctx *c, struct sw_error *err)
+{
+	struct driver_mutation *m = c->m;
+	const json_t *cand = json_object_get(run_json(c->run), "source_candidate"), *h;
+	const char *choice = m->event == FSM_EV_CHOOSE_ADOPT ? "adopt" : "pinned";
+	size_t i;
+
+	if (cand == NULL) {
+		json_array_foreach(c->choices, i, h) {
+			const json_t *receipt = json_object_get(h, "receipt");
+
+			if (strcmp(jstr(receipt, "candidate_id"), m->candidate_id) != 0)
+				continue;
+			if (strcmp(jstr(receipt, "choice"), choice) != 0) {
+				c->exit = fail_run(c->d, TBL_ERR_SOURCE_CHOICE_CONFLICT,
+						   "candidate_id was already resolved with the other choice",
+						   c->run);
+				sw_error_set(err, SW_ECONFLICT, "choice conflict");
+				return 1;
+			}
+			/* The same choice again: answer as it was answered, write
+			 * nothing. */
+			if (run_set_field(c->run, "last_source_choice", receipt, err) < 0 ||
+			    run_set_field(c->run, "last_resume_result", json_object_get(h, "result"), err) < 0) {
+				c->exit = CLI_EXIT_DEFECT;
+				return 1;
+			}
+			m->step.verdict = FSM_IDEMPOTENT;
+			m->run = c->run;
+			c->run = NULL;
+			return 1;
+		}
+		return 0;
+	}
+	if (strcmp(jstr(cand, "candidate_id"), m->candidate_id) != 0) {
+		c->exit = fail_run(c->d, TBL_ERR_STALE_SOURCE_CANDIDATE,
+				   "candidate_id is not the current source candidate", c->run);
+		sw_error_set(err, SW_ECONFLICT, "stale candidate");
+		return 1;
+	}
+	return 0;
 }
 
 static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *err)
@@ -528,7 +984,10 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	struct run_effects fx = { 0 };
 	struct git_now g = { 0 }, fin = { 0 };
 	struct run *after = NULL;
-	char why[600] = "", now[40], action_id[37], answer_digest[SW_DIGEST_LEN] = "";
+	struct refresh_result refresh = { 0 };
+	json_t *choice_pinned = NULL, *choice_answers = NULL, *receipt = NULL, *result = NULL;
+	char why[600] = "", now[40], action_id[37], candidate_id[37];
+	char answer_digest[SW_DIGEST_LEN] = "";
 	struct fsm_run machine;
 	int rc = 0;
 
@@ -536,6 +995,9 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		return sw_error_proto(err, "runtime_error", "the run journal is empty");
 	if ((c->exit = check_workspace(c->d, c->run)) != 0)
 		return sw_error_set(err, SW_ECONFLICT, "workspace mismatch");
+	if ((m->event == FSM_EV_CHOOSE_PINNED || m->event == FSM_EV_CHOOSE_ADOPT) &&
+	    choice_precheck(c, err))
+		return c->exit ? (err->code ? err->code : SW_ECONFLICT) : 0;
 	machine = run_machine(c->run);
 	in.facts = input_facts(c, why, sizeof(why), answer_digest);
 	in.budget = m->budget;
@@ -563,13 +1025,54 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		}
 		goto out;
 	}
-	if (m->step.ops & (FSM_OP_END | FSM_OP_END_SKIPPED))
-		observe_now(c->d, c->run, &fin);
 	driver_now(now, sizeof(now));
-	if (store_new_run_id(action_id, err) < 0) {
+	if (store_new_run_id(action_id, err) < 0 || store_new_run_id(candidate_id, err) < 0) {
 		rc = err->code;
 		goto out;
 	}
+	/* The refresh's own checks come after the resume gates the table
+	 * applied (ended, resumable, issue-backed, no waiting candidate); an
+	 * envelope that becomes a candidate is its own event. */
+	if (m->event == FSM_EV_RESUME_REFRESH) {
+		if (classify_refresh(c->run, m->refresh, c, candidate_id, now, &refresh) < 0) {
+			c->exit = fail_run_ex(c->d, refresh.code, refresh.why, c->run, refresh.extra);
+			rc = sw_error_set(err, SW_ECONFLICT, "%s", refresh.why);
+			goto out;
+		}
+		if (refresh.candidate) {
+			m->event = in.event = refresh.candidate_valid ? FSM_EV_CANDIDATE_VALID
+								      : FSM_EV_CANDIDATE_INVALID;
+			m->step = fsm_step(&machine, &in);
+			if (m->step.verdict != FSM_APPLY) {
+				c->exit = fail_run(c->d, m->step.err, tbl_rules[m->step.rule].why, c->run);
+				rc = sw_error_set(err, SW_ECONFLICT, "candidate refused");
+				goto out;
+			}
+		}
+	}
+	if (m->event == FSM_EV_CHOOSE_PINNED || m->event == FSM_EV_CHOOSE_ADOPT) {
+		const json_t *rec = run_json(c->run);
+		const json_t *cand = json_object_get(rec, "source_candidate");
+		const json_t *cur = json_object_get(rec, "pinned_source");
+
+		choice_pinned = m->event == FSM_EV_CHOOSE_ADOPT
+					? json_deep_copy(json_object_get(cand, "snapshot"))
+					: project_pinned(cur, cand);
+		if (choice_pinned == NULL) {
+			rc = sw_error_set(err, SW_EINVAL, "the source choice yields no valid pinned source");
+			goto out;
+		}
+		if (m->event == FSM_EV_CHOOSE_ADOPT && json_object_get(rec, "answers") &&
+		    !same_field(cur, choice_pinned, "requirements_revision") &&
+		    (choice_answers = supersede_answers(json_object_get(rec, "answers"),
+							jstr(cur, "requirements_revision"),
+							jstr(choice_pinned, "requirements_revision"))) == NULL) {
+			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (m->step.ops & (FSM_OP_END | FSM_OP_END_SKIPPED))
+		observe_now(c->d, c->run, &fin);
 	fx.now = now;
 	fx.new_action_id = action_id;
 	if (m->event == FSM_EV_SUBMIT) {
@@ -587,18 +1090,69 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	fx.final_observation = fin.ok ? fin.json : NULL;
 	fx.final_changed = fin.changed;
 	fx.final_error = fin.error;
+	/* A re-pinned or chosen source is in place before the next Action is
+	 * issued, so that Action carries its catalog. */
 	if ((rc = run_clone(&after, c->run, err)) < 0 ||
+	    (refresh.pinned && (rc = run_set_pinned_source(after, refresh.pinned, err)) < 0) ||
+	    (choice_pinned && (rc = run_set_pinned_source(after, choice_pinned, err)) < 0) ||
+	    (choice_answers && (rc = run_set_field(after, "answers", choice_answers, err)) < 0) ||
+	    (choice_pinned && (rc = run_set_field(after, "source_candidate", NULL, err)) < 0) ||
 	    (rc = run_apply(after, &m->step, &fx, err)) < 0)
 		goto out;
-	if (m->event == FSM_EV_RESUME &&
-	    (rc = run_set_resume_result(after, "ad_hoc_resumed", 1, err)) < 0)
+	if (refresh.note && (rc = run_add_observation(after, refresh.note, err)) < 0)
+		goto out;
+	if ((refresh.pinned || refresh.candidate_valid) &&
+	    (rc = add_snapshot_materials(sm, m->refresh->snapshot, err)) < 0)
+		goto out;
+	if (refresh.candidate) {
+		/* Deciding between sources costs no budget. */
+		result = json_pack("{s:s, s:b, s:s}", "operation", "source_candidate_created",
+				   "budget_applied", 0, "candidate_id", candidate_id);
+		if (result == NULL ||
+		    (rc = run_set_field(after, "source_candidate", refresh.candidate, err)) < 0 ||
+		    (rc = run_set_field(after, "last_resume_result", result, err)) < 0)
+			goto nomem;
+	}
+	if (choice_pinned) {
+		const char *op = driver_resume_operation(m->event);
+		const char *cid = jstr(json_object_get(run_json(c->run), "source_candidate"), "candidate_id");
+
+		result = json_pack("{s:s, s:b, s:s}", "operation", op, "budget_applied", 1,
+				   "candidate_id", cid);
+		receipt = json_pack("{s:s, s:s, s:s, s:s}", "candidate_id", cid, "choice",
+				    m->event == FSM_EV_CHOOSE_ADOPT ? "adopt" : "pinned",
+				    "resulting_action_id",
+				    run_current_action_id(after) ? run_current_action_id(after) : "",
+				    "at", now);
+		if (result == NULL || receipt == NULL ||
+		    (rc = run_add_observation(after, op, err)) < 0 ||
+		    (rc = run_set_field(after, "last_resume_result", result, err)) < 0 ||
+		    (rc = run_set_field(after, "last_source_choice", receipt, err)) < 0)
+			goto nomem;
+	}
+	if (driver_resume_operation(m->event) && !refresh.candidate && !choice_pinned &&
+	    (rc = run_set_resume_result(after, driver_resume_operation(m->event), 1, err)) < 0)
+		goto out;
+	/* Keeping the pinned source is recorded where the Run's history shows
+	 * it, as the reference does. */
+	if (m->event == FSM_EV_RESUME_PINNED &&
+	    (rc = run_add_observation(after, "source_refresh_skipped", err)) < 0)
 		goto out;
 	if ((rc = append_event(sm, c->run, after, m->event, m->step.rule, err)) < 0)
 		goto out;
 	c->apply_error = m->step.verdict == FSM_APPLY_ERROR;
 	m->run = after;
 	after = NULL;
+	goto out;
+nomem:
+	if (rc == 0)
+		rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 out:
+	refresh_release(&refresh);
+	json_decref(choice_pinned);
+	json_decref(choice_answers);
+	json_decref(receipt);
+	json_decref(result);
 	run_free(after);
 	git_now_release(&g);
 	git_now_release(&fin);
@@ -607,24 +1161,29 @@ out:
 
 int driver_mutate(struct driver *d, struct driver_mutation *m)
 {
-	struct mctx c = { d, m, NULL, 0, 0 };
+	struct mctx c = { d, m, NULL, 0, 0, json_array(), json_object(), json_object() };
 	struct sw_error err = SW_ERROR_INIT;
 	int rc;
 
+	if (c.choices == NULL || c.accepted == NULL || c.accepted_db == NULL) {
+		rc = cli_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, d->ws.worktree_root, NULL);
+		goto done;
+	}
 	rc = store_update(d->store, m->run_id, mutate_visit, mutate_cb, &c, &err);
-	if (c.exit != 0) {
-		run_free(c.run);
-		return c.exit;
-	}
-	if (rc < 0) {
+	if (c.exit != 0)
+		rc = c.exit;
+	else if (rc < 0)
 		rc = fail_store(d, &err, m->run_id);
-		run_free(c.run);
-		return rc;
-	}
+	else if (c.apply_error)
+		rc = fail_run(d, m->step.err, tbl_rules[m->step.rule].why, m->run);
+	else
+		rc = 0;
+done:
 	run_free(c.run);
-	if (c.apply_error)
-		return fail_run(d, m->step.err, tbl_rules[m->step.rule].why, m->run);
-	return 0;
+	json_decref(c.choices);
+	json_decref(c.accepted);
+	json_decref(c.accepted_db);
+	return rc;
 }
 
 void driver_mutation_release(struct driver_mutation *m)
@@ -638,23 +1197,30 @@ void driver_mutation_release(struct driver_mutation *m)
 struct sctx {
 	struct run *run;
 	const struct fsm_step *step;
+	const struct source_pinned *source;
 };
 
+/* The section payloads go into the same mutation as the first event, so a
+ * Run never exists without the material its Actions point at. */
 static int create_cb(struct store_mutation *sm, void *payload, struct sw_error *err)
 {
 	struct sctx *c = payload;
+	int rc = add_snapshot_materials(sm, c->source, err);
 
+	if (rc < 0)
+		return rc;
 	return append_event(sm, NULL, c->run, FSM_EV_START, c->step->rule, err);
 }
 
 int driver_start(struct driver *d, const char *goal, unsigned budget, int review,
-		 struct run **out)
+		 const struct source_pinned *source, struct run **out)
 {
 	struct fsm_run fresh = { .state = FSM_ST_NEW };
-	struct fsm_input in = { .event = FSM_EV_START, .budget = budget, .review = review };
+	struct fsm_input in = { .event = FSM_EV_START, .budget = budget, .review = review,
+				.issue_backed = source != NULL };
 	struct sw_error err = SW_ERROR_INIT;
 	struct vcs_observation obs = VCS_OBSERVATION_INIT;
-	json_t *obs_json = NULL, *identity = NULL;
+	json_t *obs_json = NULL, *identity = NULL, *pinned = NULL;
 	char id[37], action_id[37], now[40];
 	struct run_start s = { 0 };
 	struct run_effects fx = { 0 };
@@ -670,14 +1236,15 @@ int driver_start(struct driver *d, const char *goal, unsigned budget, int review
 	}
 	st = fsm_step(&fresh, &in);
 	if (st.verdict != FSM_APPLY) {
-		next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review, 0,
+		next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review, source != NULL,
 				 &(struct sw_error)SW_ERROR_INIT);
 		rc = cli_fail(st.err, 0, err.msg[0] ? err.msg : tbl_rules[st.rule].why, n,
 			      d->ws.worktree_root, NULL);
 		goto out;
 	}
 	if (store_new_run_id(id, &err) < 0 || store_new_run_id(action_id, &err) < 0 ||
-	    (identity = vcs_identity_to_json(&d->ws)) == NULL) {
+	    (identity = vcs_identity_to_json(&d->ws)) == NULL ||
+	    (source && source_pinned_to_json(&pinned, source, &err) < 0)) {
 		rc = cli_fail(TBL_ERR_RUNTIME_ERROR, 0, err.msg[0] ? err.msg : "out of memory",
 			      NULL, d->ws.worktree_root, NULL);
 		goto out;
@@ -689,19 +1256,21 @@ int driver_start(struct driver *d, const char *goal, unsigned budget, int review
 	s.identity = identity;
 	s.initial_git = obs_json;
 	s.now = now;
+	s.pinned_source = pinned;
 	fx.now = now;
 	fx.new_action_id = action_id;
 	if (run_create(&c.run, &s, &st, &fx, &err) < 0) {
 		enum tbl_err code = tbl_err_lookup(err.proto);
 
 		if (code == TBL_ERR_ACTION_TOO_LARGE)
-			next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review, 0,
-					 &(struct sw_error)SW_ERROR_INIT);
+			next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review,
+					 source != NULL, &(struct sw_error)SW_ERROR_INIT);
 		rc = cli_fail(code ? code : TBL_ERR_RUNTIME_ERROR, code ? CLI_EXIT_RUNTIME : 0,
 			      err.msg, n, d->ws.worktree_root, NULL);
 		goto out;
 	}
 	c.step = &st;
+	c.source = source;
 	if (store_create(d->store, id, create_cb, &c, &err) < 0) {
 		rc = fail_store(d, &err, NULL);
 		goto out;
@@ -712,6 +1281,7 @@ out:
 	run_free(c.run);
 	next_free(n);
 	json_decref(identity);
+	json_decref(pinned);
 	json_decref(obs_json);
 	vcs_observation_release(&obs);
 	return rc;
@@ -747,8 +1317,17 @@ int driver_print_state(const struct run *r, int human, const char *headline,
 			json_object_set(doc, "source_candidate",
 					json_object_get(rec, "source_candidate"));
 		if (resume_operation) {
-			json_object_set_new(doc, "resume_operation", json_string(resume_operation));
-			json_object_set_new(doc, "budget_applied", json_true());
+			/* The Run's own resume result says what happened (a
+			 * candidate costs no budget; a replayed choice answers as
+			 * it did). */
+			const json_t *res = json_object_get(rec, "last_resume_result");
+
+			json_object_set_new(doc, "resume_operation",
+					    res ? json_incref(json_object_get(res, "operation"))
+						: json_string(resume_operation));
+			json_object_set_new(doc, "budget_applied",
+					    res ? json_incref(json_object_get(res, "budget_applied"))
+						: json_true());
 		}
 		if (cli_print_json(doc) < 0)
 			rc = CLI_EXIT_DEFECT;
@@ -959,55 +1538,210 @@ static int key_valid(const char *k)
 	return 1;
 }
 
-int driver_material(struct driver *d, const char *run_id_arg, const char *action_id,
-		    const char *section)
+/* A material failure: cliError with the inspect-run recovery. */
+static int fail_material(const struct driver *d, const char *run_id_arg, enum tbl_err code,
+			 const char *msg)
+{
+	struct next *n = inspect_next(d, run_id_arg);
+	int rc = cli_fail(code, 0, msg, n, NULL, NULL);
+
+	next_free(n);
+	return rc;
+}
+
+/* framed("slipway-section/v2", key, role, title, payload). */
+static int section_revision(char out[SW_DIGEST_LEN], const json_t *sec, const void *payload,
+			    size_t len)
+{
+	static const char *const fields[] = { "key", "role", "title" };
+	struct sw_error err = SW_ERROR_INIT;
+	struct sw_sha256 *h = NULL;
+
+	if (sw_sha256_new(&h, &err) < 0)
+		return -1;
+	sw_sha256_field(h, "slipway-section/v2", strlen("slipway-section/v2"));
+	for (size_t i = 0; i < 3; i++) {
+		const char *v = jstr(sec, fields[i]);
+
+		sw_sha256_field(h, v ? v : "", v ? strlen(v) : 0);
+	}
+	sw_sha256_field(h, payload, len);
+	sw_sha256_final_prefixed(h, out);
+	return 0;
+}
+
+/* Reads and checks the material of catalog entry `sec` (a requirements
+ * section or a pinned section: both carry key, role, title,
+ * section_revision, material_sha256, bytes).  On success *out holds the
+ * Markdown (NUL-terminated, caller frees); otherwise the cliError is
+ * written and its exit status returned. */
+static int read_section(const struct driver *d, const struct run *r, const json_t *sec,
+			char **out)
 {
 	struct sw_error err = SW_ERROR_INIT;
-	const json_t *actions, *rec = NULL, *v;
+	const char *digest = jstr(sec, "material_sha256");
+	char rev[SW_DIGEST_LEN], msg[700];
+	void *data = NULL;
+	size_t len = 0;
+	char *text;
+
+	*out = NULL;
+	if (digest == NULL || !sw_digest_valid(digest))
+		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_UNAVAILABLE,
+				     "the section has no valid pinned material reference");
+	if (store_read_material(&data, &len, d->store, run_id(r), digest, &err) < 0) {
+		snprintf(msg, sizeof(msg), "pinned material cannot be read or verified: %s", err.msg);
+		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_UNAVAILABLE, msg);
+	}
+	if ((json_int_t)len != json_integer_value(json_object_get(sec, "bytes"))) {
+		sw_free(data);
+		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_CORRUPT,
+				     "pinned material byte count differs from the catalog");
+	}
+	if (section_revision(rev, sec, data, len) < 0 ||
+	    (text = sw_malloc(len + 1)) == NULL) {
+		sw_free(data);
+		return cli_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, NULL, NULL);
+	}
+	if (strcmp(rev, jstr(sec, "section_revision") ? jstr(sec, "section_revision") : "") != 0) {
+		sw_free(data);
+		sw_free(text);
+		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_CORRUPT,
+				     "pinned material does not match the section revision");
+	}
+	memcpy(text, data, len);
+	text[len] = '\0';
+	sw_free(data);
+	*out = text;
+	return 0;
+}
+
+/* The catalog entry named `key` in `sections`, or NULL. */
+static const json_t *find_section(const json_t *sections, const char *key)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(sections, i, v)
+		if (strcmp(jstr(v, "key"), key) == 0)
+			return v;
+	return NULL;
+}
+
+static json_t *section_json(const json_t *sec, const char *markdown)
+{
+	return json_pack("{s:O, s:O, s:O, s:O, s:s}", "key", json_object_get(sec, "key"),
+			 "role", json_object_get(sec, "role"), "title", json_object_get(sec, "title"),
+			 "section_revision", json_object_get(sec, "section_revision"),
+			 "markdown", markdown);
+}
+
+/* status RUN --section KEY: the pinned chapter, in any Run state. */
+static int pinned_material(struct driver *d, const struct run *r, const char *section,
+			   int human)
+{
+	const json_t *pinned = json_object_get(run_json(r), "pinned_source"), *sec;
+	char *markdown = NULL;
+	json_t *doc = NULL;
+	int rc;
+
+	if (pinned == NULL)
+		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_UNAVAILABLE,
+				     "an ad-hoc Run pins no source");
+	if ((sec = find_section(json_object_get(pinned, "sections"), section)) == NULL) {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg), "the Run pins no section \"%s\"", section);
+		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_SECTION_NOT_FOUND, msg);
+	}
+	if ((rc = read_section(d, r, sec, &markdown)) != 0)
+		return rc;
+	if (human) {
+		/* Say plainly that this is an inspection, not an Action. */
+		printf("Run %s (%s): pinned section \"%s\", role %s.\n"
+		       "Section revision: %s\nRequirements revision: %s\n"
+		       "Pinned text for reading only; it authorizes no work.\n\n# %s\n\n%s",
+		       run_id(r), jstr(run_json(r), "state"), jstr(sec, "key"), jstr(sec, "role"),
+		       jstr(sec, "section_revision"), jstr(pinned, "requirements_revision"),
+		       jstr(sec, "title"), markdown);
+		rc = fflush(stdout) == EOF ? CLI_EXIT_DEFECT : 0;
+	} else {
+		doc = json_pack("{s:i, s:s, s:s, s:O, s:O, s:O, s:o}", "contract_version", 2,
+				"message_type", "pinned_material", "run_id", run_id(r),
+				"run_state", json_object_get(run_json(r), "state"),
+				"source_revision", json_object_get(pinned, "source_revision"),
+				"requirements_revision", json_object_get(pinned, "requirements_revision"),
+				"section", section_json(sec, markdown));
+		rc = doc == NULL || cli_print_json(doc) < 0 ? CLI_EXIT_DEFECT : 0;
+	}
+	json_decref(doc);
+	sw_free(markdown);
+	return rc;
+}
+
+int driver_material(struct driver *d, const char *run_id_arg, const char *action_id,
+		    const char *section, int human)
+{
+	const json_t *actions, *rec = NULL, *v, *out_status, *reqs, *sec;
+	const char *state;
 	struct run *r = NULL;
-	struct next *n = NULL;
 	const char *code = NULL;
+	char *markdown = NULL, msg[300];
+	json_t *doc = NULL;
 	size_t i;
 	int rc;
 
-	if (!key_valid(section)) {
-		n = inspect_next(d, run_id_arg);
-		rc = cli_fail(TBL_ERR_MATERIAL_SECTION_INVALID, 0,
-			      "section must match ^[a-z0-9][a-z0-9._-]{0,63}$", n, NULL, NULL);
-		next_free(n);
-		return rc;
-	}
+	if (!key_valid(section))
+		return fail_material(d, run_id_arg, TBL_ERR_MATERIAL_SECTION_INVALID,
+				     "section must match ^[a-z0-9][a-z0-9._-]{0,63}$");
 	if ((rc = driver_load(d, run_id_arg, &r, 0, &code)) != 0)
 		return rc;
 	if (action_id == NULL) {
-		/* status --section: every Run state, no Action involved. */
-		n = inspect_next(d, run_id_arg);
-		rc = cli_fail(TBL_ERR_MATERIAL_UNAVAILABLE, 0,
-			      "this Run pins no source: an ad-hoc Run has no material", n, NULL, NULL);
-		next_free(n);
-		run_free(r);
-		return rc;
+		rc = pinned_material(d, r, section, human);
+		goto out;
 	}
 	actions = json_object_get(run_json(r), "actions");
 	json_array_foreach(actions, i, v)
 		if (strcmp(jstr(json_object_get(v, "action"), "action_id"), action_id) == 0)
 			rec = v;
 	if (rec == NULL) {
-		n = inspect_next(d, run_id_arg);
-		rc = cli_fail(TBL_ERR_MATERIAL_ACTION_NOT_FOUND, 0, "action_id is not an Action of this run",
-			      n, NULL, NULL);
-	} else if (run_current_action_id(r) == NULL ||
-		   strcmp(run_current_action_id(r), action_id) != 0 ||
-		   json_is_true(json_object_get(rec, "voided"))) {
+		rc = fail_material(d, run_id_arg, TBL_ERR_MATERIAL_ACTION_NOT_FOUND,
+				   "action_id is not an Action of this run");
+		goto out;
+	}
+	state = jstr(run_json(r), "state");
+	out_status = json_object_get(json_object_get(rec, "outcome"), "status");
+	if (strcmp(state, "stopped") == 0 || strcmp(state, "ended") == 0 ||
+	    run_current_action_id(r) == NULL ||
+	    strcmp(run_current_action_id(r), action_id) != 0 ||
+	    json_is_true(json_object_get(rec, "voided")) ||
+	    (out_status && strcmp(json_string_value(out_status), "needs_input") != 0)) {
 		rc = fail_run(d, TBL_ERR_MATERIAL_ACTION_STALE,
 			      "material is readable only for the current Action", r);
-	} else {
-		n = inspect_next(d, run_id_arg);
-		rc = cli_fail(TBL_ERR_MATERIAL_UNAVAILABLE, 0,
-			      "this Run pins no source: an ad-hoc Run has no material", n, NULL, NULL);
+		goto out;
 	}
-	(void)err;
-	next_free(n);
+	reqs = json_object_get(json_object_get(rec, "action"), "requirements");
+	if (reqs == NULL || json_object_get(json_object_get(rec, "action"), "source") == NULL) {
+		rc = fail_material(d, run_id_arg, TBL_ERR_MATERIAL_UNAVAILABLE,
+				   "this Run pins no source: an ad-hoc Action has no material");
+		goto out;
+	}
+	if ((sec = find_section(json_object_get(reqs, "sections"), section)) == NULL) {
+		snprintf(msg, sizeof(msg), "the Action's catalog has no section \"%s\"", section);
+		rc = fail_material(d, run_id_arg, TBL_ERR_MATERIAL_SECTION_NOT_FOUND, msg);
+		goto out;
+	}
+	if ((rc = read_section(d, r, sec, &markdown)) != 0)
+		goto out;
+	doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:o}", "contract_version", 2,
+			"message_type", "action_material", "run_id", run_id(r),
+			"action_id", action_id,
+			"requirements_revision", json_object_get(reqs, "requirements_revision"),
+			"section", section_json(sec, markdown));
+	rc = doc == NULL || cli_print_json(doc) < 0 ? CLI_EXIT_DEFECT : 0;
+out:
+	json_decref(doc);
+	sw_free(markdown);
 	run_free(r);
 	return rc;
 }

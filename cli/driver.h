@@ -20,6 +20,8 @@
 struct json_t;
 struct store;
 struct outcome;
+struct source_pinned;
+struct source_candidate;
 
 struct driver {
 	const char *root_arg;		/* --root as given, or NULL */
@@ -30,9 +32,10 @@ struct driver {
 /* Discovers the workspace at d->root_arg (the current directory when NULL)
  * and opens its store, writable or read-only. */
 int driver_open(struct driver *d, bool writable);
-/* The two halves of driver_open, for commands that read their input in
- * between (submit reads its Outcome before the store is touched).  After a
- * failed driver_open_store the driver holds nothing. */
+/* The two halves of driver_open, for commands with work between them
+ * (submit decodes its Outcome and run --source-file imports its envelope
+ * before the store is touched).  driver_open_store releases the workspace
+ * when it fails. */
 int driver_discover(struct driver *d);
 int driver_open_store(struct driver *d, bool writable);
 void driver_close(struct driver *d);
@@ -58,10 +61,19 @@ struct driver_mutation {
 	int budget_given;
 	unsigned budget;
 	int source_options;
+	/* resume --source-file (FSM_EV_RESUME_REFRESH): the refreshed
+	 * envelope, classified (borrowed) */
+	const struct source_candidate *refresh;
+	/* resume --source-choice (FSM_EV_CHOOSE_PINNED / CHOOSE_ADOPT) */
+	const char *candidate_id;
 	/* results */
 	struct run *run;		/* the Run after the event (owned) */
 	struct fsm_step step;
 };
+
+/* The resume_operation a resume event reports ("ad_hoc_resumed",
+ * "source_refresh_skipped"), or NULL for other events. */
+const char *driver_resume_operation(enum fsm_event ev);
 
 /* Runs one mutation; on success m->run is the Run after the event and the
  * caller renders it.  A committed-then-error step (APPLY_ERROR) is written
@@ -69,14 +81,17 @@ struct driver_mutation {
 int driver_mutate(struct driver *d, struct driver_mutation *m);
 void driver_mutation_release(struct driver_mutation *m);
 
-/* Creates a Run (`run`); *out is the new Run. */
+/* Creates a Run (`run`); *out is the new Run.  `source` (borrowed, may be
+ * NULL) makes it issue-backed: the record pins it and its section payloads
+ * are stored as materials in the creating mutation. */
 int driver_start(struct driver *d, const char *goal, unsigned budget,
-		 int review, struct run **out);
+		 int review, const struct source_pinned *source, struct run **out);
 
 /* Prints the protocolState of `r` (JSON), or with `human` the text form:
  * `headline`, with `with_facts` the state, goal, budget and current Action,
  * then the next choices.  `resume_operation` (may be NULL) adds
- * resume_operation and budget_applied. */
+ * resume_operation and budget_applied, taken from the Run's
+ * last_resume_result when it has one. */
 int driver_print_state(const struct run *r, int human, const char *headline,
 		       int with_facts, const char *resume_operation);
 
@@ -97,10 +112,14 @@ void driver_listing_release(struct driver_listing *l);
 /* The runStatus document of `r` with its next (new reference or NULL). */
 struct json_t *driver_status_json(const struct run *r);
 
-/* `protocol material`: the checks in the reference's order; an ad-hoc Run
- * ends with material_unavailable. */
+/* `protocol material` (action_id given) and `status RUN --section`
+ * (action_id NULL): the checks in the reference's order (key syntax, Run,
+ * Action, staleness, issue-backed, catalog, blob, byte count, section
+ * revision), then prints the actionMaterial or pinnedMaterial document, or
+ * with `human` (status only) the chapter as text.  An ad-hoc Run ends with
+ * material_unavailable.  The store may be read-only. */
 int driver_material(struct driver *d, const char *run_id, const char *action_id,
-		    const char *section);
+		    const char *section, int human);
 
 /* Writes a cliError for a usage problem, bound to d->root_arg. */
 int driver_usage(const struct driver *d, enum tbl_err code, const char *msg);

@@ -139,7 +139,8 @@ static void print_ops(unsigned ops)
 		"queue", "pop", "drop_queue", "clear_queue", "record_request", "grant",
 		"answer_active", "answer_inactive", "supersede", "skip",
 		"review_not_run", "clear_review", "resume_budget", "end",
-		"end_skipped", "create",
+		"end_skipped", "create", "candidate_invalid", "candidate_valid",
+		"candidate_clear",
 	};
 	int first = 1;
 

@@ -186,6 +186,12 @@ struct fsm_step fsm_step(const struct fsm_run *run, const struct fsm_input *in)
 		n->queued = 1;
 	if (r->ops & (FSM_OP_POP | FSM_OP_DROP_QUEUE | FSM_OP_CLEAR_QUEUE))
 		n->queued = 0;
+	if (r->ops & (FSM_OP_CANDIDATE_INVALID | FSM_OP_CANDIDATE_VALID)) {
+		n->candidate = 1;
+		n->candidate_valid = (r->ops & FSM_OP_CANDIDATE_VALID) ? 1 : 0;
+	}
+	if (r->ops & FSM_OP_CANDIDATE_CLEAR)
+		n->candidate = n->candidate_valid = 0;
 	if (r->ops & FSM_OP_RESUME_BUDGET) {
 		if (facts & FSM_F_BUDGET_GIVEN)
 			n->remaining = in->budget;

@@ -97,7 +97,10 @@ enum fsm_op {
 	FSM_OP_RESUME_BUDGET	= 1u << 17, /* replace / keep / max(initial, 3) */
 	FSM_OP_END		= 1u << 18, /* final observation and the host summary */
 	FSM_OP_END_SKIPPED	= 1u << 19, /* final observation, fixed skip summary */
-	FSM_OP_CREATE		= 1u << 20  /* create the Run (start) */
+	FSM_OP_CREATE		= 1u << 20, /* create the Run (start) */
+	FSM_OP_CANDIDATE_INVALID = 1u << 21, /* an invalid source candidate waits */
+	FSM_OP_CANDIDATE_VALID	= 1u << 22, /* a valid source candidate waits */
+	FSM_OP_CANDIDATE_CLEAR	= 1u << 23  /* the candidate was resolved */
 };
 
 enum fsm_verdict {

@@ -233,9 +233,17 @@ static char *build_context(const json_t *rec, size_t limit)
 	json_array_foreach(answers, i, v) {
 		struct sw_buf b = { 0 };
 
+		const char *pinned_rev = str(json_object_get(rec, "pinned_source"),
+					     "requirements_revision");
+		const char *answer_rev = str(v, "requirements_revision");
+
 		if (!json_is_true(json_object_get(v, "active")) ||
 		    json_is_true(json_object_get(v, "confirm_destructive")) ||
 		    str(v, "text") == NULL || str(v, "text")[0] == '\0')
+			continue;
+		/* A decision speaks only for the requirements it was given under. */
+		if ((pinned_rev == NULL) != (answer_rev == NULL) ||
+		    (pinned_rev && strcmp(pinned_rev, answer_rev) != 0))
 			continue;
 		sw_buf_fmt(&b, "- action %s decision:\n", str(v, "action_id"));
 		buf_indented(&b, str(v, "text"), "  ", 1);
@@ -496,6 +504,59 @@ struct fsm_run run_machine(const struct run *r)
 	return m;
 }
 
+/* The `source` and `requirements` objects of an Action issued by an
+ * issue-backed Run (MAP 2.1): the catalog in manifest order, every key
+ * required, and the material reader's argv bound to this Action. */
+static int add_source_fields(json_t *action, const json_t *rec, const char *action_id)
+{
+	const json_t *pinned = json_object_get(rec, "pinned_source"), *sec;
+	json_t *source = NULL, *sections = json_array(), *keys = json_array();
+	json_t *choices = NULL, *requirements = NULL;
+	size_t i;
+	int rc = -1;
+
+	if (sections == NULL || keys == NULL)
+		goto out;
+	json_array_foreach(json_object_get(pinned, "sections"), i, sec) {
+		if (json_array_append_new(sections,
+			json_pack("{s:O, s:O, s:O, s:O, s:O, s:O}", "key", json_object_get(sec, "key"),
+				  "role", json_object_get(sec, "role"), "title", json_object_get(sec, "title"),
+				  "section_revision", json_object_get(sec, "section_revision"),
+				  "material_sha256", json_object_get(sec, "material_sha256"),
+				  "bytes", json_object_get(sec, "bytes"))) < 0 ||
+		    json_array_append(keys, json_object_get(sec, "key")) < 0)
+			goto out;
+	}
+	source = json_pack("{s:s, s:O, s:O, s:O, s:O, s:O}", "kind", "change_issue",
+			   "canonical_url", json_object_get(pinned, "canonical_url"),
+			   "issue_id", json_object_get(pinned, "issue_id"),
+			   "source_revision", json_object_get(pinned, "source_revision"),
+			   "manifest_revision", json_object_get(pinned, "manifest_revision"),
+			   "requirements_revision", json_object_get(pinned, "requirements_revision"));
+	if ((choices = json_deep_copy(keys)) == NULL)
+		goto out;
+	requirements = json_pack("{s:O, s:O, s:O, s:{s:s, s:[s, s, s, s, s, s, s, s, s], s:{s:s, s:s, s:s, s:b, s:O}}}",
+		"requirements_revision", json_object_get(pinned, "requirements_revision"),
+		"sections", sections, "required_for_action", keys,
+		"reader", "operation", "read_material",
+		"base_argv", "slipway", "protocol", "material", "--root", str(rec, "workspace"),
+		"--run", str(rec, "id"), "--action", action_id,
+		"input", "name", "section", "type", "enum", "flag", "--section",
+		"required", 1, "choices", choices);
+	if (source == NULL || requirements == NULL ||
+	    json_object_set(action, "source", source) < 0 ||
+	    json_object_set(action, "requirements", requirements) < 0)
+		goto out;
+	rc = 0;
+out:
+	json_decref(source);
+	json_decref(sections);
+	json_decref(keys);
+	json_decref(choices);
+	json_decref(requirements);
+	return rc;
+}
+
 /* The Action to issue: its JSON, with context built within the limits. */
 static int issue_action(json_t *rec, enum fsm_kind kind, enum fsm_brief which,
 			const char *suggested, const struct run_effects *fx,
@@ -515,6 +576,13 @@ static int issue_action(json_t *rec, enum fsm_kind kind, enum fsm_brief which,
 			   "kind", tbl_kind_wire[kind], "goal", str(rec, "goal"),
 			   "brief", brief, "context", "");
 	if (action == NULL) {
+		rc = oom(err);
+		goto out;
+	}
+	/* The source fields go in before the size is measured: the context
+	 * gets only the room they leave. */
+	if (json_object_get(rec, "pinned_source") &&
+	    add_source_fields(action, rec, fx->new_action_id) < 0) {
 		rc = oom(err);
 		goto out;
 	}
@@ -760,6 +828,12 @@ int run_apply(struct run *r, const struct fsm_step *st,
 		    (fx->scope_sha256 && fx->scope_sha256[0] &&
 		     json_object_set_new(ans, "scope_sha256", json_string(fx->scope_sha256)) < 0) ||
 		    json_object_set_new(ans, "payload_sha256", json_string(fx->answer_sha256)) < 0 ||
+		    (json_object_get(rec, "pinned_source") &&
+		     (json_object_set(ans, "source_revision",
+				      json_object_get(json_object_get(rec, "pinned_source"), "source_revision")) < 0 ||
+		      json_object_set(ans, "requirements_revision",
+				      json_object_get(json_object_get(rec, "pinned_source"),
+						      "requirements_revision")) < 0)) ||
 		    json_object_set_new(ans, "active", json_boolean(ops & FSM_OP_ANSWER_ACTIVE)) < 0 ||
 		    json_object_set_new(ans, "at", json_string(fx->now)) < 0 ||
 		    json_array_append_new(arr(rec, "answers"), ans) < 0)
@@ -849,6 +923,11 @@ int run_create(struct run **out, const struct run_start *s,
 			   "updated_at", s->now);
 	if (r->rec == NULL) {
 		sw_free(r);
+		return oom(err);
+	}
+	if (s->pinned_source &&
+	    json_object_set_new(r->rec, "pinned_source", json_deep_copy(s->pinned_source)) < 0) {
+		run_free(r);
 		return oom(err);
 	}
 	if ((rc = run_apply(r, first, fx, err)) < 0) {
@@ -1278,6 +1357,35 @@ int run_supersession_invalid(const struct run *r, const json_t *outcome)
 const json_t *run_current_outcome(const struct run *r)
 {
 	return json_object_get(record_for(r->rec, run_current_action_id(r)), "outcome");
+}
+
+int run_set_pinned_source(struct run *r, const json_t *pinned, struct sw_error *err)
+{
+	json_t *copy = json_deep_copy(pinned);
+
+	if (copy == NULL || json_object_set_new(r->rec, "pinned_source", copy) < 0)
+		return oom(err);
+	return 0;
+}
+
+int run_set_field(struct run *r, const char *key, const json_t *value, struct sw_error *err)
+{
+	json_t *copy;
+
+	if (!known_field(key))
+		return sw_error_set(err, SW_EINVAL, "unknown Run field %s", key);
+	if (value == NULL) {
+		json_object_del(r->rec, key);
+		return 0;
+	}
+	if ((copy = json_deep_copy(value)) == NULL || json_object_set_new(r->rec, key, copy) < 0)
+		return oom(err);
+	return 0;
+}
+
+int run_add_observation(struct run *r, const char *text, struct sw_error *err)
+{
+	return append_str(r->rec, "observations", text) < 0 ? oom(err) : 0;
 }
 
 int run_set_resume_result(struct run *r, const char *operation,

@@ -38,6 +38,9 @@ struct run_start {
 	const struct json_t *identity;
 	const struct json_t *initial_git;
 	const char *now;		/* RFC3339Nano UTC */
+	/* The pinnedSource object of an issue-backed Run (borrowed, copied
+	 * into the record), or NULL for an ad-hoc Run. */
+	const struct json_t *pinned_source;
 };
 
 /* The inputs run_apply needs besides the step: values the driver has read
@@ -103,6 +106,20 @@ const struct json_t *run_pending_request(const struct run *r);	/* or NULL */
 
 /* The recorded Outcome of the current Action (a waiting question), or NULL. */
 const struct json_t *run_current_outcome(const struct run *r);
+
+/* Replaces the Run's pinnedSource with a copy of `pinned` (a refresh
+ * re-pins before the next Action is issued).  SW_ENOMEM. */
+int run_set_pinned_source(struct run *r, const struct json_t *pinned,
+			  struct sw_error *err);
+
+/* Sets record field `key` (one of the runStatus fields) to a copy of
+ * `value`, or removes it when `value` is NULL.  SW_EINVAL for an unknown
+ * key, SW_ENOMEM. */
+int run_set_field(struct run *r, const char *key, const struct json_t *value,
+		  struct sw_error *err);
+
+/* Appends `text` to the Run's observations.  SW_ENOMEM. */
+int run_add_observation(struct run *r, const char *text, struct sw_error *err);
 
 /* Records the last resume result {operation, budget_applied}. */
 int run_set_resume_result(struct run *r, const char *operation,

@@ -1019,3 +1019,12 @@ int source_candidate_validate(const struct source_candidate *c,
 		return bad(err, "invalid candidate must omit requirements and snapshot");
 	return 0;
 }
+
+int source_revision_compute(char out[SW_DIGEST_LEN], const char *host,
+			    const char *repository_id, const char *issue_id,
+			    const char *title, const char *manifest_revision,
+			    struct sw_error *err)
+{
+	return source__source_revision(out, host, repository_id, issue_id, title,
+				       manifest_revision, err);
+}

@@ -188,6 +188,15 @@ int source_pinned_clone(struct source_pinned **out,
 void source_pinned_free(struct source_pinned *p);
 void source_candidate_free(struct source_candidate *c);
 
+/* The source_revision of a pinned source whose projection (repository id)
+ * changed while its manifest did not: framed("slipway-source/v2", "2",
+ * host, repository_id, issue_id, normalized title, manifest_revision).
+ * Codes: SW_ENOMEM. */
+int source_revision_compute(char out[SW_DIGEST_LEN], const char *host,
+			    const char *repository_id, const char *issue_id,
+			    const char *title, const char *manifest_revision,
+			    struct sw_error *err);
+
 /* framed("slipway-comment-body/v1", body with CRLF/CR turned into LF): the
  * digest a manifest must declare for a comment body.  Codes: SW_ENOMEM. */
 int source_comment_body_sha256(char out[SW_DIGEST_LEN], const char *body,

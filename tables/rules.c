@@ -118,9 +118,49 @@ const struct fsm_rule tbl_rules[] = {
 	REJECT(FSM_IN(ENDED), RESUME, 0, 0,                           RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
 	REJECT(EXISTS,  RESUME, 0, F(NEXT_RESUME),                    RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
 	REJECT(EXISTS,  RESUME, F(SOURCE_OPTIONS), F(ISSUE_BACKED),   SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source option"),
+	REJECT(EXISTS,  RESUME, F(ISSUE_BACKED) | F(CANDIDATE), F(SOURCE_OPTIONS), SOURCE_CHOICE_REQUIRED, "a waiting source candidate needs a choice"),
 	REJECT(EXISTS,  RESUME, F(ISSUE_BACKED), F(SOURCE_OPTIONS),   SOURCE_MODE_REQUIRED,   "an issue-backed Run resumes through a source mode"),
+	REJECT(EXISTS,  RESUME, F(ISSUE_BACKED), 0,                   STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
 	ISSUE (EXISTS,  RESUME, 0, F(ISSUE_BACKED),  ORIENT, RESUMED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "resume issues a fresh Orient"),
-	REJECT(EXISTS,  ANY_EVENT, 0, 0,                              RUNTIME_ERROR,          "no rule: source modes are routed by the source events"),
+
+	/* ---- resume --use-pinned-source: the Issue is not re-read ---- */
+	REJECT(FSM_IN(ENDED), RESUME_PINNED, 0, 0,                    RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
+	REJECT(EXISTS,  RESUME_PINNED, 0, F(NEXT_RESUME),             RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
+	REJECT(EXISTS,  RESUME_PINNED, 0, F(ISSUE_BACKED),            SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run pins no source to keep"),
+	REJECT(EXISTS,  RESUME_PINNED, F(CANDIDATE), 0,               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
+	ISSUE (EXISTS,  RESUME_PINNED, 0, 0,         ORIENT, RESUMED_PINNED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "keeping the pinned source issues a fresh Orient"),
+
+	/* ---- resume --source-file: the same manifest is re-pinned ---- */
+	REJECT(FSM_IN(ENDED), RESUME_REFRESH, 0, 0,                   RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
+	REJECT(EXISTS,  RESUME_REFRESH, 0, F(NEXT_RESUME),            RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
+	REJECT(EXISTS,  RESUME_REFRESH, 0, F(ISSUE_BACKED),           SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
+	REJECT(EXISTS,  RESUME_REFRESH, F(CANDIDATE), 0,              SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
+	ISSUE (EXISTS,  RESUME_REFRESH, 0, 0,        ORIENT, RESUMED_REFRESHED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "the refreshed source is re-pinned and a fresh Orient issued"),
+
+	/* ---- resume --source-file: a candidate waits for a human (no budget) ---- */
+	REJECT(FSM_IN(ENDED), CANDIDATE_INVALID, 0, 0,                RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
+	REJECT(EXISTS,  CANDIDATE_INVALID, 0, F(NEXT_RESUME),         RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
+	REJECT(EXISTS,  CANDIDATE_INVALID, 0, F(ISSUE_BACKED),        SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
+	REJECT(EXISTS,  CANDIDATE_INVALID, F(CANDIDATE), 0,           SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
+	MOVE  (EXISTS,  CANDIDATE_INVALID, 0, 0,                      PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_INVALID), "an invalid refreshed body pauses for a decision"),
+	REJECT(FSM_IN(ENDED), CANDIDATE_VALID, 0, 0,                  RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
+	REJECT(EXISTS,  CANDIDATE_VALID, 0, F(NEXT_RESUME),           RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
+	REJECT(EXISTS,  CANDIDATE_VALID, 0, F(ISSUE_BACKED),          SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
+	REJECT(EXISTS,  CANDIDATE_VALID, F(CANDIDATE), 0,             SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
+	MOVE  (EXISTS,  CANDIDATE_VALID, 0, 0,                        PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_VALID), "an amended Issue pauses for a decision"),
+
+	/* ---- resume --source-choice pinned|adopt --candidate ID ---- */
+	REJECT(FSM_IN(ENDED), CHOOSE_PINNED, 0, 0,                    RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
+	REJECT(EXISTS,  CHOOSE_PINNED, 0, F(NEXT_RESUME),             RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
+	REJECT(EXISTS,  CHOOSE_PINNED, 0, F(ISSUE_BACKED),            SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source choice"),
+	REJECT(EXISTS,  CHOOSE_PINNED, 0, F(CANDIDATE),               STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
+	ISSUE (EXISTS,  CHOOSE_PINNED, 0, 0,         ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "keeping the pinned requirements re-orients"),
+	REJECT(FSM_IN(ENDED), CHOOSE_ADOPT, 0, 0,                     RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
+	REJECT(EXISTS,  CHOOSE_ADOPT, 0, F(NEXT_RESUME),              RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
+	REJECT(EXISTS,  CHOOSE_ADOPT, 0, F(ISSUE_BACKED),             SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source choice"),
+	REJECT(EXISTS,  CHOOSE_ADOPT, 0, F(CANDIDATE),                STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
+	REJECT(EXISTS,  CHOOSE_ADOPT, 0, F(CANDIDATE_VALID),          INVALID_SOURCE_CANDIDATE_CHOICE, "an invalid candidate cannot be adopted"),
+	ISSUE (EXISTS,  CHOOSE_ADOPT, 0, 0,          ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "adopting the amended requirements re-orients"),
 };
 /* clang-format on */
 

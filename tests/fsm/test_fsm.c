@@ -223,6 +223,27 @@ static size_t build_inputs(struct fsm_input *out, size_t cap, enum fsm_kind curr
 				.facts = (b ? FSM_F_BUDGET_GIVEN : 0) |
 					 (so ? FSM_F_SOURCE_OPTIONS : 0),
 				.budget = b == 2 ? 8 : b };
+	for (unsigned b = 0; b < 3; b++) {	/* --use-pinned-source / --source-file [--budget N] */
+		out[n++] = (struct fsm_input){
+			.event = FSM_EV_RESUME_PINNED,
+			.facts = b ? FSM_F_BUDGET_GIVEN : 0,
+			.budget = b == 2 ? 8 : b };
+		out[n++] = (struct fsm_input){
+			.event = FSM_EV_RESUME_REFRESH,
+			.facts = b ? FSM_F_BUDGET_GIVEN : 0,
+			.budget = b == 2 ? 8 : b };
+		out[n++] = (struct fsm_input){
+			.event = FSM_EV_CHOOSE_PINNED,
+			.facts = b ? FSM_F_BUDGET_GIVEN : 0,
+			.budget = b == 2 ? 8 : b };
+		out[n++] = (struct fsm_input){
+			.event = FSM_EV_CHOOSE_ADOPT,
+			.facts = b ? FSM_F_BUDGET_GIVEN : 0,
+			.budget = b == 2 ? 8 : b };
+	}
+	/* a refreshed envelope that becomes a candidate (budget untouched) */
+	out[n++] = (struct fsm_input){ .event = FSM_EV_CANDIDATE_INVALID };
+	out[n++] = (struct fsm_input){ .event = FSM_EV_CANDIDATE_VALID };
 	return n;
 }
 
@@ -246,8 +267,18 @@ static void check_invariants(const struct fsm_run *before, const struct fsm_inpu
 	if (r->state == FSM_ST_ENDED || r->state == FSM_ST_STOPPED ||
 	    r->state == FSM_ST_PAUSED_BUDGET)
 		cr_assert_eq(r->action, FSM_KIND_NONE, "%s keeps an Action", tbl_state_name[r->state]);
-	if (r->state == FSM_ST_PAUSED_DECISION || r->state == FSM_ST_PAUSED_DESTRUCTIVE)
+	/* A question keeps its Action; a source candidate is a question about
+	 * the Issue and voids the Action instead. */
+	if (r->state == FSM_ST_PAUSED_DESTRUCTIVE ||
+	    (r->state == FSM_ST_PAUSED_DECISION && !r->candidate))
 		cr_assert_neq(r->action, FSM_KIND_NONE, "a question without its Action");
+	if (r->candidate)
+		cr_assert(r->issue_backed && r->action == FSM_KIND_NONE &&
+			  (r->state == FSM_ST_PAUSED_DECISION || r->state == FSM_ST_STOPPED),
+			  "a source candidate waits outside a decision pause");
+	/* A candidate never costs budget; leaving it always does. */
+	if (in->event == FSM_EV_CANDIDATE_INVALID || in->event == FSM_EV_CANDIDATE_VALID)
+		cr_assert_eq(r->remaining, before->remaining, "a candidate spent budget");
 	/* Ended is terminal. */
 	cr_assert_neq(before->state, FSM_ST_ENDED, "an ended Run accepted %s",
 		      tbl_event_name[in->event]);
@@ -275,7 +306,10 @@ static void check_invariants(const struct fsm_run *before, const struct fsm_inpu
 			  before->state == FSM_ST_PAUSED_DESTRUCTIVE,
 			  "a grant outside its Implement");
 	/* Resume only where next says resume. */
-	if (in->event == FSM_EV_RESUME) {
+	if (in->event == FSM_EV_RESUME || in->event == FSM_EV_RESUME_PINNED ||
+	    in->event == FSM_EV_RESUME_REFRESH || in->event == FSM_EV_CANDIDATE_INVALID ||
+	    in->event == FSM_EV_CANDIDATE_VALID || in->event == FSM_EV_CHOOSE_PINNED ||
+	    in->event == FSM_EV_CHOOSE_ADOPT) {
 		const struct fsm_next_rule *n = fsm_next(before, NULL);
 
 		cr_assert(n != NULL && n->op == TBL_NEXTOP_RESUME,

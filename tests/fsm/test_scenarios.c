@@ -22,7 +22,8 @@ static const char *const op_names[] = {
 	"queue", "pop", "drop_queue", "clear_queue", "record_request", "grant",
 	"answer_active", "answer_inactive", "supersede", "skip",
 	"review_not_run", "clear_review", "resume_budget", "end",
-	"end_skipped", "create",
+	"end_skipped", "create", "candidate_invalid", "candidate_valid",
+		"candidate_clear",
 };
 
 static const char *const verdict_names[] = { "reject", "apply", "apply_error", "replay" };
@@ -146,6 +147,7 @@ static size_t replay(const char *path)
 	start = json_object_get(doc, "start");
 	in.budget = (unsigned)json_integer_value(json_object_get(start, "budget"));
 	in.review = json_is_true(json_object_get(start, "review"));
+	in.issue_backed = json_is_true(json_object_get(start, "issue_backed"));
 	st = fsm_step(&run, &in);
 	cr_assert_eq(st.verdict, FSM_APPLY, "%s: start", path);
 	cr_assert_eq(st.issued, FSM_KIND_ORIENT);

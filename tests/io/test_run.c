@@ -370,3 +370,127 @@ Test(io_run, replay_rejects_foreign_and_unknown_data)
 	cr_assert_str_eq(err.proto, "run_journal_invalid");
 	json_decref(bad);
 }
+
+/* ---- issue-backed Runs ---- */
+
+/* A pinnedSource-shaped object with `n` sections whose titles are
+ * `title_len` bytes (run_create does not validate it; the CLI does). */
+static json_t *pinned_source(size_t n, size_t title_len)
+{
+	json_t *p = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:[]}",
+			      "issue_id", "I_x", "canonical_url", "https://github.com/o/r/issues/1",
+			      "source_revision", DIGEST_A, "manifest_revision", DIGEST_B,
+			      "requirements_revision", DIGEST_A, "title", "T", "sections");
+	char *title = malloc(title_len + 1);
+
+	cr_assert(p && title);
+	memset(title, 'T', title_len);
+	title[title_len] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "k%zu", i);
+		json_array_append_new(json_object_get(p, "sections"),
+				      json_pack("{s:s, s:s, s:s, s:s, s:s, s:i}", "key", key,
+						"role", "requirements", "title", title,
+						"section_revision", DIGEST_A, "material_sha256", DIGEST_B,
+						"bytes", 10));
+	}
+	free(title);
+	return p;
+}
+
+static int create_issue_backed(struct run **out, const char *goal, const json_t *pinned,
+			       struct sw_error *err)
+{
+	struct fsm_run fresh = { .state = FSM_ST_NEW };
+	struct fsm_input in = { .event = FSM_EV_START, .budget = 8, .review = 1, .issue_backed = 1 };
+	struct fsm_step st = fsm_step(&fresh, &in);
+	json_t *obs = observation(0);
+	json_t *identity = json_pack("{s:i, s:s, s:s, s:s, s:s}", "version", 1,
+				     "worktree_root", "/work/repo", "git_dir", "/work/repo/.git",
+				     "git_common_dir", "/work/repo/.git", "id", DIGEST_A);
+	struct run_start s = { "run-1", goal, "/work/repo", identity, obs,
+			       "2026-11-29T10:00:00.000000001Z", pinned };
+	struct run_effects fx = { .now = s.now, .new_action_id = ID0 };
+	int rc = run_create(out, &s, &st, &fx, err);
+
+	json_decref(obs);
+	json_decref(identity);
+	return rc;
+}
+
+static size_t encoded_len(const json_t *v)
+{
+	char *s = sw_json_dump(v);
+	size_t n = strlen(s) + 1;
+
+	sw_free(s);
+	return n;
+}
+
+Test(io_run, issue_backed_actions_carry_source_and_requirements_in_order)
+{
+	json_t *pinned = pinned_source(5, 8);
+	struct sw_error err = SW_ERROR_INIT;
+	struct run *r = NULL;
+	const json_t *a, *req, *argv;
+	const char *keys[8];
+	size_t i = 0;
+	const char *k;
+	json_t *v;
+
+	cr_assert_eq(create_issue_backed(&r, "goal", pinned, &err), 0, "%s", err.msg);
+	a = run_current_action(r);
+	json_object_foreach((json_t *)a, k, v)
+		if (i < 8)
+			keys[i++] = k;
+	cr_assert_eq(i, 8);
+	cr_assert_str_eq(keys[6], "context");
+	cr_assert_str_eq(keys[7], "source");
+	req = json_object_get(a, "requirements");
+	cr_assert_not_null(req);
+	cr_assert_eq(json_array_size(json_object_get(req, "required_for_action")), 5);
+	argv = json_object_get(json_object_get(req, "reader"), "base_argv");
+	cr_assert_eq(json_array_size(argv), 9);
+	cr_assert_str_eq(json_string_value(json_array_get(argv, 4)), "/work/repo");
+	cr_assert_str_eq(json_string_value(json_array_get(argv, 8)), ID0);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(a, "source"), "kind")),
+			 "change_issue");
+	assert_schema("action", a);
+	run_free(r);
+	json_decref(pinned);
+}
+
+Test(io_run, the_action_size_limit_counts_the_source_fields)
+{
+	json_t *pinned = pinned_source(64, 512);
+	struct sw_error err = SW_ERROR_INIT;
+	struct run *r = NULL;
+	size_t base, room;
+	char *goal;
+
+	cr_assert_eq(create_issue_backed(&r, "g", pinned, &err), 0, "%s", err.msg);
+	base = encoded_len(run_current_action(r));
+	run_free(r);
+	r = NULL;
+	/* The catalog alone is tens of KiB: a goal that fits an ad-hoc Action
+	 * no longer fits beside it. */
+	cr_assert_gt(base, 40000);
+	room = RUN_MAX_ACTION_BYTES - base;
+	/* Over the limit even with an empty context. */
+	goal = malloc(room + 8192);
+	cr_assert_not_null(goal);
+	memset(goal, 'g', room + 8191);
+	goal[room + 8191] = '\0';
+	cr_assert_lt(create_issue_backed(&r, goal, pinned, &err), 0);
+	cr_assert_str_eq(err.proto, "action_too_large");
+	cr_assert_null(r);
+	goal[room - 64] = '\0';
+	sw_error_clear(&err);
+	cr_assert_eq(create_issue_backed(&r, goal, pinned, &err), 0, "%s", err.msg);
+	cr_assert_leq(encoded_len(run_current_action(r)), RUN_MAX_ACTION_BYTES);
+	run_free(r);
+	free(goal);
+	json_decref(pinned);
+}
