@@ -96,21 +96,11 @@ static void matrix(void)
 
 static void print_facts(unsigned f)
 {
-	static const char *const names[32] = {
-		"named_current", "named_voided", "prior", "prior_same", "git_failed",
-		"changed", "text_blank", "confirm", "scope_given", "scope_wellformed",
-		"scope_match", "request_invalid", "supersede_invalid", "budget_given",
-		"source_options", "outcome_invalid", "has_action", "budget",
-		"review_enabled", "observes", "kind_review", "kind_summarize",
-		"needs_input", "suggestion", "ask_decision", "ask_environment",
-		"ask_destructive", "next_resume", "issue_backed", "candidate",
-		"candidate_valid", "queued",
-	};
 	int first = 1;
 
 	for (int i = 0; i < 32; i++)
 		if (f & (1u << i)) {
-			printf("%s%s", first ? "" : " ", names[i]);
+			printf("%s%s", first ? "" : " ", tbl_fact_name[i]);
 			first = 0;
 		}
 	if (first)
@@ -134,19 +124,11 @@ static void print_states(unsigned set)
 
 static void print_ops(unsigned ops)
 {
-	static const char *const names[] = {
-		"record_outcome", "observe", "git_failed", "keep_action", "void",
-		"queue", "pop", "drop_queue", "clear_queue", "record_request", "grant",
-		"answer_active", "answer_inactive", "supersede", "skip",
-		"review_not_run", "clear_review", "resume_budget", "end",
-		"end_skipped", "create", "candidate_invalid", "candidate_valid",
-		"candidate_clear",
-	};
 	int first = 1;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (size_t i = 0; i < FSM_OP__BITS; i++)
 		if (ops & (1u << i)) {
-			printf("%s%s", first ? "" : " ", names[i]);
+			printf("%s%s", first ? "" : " ", tbl_op_name[i]);
 			first = 0;
 		}
 	if (first)

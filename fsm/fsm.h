@@ -103,6 +103,9 @@ enum fsm_op {
 	FSM_OP_CANDIDATE_CLEAR	= 1u << 23  /* the candidate was resolved */
 };
 
+/* The number of effect bits (the last one is 1u << (FSM_OP__BITS - 1)). */
+#define FSM_OP__BITS 24
+
 enum fsm_verdict {
 	FSM_REJECT = 0,		/* error `err`; nothing is written */
 	FSM_APPLY,		/* commit the new run and effects */
@@ -160,6 +163,9 @@ extern const struct fsm_next_rule tbl_next_rules[];
 extern const size_t tbl_next_rules_len;
 
 extern const char *const tbl_state_name[FSM_ST__COUNT];
+extern const char *const tbl_fact_name[32];
+extern const char *const tbl_op_name[FSM_OP__BITS];
+extern const char *const tbl_verdict_name[4];
 extern const enum fsm_runstate tbl_state_runstate[FSM_ST__COUNT];
 extern const enum fsm_pause tbl_state_pause[FSM_ST__COUNT];
 extern const char *const tbl_brief_text[FSM_BRIEF__COUNT];

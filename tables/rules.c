@@ -226,3 +226,35 @@ const char *const tbl_violation_text[FSM_VIOLATION__COUNT] = {
 #include "tables/violations.def"
 #undef VIOLATION
 };
+
+/* Names of the fact and effect bits, by bit number, for the generated docs
+ * and the scenario files. */
+const char *const tbl_fact_name[32] = {
+	"named_current", "named_voided", "prior", "prior_same", "git_failed",
+	"changed", "text_blank", "confirm", "scope_given", "scope_wellformed",
+	"scope_match", "request_invalid", "supersede_invalid", "budget_given",
+	"source_options", "outcome_invalid", "has_action", "budget",
+	"review_enabled", "observes", "kind_review", "kind_summarize",
+	"needs_input", "suggestion", "ask_decision", "ask_environment",
+	"ask_destructive", "next_resume", "issue_backed", "candidate",
+	"candidate_valid", "queued",
+};
+
+const char *const tbl_op_name[FSM_OP__BITS] = {
+	"record_outcome", "observe", "git_failed", "keep_action", "void",
+	"queue", "pop", "drop_queue", "clear_queue", "record_request", "grant",
+	"answer_active", "answer_inactive", "supersede", "skip",
+	"review_not_run", "clear_review", "resume_budget", "end",
+	"end_skipped", "create", "candidate_invalid", "candidate_valid",
+	"candidate_clear",
+};
+
+const char *const tbl_verdict_name[4] = {
+	[FSM_REJECT] = "reject",
+	[FSM_APPLY] = "apply",
+	[FSM_APPLY_ERROR] = "apply_error",
+	[FSM_IDEMPOTENT] = "replay",
+};
+
+_Static_assert(FSM_F_QUEUED == 1u << 31, "one name per fact bit");
+_Static_assert(FSM_OP_CANDIDATE_CLEAR == 1u << (FSM_OP__BITS - 1), "one name per effect bit");
