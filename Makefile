@@ -52,7 +52,7 @@ DEBIAN_PKGS = build-essential pkg-config git libjansson-dev libssl-dev libgit2-d
 	      libcriterion-dev python3-jsonschema graphviz clang libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps demo all test unit e2e fuzz fuzz-smoke bench check-purity check-headers docs docs-check \
+.PHONY: deps demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers docs docs-check \
 	install uninstall clean
 .DELETE_ON_ERROR:
 .SECONDARY: $(TEST_HELPER_OBJS)
@@ -111,7 +111,7 @@ build/san/tests/%: tests/%.c $(SAN_OBJS) $(TEST_HELPER_OBJS) $(HDRS) $(wildcard 
 
 # The test command: unit and model checks, the end-to-end CLI suite against the
 # sanitizer binary, the purity link check and the generated-docs check.
-test: check-purity check-headers docs-check unit e2e fuzz-smoke
+test: check-purity check-headers docs-check unit e2e fuzz-smoke bench-build
 	@echo "make test: all checks passed"
 
 unit: $(TEST_BINS)

@@ -9,3 +9,6 @@ build/bench/bench_cycle: tests/bench/bench_cycle.c $(filter-out build/rel/cli/ma
 bench:: build/bench/bench_cycle
 	@for n in $(BENCH_OBSERVE_SIZES); do sh tests/bench/mkrepo.sh $(BENCH_OBSERVE_DIR)/dirty-$$n $$n; done
 	build/bench/bench_cycle $(foreach n,$(BENCH_OBSERVE_SIZES),$(BENCH_OBSERVE_DIR)/dirty-$(n))
+
+# Built by `make test` too, so the benchmark cannot rot.
+bench-build:: build/bench/bench_cycle

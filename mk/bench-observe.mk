@@ -15,3 +15,6 @@ bench:: build/bench/bench_observe
 	@sh tests/bench/mkrepo.sh $(BENCH_OBSERVE_DIR)/staged-50000 50000 staged
 	build/bench/bench_observe $(foreach n,$(BENCH_OBSERVE_SIZES),$(BENCH_OBSERVE_DIR)/dirty-$(n)) \
 		$(BENCH_OBSERVE_DIR)/staged-50000
+
+# Built by `make test` too, so the benchmark cannot rot.
+bench-build:: build/bench/bench_observe

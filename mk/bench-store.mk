@@ -5,3 +5,6 @@ build/bench/bench_store: tests/bench/bench_store.c $(REL_OBJS) $(HDRS)
 
 bench:: build/bench/bench_store
 	build/bench/bench_store
+
+# Built by `make test` too, so the benchmark cannot rot.
+bench-build:: build/bench/bench_store

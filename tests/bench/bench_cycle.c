@@ -104,7 +104,7 @@ static void start(struct bench_run *b, const char *repo)
 	struct run *r = NULL;
 
 	b->repo = repo;
-	if (driver_open(&d, true) != 0 || driver_start(&d, "benchmark", 1000, 0, &r) != 0)
+	if (driver_open(&d, true) != 0 || driver_start(&d, "benchmark", 1000, 0, NULL, &r) != 0)
 		exit(1);
 	snprintf(b->run_id, sizeof(b->run_id), "%s", run_id(r));
 	remember(b, r);
