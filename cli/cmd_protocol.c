@@ -48,6 +48,18 @@ static int check_run_id(const char *root, const char *run)
 	return 0;
 }
 
+/* run_id_required, invalid_run_id, then action_id_required. */
+static int check_run_action(const char *root, const char *run, const char *action)
+{
+	int rc = check_run_id(root, run);
+
+	if (rc != 0)
+		return rc;
+	if (action == NULL || action[0] == '\0')
+		return preflight_fail(root, run, TBL_ERR_ACTION_ID_REQUIRED, "action cannot be empty");
+	return 0;
+}
+
 static const struct cli_opt root_opt = {
 	"root", CLI_OPT_STRING, NULL, 0, "workspace root (default: current Git worktree)", "string"
 };
@@ -106,12 +118,8 @@ static int op_submit(int argc, char **argv, const char *raw_root)
 	if ((rc = no_args(npos, pos, d.root_arg)) != 0)
 		goto out;
 	file_set = opts[2].seen;
-	if ((rc = check_run_id(d.root_arg, run)) != 0)
+	if ((rc = check_run_action(d.root_arg, run, action)) != 0)
 		goto out;
-	if (action == NULL || action[0] == '\0') {
-		rc = preflight_fail(d.root_arg, run, TBL_ERR_ACTION_ID_REQUIRED, "action cannot be empty");
-		goto out;
-	}
 	if (file_set == (use_stdin != 0)) {
 		rc = preflight_fail(d.root_arg, run, TBL_ERR_OUTCOME_MODE_REQUIRED,
 				    "exactly one of outcome-file or outcome-stdin is required");
@@ -212,12 +220,8 @@ static int op_answer(int argc, char **argv, const char *raw_root)
 	d.root_arg = root && *root ? root : NULL;
 	if ((rc = no_args(npos, pos, d.root_arg)) != 0)
 		goto out;
-	if ((rc = check_run_id(d.root_arg, run)) != 0)
+	if ((rc = check_run_action(d.root_arg, run, action)) != 0)
 		goto out;
-	if (action == NULL || action[0] == '\0') {
-		rc = preflight_fail(d.root_arg, run, TBL_ERR_ACTION_ID_REQUIRED, "action cannot be empty");
-		goto out;
-	}
 	modes = opts[2].seen + opts[3].seen + (use_stdin != 0);
 	if (modes > 1) {
 		rc = preflight_fail(d.root_arg, run, TBL_ERR_ANSWER_MODE_CONFLICT,
@@ -293,12 +297,8 @@ static int op_skip(int argc, char **argv, const char *raw_root)
 		return rc;
 	d.root_arg = root && *root ? root : NULL;
 	if ((rc = no_args(npos, pos, d.root_arg)) != 0 ||
-	    (rc = check_run_id(d.root_arg, run)) != 0)
+	    (rc = check_run_action(d.root_arg, run, action)) != 0)
 		goto out;
-	if (action == NULL || action[0] == '\0') {
-		rc = preflight_fail(d.root_arg, run, TBL_ERR_ACTION_ID_REQUIRED, "action cannot be empty");
-		goto out;
-	}
 	if ((rc = driver_open(&d, true)) != 0)
 		goto out;
 	m.run_id = run;
@@ -470,12 +470,8 @@ static int op_material(int argc, char **argv, const char *raw_root)
 		return rc;
 	d.root_arg = root && *root ? root : NULL;
 	if ((rc = no_args(npos, pos, d.root_arg)) != 0 ||
-	    (rc = check_run_id(d.root_arg, run)) != 0)
+	    (rc = check_run_action(d.root_arg, run, action)) != 0)
 		goto out;
-	if (action == NULL || action[0] == '\0') {
-		rc = preflight_fail(d.root_arg, run, TBL_ERR_ACTION_ID_REQUIRED, "action cannot be empty");
-		goto out;
-	}
 	if (section == NULL || section[0] == '\0') {
 		rc = preflight_fail(d.root_arg, run, TBL_ERR_MATERIAL_SECTION_REQUIRED,
 				    "section cannot be empty");
