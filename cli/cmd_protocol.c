@@ -81,7 +81,7 @@ static int finish(struct driver *d, struct driver_mutation *m, const char *resum
 	int rc = driver_mutate(d, m);
 
 	if (rc == 0)
-		rc = driver_print_state(m->run, 0, NULL, 0, resume_op);
+		rc = driver_print_state(d, m->run, 0, NULL, 0, resume_op);
 	driver_mutation_release(m);
 	driver_close(d);
 	return rc;

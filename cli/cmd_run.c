@@ -131,7 +131,7 @@ int cmd_run(int argc, char **argv)
 	if ((rc = driver_start(&d, goal, (unsigned)budget, !no_review, source, &run)) != 0)
 		goto close;
 	snprintf(headline, sizeof(headline), "Run %s started.", run_id(run));
-	rc = driver_print_state(run, !json, headline, 1, NULL);
+	rc = driver_print_state(&d, run, !json, headline, 1, NULL);
 close:
 	run_free(run);
 	driver_close(&d);

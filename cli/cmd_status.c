@@ -138,7 +138,7 @@ int cmd_status(int argc, char **argv)
 
 		if ((rc = driver_load(&d, pos[0], &r, 0, NULL)) != 0)
 			goto close;
-		if ((doc = driver_status_json(r)) == NULL) {
+		if ((doc = driver_status_json(&d, r)) == NULL) {
 			rc = CLI_EXIT_DEFECT;
 			goto close;
 		}

@@ -88,7 +88,7 @@ int cmd_stop(int argc, char **argv)
 	m.run_id = id;
 	if ((rc = driver_mutate(&d, &m)) == 0) {
 		snprintf(headline, sizeof(headline), "Stopped run %s.", id);
-		rc = driver_print_state(m.run, !json, headline, 0, NULL);
+		rc = driver_print_state(&d, m.run, !json, headline, 0, NULL);
 	}
 	driver_mutation_release(&m);
 close:

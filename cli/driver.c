@@ -558,15 +558,41 @@ static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
 /* The projection data; the store wraps it as {"revision": N, "data": ...}. */
 static char *projection_text(const struct run *r)
 {
-	json_t *data = run_status_json(r, 0);
+	json_t *data = run_status_json(r, 0, NULL, NULL);
 	char *s = data ? sw_json_dump(data) : NULL;
 
 	json_decref(data);
 	return s;
 }
 
+/* Stores the contexts of the Actions `after` issued as materials, so the
+ * event (which names them by digest) never precedes them. */
+static int add_contexts(struct store_mutation *sm, struct run *after, struct sw_error *err)
+{
+	json_t *contexts = run_take_contexts(after), *v;
+	char digest[SW_DIGEST_LEN], want[SW_DIGEST_LEN];
+	size_t i;
+	int rc = 0;
+
+	if (contexts == NULL)
+		return sw_error_set(err, SW_ENOMEM, "cannot collect Action contexts");
+	json_array_foreach(contexts, i, v) {
+		const char *text = json_string_value(v);
+
+		run_context_digest(text, want);
+		if ((rc = store_mutation_add_material(sm, text, strlen(text), digest, err)) < 0)
+			break;
+		if (strcmp(digest, want) != 0) {
+			rc = sw_error_set(err, SW_EINVAL, "context digest mismatch");
+			break;
+		}
+	}
+	json_decref(contexts);
+	return rc;
+}
+
 static int append_event(struct store_mutation *sm, const struct run *before,
-			const struct run *after, enum fsm_event ev, size_t rule,
+			struct run *after, enum fsm_event ev, size_t rule,
 			struct sw_error *err)
 {
 	json_t *delta = run_delta(before, after, rule);
@@ -576,7 +602,8 @@ static int append_event(struct store_mutation *sm, const struct run *before,
 
 	if (data == NULL || proj == NULL)
 		rc = sw_error_set(err, SW_ENOMEM, "cannot encode the journal event");
-	else if ((rc = store_mutation_add_event(sm, tbl_event_journal[ev], data,
+	else if ((rc = add_contexts(sm, after, err)) == 0 &&
+		 (rc = store_mutation_add_event(sm, tbl_event_journal[ev], data,
 						strlen(data), err)) == 0)
 		rc = store_mutation_set_projection(sm, proj, strlen(proj), err);
 	sw_free(data);
@@ -1289,9 +1316,17 @@ out:
 
 /* ---- output ---- */
 
-int driver_print_state(const struct run *r, int human, const char *headline,
-		       int with_facts, const char *resume_operation)
+static char *read_context(const char *digest, void *payload);
+
+struct context_reader {
+	struct driver *d;
+	const char *run_id;
+};
+
+int driver_print_state(struct driver *d, const struct run *r, int human,
+		       const char *headline, int with_facts, const char *resume_operation)
 {
+	struct context_reader cr = { d, run_id(r) };
 	const json_t *rec = run_json(r);
 	struct next *n = driver_run_next(r, 0);
 	json_t *doc = NULL;
@@ -1308,8 +1343,15 @@ int driver_print_state(const struct run *r, int human, const char *headline,
 			json_object_set(doc, "pause_reason", json_object_get(rec, "pause_reason"));
 		if (json_object_get(rec, "summary"))
 			json_object_set(doc, "summary", json_object_get(rec, "summary"));
-		if (run_current_action(r))
-			json_object_set(doc, "action", (json_t *)run_current_action(r));
+		if (run_current_action(r)) {
+			json_t *full = run_current_action_full(r, read_context, &cr);
+
+			if (full == NULL) {
+				json_decref(doc);
+				goto defect;
+			}
+			json_object_set_new(doc, "action", full);
+		}
 		json_object_set_new(doc, "next", next_to_json(n));
 		if (json_object_get(rec, "pinned_source"))
 			json_object_set(doc, "pinned_source", json_object_get(rec, "pinned_source"));
@@ -1492,7 +1534,7 @@ int driver_list(struct driver *d, struct driver_listing *out)
 							"detail", "the run journal cannot be replayed"));
 			continue;
 		}
-		entry = driver_status_json(r);
+		entry = driver_status_json(d, r);
 		if (entry)
 			json_array_append_new(out->runs, entry);
 		run_free(r);
@@ -1509,9 +1551,26 @@ void driver_listing_release(struct driver_listing *l)
 	l->runs = l->unavailable = NULL;
 }
 
-json_t *driver_status_json(const struct run *r)
+/* Reads a context back from the run's materials. */
+static char *read_context(const char *digest, void *payload)
 {
-	json_t *doc = run_status_json(r, 1);
+	struct context_reader *cr = payload;
+	struct sw_error err = SW_ERROR_INIT;
+	void *bytes = NULL;
+	size_t len = 0;
+	char *text;
+
+	if (store_read_material(&bytes, &len, cr->d->store, cr->run_id, digest, &err) < 0)
+		return NULL;
+	text = sw_strndup(bytes, len);
+	sw_free(bytes);
+	return text;
+}
+
+json_t *driver_status_json(struct driver *d, const struct run *r)
+{
+	struct context_reader cr = { d, run_id(r) };
+	json_t *doc = run_status_json(r, 1, read_context, &cr);
 	struct next *n = driver_run_next(r, 0);
 
 	if (doc == NULL || n == NULL ||

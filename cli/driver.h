@@ -92,8 +92,8 @@ int driver_start(struct driver *d, const char *goal, unsigned budget,
  * then the next choices.  `resume_operation` (may be NULL) adds
  * resume_operation and budget_applied, taken from the Run's
  * last_resume_result when it has one. */
-int driver_print_state(const struct run *r, int human, const char *headline,
-		       int with_facts, const char *resume_operation);
+int driver_print_state(struct driver *d, const struct run *r, int human,
+		       const char *headline, int with_facts, const char *resume_operation);
 
 /* Loads a Run read-only (status); *out owned by the caller.  `quiet`
  * suppresses the error output and returns the wire code in *code. */
@@ -110,7 +110,7 @@ int driver_list(struct driver *d, struct driver_listing *out);
 void driver_listing_release(struct driver_listing *l);
 
 /* The runStatus document of `r` with its next (new reference or NULL). */
-struct json_t *driver_status_json(const struct run *r);
+struct json_t *driver_status_json(struct driver *d, const struct run *r);
 
 /* `protocol material` (action_id given) and `status RUN --section`
  * (action_id NULL): the checks in the reference's order (key syntax, Run,

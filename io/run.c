@@ -12,7 +12,8 @@
 #include "io/json.h"
 
 struct run {
-	json_t *rec;	/* the record: runStatus fields without `next` */
+	json_t *rec;		/* the record: runStatus fields without `next` */
+	json_t *contexts;	/* contexts issued since run_take_contexts */
 };
 
 /* The record's fields in the order status prints them. */
@@ -558,11 +559,13 @@ out:
 }
 
 /* The Action to issue: its JSON, with context built within the limits. */
-static int issue_action(json_t *rec, enum fsm_kind kind, enum fsm_brief which,
-			const char *suggested, const struct run_effects *fx,
-			json_t *authorization, struct sw_error *err)
+static int issue_action(json_t *rec, json_t *contexts, enum fsm_kind kind,
+			enum fsm_brief which, const char *suggested,
+			const struct run_effects *fx, json_t *authorization,
+			struct sw_error *err)
 {
-	json_t *action = NULL, *record = NULL;
+	json_t *action = NULL, *record = NULL, *stored = NULL;
+	char digest[SW_DIGEST_LEN];
 	char *brief = NULL, *context = NULL, *enc = NULL;
 	size_t without, limit;
 	int rc = 0;
@@ -618,13 +621,26 @@ static int issue_action(json_t *rec, enum fsm_kind kind, enum fsm_brief which,
 		rc = oom(err);
 		goto out;
 	}
-	record = json_pack("{s:O}", "action", action);
+	/* The record keeps the context by digest; its text is stored once as
+	 * a material (run_take_contexts), so neither the journal nor the
+	 * record grows with the contexts of a long Run.  Output puts the
+	 * text back (run_status_json, run_current_action_full). */
+	run_context_digest(context, digest);
+	if ((stored = json_copy(action)) == NULL ||
+	    json_object_del(stored, "context") < 0 ||
+	    json_object_set_new(stored, "context_sha256", json_string(digest)) < 0 ||
+	    json_array_append_new(contexts, json_string(context)) < 0) {
+		rc = oom(err);
+		goto out;
+	}
+	record = json_pack("{s:O}", "action", stored);
 	if (record == NULL || json_array_append_new(arr(rec, "actions"), record) < 0 ||
-	    json_object_set(rec, "current_action", action) < 0) {
+	    json_object_set(rec, "current_action", stored) < 0) {
 		rc = oom(err);
 		goto out;
 	}
 out:
+	json_decref(stored);
 	sw_free(enc);
 	sw_free(brief);
 	sw_free(context);
@@ -884,7 +900,7 @@ int run_apply(struct run *r, const struct fsm_step *st,
 	if (st->issued != FSM_KIND_NONE) {
 		if (grant && json_object_set(rec, "destructive_grant", grant) < 0)
 			goto nomem;
-		rc = issue_action(rec, st->issued, st->brief, suggested, fx,
+		rc = issue_action(rec, r->contexts, st->issued, st->brief, suggested, fx,
 				  st->run.grant ? grant : NULL, err);
 		if (rc < 0)
 			goto out;
@@ -912,6 +928,7 @@ int run_create(struct run **out, const struct run_start *s,
 	*out = NULL;
 	if (r == NULL)
 		return oom(err);
+	r->contexts = json_array();
 	r->rec = json_pack("{s:i, s:s, s:s, s:s, s:O, s:s, s:b, s:b, s:i, s:i, s:O, s:O, s:b, s:[], s:s, s:s}",
 			   "contract_version", 2, "id", s->id, "goal", s->goal,
 			   "workspace", s->workspace, "workspace_identity", s->identity,
@@ -921,8 +938,8 @@ int run_create(struct run **out, const struct run_start *s,
 			   "initial_git", s->initial_git, "current_git", s->initial_git,
 			   "final_git_observed", 0, "actions", "created_at", s->now,
 			   "updated_at", s->now);
-	if (r->rec == NULL) {
-		sw_free(r);
+	if (r->rec == NULL || r->contexts == NULL) {
+		run_free(r);
 		return oom(err);
 	}
 	if (s->pinned_source &&
@@ -943,8 +960,9 @@ int run_clone(struct run **out, const struct run *r, struct sw_error *err)
 	struct run *c = sw_calloc(1, sizeof(*c));
 
 	*out = NULL;
-	if (c == NULL || (c->rec = json_deep_copy(r->rec)) == NULL) {
-		sw_free(c);
+	if (c == NULL || (c->rec = json_deep_copy(r->rec)) == NULL ||
+	    (c->contexts = json_array()) == NULL) {
+		run_free(c);
 		return oom(err);
 	}
 	*out = c;
@@ -956,6 +974,7 @@ void run_free(struct run *r)
 	if (r == NULL)
 		return;
 	json_decref(r->rec);
+	json_decref(r->contexts);
 	sw_free(r);
 }
 
@@ -999,19 +1018,6 @@ static json_t *element_change(size_t index, const json_t *b, const json_t *a)
 	return ch;
 }
 
-/* The index of the Action record whose Action equals `action`, searched
- * from the end (the current Action is almost always the last one). */
-static long action_index(const json_t *rec, const json_t *action)
-{
-	const json_t *actions = json_object_get(rec, "actions");
-
-	for (size_t i = json_array_size(actions); i-- > 0;)
-		if (json_equal(json_object_get(json_array_get(actions, i), "action"),
-			       (json_t *)action))
-			return (long)i;
-	return -1;
-}
-
 json_t *run_delta(const struct run *before, const struct run *after, size_t rule)
 {
 	json_t *d = json_pack("{s:i, s:i, s:s, s:I}", "event_version", 2,
@@ -1040,18 +1046,6 @@ json_t *run_delta(const struct run *before, const struct run *after, size_t rule
 
 		if ((a == NULL && b == NULL) || json_equal(a, b))
 			continue;
-		if (strcmp(k, "current_action") == 0 && a != NULL) {
-			/* The current Action is always one of the records: name it
-			 * instead of writing it twice. */
-			long idx = action_index(after->rec, a);
-
-			if (idx >= 0) {
-				if (json_object_set_new(d, "current_action_index",
-							json_integer(idx)) < 0)
-					goto fail;
-				continue;
-			}
-		}
 		if (a == NULL) {
 			if (json_array_append_new(clear, json_string(k)) < 0)
 				goto fail;
@@ -1145,8 +1139,9 @@ int run_replay(struct run **rp, const char *type, const json_t *data,
 			if (!known_field(key))
 				return bad(err, "unknown field in initialize");
 		if ((r = sw_calloc(1, sizeof(*r))) == NULL ||
-		    (r->rec = json_deep_copy(init)) == NULL) {
-			sw_free(r);
+		    (r->rec = json_deep_copy(init)) == NULL ||
+		    (r->contexts = json_array()) == NULL) {
+			run_free(r);
 			return oom(err);
 		}
 		*rp = r;
@@ -1197,26 +1192,114 @@ int run_replay(struct run **rp, const char *type, const json_t *data,
 	json_object_foreach(json_object_get(data, "append"), key, v)
 		if (!known_field(key) || !json_is_array(v) || extend(rec, key, v) < 0)
 			return bad(err, "bad append");
-	if ((v = json_object_get(data, "current_action_index")) != NULL) {
-		json_t *record = json_array_get(json_object_get(rec, "actions"),
-						(size_t)json_integer_value(v));
-
-		if (!json_is_integer(v) || record == NULL ||
-		    json_object_set(rec, "current_action", json_object_get(record, "action")) < 0)
-			return bad(err, "bad current_action_index");
-	}
 	return 0;
 }
 
 /* ---- views ---- */
 
-json_t *run_status_json(const struct run *r, int for_status)
+void run_context_digest(const char *context, char out[SW_DIGEST_LEN])
+{
+	static const char domain[] = "slipway-material/v1";
+	struct sw_sha256 *h = NULL;
+
+	if (sw_sha256_new(&h, &(struct sw_error)SW_ERROR_INIT) < 0) {
+		out[0] = '\0';
+		return;
+	}
+	sw_sha256_field(h, domain, sizeof(domain) - 1);
+	sw_sha256_field(h, context, strlen(context));
+	sw_sha256_final_prefixed(h, out);
+}
+
+json_t *run_take_contexts(struct run *r)
+{
+	json_t *taken = r->contexts;
+
+	r->contexts = json_array();
+	if (r->contexts == NULL) {
+		r->contexts = taken;
+		return NULL;
+	}
+	return taken;
+}
+
+/* A copy of `action` with its context text back in place of the digest
+ * (the reference's key order: context after brief), or a new reference to
+ * `action` itself when it has no digest.  NULL when the text is missing. */
+static json_t *with_context(json_t *action, run_context_fn *resolve, void *payload)
+{
+	const char *digest = str(action, "context_sha256");
+	json_t *out, *v;
+	const char *k;
+	char *text;
+
+	if (digest == NULL)
+		return json_incref(action);
+	if ((text = resolve(digest, payload)) == NULL)
+		return NULL;
+	if ((out = json_object()) == NULL) {
+		sw_free(text);
+		return NULL;
+	}
+	json_object_foreach(action, k, v) {
+		if (strcmp(k, "context_sha256") == 0)
+			continue;
+		json_object_set(out, k, v);
+		if (strcmp(k, "brief") == 0)
+			json_object_set_new(out, "context", json_string(text));
+	}
+	sw_free(text);
+	return out;
+}
+
+/* Puts the context texts back into the current Action and every record. */
+static int inline_contexts(json_t *out, run_context_fn *resolve, void *payload)
+{
+	json_t *actions = json_object_get(out, "actions"), *copy, *rec, *cur;
+	size_t i;
+
+	if ((cur = json_object_get(out, "current_action")) != NULL) {
+		json_t *full = with_context(cur, resolve, payload);
+
+		if (full == NULL || json_object_set_new(out, "current_action", full) < 0)
+			return -1;
+	}
+	if ((copy = json_array()) == NULL)
+		return -1;
+	json_array_foreach(actions, i, rec) {
+		json_t *full = with_context(json_object_get(rec, "action"), resolve, payload);
+		json_t *nrec = full ? json_copy(rec) : NULL;
+
+		if (nrec == NULL || json_object_set_new(nrec, "action", full) < 0 ||
+		    json_array_append_new(copy, nrec) < 0) {
+			json_decref(nrec);
+			json_decref(copy);
+			return -1;
+		}
+	}
+	return json_object_set_new(out, "actions", copy);
+}
+
+json_t *run_current_action_full(const struct run *r, run_context_fn *resolve,
+				void *payload)
+{
+	json_t *cur = json_object_get(r->rec, "current_action");
+
+	return cur ? with_context(cur, resolve, payload) : NULL;
+}
+
+json_t *run_status_json(const struct run *r, int for_status,
+			run_context_fn *resolve, void *payload)
 {
 	json_t *out = ordered_copy(r->rec), *obs;
 	const char *state = str(r->rec, "state");
 
 	if (out == NULL)
 		return NULL;
+	if (resolve != NULL && inline_contexts(out, resolve, payload) < 0) {
+		json_decref(out);
+		return NULL;
+	}
 	if (for_status && state &&
 	    (strcmp(state, "stopped") == 0 || strcmp(state, "ended") == 0))
 		json_object_del(out, "current_action");

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "fsm/fsm.h"
+#include "io/digest.h"
 #include "io/err.h"
 
 struct json_t;
@@ -89,9 +90,31 @@ int run_apply(struct run *r, const struct fsm_step *st,
 struct json_t *run_delta(const struct run *before, const struct run *after,
 			 size_t rule);
 
+/* Reads back the context text stored under `digest` (sha256:...); returns
+ * a sw_malloc'd string or NULL. */
+typedef char *run_context_fn(const char *digest, void *payload);
+
 /* The record as a runStatus object without `next` (new reference).  With
- * `for_status`, a stopped or ended Run omits current_action. */
-struct json_t *run_status_json(const struct run *r, int for_status);
+ * `for_status`, a stopped or ended Run omits current_action.  The Action
+ * history keeps each context by digest ("context_sha256"); with `resolve`
+ * the texts are put back, without it (the run.json projection) the
+ * digests stay. */
+struct json_t *run_status_json(const struct run *r, int for_status,
+			       run_context_fn *resolve, void *payload);
+
+/* The current Action with its context text (new reference), or NULL when
+ * there is none or its text cannot be read. */
+struct json_t *run_current_action_full(const struct run *r,
+				       run_context_fn *resolve, void *payload);
+
+/* The context texts of the Actions issued since the last call, as a JSON
+ * array of strings (new reference, or NULL on ENOMEM).  The driver stores
+ * each as a material under run_context_digest() before the event that
+ * refers to it. */
+struct json_t *run_take_contexts(struct run *r);
+
+/* framed("slipway-material/v1", context), as a material's digest. */
+void run_context_digest(const char *context, char out[SW_DIGEST_LEN]);
 
 /* Borrowed views (valid until *r changes). */
 const struct json_t *run_json(const struct run *r);

@@ -126,8 +126,12 @@ def test_start_stores_each_section_as_material_and_nothing_raw():
     doc = start(repo, env)
     rdir = os.path.join(runs_dir(repo), doc["run_id"])
     names = sorted(os.listdir(os.path.join(rdir, "materials")))
-    want = sorted(s["material_sha256"][len("sha256:"):] for s in doc["pinned_source"]["sections"])
-    assert names == want
+    want = [s["material_sha256"][len("sha256:"):] for s in doc["pinned_source"]["sections"]]
+    # Besides the sections: the first Action's context, kept by digest.
+    ctx = doc["action"]["context"].encode()
+    framed = b"".join(len(x).to_bytes(8, "big") + x for x in (b"slipway-material/v1", ctx))
+    want.append(hashlib.sha256(framed).hexdigest())
+    assert names == sorted(want)
     for sec in doc["pinned_source"]["sections"]:
         with open(os.path.join(rdir, "materials", sec["material_sha256"][7:]), "rb") as f:
             data = f.read()

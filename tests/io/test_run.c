@@ -55,9 +55,50 @@ static const char *new_id(struct harness *h)
 	return h->action_id;
 }
 
+/* The store's side of Action contexts: every context a Run issued, by
+ * digest (reachable from here, so not a leak). */
+static json_t *blob_store;
+static json_t *current_cache;
+
+static void absorb_contexts(struct run *r)
+{
+	json_t *taken = run_take_contexts(r), *v;
+	char digest[SW_DIGEST_LEN];
+	size_t i;
+
+	cr_assert_not_null(taken);
+	if (blob_store == NULL)
+		blob_store = json_object();
+	json_array_foreach(taken, i, v) {
+		run_context_digest(json_string_value(v), digest);
+		json_object_set(blob_store, digest, v);
+	}
+	json_decref(taken);
+}
+
+static char *resolve_context(const char *digest, void *payload)
+{
+	const char *text = json_string_value(json_object_get(blob_store, digest));
+
+	(void)payload;
+	return text ? strdup(text) : NULL;
+}
+
+/* The current Action with its context, as hosts see it (borrowed until the
+ * next call). */
+static const json_t *current(struct run *r)
+{
+	absorb_contexts(r);
+	json_decref(current_cache);
+	current_cache = run_current_action_full(r, resolve_context, NULL);
+	cr_assert_not_null(current_cache);
+	return current_cache;
+}
+
 static void record_event(struct harness *h, const struct run *before, enum fsm_event ev,
 			 size_t rule)
 {
+	absorb_contexts(h->run);
 	json_t *d = run_delta(before, h->run, rule);
 
 	cr_assert_not_null(d);
@@ -210,7 +251,7 @@ static void assert_status_valid(struct harness *h)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	struct next *n = NULL;
-	json_t *doc = run_status_json(h->run, 1);
+	json_t *doc = run_status_json(h->run, 1, resolve_context, NULL);
 
 	cr_assert_eq(next_none_identity(&n, DIGEST_A, &err), 0);
 	json_object_set_new(doc, "next", next_to_json(n));
@@ -234,22 +275,22 @@ Test(io_run, happy_path_replays_and_validates)
 	struct fsm_step st;
 
 	start(&h, 8, 1);
-	assert_schema("action", run_current_action(h.run));
+	assert_schema("action", current(h.run));
 	st = submit(&h, outcome("orient", "completed",
 				"{\"suggested_actions\":[{\"kind\":\"implement\",\"brief\":\"Add the flag.\"}]}"), 0);
 	cr_assert_eq(st.issued, FSM_KIND_IMPLEMENT);
-	cr_assert_str_eq(json_string_value(json_object_get(run_current_action(h.run), "brief")),
+	cr_assert_str_eq(json_string_value(json_object_get(current(h.run), "brief")),
 			 "Add the flag.");
 	st = submit(&h, outcome("implement", "completed",
 				"{\"implementation\":{\"result\":\"applied\",\"files_changed\":[\"a.c\"],"
 				"\"activities\":[{\"kind\":\"test\",\"command\":\"make test\",\"exit_code\":0,"
 				"\"summary\":\"ok\"}],\"uncertainties\":[],\"attempts\":1}}"), 1);
 	cr_assert_eq(st.issued, FSM_KIND_REVIEW);
-	cr_assert(strstr(json_string_value(json_object_get(run_current_action(h.run), "brief")),
+	cr_assert(strstr(json_string_value(json_object_get(current(h.run), "brief")),
 			 "a.c") == NULL, "the attribution lists run-start dirty paths only");
-	cr_assert(strstr(json_string_value(json_object_get(run_current_action(h.run), "context")),
+	cr_assert(strstr(json_string_value(json_object_get(current(h.run), "context")),
 			 "Recent outcome:\n- implement action") != NULL);
-	assert_schema("action", run_current_action(h.run));
+	assert_schema("action", current(h.run));
 	st = submit(&h, outcome("review", "completed",
 				"{\"review\":{\"result\":\"no_findings_reported\",\"findings\":[],\"uncertainties\":[]}}"), 1);
 	cr_assert_eq(st.issued, FSM_KIND_SUMMARIZE);
@@ -285,7 +326,7 @@ Test(io_run, decision_answer_and_destructive_grant_replay_and_validate)
 	fx.scope_sha256 = "";
 	st = step(&h, &in, &fx);
 	cr_assert_eq(st.issued, FSM_KIND_ORIENT);
-	cr_assert(strstr(json_string_value(json_object_get(run_current_action(h.run), "context")),
+	cr_assert(strstr(json_string_value(json_object_get(current(h.run), "context")),
 			 "decision:\n  Use --verbose.") != NULL);
 	/* implement, then a destructive request, then its confirmation */
 	st = submit(&h, outcome("orient", "completed",
@@ -306,8 +347,8 @@ Test(io_run, decision_answer_and_destructive_grant_replay_and_validate)
 	fx.scope_sha256 = DIGEST_A;
 	st = step(&h, &in, &fx);
 	cr_assert_eq(st.issued, FSM_KIND_IMPLEMENT);
-	cr_assert_not_null(json_object_get(run_current_action(h.run), "destructive_authorization"));
-	assert_schema("action", run_current_action(h.run));
+	cr_assert_not_null(json_object_get(current(h.run), "destructive_authorization"));
+	assert_schema("action", current(h.run));
 	assert_status_valid(&h);
 	st = submit(&h, outcome("implement", "completed",
 				"{\"implementation\":{\"result\":\"applied\",\"files_changed\":[],"
@@ -441,7 +482,7 @@ Test(io_run, issue_backed_actions_carry_source_and_requirements_in_order)
 	json_t *v;
 
 	cr_assert_eq(create_issue_backed(&r, "goal", pinned, &err), 0, "%s", err.msg);
-	a = run_current_action(r);
+	a = current(r);
 	json_object_foreach((json_t *)a, k, v)
 		if (i < 8)
 			keys[i++] = k;
@@ -471,7 +512,7 @@ Test(io_run, the_action_size_limit_counts_the_source_fields)
 	char *goal;
 
 	cr_assert_eq(create_issue_backed(&r, "g", pinned, &err), 0, "%s", err.msg);
-	base = encoded_len(run_current_action(r));
+	base = encoded_len(current(r));
 	run_free(r);
 	r = NULL;
 	/* The catalog alone is tens of KiB: a goal that fits an ad-hoc Action
@@ -489,7 +530,7 @@ Test(io_run, the_action_size_limit_counts_the_source_fields)
 	goal[room - 64] = '\0';
 	sw_error_clear(&err);
 	cr_assert_eq(create_issue_backed(&r, goal, pinned, &err), 0, "%s", err.msg);
-	cr_assert_leq(encoded_len(run_current_action(r)), RUN_MAX_ACTION_BYTES);
+	cr_assert_leq(encoded_len(current(r)), RUN_MAX_ACTION_BYTES);
 	run_free(r);
 	free(goal);
 	json_decref(pinned);
