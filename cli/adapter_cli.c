@@ -11,26 +11,16 @@
 
 int cli_adapter_parse(int argc, char **argv, const struct cli_command *cmd)
 {
+	const char *root = cli_raw_root(argc, argv);
 	char **pos = NULL;
 	size_t npos = 0;
-	int help = 0, rc;
-	char msg[300];
+	int rc;
 
-	rc = cli_parse(argc, argv, cmd->opts, &pos, &npos, &help, msg, sizeof(msg));
-	if (rc != 0)
-		return cli_fail(rc == CLI_EXIT_USAGE ? TBL_ERR_INVALID_USAGE : TBL_ERR_RUNTIME_ERROR,
-				0, msg, NULL, cli_raw_root(argc, argv), NULL);
-	if (help) {
-		sw_free(pos);
-		return cli_print_help(argv[0], cmd);
-	}
-	if (npos > 0) {
-		snprintf(msg, sizeof(msg), "unknown command \"%s\" for \"slipway %s\"", pos[0], argv[0]);
-		sw_free(pos);
-		return cli_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, cli_raw_root(argc, argv), NULL);
-	}
+	if ((rc = cli_parse_command(argc, argv, cmd->opts, cmd, argv[0], &pos, &npos, root)) >= 0)
+		return rc;
+	rc = cli_no_args(npos, pos, argv[0], root);
 	sw_free(pos);
-	return -1;
+	return rc ? rc : -1;
 }
 
 int cli_adapter_root(char **root, char **common, const char *raw)

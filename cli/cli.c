@@ -169,7 +169,8 @@ int cli_parse_command(int argc, char **argv, struct cli_opt *opts,
 	int help = 0, rc;
 
 	if ((rc = cli_parse(argc, argv, opts, pos, npos, &help, msg, sizeof(msg))) != 0)
-		return cli_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, root_arg, NULL);
+		return cli_fail(rc == CLI_EXIT_USAGE ? TBL_ERR_INVALID_USAGE : TBL_ERR_RUNTIME_ERROR,
+				0, msg, NULL, root_arg, NULL);
 	if (help) {
 		struct cli_command c = *cmd;
 
@@ -179,6 +180,17 @@ int cli_parse_command(int argc, char **argv, struct cli_opt *opts,
 		return cli_print_help(path, &c);
 	}
 	return -1;
+}
+
+int cli_no_args(size_t npos, char *const *pos, const char *path,
+		const char *root_arg)
+{
+	char msg[300];
+
+	if (npos == 0)
+		return 0;
+	snprintf(msg, sizeof(msg), "unknown command \"%s\" for \"slipway %s\"", pos[0], path);
+	return cli_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, root_arg, NULL);
 }
 
 int cli_max_args(size_t npos, size_t max, const char *root_arg)

@@ -58,6 +58,11 @@ int cli_parse_command(int argc, char **argv, struct cli_opt *opts,
 		      const struct cli_command *cmd, const char *path,
 		      char ***pos, size_t *npos, const char *root_arg);
 
+/* invalid_usage naming the first positional argument of the command at
+ * `path` ("protocol submit"), when there is one; 0 when there is none. */
+int cli_no_args(size_t npos, char *const *pos, const char *path,
+		const char *root_arg);
+
 /* invalid_usage unless there are at most `max` positional arguments;
  * 0 when there are. */
 int cli_max_args(size_t npos, size_t max, const char *root_arg);

@@ -66,16 +66,6 @@ static const struct cli_opt root_opt = {
 
 #define OPTS_END { NULL, 0, NULL, 0, NULL, NULL }
 
-static int no_args(size_t npos, char **pos, const char *root)
-{
-	char msg[200];
-
-	if (npos == 0)
-		return 0;
-	snprintf(msg, sizeof(msg), "unknown command \"%s\"", pos[0]);
-	return cli_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, root, NULL);
-}
-
 static int finish(struct driver *d, struct driver_mutation *m, const char *resume_op)
 {
 	int rc = driver_mutate(d, m);
@@ -115,7 +105,7 @@ static int op_submit(int argc, char **argv, const char *raw_root)
 	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "submit", &pos, &npos, raw_root)) >= 0)
 		return rc;
 	d.root_arg = root && *root ? root : NULL;
-	if ((rc = no_args(npos, pos, d.root_arg)) != 0)
+	if ((rc = cli_no_args(npos, pos, "protocol submit", d.root_arg)) != 0)
 		goto out;
 	file_set = opts[2].seen;
 	if ((rc = check_run_action(d.root_arg, run, action)) != 0)
@@ -218,7 +208,7 @@ static int op_answer(int argc, char **argv, const char *raw_root)
 	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "answer", &pos, &npos, raw_root)) >= 0)
 		return rc;
 	d.root_arg = root && *root ? root : NULL;
-	if ((rc = no_args(npos, pos, d.root_arg)) != 0)
+	if ((rc = cli_no_args(npos, pos, "protocol answer", d.root_arg)) != 0)
 		goto out;
 	if ((rc = check_run_action(d.root_arg, run, action)) != 0)
 		goto out;
@@ -296,7 +286,7 @@ static int op_skip(int argc, char **argv, const char *raw_root)
 	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "skip", &pos, &npos, raw_root)) >= 0)
 		return rc;
 	d.root_arg = root && *root ? root : NULL;
-	if ((rc = no_args(npos, pos, d.root_arg)) != 0 ||
+	if ((rc = cli_no_args(npos, pos, "protocol skip", d.root_arg)) != 0 ||
 	    (rc = check_run_action(d.root_arg, run, action)) != 0)
 		goto out;
 	if ((rc = driver_open(&d, true)) != 0)
@@ -469,7 +459,7 @@ static int op_material(int argc, char **argv, const char *raw_root)
 	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "material", &pos, &npos, raw_root)) >= 0)
 		return rc;
 	d.root_arg = root && *root ? root : NULL;
-	if ((rc = no_args(npos, pos, d.root_arg)) != 0 ||
+	if ((rc = cli_no_args(npos, pos, "protocol material", d.root_arg)) != 0 ||
 	    (rc = check_run_action(d.root_arg, run, action)) != 0)
 		goto out;
 	if (section == NULL || section[0] == '\0') {
