@@ -356,49 +356,14 @@ static void fs_ws(struct fscan *f)
 		f->i++;
 }
 
-static int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* One UTF-8 sequence of 2..4 bytes at f->i (no overlongs, surrogates or
  * values past U+10FFFF). */
 static int fs_utf8(struct fscan *f)
 {
-	const unsigned char *p = f->s + f->i;
-	size_t left = f->n - f->i;
-	unsigned c = p[0], need, cp;
+	size_t n = sw_utf8_seq(f->s + f->i, f->n - f->i);
 
-	if (c >= 0xc2 && c <= 0xdf) {
-		need = 1;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		need = 2;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		need = 3;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (left < need + 1)
-		return 0;
-	for (unsigned k = 1; k <= need; k++) {
-		if ((p[k] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[k] & 0x3f);
-	}
-	if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	f->i += need + 1;
-	return 1;
+	f->i += n;
+	return n != 0;
 }
 
 /* Printable ASCII other than '"' and '\\': copied through a string as is. */
@@ -437,7 +402,7 @@ static int fs_string(struct fscan *f, size_t *a, size_t *b, int *esc)
 				if (f->i + 6 > f->n)
 					return 0;
 				for (int k = 2; k < 6; k++) {
-					if (hexval(s[f->i + k]) < 0)
+					if (sw_hex_digit(s[f->i + k]) < 0)
 						return 0;
 					if (s[f->i + k] != '0')
 						zero = 0;

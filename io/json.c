@@ -4,47 +4,54 @@
 
 #include <jansson.h>
 
+size_t sw_utf8_seq(const unsigned char *s, size_t left)
+{
+	unsigned c = s[0], cp;
+	size_t need;
+
+	if (c >= 0xc2 && c <= 0xdf) {
+		need = 1;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		need = 2;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 3;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (left <= need)
+		return 0;
+	for (size_t k = 1; k <= need; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[k] & 0x3f);
+	}
+	if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return need + 1;
+}
+
 int sw_utf8_valid(const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0;
+	size_t i = 0, n;
 
 	while (i < len) {
-		unsigned c = s[i];
-		size_t need;
-		unsigned cp;
-
-		if (c < 0x80) {
+		if (s[i] < 0x80) {
 			i++;
 			continue;
-		} else if (c >= 0xc2 && c <= 0xdf) {
-			need = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			need = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			need = 3;
-			cp = c & 0x07;
-		} else {
-			return 0;
 		}
-		if (len - i <= need)
+		if ((n = sw_utf8_seq(s + i, len - i)) == 0)
 			return 0;
-		for (size_t k = 1; k <= need; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return 0;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
-		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return 0;
-		i += need + 1;
+		i += n;
 	}
 	return 1;
 }
 
-static int hexval(int c)
+int sw_hex_digit(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -63,7 +70,7 @@ static long escape_at(const char *p, size_t left)
 	if (left < 6 || p[0] != '\\' || p[1] != 'u')
 		return -1;
 	for (int k = 2; k < 6; k++) {
-		int h = hexval((unsigned char)p[k]);
+		int h = sw_hex_digit((unsigned char)p[k]);
 
 		if (h < 0)
 			return -1;

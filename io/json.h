@@ -34,6 +34,14 @@ int sw_json_load_strict(struct json_t **out, const char *buf, size_t len,
 int sw_json_load_strict_nul(struct json_t **out, const char *buf, size_t len,
 			    size_t limit, struct sw_error *err);
 
+/* The length (2..4) of the valid multi-byte UTF-8 sequence at `s`, which
+ * has `left` bytes, or 0 (overlong, surrogate, past U+10FFFF, truncated,
+ * or not a lead byte). */
+size_t sw_utf8_seq(const unsigned char *s, size_t left);
+
+/* The value of hex digit `c` (either case), or -1. */
+int sw_hex_digit(int c);
+
 /* 1 if the `len` bytes at `s` are valid UTF-8, else 0. */
 int sw_utf8_valid(const char *s, size_t len);
 

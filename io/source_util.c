@@ -5,6 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "io/json.h"
+
 /* Decodes the code point at s[*i] (input is valid UTF-8) and advances *i.
  * An invalid byte decodes as U+FFFD, one byte long, as Go's range loop does. */
 static uint32_t next_cp(const char *s, size_t len, size_t *i)
@@ -255,17 +257,6 @@ const char *source__issue_url_check(const char *s, size_t len, int64_t expected)
 	return NULL;
 }
 
-static int hexv(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int source__comment_url_valid(const char *s, size_t len, const char *issue_url,
 			      int64_t database_id)
 {
@@ -291,9 +282,9 @@ int source__comment_url_valid(const char *s, size_t len, const char *issue_url,
 		if (c == '%') {
 			if (i + 2 >= flen)
 				return 0;
-			if (hexv(f[i + 1]) < 0 || hexv(f[i + 2]) < 0)
+			if (sw_hex_digit((unsigned char)f[i + 1]) < 0 || sw_hex_digit((unsigned char)f[i + 2]) < 0)
 				return 0;
-			c = (char)(hexv(f[i + 1]) * 16 + hexv(f[i + 2]));
+			c = (char)(sw_hex_digit((unsigned char)f[i + 1]) * 16 + sw_hex_digit((unsigned char)f[i + 2]));
 			i += 2;
 		}
 		if (n + 1 >= sizeof(got))
