@@ -519,6 +519,24 @@ Test(observe, fast_scan_matches_git_on_staged_renames_and_unborn_heads)
 	sw_free(dir);
 }
 
+/* The walk finds tracked files by binary search over the sorted index, so
+ * names that sort just before and after "dir/" ('-', '.', '0') must not be
+ * mistaken for entries of the directory, or the other way round. */
+Test(observe, fast_scan_matches_git_on_names_sorting_around_the_slash)
+{
+	char *dir = fx_tmpdir();
+
+	fx_sh(dir, "git init -q . && mkdir -p a/b a-b a.d a0 && echo 1 > a/b/c && echo 2 > a/b.c && "
+		   "echo 3 > a-b/x && echo 4 > a.c && echo 5 > a.d/y && echo 6 > a0/z && "
+		   "echo 7 > a0x && echo 8 > a/b- && git add -A && git commit -q -m init && "
+		   "echo u > a/b/new && echo u > a/b0 && echo u > a-b/new && echo u > a.c.new && "
+		   "echo u > a0/new && mkdir a_ a/b.d && echo u > a_/u && echo u > a/b.d/u && "
+		   "rm a.d/y && echo changed > a/b.c");
+	assert_engines_agree(dir);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
 Test(observe, fast_scan_lists_a_nested_repository_as_a_directory)
 {
 	char *dir = repo_with_commit();
