@@ -253,20 +253,30 @@ static int fail_store(const struct driver *d, const struct sw_error *err,
 
 /* ---- loading ---- */
 
+/* Parses one event's data and applies it to *r; *data (may be NULL) gets
+ * the parsed value for the caller, who then owns it. */
+static int replay_event(const struct store_event *ev, struct run **r, json_t **data,
+			struct sw_error *err)
+{
+	json_error_t jerr;
+	json_t *v = json_loadb(ev->data, ev->data_len, JSON_REJECT_DUPLICATES, &jerr);
+	int rc;
+
+	if (v == NULL)
+		return sw_error_proto(err, "run_journal_invalid",
+				      "journal record %lld: %s", ev->sequence, jerr.text);
+	rc = run_replay(r, tbl_jevent_wire[ev->type], v, err);
+	if (rc < 0 || data == NULL)
+		json_decref(v);
+	else
+		*data = v;
+	return rc;
+}
+
 static int replay_visit(const struct store_event *ev, void *payload,
 			struct sw_error *err)
 {
-	struct run **r = payload;
-	json_error_t jerr;
-	json_t *data = json_loadb(ev->data, ev->data_len, JSON_REJECT_DUPLICATES, &jerr);
-	int rc;
-
-	if (data == NULL)
-		return sw_error_proto(err, "run_journal_invalid",
-				      "journal record %lld: %s", ev->sequence, jerr.text);
-	rc = run_replay(r, tbl_jevent_wire[ev->type], data, err);
-	json_decref(data);
-	return rc;
+	return replay_event(ev, payload, NULL, err);
 }
 
 /* Checks the Run belongs to this workspace. */
@@ -933,14 +943,12 @@ static void accept_sections(struct mctx *c, const json_t *pinned)
 static int mutate_visit(const struct store_event *ev, void *payload, struct sw_error *err)
 {
 	struct mctx *c = payload;
-	json_t *data = json_loadb(ev->data, ev->data_len, JSON_REJECT_DUPLICATES, NULL);
+	json_t *data = NULL;
 	const json_t *set, *pinned;
-	int rc = replay_visit(ev, &c->run, err);
+	int rc = replay_event(ev, &c->run, &data, err);
 
-	if (rc < 0 || data == NULL) {
-		json_decref(data);
+	if (rc < 0)
 		return rc;
-	}
 	set = json_object_get(data, "set");
 	pinned = json_object_get(json_object_get(data, "initialize"), "pinned_source");
 	if (pinned == NULL)

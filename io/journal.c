@@ -107,7 +107,7 @@ int journal_time_valid(const char *s)
 }
 
 int journal_compact(char **out, size_t *out_len, const char *in, size_t len,
-		    int escape_html, struct sw_error *err)
+		    struct sw_error *err)
 {
 	struct sw_buf b = { 0 };
 	int in_str = 0;
@@ -129,27 +129,8 @@ int journal_compact(char **out, size_t *out_len, const char *in, size_t len,
 			i++;
 			continue;
 		}
-		if (c == '"') {
+		if (c == '"')
 			in_str = 0;
-			sw_buf_ch(&b, '"');
-			continue;
-		}
-		if (escape_html && (c == '<' || c == '>' || c == '&')) {
-			char esc[8];
-
-			snprintf(esc, sizeof(esc), "\\u%04x", c);
-			sw_buf_add(&b, esc, 6);
-			continue;
-		}
-		if (escape_html && c == 0xe2 && i + 2 < len &&
-		    (unsigned char)in[i + 1] == 0x80 &&
-		    ((unsigned char)in[i + 2] == 0xa8 ||
-		     (unsigned char)in[i + 2] == 0xa9)) {
-			sw_buf_add(&b, (unsigned char)in[i + 2] == 0xa8 ?
-			       "\\u2028" : "\\u2029", 6);
-			i += 2;
-			continue;
-		}
 		sw_buf_ch(&b, (char)c);
 	}
 	return jb_finish(out, out_len, &b, err);
@@ -669,83 +650,149 @@ static void indent_nl(struct sw_buf *b, int depth)
 		sw_buf_add(b, "  ", 2);
 }
 
+static int is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Copies the string body at in[*i] (after the opening quote) through the
+ * closing quote, with the HTML-safe escapes Go's encoder writes.  0 when
+ * the string is not closed. */
+static int copy_string(struct sw_buf *b, const char *in, size_t len, size_t *i)
+{
+	size_t k = *i;
+
+	while (k < len) {
+		size_t run = k;
+		unsigned char c;
+
+		while (run < len && in[run] != '"' && in[run] != '\\' && in[run] != '<' &&
+		       in[run] != '>' && in[run] != '&' && (unsigned char)in[run] != 0xe2)
+			run++;
+		sw_buf_add(b, in + k, run - k);
+		if ((k = run) >= len)
+			break;
+		c = (unsigned char)in[k];
+		if (c == '"') {
+			sw_buf_ch(b, '"');
+			*i = k + 1;
+			return 1;
+		}
+		if (c == '\\') {
+			if (k + 1 >= len)
+				return 0;
+			sw_buf_add(b, in + k, 2);
+			k += 2;
+		} else if (c == 0xe2 && k + 2 < len && (unsigned char)in[k + 1] == 0x80 &&
+			   ((unsigned char)in[k + 2] == 0xa8 || (unsigned char)in[k + 2] == 0xa9)) {
+			sw_buf_add(b, (unsigned char)in[k + 2] == 0xa8 ? "\\u2028" : "\\u2029", 6);
+			k += 3;
+		} else if (c == 0xe2) {
+			sw_buf_ch(b, (char)c);
+			k++;
+		} else {
+			sw_buf_add(b, c == '<' ? "\\u003c" : c == '>' ? "\\u003e" : "\\u0026", 6);
+			k++;
+		}
+	}
+	return 0;
+}
+
 int journal_projection_encode(char **out, size_t *out_len, long long revision,
 			      const char *data, size_t data_len,
 			      struct sw_error *err)
 {
-	json_t *v = NULL;
-	char *compact = NULL, *whole = NULL;
-	size_t clen = 0;
 	struct sw_buf b = { 0 };
-	int rc, depth = 0, in_str = 0;
+	char *open = NULL;	/* the open containers' closing brackets */
+	size_t depth = 0, cap = 0;
+	int values = 0, scalar = 0;
 
 	*out = NULL;
-	if ((rc = sw_json_load_strict(&v, data, data_len, SIZE_MAX, err)) < 0)
-		goto out;
-	if ((rc = journal_compact(&compact, &clen, data, data_len, 1, err)) < 0)
-		goto out;
-	if ((whole = sw_asprintf("{\"revision\":%lld,\"data\":%s}", revision,
-				 compact)) == NULL) {
-		rc = sw_error_set(err, SW_ENOMEM, "cannot build projection");
-		goto out;
-	}
-	/* Go's json.MarshalIndent layout: "{}"/"[]" stay closed, ": " after
-	 * keys, one member per line. */
-	for (size_t i = 0; whole[i] != '\0'; i++) {
-		char c = whole[i];
+	/* One pass, in Go's json.MarshalIndent layout with HTML escaping:
+	 * insignificant white space dropped, "{}"/"[]" kept closed, ": "
+	 * after keys, one member per line.  The input is one JSON value
+	 * (our own dump); the pass checks its structure (brackets matched,
+	 * strings closed, nothing after the value) rather than re-parsing. */
+	sw_buf_fmt(&b, "{\n  \"revision\": %lld,\n  \"data\": ", revision);
+	for (size_t i = 0; i < data_len;) {
+		char c = data[i];
 
-		if (in_str) {
-			/* Copy the run of plain string bytes in one go. */
-			size_t run = strcspn(whole + i, "\\\"");
-
-			if (run > 0) {
-				sw_buf_add(&b, whole + i, run);
-				i += run - 1;
-				continue;
-			}
-			sw_buf_ch(&b, c);
-			if (c == '\\') {
-				sw_buf_ch(&b, whole[++i]);
-			} else if (c == '"') {
-				in_str = 0;
-			}
+		if (is_ws(c)) {
+			scalar = 0;
+			i++;
 			continue;
 		}
+		if (depth == 0 && values > 0 && !(scalar && c != '"' && c != '{' && c != '['))
+			goto bad;
+		if (depth == 0 && !scalar)
+			values++;
+		scalar = 0;
 		switch (c) {
 		case '"':
-			in_str = 1;
-			sw_buf_ch(&b, c);
-			break;
+			sw_buf_ch(&b, '"');
+			i++;
+			if (!copy_string(&b, data, data_len, &i))
+				goto bad;
+			continue;
 		case '{':
-		case '[':
+		case '[': {
+			size_t k = i + 1;
+			char close = c == '{' ? '}' : ']';
+
+			while (k < data_len && is_ws(data[k]))
+				k++;
 			sw_buf_ch(&b, c);
-			if (whole[i + 1] == '}' || whole[i + 1] == ']') {
-				sw_buf_ch(&b, whole[++i]);
-				break;
+			if (k < data_len && data[k] == close) {
+				sw_buf_ch(&b, close);
+				i = k + 1;
+				continue;
 			}
-			indent_nl(&b, ++depth);
+			if (depth == cap) {
+				char *n = sw_realloc(open, cap ? cap * 2 : 64);
+
+				if (n == NULL) {
+					b.failed = 1;
+					goto done;
+				}
+				open = n;
+				cap = cap ? cap * 2 : 64;
+			}
+			open[depth++] = close;
+			indent_nl(&b, (int)depth + 1);
 			break;
+		}
 		case '}':
 		case ']':
-			indent_nl(&b, --depth);
+			if (depth == 0 || open[depth - 1] != c)
+				goto bad;
+			indent_nl(&b, (int)--depth + 1);
 			sw_buf_ch(&b, c);
 			break;
 		case ',':
+			if (depth == 0)
+				goto bad;
 			sw_buf_ch(&b, c);
-			indent_nl(&b, depth);
+			indent_nl(&b, (int)depth + 1);
 			break;
 		case ':':
+			if (depth == 0)
+				goto bad;
 			sw_buf_add(&b, ": ", 2);
 			break;
 		default:
 			sw_buf_ch(&b, c);
+			scalar = depth == 0;
 		}
+		i++;
 	}
-	sw_buf_ch(&b, '\n');
-	rc = jb_finish(out, out_len, &b, err);
-out:
-	sw_free(whole);
-	sw_free(compact);
-	json_decref(v);
-	return rc;
+	if (depth != 0 || values != 1)
+		goto bad;
+	sw_buf_add(&b, "\n}\n", 3);
+done:
+	sw_free(open);
+	return jb_finish(out, out_len, &b, err);
+bad:
+	sw_free(open);
+	sw_buf_release(&b);
+	return sw_error_set(err, SW_EPARSE, "run projection is not one JSON value");
 }

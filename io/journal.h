@@ -44,11 +44,10 @@ void journal_format_time(const struct timespec *ts, char out[JOURNAL_TIME_LEN]);
 int journal_time_valid(const char *s);
 
 /* Writes to *out (sw_malloc'd, NUL-terminated, caller frees) the JSON text
- * `in` without insignificant whitespace.  `escape_html` rewrites < > & and
- * U+2028/U+2029 inside strings as \u escapes.  `in` must be valid JSON
- * (checked by the caller).  SW_ENOMEM. */
+ * `in` without insignificant whitespace.  `in` must be valid JSON (checked
+ * by the caller).  SW_ENOMEM. */
 int journal_compact(char **out, size_t *out_len, const char *in, size_t len,
-		    int escape_html, struct sw_error *err);
+		    struct sw_error *err);
 
 /* Encodes one record line (with "\n") into *out (caller frees).  `data`
  * must already be compact.  The caller checks *out_len against
@@ -71,9 +70,11 @@ void journal_record_release(struct journal_record *rec);
 void journal_set_fast_path(int on);
 #endif
 
-/* Builds the run.json bytes for `revision` and the compact projection JSON
- * `data` (validated here: SW_EPARSE when it is not one JSON value).
- * *out is sw_malloc'd.  SW_ENOMEM. */
+/* Builds the run.json bytes for `revision` and the projection JSON `data`,
+ * in one pass: Go's MarshalIndent layout (two spaces) with HTML escaping.
+ * `data` must be one JSON value, as a Jansson dump is; the pass checks its
+ * structure (matched brackets, closed strings, nothing after the value:
+ * SW_EPARSE) but does not re-parse it.  *out is sw_malloc'd.  SW_ENOMEM. */
 int journal_projection_encode(char **out, size_t *out_len, long long revision,
 			      const char *data, size_t data_len,
 			      struct sw_error *err);

@@ -1147,7 +1147,7 @@ int store_mutation_add_event(struct store_mutation *m, enum tbl_jevent type,
 	if ((rc = sw_json_load_strict(&v, data, len, SIZE_MAX, err)) < 0)
 		return rc;
 	json_decref(v);
-	if ((rc = journal_compact(&compact, &clen, data, len, 0, err)) < 0)
+	if ((rc = journal_compact(&compact, &clen, data, len, err)) < 0)
 		return rc;
 	if (clen > JOURNAL_MAX_DATA) {
 		struct store_failure *f = &m->s->fail;

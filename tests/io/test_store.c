@@ -47,6 +47,46 @@ Test(io_store, replay_returns_exactly_what_was_appended)
 	store_free(s);
 }
 
+/* run.json is written in one pass, without re-parsing the projection. */
+Test(io_store, projection_layout_is_go_marshal_indent_with_html_escapes)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	char *out = NULL;
+	size_t len = 0;
+	const char *in = " {\"a\" : [1, {\"b\":[ ]} , \"x\\\"<\\\\\"],\"c\":{ },"
+			 "\"d\":\"\xe2\x80\xa8&\xe2\x82\xac>\"} ";
+
+	cr_assert_eq(journal_projection_encode(&out, &len, 7, in, strlen(in), &err), 0);
+	cr_expect_str_eq(out, "{\n  \"revision\": 7,\n  \"data\": {\n"
+			 "    \"a\": [\n      1,\n      {\n        \"b\": []\n      },\n"
+			 "      \"x\\\"\\u003c\\\\\"\n    ],\n"
+			 "    \"c\": {},\n"
+			 "    \"d\": \"\\u2028\\u0026\xe2\x82\xac\\u003e\"\n  }\n}\n");
+	cr_expect_eq(len, strlen(out));
+	sw_free(out);
+	cr_assert_eq(journal_projection_encode(&out, &len, 1, "null", 4, &err), 0);
+	cr_expect_str_eq(out, "{\n  \"revision\": 1,\n  \"data\": null\n}\n");
+	sw_free(out);
+}
+
+Test(io_store, projection_that_is_not_one_json_value_is_refused)
+{
+	static const char *const bad[] = {
+		"", "  ", "{", "{\"a\":1", "[1,2", "{\"a\":1}}", "[1]]", "{\"a\":[1}",
+		"[1}", "\"open", "{\"a\":\"b}", "1 2", "null null", "{} {}", "[] 1",
+		"\"a\" \"b\"", "nu ll", ",", ":", "}", "{\"a\":\"x\\",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct sw_error err = SW_ERROR_INIT;
+		char *out = (char *)"unchanged";
+
+		cr_expect_eq(journal_projection_encode(&out, NULL, 1, bad[i], strlen(bad[i]), &err),
+			     SW_EPARSE, "case %zu: %s", i, bad[i]);
+		cr_expect_null(out, "case %zu", i);
+	}
+}
+
 Test(io_store, journal_line_layout_and_private_modes)
 {
 	struct store *s = open_store(true);
