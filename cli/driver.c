@@ -440,6 +440,10 @@ struct mctx {
 	json_t *choices;
 	json_t *accepted;
 	json_t *accepted_db;
+	/* What the store writes after the callback (kept until it returns). */
+	struct run_projection proj;
+	char *checkpoint;
+	int resumed;			/* c->run came from a checkpoint */
 };
 
 static struct fsm_outcome_shape shape_of(const struct outcome *o)
@@ -601,23 +605,28 @@ static int add_contexts(struct store_mutation *sm, struct run *after, struct sw_
 	return rc;
 }
 
+/* Adds the event (and the contexts it names) for `before` -> `after`.
+ * With `delta` the caller gets the event's data (new reference) and sets
+ * the projection itself; otherwise the projection is set here. */
 static int append_event(struct store_mutation *sm, const struct run *before,
 			struct run *after, enum fsm_event ev, size_t rule,
-			struct sw_error *err)
+			json_t **delta_out, struct sw_error *err)
 {
 	json_t *delta = run_delta(before, after, rule);
 	char *data = delta ? sw_json_dump(delta) : NULL;
-	char *proj = projection_text(after);
+	char *proj = delta_out ? NULL : projection_text(after);
 	int rc;
 
-	if (data == NULL || proj == NULL)
+	if (data == NULL || (proj == NULL && delta_out == NULL))
 		rc = sw_error_set(err, SW_ENOMEM, "cannot encode the journal event");
 	else if ((rc = add_contexts(sm, after, err)) == 0 &&
 		 (rc = store_mutation_add_event(sm, tbl_event_journal[ev], data,
-						strlen(data), err)) == 0)
+						strlen(data), err)) == 0 && proj)
 		rc = store_mutation_set_projection(sm, proj, strlen(proj), err);
 	sw_free(data);
 	sw_free(proj);
+	if (rc == 0 && delta_out)
+		*delta_out = json_incref(delta);
 	json_decref(delta);
 	return rc;
 }
@@ -940,29 +949,106 @@ static void accept_sections(struct mctx *c, const json_t *pinned)
 	}
 }
 
-static int mutate_visit(const struct store_event *ev, void *payload, struct sw_error *err)
+/* What the history beyond the record says, from one event's data: the
+ * sections ever accepted and the source choices made. */
+static void gather(struct mctx *c, enum tbl_jevent type, const json_t *data)
 {
-	struct mctx *c = payload;
-	json_t *data = NULL;
-	const json_t *set, *pinned;
-	int rc = replay_event(ev, &c->run, &data, err);
+	const json_t *set = json_object_get(data, "set");
+	const json_t *pinned = json_object_get(json_object_get(data, "initialize"), "pinned_source");
 
-	if (rc < 0)
-		return rc;
-	set = json_object_get(data, "set");
-	pinned = json_object_get(json_object_get(data, "initialize"), "pinned_source");
 	if (pinned == NULL)
 		pinned = json_object_get(set, "pinned_source");
 	if (pinned)
 		accept_sections(c, pinned);
-	if ((ev->type == TBL_JEVENT_SOURCE_PINNED || ev->type == TBL_JEVENT_SOURCE_AMENDED) &&
+	if ((type == TBL_JEVENT_SOURCE_PINNED || type == TBL_JEVENT_SOURCE_AMENDED) &&
 	    json_object_get(set, "last_source_choice"))
 		json_array_append_new(c->choices,
 				      json_pack("{s:O, s:O}", "receipt",
 						json_object_get(set, "last_source_choice"),
 						"result", json_object_get(set, "last_resume_result")));
+}
+
+static int mutate_visit(const struct store_event *ev, void *payload, struct sw_error *err)
+{
+	struct mctx *c = payload;
+	json_t *data = NULL;
+	int rc = replay_event(ev, &c->run, &data, err);
+
+	if (rc < 0)
+		return rc;
+	gather(c, ev->type, data);
 	json_decref(data);
 	return 0;
+}
+
+/* The gathered history as the checkpoint's extra text (sw_malloc'd). */
+static char *gathered_text(const struct mctx *c)
+{
+	json_t *x = json_pack("{s:O, s:O, s:O}", "choices", c->choices, "accepted", c->accepted,
+			      "accepted_db", c->accepted_db);
+	char *text = x ? sw_json_dump(x) : NULL;
+
+	json_decref(x);
+	return text;
+}
+
+/* Adopts a verified checkpoint (store_update_resumable): the Run with its
+ * frozen records and the gathered history.  1 refuses it. */
+static int mutate_resume(struct store_checkpoint *cp, void *payload, struct sw_error *err)
+{
+	struct mctx *c = payload;
+	struct sw_error e = SW_ERROR_INIT;
+	struct run *r = NULL;
+	char *extra = NULL;
+	json_t *x = NULL, *choices, *accepted, *accepted_db;
+
+	(void)err;
+	if (run_from_checkpoint(&r, &extra, cp->body, cp->body_len, cp->projection,
+				cp->projection_len, cp->map, cp->map_len, &e) < 0)
+		return 1;
+	x = json_loads(extra, JSON_REJECT_DUPLICATES, NULL);
+	sw_free(extra);
+	choices = json_object_get(x, "choices");
+	accepted = json_object_get(x, "accepted");
+	accepted_db = json_object_get(x, "accepted_db");
+	if (!json_is_array(choices) || !json_is_object(accepted) || !json_is_object(accepted_db)) {
+		json_decref(x);
+		run_free(r);
+		return 1;
+	}
+	json_decref(c->choices);
+	json_decref(c->accepted);
+	json_decref(c->accepted_db);
+	c->choices = json_incref(choices);
+	c->accepted = json_incref(accepted);
+	c->accepted_db = json_incref(accepted_db);
+	json_decref(x);
+	c->run = r;
+	c->resumed = 1;
+	return 0;
+}
+
+/* run.json for `after` with its frozen records spliced in, and the replay
+ * checkpoint of that state (its history gathered with `delta`). */
+static int add_projection(struct mctx *c, struct store_mutation *sm, struct run *after,
+			  enum fsm_event ev, const json_t *delta, struct sw_error *err)
+{
+	char *extra = NULL;
+	size_t len = 0;
+	int rc;
+
+	gather(c, tbl_event_journal[ev], delta);
+	if ((rc = run_freeze(after, err)) < 0 ||
+	    (rc = run_projection(&c->proj, after, store_mutation_base(sm) + 1, err)) < 0 ||
+	    (rc = store_mutation_set_projection_pieces(sm, c->proj.piece, c->proj.npiece, err)) < 0)
+		return rc;
+	if ((extra = gathered_text(c)) == NULL)
+		return sw_error_set(err, SW_ENOMEM, "cannot encode the checkpoint");
+	rc = run_checkpoint(&c->checkpoint, &len, after, &c->proj, extra, err);
+	sw_free(extra);
+	if (rc == 0)
+		store_mutation_set_checkpoint(sm, c->checkpoint, len);
+	return rc;
 }
 
 /* A source choice before the table: an already-resolved candidate replays
@@ -1011,6 +1097,41 @@ static int choice_precheck(struct mctx *c, struct sw_error *err)
 	return 0;
 }
 
+#ifdef SW_TESTING
+/* Test builds check every adopted checkpoint against a full replay of the
+ * journal: the record (frozen records parsed back) and the gathered
+ * history must be equal, or the process aborts as a defect. */
+static void check_resumed(struct mctx *c)
+{
+	struct mctx full = { c->d, c->m, NULL, 0, 0, json_array(), json_object(), json_object(),
+			     { 0 }, NULL, 0 };
+	struct sw_error e = SW_ERROR_INIT;
+	struct run *a = NULL;
+	char *x = NULL, *y = NULL;
+	int same;
+
+	if (store_replay_unlocked(c->d->store, c->m->run_id, mutate_visit, &full, &e) < 0 ||
+	    full.run == NULL || run_clone(&a, c->run, &e) < 0 || run_thaw(a, &e) < 0) {
+		fprintf(stderr, "checkpoint check: cannot replay: %s\n", e.msg);
+		abort();
+	}
+	x = gathered_text(c);
+	y = gathered_text(&full);
+	same = json_equal(run_json(a), run_json(full.run)) && x && y && strcmp(x, y) == 0;
+	if (!same) {
+		fprintf(stderr, "checkpoint check: the checkpoint differs from the journal\n");
+		abort();
+	}
+	sw_free(x);
+	sw_free(y);
+	run_free(a);
+	run_free(full.run);
+	json_decref(full.choices);
+	json_decref(full.accepted);
+	json_decref(full.accepted_db);
+}
+#endif
+
 static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *err)
 {
 	struct mctx *c = payload;
@@ -1021,6 +1142,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	struct run *after = NULL;
 	struct refresh_result refresh = { 0 };
 	json_t *choice_pinned = NULL, *choice_answers = NULL, *receipt = NULL, *result = NULL;
+	json_t *delta = NULL;
 	char why[600] = "", now[40], action_id[37], candidate_id[37];
 	char answer_digest[SW_DIGEST_LEN] = "";
 	struct fsm_run machine;
@@ -1028,6 +1150,12 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 
 	if (c->run == NULL)
 		return sw_error_proto(err, "runtime_error", "the run journal is empty");
+#ifdef SW_TESTING
+	if (c->resumed)
+		check_resumed(c);
+#endif
+	if ((rc = run_freeze(c->run, err)) < 0)
+		return rc;
 	if ((c->exit = check_workspace(c->d, c->run)) != 0)
 		return sw_error_set(err, SW_ECONFLICT, "workspace mismatch");
 	if ((m->event == FSM_EV_CHOOSE_PINNED || m->event == FSM_EV_CHOOSE_ADOPT) &&
@@ -1173,7 +1301,8 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	if (m->event == FSM_EV_RESUME_PINNED &&
 	    (rc = run_add_observation(after, "source_refresh_skipped", err)) < 0)
 		goto out;
-	if ((rc = append_event(sm, c->run, after, m->event, m->step.rule, err)) < 0)
+	if ((rc = append_event(sm, c->run, after, m->event, m->step.rule, &delta, err)) < 0 ||
+	    (rc = add_projection(c, sm, after, m->event, delta, err)) < 0)
 		goto out;
 	c->apply_error = m->step.verdict == FSM_APPLY_ERROR;
 	m->run = after;
@@ -1184,6 +1313,7 @@ nomem:
 		rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 out:
 	refresh_release(&refresh);
+	json_decref(delta);
 	json_decref(choice_pinned);
 	json_decref(choice_answers);
 	json_decref(receipt);
@@ -1204,7 +1334,8 @@ int driver_mutate(struct driver *d, struct driver_mutation *m)
 		rc = cli_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, d->ws.worktree_root, NULL);
 		goto done;
 	}
-	rc = store_update(d->store, m->run_id, mutate_visit, mutate_cb, &c, &err);
+	rc = store_update_resumable(d->store, m->run_id, mutate_resume, mutate_visit, mutate_cb,
+				    &c, &err);
 	if (c.exit != 0)
 		rc = c.exit;
 	else if (rc < 0)
@@ -1218,6 +1349,8 @@ done:
 	json_decref(c.choices);
 	json_decref(c.accepted);
 	json_decref(c.accepted_db);
+	run_projection_release(&c.proj);
+	sw_free(c.checkpoint);
 	return rc;
 }
 
@@ -1244,7 +1377,7 @@ static int create_cb(struct store_mutation *sm, void *payload, struct sw_error *
 
 	if (rc < 0)
 		return rc;
-	return append_event(sm, NULL, c->run, FSM_EV_START, c->step->rule, err);
+	return append_event(sm, NULL, c->run, FSM_EV_START, c->step->rule, NULL, err);
 }
 
 int driver_start(struct driver *d, const char *goal, unsigned budget, int review,

@@ -698,22 +698,18 @@ static int copy_string(struct sw_buf *b, const char *in, size_t len, size_t *i)
 	return 0;
 }
 
-int journal_projection_encode(char **out, size_t *out_len, long long revision,
-			      const char *data, size_t data_len,
-			      struct sw_error *err)
+/* Appends the JSON value `data` to `b` in Go's json.MarshalIndent layout
+ * with HTML escaping, as if it sat `base` levels deep: insignificant white
+ * space dropped, "{}"/"[]" kept closed, ": " after keys, one member per
+ * line.  The input is one JSON value (our own dump); the pass checks its
+ * structure (brackets matched, strings closed, nothing after the value)
+ * rather than re-parsing it.  0, or SW_EPARSE (b then holds junk). */
+static int encode_indented(struct sw_buf *b, const char *data, size_t data_len, int base)
 {
-	struct sw_buf b = { 0 };
 	char *open = NULL;	/* the open containers' closing brackets */
 	size_t depth = 0, cap = 0;
-	int values = 0, scalar = 0;
+	int values = 0, scalar = 0, rc = SW_EPARSE;
 
-	*out = NULL;
-	/* One pass, in Go's json.MarshalIndent layout with HTML escaping:
-	 * insignificant white space dropped, "{}"/"[]" kept closed, ": "
-	 * after keys, one member per line.  The input is one JSON value
-	 * (our own dump); the pass checks its structure (brackets matched,
-	 * strings closed, nothing after the value) rather than re-parsing. */
-	sw_buf_fmt(&b, "{\n  \"revision\": %lld,\n  \"data\": ", revision);
 	for (size_t i = 0; i < data_len;) {
 		char c = data[i];
 
@@ -723,16 +719,16 @@ int journal_projection_encode(char **out, size_t *out_len, long long revision,
 			continue;
 		}
 		if (depth == 0 && values > 0 && !(scalar && c != '"' && c != '{' && c != '['))
-			goto bad;
+			goto out;
 		if (depth == 0 && !scalar)
 			values++;
 		scalar = 0;
 		switch (c) {
 		case '"':
-			sw_buf_ch(&b, '"');
+			sw_buf_ch(b, '"');
 			i++;
-			if (!copy_string(&b, data, data_len, &i))
-				goto bad;
+			if (!copy_string(b, data, data_len, &i))
+				goto out;
 			continue;
 		case '{':
 		case '[': {
@@ -741,9 +737,9 @@ int journal_projection_encode(char **out, size_t *out_len, long long revision,
 
 			while (k < data_len && is_ws(data[k]))
 				k++;
-			sw_buf_ch(&b, c);
+			sw_buf_ch(b, c);
 			if (k < data_len && data[k] == close) {
-				sw_buf_ch(&b, close);
+				sw_buf_ch(b, close);
 				i = k + 1;
 				continue;
 			}
@@ -751,48 +747,74 @@ int journal_projection_encode(char **out, size_t *out_len, long long revision,
 				char *n = sw_realloc(open, cap ? cap * 2 : 64);
 
 				if (n == NULL) {
-					b.failed = 1;
-					goto done;
+					b->failed = 1;
+					rc = 0;	/* reported as SW_ENOMEM by the caller */
+					goto out;
 				}
 				open = n;
 				cap = cap ? cap * 2 : 64;
 			}
 			open[depth++] = close;
-			indent_nl(&b, (int)depth + 1);
+			indent_nl(b, (int)depth + base);
 			break;
 		}
 		case '}':
 		case ']':
 			if (depth == 0 || open[depth - 1] != c)
-				goto bad;
-			indent_nl(&b, (int)--depth + 1);
-			sw_buf_ch(&b, c);
+				goto out;
+			indent_nl(b, (int)--depth + base);
+			sw_buf_ch(b, c);
 			break;
 		case ',':
 			if (depth == 0)
-				goto bad;
-			sw_buf_ch(&b, c);
-			indent_nl(&b, (int)depth + 1);
+				goto out;
+			sw_buf_ch(b, c);
+			indent_nl(b, (int)depth + base);
 			break;
 		case ':':
 			if (depth == 0)
-				goto bad;
-			sw_buf_add(&b, ": ", 2);
+				goto out;
+			sw_buf_add(b, ": ", 2);
 			break;
 		default:
-			sw_buf_ch(&b, c);
+			sw_buf_ch(b, c);
 			scalar = depth == 0;
 		}
 		i++;
 	}
-	if (depth != 0 || values != 1)
-		goto bad;
+	if (depth == 0 && values == 1)
+		rc = 0;
+out:
+	sw_free(open);
+	return rc;
+}
+
+int journal_projection_encode(char **out, size_t *out_len, long long revision,
+			      const char *data, size_t data_len,
+			      struct sw_error *err)
+{
+	struct sw_buf b = { 0 };
+
+	*out = NULL;
+	sw_buf_fmt(&b, "{\n  \"revision\": %lld,\n  \"data\": ", revision);
+	if (encode_indented(&b, data, data_len, 1) < 0) {
+		sw_buf_release(&b);
+		return sw_error_set(err, SW_EPARSE, "run projection is not one JSON value");
+	}
 	sw_buf_add(&b, "\n}\n", 3);
-done:
-	sw_free(open);
 	return jb_finish(out, out_len, &b, err);
-bad:
-	sw_free(open);
-	sw_buf_release(&b);
-	return sw_error_set(err, SW_EPARSE, "run projection is not one JSON value");
+}
+
+int journal_projection_value(char **out, size_t *out_len, const char *data,
+			     size_t data_len, int depth, struct sw_error *err)
+{
+	struct sw_buf b = { 0 };
+
+	*out = NULL;
+	sw_buf_add(&b, "", 0);
+	if (encode_indented(&b, data, data_len, depth) < 0) {
+		sw_buf_release(&b);
+		return sw_error_set(err, SW_EPARSE, "projection value is not one JSON value");
+	}
+	return jb_finish(out, out_len, &b, err);
 }

@@ -79,4 +79,11 @@ int journal_projection_encode(char **out, size_t *out_len, long long revision,
 			      const char *data, size_t data_len,
 			      struct sw_error *err);
 
+/* One value in the same layout as it appears `depth` levels deep in
+ * run.json (the run's top-level fields are at depth 2, the elements of one
+ * of its arrays at depth 3): the bytes a projection holds from its first
+ * to its last character.  SW_EPARSE, SW_ENOMEM. */
+int journal_projection_value(char **out, size_t *out_len, const char *data,
+			     size_t data_len, int depth, struct sw_error *err);
+
 #endif

@@ -3,17 +3,55 @@
 #include "io/run.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <jansson.h>
 
 #include "io/buf.h"
 #include "io/digest.h"
+#include "io/journal.h"
 #include "io/json.h"
 
+/* Frozen Action records.  Every record but the last is final (only the
+ * current Action's record changes, and the current Action is the last
+ * one), so on the mutation path the Run keeps those records as the text
+ * run.json already holds for them plus what the rules need to know (id,
+ * kind, outcome digest, voided/skipped, context item), not as JSON values:
+ * loading, copying, diffing and projecting a Run then costs the same at
+ * 1,000 Actions as at one.  A frozen set is shared by a Run and its clones
+ * and only grows; each Run owns the first `nfz` entries. */
+enum { FZ_OUTCOME = 1, FZ_VOIDED = 2, FZ_SKIPPED = 4 };
+
+struct fz_entry {
+	char id[64];
+	char kind[16];
+	unsigned flags;
+	char sha[SW_DIGEST_LEN];	/* outcome_payload_sha256, "" when none */
+	const char *item;		/* context item, NULL when none */
+	size_t item_len;
+	const char *text;		/* run.json form (depth 3) */
+	size_t text_len;
+	char text_sha[SW_HEX_LEN];	/* checked before the text is parsed */
+	char *own;			/* item and text when not borrowed */
+};
+
+struct frozen {
+	unsigned refs;
+	size_t n, cap;
+	struct fz_entry *e;
+	void *map[2];			/* checkpoint and run.json mappings */
+	size_t map_len[2];
+};
+
 struct run {
-	json_t *rec;		/* the record: runStatus fields without `next` */
+	json_t *rec;		/* the record: runStatus fields without `next`;
+				 * `actions` holds only the records after the
+				 * frozen ones */
 	json_t *contexts;	/* contexts issued since run_take_contexts */
+	struct frozen *fz;	/* may be NULL */
+	size_t nfz;		/* frozen records that precede rec.actions */
 };
 
 /* The record's fields in the order status prints them. */
@@ -178,9 +216,12 @@ static void buf_indented(struct sw_buf *b, const char *s, const char *indent,
 /* ---- context ---- */
 
 struct ctx_item {
-	char *text;
+	const char *text;	/* owned (`own`) or a frozen record's */
+	size_t len;
+	char *own;
 	int section;		/* 0 decisions, 1 recent, 2 earlier */
-	char *selected;		/* NULL: omitted */
+	const char *selected;	/* NULL: omitted */
+	size_t selected_len;
 };
 
 static size_t render_context(struct sw_buf *out, struct ctx_item *items, size_t n)
@@ -202,7 +243,7 @@ static size_t render_context(struct sw_buf *out, struct ctx_item *items, size_t 
 				continue;
 			total++;
 			if (items[i].selected) {
-				sw_buf_str(out, items[i].selected);
+				sw_buf_add(out, items[i].selected, items[i].selected_len);
 				shown++;
 			}
 		}
@@ -214,10 +255,43 @@ static size_t render_context(struct sw_buf *out, struct ctx_item *items, size_t 
 	return out->len;
 }
 
+/* The context item of one Action record ("- kind action id: summary" and
+ * its known issues), or *item NULL when the record has none (no outcome,
+ * or voided).  -1 when out of memory. */
+static int action_item(char **item, const json_t *v)
+{
+	json_t *o = json_object_get(v, "outcome"), *issue;
+	struct sw_buf b = { 0 };
+	size_t k;
+
+	*item = NULL;
+	if (o == NULL || json_is_true(json_object_get(v, "voided")))
+		return 0;
+	sw_buf_fmt(&b, "- %s action %s: ", str(json_object_get(v, "action"), "kind"),
+		   str(json_object_get(v, "action"), "action_id"));
+	buf_indented(&b, str(o, "summary"), "  ", 0);
+	sw_buf_str(&b, "\n");
+	if (json_array_size(json_object_get(o, "known_issues")) > 0) {
+		sw_buf_str(&b, "  Known issues:\n");
+		json_array_foreach(json_object_get(o, "known_issues"), k, issue) {
+			sw_buf_str(&b, "  - ");
+			buf_indented(&b, json_string_value(issue), "    ", 0);
+			sw_buf_str(&b, "\n");
+		}
+	}
+	if (b.failed) {
+		sw_free(b.p);
+		return -1;
+	}
+	*item = b.p;
+	return 0;
+}
+
 /* Builds the context text: active decisions, then the latest outcome, then
  * earlier ones, filled newest first within `limit` bytes. */
-static char *build_context(const json_t *rec, size_t limit)
+static char *build_context(const struct run *r, size_t limit)
 {
+	const json_t *rec = r->rec;
 	struct ctx_item *items = NULL;
 	struct sw_buf out = { 0 };
 	json_t *answers = json_object_get(rec, "answers");
@@ -226,7 +300,7 @@ static char *build_context(const json_t *rec, size_t limit)
 	size_t *order = NULL, norder = 0;
 	char *result = NULL;
 
-	cap = json_array_size(answers) + json_array_size(actions) + 1;
+	cap = json_array_size(answers) + r->nfz + json_array_size(actions) + 1;
 	items = sw_calloc(cap, sizeof(*items));
 	order = sw_calloc(cap, sizeof(*order));
 	if (items == NULL || order == NULL)
@@ -251,31 +325,29 @@ static char *build_context(const json_t *rec, size_t limit)
 		sw_buf_str(&b, "\n");
 		if (b.failed)
 			goto out;
-		items[n].text = b.p;
+		items[n].text = items[n].own = b.p;
+		items[n].len = b.len;
 		items[n++].section = 0;
 	}
-	json_array_foreach(actions, i, v) {
-		json_t *o = json_object_get(v, "outcome"), *issue;
-		struct sw_buf b = { 0 };
-		size_t k;
+	for (i = 0; i < r->nfz; i++) {
+		const struct fz_entry *e = &r->fz->e[i];
 
-		if (o == NULL || json_is_true(json_object_get(v, "voided")))
+		if (e->item == NULL)
 			continue;
-		sw_buf_fmt(&b, "- %s action %s: ", str(json_object_get(v, "action"), "kind"),
-			str(json_object_get(v, "action"), "action_id"));
-		buf_indented(&b, str(o, "summary"), "  ", 0);
-		sw_buf_str(&b, "\n");
-		if (json_array_size(json_object_get(o, "known_issues")) > 0) {
-			sw_buf_str(&b, "  Known issues:\n");
-			json_array_foreach(json_object_get(o, "known_issues"), k, issue) {
-				sw_buf_str(&b, "  - ");
-				buf_indented(&b, json_string_value(issue), "    ", 0);
-				sw_buf_str(&b, "\n");
-			}
-		}
-		if (b.failed)
+		items[n].text = e->item;
+		items[n].len = e->item_len;
+		items[n].section = 2;
+		last_outcome = n++;
+	}
+	json_array_foreach(actions, i, v) {
+		char *item;
+
+		if (action_item(&item, v) < 0)
 			goto out;
-		items[n].text = b.p;
+		if (item == NULL)
+			continue;
+		items[n].text = items[n].own = item;
+		items[n].len = strlen(item);
 		items[n].section = 2;
 		last_outcome = n++;
 	}
@@ -299,24 +371,28 @@ static char *build_context(const json_t *rec, size_t limit)
 
 		for (size_t k = 0; k < norder; k++) {
 			struct ctx_item *it = &items[order[k]];
-			size_t len = strlen(it->text);
-			char *cut, *line;
+			char *cut, *whole, *line;
 
-			if (used + len + reserve <= limit) {
+			if (used + it->len + reserve <= limit) {
 				it->selected = it->text;
-				used += len;
+				it->selected_len = it->len;
+				used += it->len;
 				continue;
 			}
 			/* The first item that does not fit is cut with a marker;
 			 * the rest are omitted. */
 			if (used + reserve + 2 >= limit)
 				break;
-			cut = truncate_marked(it->text, limit - used - reserve - 1);
+			whole = sw_strndup(it->text, it->len);
+			cut = whole ? truncate_marked(whole, limit - used - reserve - 1) : NULL;
 			if (cut != NULL && (line = sw_asprintf("%s\n", cut)) != NULL) {
-				sw_free(it->text);
+				sw_free(it->own);
+				it->own = line;
 				it->text = it->selected = line;
+				it->len = it->selected_len = strlen(line);
 			}
 			sw_free(cut);
+			sw_free(whole);
 			break;
 		}
 	}
@@ -325,7 +401,7 @@ static char *build_context(const json_t *rec, size_t limit)
 		result = out.p, out.p = NULL;
 out:
 	for (size_t k = 0; items && k < n; k++)
-		sw_free(items[k].text);
+		sw_free(items[k].own);
 	sw_free(items);
 	sw_free(order);
 	sw_free(out.p);
@@ -393,27 +469,64 @@ static char *compose_brief(const json_t *rec, enum fsm_kind kind,
 	return out;
 }
 
-static char *final_summary(const json_t *rec)
+/* One frozen record parsed back (new reference), or NULL when its text
+ * no longer has the digest it was frozen with or does not parse. */
+static json_t *fz_parse(const struct fz_entry *e)
 {
-	json_t *actions = json_object_get(rec, "actions"), *v, *list;
+	char hex[SW_HEX_LEN];
+
+	sw_sha256_hex(e->text, e->text_len, hex);
+	if (strcmp(hex, e->text_sha) != 0)
+		return NULL;
+	return json_loadb(e->text, e->text_len, JSON_REJECT_DUPLICATES, NULL);
+}
+
+static void count_record(unsigned flags, size_t *done, size_t *skipped, size_t *voided)
+{
+	if (flags & FZ_VOIDED)
+		(*voided)++;
+	else if (flags & FZ_SKIPPED)
+		(*skipped)++;
+	else if (flags & FZ_OUTCOME)
+		(*done)++;
+}
+
+static unsigned record_flags(const json_t *v)
+{
+	return (json_object_get(v, "outcome") ? FZ_OUTCOME : 0) |
+	       (json_is_true(json_object_get(v, "voided")) ? FZ_VOIDED : 0) |
+	       (json_is_true(json_object_get(v, "skipped")) ? FZ_SKIPPED : 0);
+}
+
+static char *final_summary(const struct run *r)
+{
+	const json_t *rec = r->rec;
+	json_t *actions = json_object_get(rec, "actions"), *v, *list, *frozen_rec = NULL;
 	size_t i, done = 0, voided = 0, skipped = 0;
 	struct sw_buf b = { 0 };
 	const char *report = NULL;
 	char *out;
 
+	for (i = 0; i < r->nfz; i++)
+		count_record(r->fz->e[i].flags, &done, &skipped, &voided);
 	json_array_foreach(actions, i, v) {
-		if (json_is_true(json_object_get(v, "voided")))
-			voided++;
-		else if (json_is_true(json_object_get(v, "skipped")))
-			skipped++;
-		else if (json_object_get(v, "outcome"))
-			done++;
+		count_record(record_flags(v), &done, &skipped, &voided);
 		if (json_object_get(v, "outcome") &&
 		    strcmp(str(json_object_get(v, "action"), "kind"), "summarize") == 0)
 			report = str(json_object_get(v, "outcome"), "summary");
 	}
+	/* The report is the last Summarize outcome, perhaps a frozen one. */
+	for (i = r->nfz; report == NULL && i-- > 0;) {
+		const struct fz_entry *e = &r->fz->e[i];
+
+		if ((e->flags & FZ_OUTCOME) && strcmp(e->kind, "summarize") == 0) {
+			frozen_rec = fz_parse(e);
+			report = str(json_object_get(frozen_rec, "outcome"), "summary");
+			break;
+		}
+	}
 	sw_buf_fmt(&b, "Run %s ended after %zu Action(s): %zu with an outcome, %zu skipped, %zu voided.\n",
-		str(rec, "id"), json_array_size(actions), done, skipped, voided);
+		str(rec, "id"), r->nfz + json_array_size(actions), done, skipped, voided);
 	if (!json_is_true(json_object_get(rec, "final_git_observed")))
 		sw_buf_str(&b, "Git: the final observation could not be made.\n");
 	else if (has_string(json_object_get(rec, "observations"), NOTE_CHANGED))
@@ -446,6 +559,7 @@ static char *final_summary(const json_t *rec)
 			sw_buf_str(&b, "\n");
 		}
 	}
+	json_decref(frozen_rec);
 	if (b.failed) {
 		sw_free(b.p);
 		return NULL;
@@ -559,11 +673,12 @@ out:
 }
 
 /* The Action to issue: its JSON, with context built within the limits. */
-static int issue_action(json_t *rec, json_t *contexts, enum fsm_kind kind,
+static int issue_action(struct run *r, enum fsm_kind kind,
 			enum fsm_brief which, const char *suggested,
 			const struct run_effects *fx, json_t *authorization,
 			struct sw_error *err)
 {
+	json_t *rec = r->rec, *contexts = r->contexts;
 	json_t *action = NULL, *record = NULL, *stored = NULL;
 	char digest[SW_DIGEST_LEN];
 	char *brief = NULL, *context = NULL, *enc = NULL;
@@ -613,7 +728,7 @@ static int issue_action(json_t *rec, json_t *contexts, enum fsm_kind kind,
 		limit = limit / 2;
 	else
 		limit = RUN_MAX_CONTEXT_BYTES;
-	if ((context = build_context(rec, limit)) == NULL) {
+	if ((context = build_context(r, limit)) == NULL) {
 		rc = oom(err);
 		goto out;
 	}
@@ -712,8 +827,9 @@ static int implementation_discrepancy(json_t *rec, const json_t *outcome, int ch
 	return rc;
 }
 
-static int end_run(json_t *rec, const struct run_effects *fx, int skipped)
+static int end_run(struct run *r, const struct run_effects *fx, int skipped)
 {
+	json_t *rec = r->rec;
 	char *summary = NULL;
 	const char *line;
 	int rc;
@@ -740,7 +856,7 @@ static int end_run(json_t *rec, const struct run_effects *fx, int skipped)
 			line = "Git: no difference from the Run start was observed.";
 		summary = sw_asprintf("The Summarize Action was skipped.\n%s\nThe host wrote no final report.\n", line);
 	} else {
-		summary = final_summary(rec);
+		summary = final_summary(r);
 	}
 	if (summary == NULL)
 		return -1;
@@ -900,13 +1016,13 @@ int run_apply(struct run *r, const struct fsm_step *st,
 	if (st->issued != FSM_KIND_NONE) {
 		if (grant && json_object_set(rec, "destructive_grant", grant) < 0)
 			goto nomem;
-		rc = issue_action(rec, r->contexts, st->issued, st->brief, suggested, fx,
+		rc = issue_action(r, st->issued, st->brief, suggested, fx,
 				  st->run.grant ? grant : NULL, err);
 		if (rc < 0)
 			goto out;
 	}
 	if ((ops & (FSM_OP_END | FSM_OP_END_SKIPPED)) &&
-	    end_run(rec, fx, (ops & FSM_OP_END_SKIPPED) != 0) < 0)
+	    end_run(r, fx, (ops & FSM_OP_END_SKIPPED) != 0) < 0)
 		goto nomem;
 	goto out;
 nomem:
@@ -965,8 +1081,24 @@ int run_clone(struct run **out, const struct run *r, struct sw_error *err)
 		run_free(c);
 		return oom(err);
 	}
+	if ((c->fz = r->fz) != NULL)
+		c->fz->refs++;
+	c->nfz = r->nfz;
 	*out = c;
 	return 0;
+}
+
+static void fz_release(struct frozen *fz)
+{
+	if (fz == NULL || --fz->refs > 0)
+		return;
+	for (size_t i = 0; i < fz->n; i++)
+		sw_free(fz->e[i].own);
+	sw_free(fz->e);
+	for (int k = 0; k < 2; k++)
+		if (fz->map[k] != NULL)
+			munmap(fz->map[k], fz->map_len[k]);
+	sw_free(fz);
 }
 
 void run_free(struct run *r)
@@ -975,7 +1107,186 @@ void run_free(struct run *r)
 		return;
 	json_decref(r->rec);
 	json_decref(r->contexts);
+	fz_release(r->fz);
 	sw_free(r);
+}
+
+/* ---- frozen records ---- */
+
+/* Room for one more entry after this Run's prefix.  A set another Run has
+ * already extended past our prefix is copied first (owned texts too). */
+static int fz_reserve(struct run *r)
+{
+	struct frozen *fz = r->fz;
+
+	if (fz == NULL) {
+		if ((fz = sw_calloc(1, sizeof(*fz))) == NULL)
+			return -1;
+		fz->refs = 1;
+		r->fz = fz;
+	} else if (fz->n != r->nfz) {
+		struct frozen *c = sw_calloc(1, sizeof(*c));
+
+		if (c == NULL || (c->e = sw_calloc(r->nfz + 1, sizeof(*c->e))) == NULL) {
+			sw_free(c);
+			return -1;
+		}
+		c->refs = 1;
+		c->cap = r->nfz + 1;
+		for (size_t i = 0; i < r->nfz; i++) {
+			const struct fz_entry *e = &fz->e[i];
+			struct fz_entry *d = &c->e[i];
+
+			*d = *e;
+			d->own = sw_malloc(e->item_len + e->text_len + 1);
+			if (d->own == NULL) {
+				c->n = i;
+				fz_release(c);
+				return -1;
+			}
+			if (e->item)
+				memcpy(d->own, e->item, e->item_len);
+			memcpy(d->own + e->item_len, e->text, e->text_len);
+			d->item = e->item ? d->own : NULL;
+			d->text = d->own + e->item_len;
+			c->n = i + 1;
+		}
+		fz_release(fz);
+		r->fz = fz = c;
+	}
+	if (fz->n == fz->cap) {
+		size_t cap = fz->cap ? fz->cap * 2 : 16;
+		struct fz_entry *e = sw_realloc(fz->e, cap * sizeof(*e));
+
+		if (e == NULL)
+			return -1;
+		fz->e = e;
+		fz->cap = cap;
+	}
+	return 0;
+}
+
+/* Freezes Action record `v` as entry r->nfz.  1 when `v` cannot be kept
+ * frozen (an id or kind too long for the entry), 0, or -1 (memory). */
+static int fz_add(struct run *r, const json_t *v)
+{
+	const json_t *action = json_object_get(v, "action");
+	const char *id = str(action, "action_id"), *kind = str(action, "kind");
+	const char *sha = str(v, "outcome_payload_sha256");
+	char *item = NULL, *dump = NULL, *text = NULL;
+	size_t text_len = 0;
+	struct fz_entry *e;
+	int rc = -1;
+
+	if (id == NULL || kind == NULL || strlen(id) >= sizeof(e->id) ||
+	    strlen(kind) >= sizeof(e->kind) || (sha && strlen(sha) >= SW_DIGEST_LEN))
+		return 1;
+	if (action_item(&item, v) < 0 || (dump = sw_json_dump(v)) == NULL ||
+	    journal_projection_value(&text, &text_len, dump, strlen(dump), 3,
+				     &(struct sw_error)SW_ERROR_INIT) < 0 ||
+	    fz_reserve(r) < 0)
+		goto out;
+	e = &r->fz->e[r->fz->n];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->id, sizeof(e->id), "%s", id);
+	snprintf(e->kind, sizeof(e->kind), "%s", kind);
+	snprintf(e->sha, sizeof(e->sha), "%s", sha ? sha : "");
+	e->flags = record_flags(v);
+	if ((e->own = sw_malloc((item ? strlen(item) : 0) + text_len + 1)) == NULL)
+		goto out;
+	if (item) {
+		e->item_len = strlen(item);
+		memcpy(e->own, item, e->item_len);
+		e->item = e->own;
+	}
+	memcpy(e->own + e->item_len, text, text_len);
+	e->text = e->own + e->item_len;
+	e->text_len = text_len;
+	sw_sha256_hex(e->text, e->text_len, e->text_sha);
+	r->fz->n++;
+	r->nfz++;
+	rc = 0;
+out:
+	sw_free(item);
+	sw_free(dump);
+	sw_free(text);
+	return rc;
+}
+
+int run_freeze(struct run *r, struct sw_error *err)
+{
+	json_t *actions = json_object_get(r->rec, "actions"), *rest;
+	size_t n = json_array_size(actions), k = 0;
+
+	/* Every record before the last is final. */
+	while (k + 1 < n) {
+		int rc = fz_add(r, json_array_get(actions, k));
+
+		if (rc < 0)
+			return oom(err);
+		if (rc > 0)
+			break;
+		k++;
+	}
+	if (k == 0)
+		return 0;
+	if ((rest = json_array()) == NULL)
+		return oom(err);
+	for (size_t i = k; i < n; i++)
+		if (json_array_append(rest, json_array_get(actions, i)) < 0) {
+			json_decref(rest);
+			return oom(err);
+		}
+	if (json_object_set_new(r->rec, "actions", rest) < 0)
+		return oom(err);
+	return 0;
+}
+
+/* The frozen records parsed back, in order (new reference, or NULL). */
+static json_t *fz_records(const struct run *r)
+{
+	json_t *all = json_array();
+
+	for (size_t i = 0; all && i < r->nfz; i++) {
+		json_t *v = fz_parse(&r->fz->e[i]);
+
+		if (v == NULL || json_array_append_new(all, v) < 0) {
+			json_decref(all);
+			return NULL;
+		}
+	}
+	return all;
+}
+
+int run_thaw(struct run *r, struct sw_error *err)
+{
+	json_t *all, *v;
+	size_t i;
+
+	if (r->nfz == 0)
+		return 0;
+	if ((all = fz_records(r)) == NULL)
+		return sw_error_proto(err, "run_journal_invalid", "a frozen Action record does not parse");
+	json_array_foreach(json_object_get(r->rec, "actions"), i, v)
+		if (json_array_append(all, v) < 0) {
+			json_decref(all);
+			return oom(err);
+		}
+	if (json_object_set_new(r->rec, "actions", all) < 0)
+		return oom(err);
+	fz_release(r->fz);
+	r->fz = NULL;
+	r->nfz = 0;
+	return 0;
+}
+
+/* The frozen entry of `action_id`, or NULL. */
+static const struct fz_entry *fz_find(const struct run *r, const char *action_id)
+{
+	for (size_t i = r->nfz; action_id && i-- > 0;)
+		if (strcmp(r->fz->e[i].id, action_id) == 0)
+			return &r->fz->e[i];
+	return NULL;
 }
 
 /* ---- journal deltas ---- */
@@ -1028,6 +1339,9 @@ json_t *run_delta(const struct run *before, const struct run *after, size_t rule
 
 	if (!d || !set || !clear || !app || !upd)
 		goto fail;
+	/* Both sides must split the Action history at the same record. */
+	if ((before == NULL && after->nfz > 0) || (before && before->nfz != after->nfz))
+		goto fail;
 	if (before == NULL) {
 		json_t *init = ordered_copy(after->rec);
 
@@ -1052,6 +1366,8 @@ json_t *run_delta(const struct run *before, const struct run *after, size_t rule
 		} else if (json_is_array(a) && (b == NULL || json_is_array(b))) {
 			json_t *tail = json_array(), *changes = json_array();
 			size_t nb = json_array_size(b);
+			/* Indexes count the frozen records before rec.actions. */
+			size_t base = strcmp(k, "actions") == 0 ? after->nfz : 0;
 
 			if (!tail || !changes) {
 				json_decref(tail);
@@ -1059,10 +1375,11 @@ json_t *run_delta(const struct run *before, const struct run *after, size_t rule
 				goto fail;
 			}
 			if (!is_prefix(b, a) && nb > json_array_size(a)) {
-				/* shrunk: replace whole */
+				/* shrunk: replace whole (never the Action history,
+				 * which only grows) */
 				json_decref(tail);
 				json_decref(changes);
-				if (json_object_set_new(set, k, json_deep_copy(a)) < 0)
+				if (base > 0 || json_object_set_new(set, k, json_deep_copy(a)) < 0)
 					goto fail;
 				continue;
 			}
@@ -1072,7 +1389,7 @@ json_t *run_delta(const struct run *before, const struct run *after, size_t rule
 				if (j >= nb)
 					json_array_append_new(tail, json_deep_copy(av));
 				else if (!json_equal(av, bv))
-					json_array_append_new(changes, element_change(j, bv, av));
+					json_array_append_new(changes, element_change(base + j, bv, av));
 			}
 			if (json_array_size(tail))
 				json_object_set(app, k, tail);
@@ -1154,6 +1471,23 @@ int run_replay(struct run **rp, const char *type, const json_t *data,
 	rec = (*rp)->rec;
 	if (!json_equal(json_object_get(rec, "id"), json_object_get(data, "run_id")))
 		return bad(err, "event for another run");
+	/* A change to a frozen record (never made by this program: only the
+	 * last record changes) needs the records back as JSON first. */
+	if ((*rp)->nfz > 0) {
+		int thaw = json_object_get(json_object_get(data, "set"), "actions") != NULL;
+
+		json_array_foreach(json_object_get(data, "clear"), i, v)
+			thaw |= json_is_string(v) && strcmp(json_string_value(v), "actions") == 0;
+		json_array_foreach(json_object_get(json_object_get(data, "update"), "actions"), i, v)
+			thaw |= json_integer_value(json_object_get(v, "index")) < (json_int_t)(*rp)->nfz;
+		if (thaw) {
+			int rc = run_thaw(*rp, err);
+
+			if (rc < 0)
+				return rc;
+		}
+		rec = (*rp)->rec;
+	}
 	json_object_foreach(json_object_get(data, "set"), key, v)
 		if (!known_field(key) || json_object_set(rec, key, v) < 0)
 			return bad(err, "bad set");
@@ -1163,9 +1497,10 @@ int run_replay(struct run **rp, const char *type, const json_t *data,
 			return bad(err, "bad clear");
 	json_object_foreach(json_object_get(data, "update"), key, v) {
 		json_t *target = json_object_get(rec, key), *ch;
+		json_int_t base = strcmp(key, "actions") == 0 ? (json_int_t)(*rp)->nfz : 0;
 
 		json_array_foreach(v, i, ch) {
-			json_int_t idx = json_integer_value(json_object_get(ch, "index"));
+			json_int_t idx = json_integer_value(json_object_get(ch, "index")) - base;
 			json_t *el, *cv, *value = json_object_get(ch, "value");
 			const char *ck;
 			size_t ci;
@@ -1288,14 +1623,31 @@ json_t *run_current_action_full(const struct run *r, run_context_fn *resolve,
 	return cur ? with_context(cur, resolve, payload) : NULL;
 }
 
-json_t *run_status_json(const struct run *r, int for_status,
-			run_context_fn *resolve, void *payload)
+/* run_status_json, with `frozen` the frozen records parsed back into
+ * `actions` (without it they are left out, for run_projection). */
+static json_t *status_object(const struct run *r, int for_status, run_context_fn *resolve,
+			     void *payload, int frozen)
 {
 	json_t *out = ordered_copy(r->rec), *obs;
 	const char *state = str(r->rec, "state");
 
 	if (out == NULL)
 		return NULL;
+	if (frozen && r->nfz > 0) {
+		/* Output that shows the history parses the frozen records. */
+		json_t *all = fz_records(r), *v;
+		size_t i;
+
+		json_array_foreach(json_object_get(r->rec, "actions"), i, v)
+			if (all && json_array_append(all, v) < 0) {
+				json_decref(all);
+				all = NULL;
+			}
+		if (all == NULL || json_object_set_new(out, "actions", all) < 0) {
+			json_decref(out);
+			return NULL;
+		}
+	}
 	if (resolve != NULL && inline_contexts(out, resolve, payload) < 0) {
 		json_decref(out);
 		return NULL;
@@ -1322,6 +1674,97 @@ json_t *run_status_json(const struct run *r, int for_status,
 		sw_free(marker);
 	}
 	return out;
+}
+
+json_t *run_status_json(const struct run *r, int for_status,
+			run_context_fn *resolve, void *payload)
+{
+	return status_object(r, for_status, resolve, payload, 1);
+}
+
+/* ---- projection and checkpoint ---- */
+
+#define ITEM_SEP ",\n      "
+#define ACTIONS_KEY "\n    \"actions\": ["
+
+void run_projection_release(struct run_projection *p)
+{
+	sw_free(p->head);
+	sw_free(p->piece);
+	sw_free(p->text_off);
+	memset(p, 0, sizeof(*p));
+}
+
+int run_projection(struct run_projection *p, const struct run *r, long long revision,
+		   struct sw_error *err)
+{
+	json_t *data = status_object(r, 0, NULL, NULL, 0);
+	char *dump = data ? sw_json_dump(data) : NULL;
+	const char *at, *rest;
+	size_t n = 0, off;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	json_decref(data);
+	if (dump == NULL)
+		return oom(err);
+	rc = journal_projection_encode(&p->head, &p->head_len, revision, dump, strlen(dump), err);
+	sw_free(dump);
+	if (rc < 0)
+		return rc;
+	p->piece = sw_calloc(2 * r->nfz + 3, sizeof(*p->piece));
+	p->text_off = sw_calloc(r->nfz + 1, sizeof(*p->text_off));
+	if (p->piece == NULL || p->text_off == NULL) {
+		run_projection_release(p);
+		return oom(err);
+	}
+	if (r->nfz == 0) {
+		p->piece[0].iov_base = p->head;
+		p->piece[0].iov_len = p->head_len;
+		p->npiece = 1;
+		return 0;
+	}
+	/* The frozen records go first in the actions array; the live ones
+	 * follow ("\n      {" after the bracket), or close it ("]"). */
+	at = strstr(p->head, ACTIONS_KEY);
+	if (at == NULL) {
+		run_projection_release(p);
+		return sw_error_set(err, SW_EINVAL, "projection without its Action history");
+	}
+	rest = at + strlen(ACTIONS_KEY);
+	p->piece[n].iov_base = p->head;
+	p->piece[n].iov_len = (size_t)(rest - p->head);
+	off = p->piece[n++].iov_len;
+	if (rest[0] == ']') {
+		rest++;	/* "[]": open it */
+	} else if (strncmp(rest, ITEM_SEP + 1, strlen(ITEM_SEP) - 1) == 0) {
+		rest += strlen(ITEM_SEP) - 1;
+	} else {
+		run_projection_release(p);
+		return sw_error_set(err, SW_EINVAL, "unexpected projection layout");
+	}
+	for (size_t i = 0; i < r->nfz; i++) {
+		const struct fz_entry *e = &r->fz->e[i];
+
+		p->piece[n].iov_base = (char *)(i == 0 ? ITEM_SEP + 1 : ITEM_SEP);
+		p->piece[n].iov_len = strlen(ITEM_SEP) - (i == 0);
+		off += p->piece[n++].iov_len;
+		p->text_off[i] = off;
+		p->piece[n].iov_base = (char *)e->text;
+		p->piece[n].iov_len = e->text_len;
+		off += p->piece[n++].iov_len;
+	}
+	if (rest[-1] == ']') {
+		p->piece[n].iov_base = (char *)"\n    ]";
+		p->piece[n++].iov_len = 6;
+	} else {
+		p->piece[n].iov_base = (char *)ITEM_SEP;
+		p->piece[n++].iov_len = strlen(ITEM_SEP);
+	}
+	p->piece[n].iov_base = (char *)rest;
+	p->piece[n++].iov_len = p->head_len - (size_t)(rest - p->head);
+	p->npiece = n;
+	return 0;
 }
 
 const json_t *run_json(const struct run *r)
@@ -1369,15 +1812,34 @@ const json_t *run_pending_request(const struct run *r)
 	return json_object_get(r->rec, "pending_destructive_request");
 }
 
+/* The record flags (FZ_*) of the Action named `action_id` and its
+ * outcome digest ("" when none); 0 when there is no such record. */
+static unsigned named_record(const struct run *r, const char *action_id, const char **sha)
+{
+	json_t *rec = record_for(r->rec, action_id);
+	const struct fz_entry *e;
+
+	*sha = "";
+	if (rec != NULL) {
+		if (str(rec, "outcome_payload_sha256"))
+			*sha = str(rec, "outcome_payload_sha256");
+		return record_flags(rec);
+	}
+	if ((e = fz_find(r, action_id)) != NULL) {
+		*sha = e->sha;
+		return e->flags;
+	}
+	return 0;
+}
+
 static unsigned named_facts(const struct run *r, const char *action_id)
 {
-	const char *cur = run_current_action_id(r);
-	json_t *rec = record_for(r->rec, action_id);
+	const char *cur = run_current_action_id(r), *sha;
 	unsigned f = 0;
 
 	if (cur && action_id && strcmp(cur, action_id) == 0)
 		f |= FSM_F_NAMED_CURRENT;
-	if (rec && json_is_true(json_object_get(rec, "voided")))
+	if (named_record(r, action_id, &sha) & FZ_VOIDED)
 		f |= FSM_F_NAMED_VOIDED;
 	return f;
 }
@@ -1385,13 +1847,12 @@ static unsigned named_facts(const struct run *r, const char *action_id)
 unsigned run_submit_facts(const struct run *r, const char *action_id,
 			  const char *outcome_sha256)
 {
-	json_t *rec = record_for(r->rec, action_id);
+	const char *sha;
 	unsigned f = named_facts(r, action_id);
 
-	if (rec && json_object_get(rec, "outcome")) {
+	if (named_record(r, action_id, &sha) & FZ_OUTCOME) {
 		f |= FSM_F_PRIOR;
-		if (outcome_sha256 &&
-		    strcmp(str(rec, "outcome_payload_sha256"), outcome_sha256) == 0)
+		if (outcome_sha256 && strcmp(sha, outcome_sha256) == 0)
 			f |= FSM_F_PRIOR_SAME;
 	}
 	return f;
@@ -1481,3 +1942,160 @@ int run_set_resume_result(struct run *r, const char *operation,
 		return oom(err);
 	return 0;
 }
+
+#define CHECKPOINT_BODY_MAGIC "slipway-run-checkpoint/1\n"
+
+int run_checkpoint(char **out, size_t *len, const struct run *r,
+		   const struct run_projection *p, const char *extra,
+		   struct sw_error *err)
+{
+	char *head = sw_json_dump(r->rec);
+	struct sw_buf b = { 0 };
+
+	*out = NULL;
+	if (head == NULL)
+		return oom(err);
+	sw_buf_str(&b, CHECKPOINT_BODY_MAGIC);
+	sw_buf_fmt(&b, "%zu\n", strlen(head));
+	sw_buf_str(&b, head);
+	sw_buf_fmt(&b, "\n%zu\n", strlen(extra));
+	sw_buf_str(&b, extra);
+	sw_buf_fmt(&b, "\n%zu\n", r->nfz);
+	for (size_t i = 0; i < r->nfz; i++) {
+		const struct fz_entry *e = &r->fz->e[i];
+
+		sw_buf_fmt(&b, "%zu %zu %s %u %zu %s %s %s\n", p->text_off[i], e->text_len,
+			   e->text_sha, e->flags, e->item ? e->item_len : (size_t)0, e->kind,
+			   e->sha[0] ? e->sha : "-", e->id);
+		if (e->item)
+			sw_buf_add(&b, e->item, e->item_len);
+		sw_buf_str(&b, "\n");
+	}
+	sw_free(head);
+	if (b.failed) {
+		sw_free(b.p);
+		return oom(err);
+	}
+	*out = b.p;
+	*len = b.len;
+	return 0;
+}
+
+/* Checkpoint parsing: a cursor over bytes that are not NUL-terminated. */
+struct cursor {
+	const char *p, *end;
+};
+
+static int cur_num(struct cursor *c, size_t *v, char stop)
+{
+	size_t n = 0;
+	int digits = 0;
+
+	while (c->p < c->end && *c->p >= '0' && *c->p <= '9' && digits < 15) {
+		n = n * 10 + (size_t)(*c->p++ - '0');
+		digits++;
+	}
+	if (digits == 0 || c->p >= c->end || *c->p != stop)
+		return -1;
+	c->p++;
+	*v = n;
+	return 0;
+}
+
+static int cur_word(struct cursor *c, char *dst, size_t cap, char stop)
+{
+	size_t n = 0;
+
+	while (c->p < c->end && *c->p != stop && *c->p != ' ' && *c->p != '\n' && n + 1 < cap)
+		dst[n++] = *c->p++;
+	dst[n] = '\0';
+	if (n == 0 || c->p >= c->end || *c->p != stop)
+		return -1;
+	c->p++;
+	return 0;
+}
+
+static int cur_bytes(struct cursor *c, const char **at, size_t n)
+{
+	if ((size_t)(c->end - c->p) < n + 1 || c->p[n] != '\n')
+		return -1;
+	*at = c->p;
+	c->p += n + 1;
+	return 0;
+}
+
+int run_from_checkpoint(struct run **out, char **extra, const char *body, size_t body_len,
+			const char *proj, size_t proj_len, void *map[2], size_t map_len[2],
+			struct sw_error *err)
+{
+	struct cursor c = { body, body + body_len };
+	const char *head, *x;
+	size_t hlen, xlen, n;
+	struct run *r = NULL;
+	int rc = SW_EPARSE;
+
+	*out = NULL;
+	*extra = NULL;
+	if (body_len < strlen(CHECKPOINT_BODY_MAGIC) ||
+	    memcmp(body, CHECKPOINT_BODY_MAGIC, strlen(CHECKPOINT_BODY_MAGIC)) != 0)
+		goto bad;
+	c.p += strlen(CHECKPOINT_BODY_MAGIC);
+	if (cur_num(&c, &hlen, '\n') < 0 || cur_bytes(&c, &head, hlen) < 0 ||
+	    cur_num(&c, &xlen, '\n') < 0 || cur_bytes(&c, &x, xlen) < 0 ||
+	    cur_num(&c, &n, '\n') < 0)
+		goto bad;
+	if ((r = sw_calloc(1, sizeof(*r))) == NULL || (r->contexts = json_array()) == NULL ||
+	    (*extra = sw_strndup(x, xlen)) == NULL ||
+	    (r->fz = sw_calloc(1, sizeof(*r->fz))) == NULL ||
+	    (n > 0 && (r->fz->e = sw_calloc(n, sizeof(*r->fz->e))) == NULL)) {
+		rc = oom(err);
+		goto fail;
+	}
+	if ((r->rec = json_loadb(head, hlen, JSON_REJECT_DUPLICATES, NULL)) == NULL ||
+	    !json_is_object(r->rec) || !json_is_array(json_object_get(r->rec, "actions")))
+		goto bad;
+	r->fz->refs = 1;
+	r->fz->cap = n;
+	for (size_t i = 0; i < n; i++) {
+		struct fz_entry *e = &r->fz->e[i];
+		size_t off, len, flags, ilen;
+
+		if (cur_num(&c, &off, ' ') < 0 || cur_num(&c, &len, ' ') < 0 ||
+		    cur_word(&c, e->text_sha, sizeof(e->text_sha), ' ') < 0 ||
+		    strlen(e->text_sha) != SW_HEX_LEN - 1 ||
+		    cur_num(&c, &flags, ' ') < 0 || cur_num(&c, &ilen, ' ') < 0 ||
+		    cur_word(&c, e->kind, sizeof(e->kind), ' ') < 0 ||
+		    cur_word(&c, e->sha, sizeof(e->sha), ' ') < 0 ||
+		    cur_word(&c, e->id, sizeof(e->id), '\n') < 0 ||
+		    cur_bytes(&c, &e->item, ilen) < 0 || flags > 7 ||
+		    len < 2 || off > proj_len || len > proj_len - off ||
+		    proj[off] != '{' || proj[off + len - 1] != '}')
+			goto bad;
+		if (strcmp(e->sha, "-") == 0)
+			e->sha[0] = '\0';
+		e->flags = (unsigned)flags;
+		e->item_len = ilen;
+		if (ilen == 0)
+			e->item = NULL;
+		e->text = proj + off;
+		e->text_len = len;
+		r->fz->n = r->nfz = i + 1;
+	}
+	if (c.p != c.end)
+		goto bad;
+	for (int k = 0; k < 2; k++) {	/* the texts live in these */
+		r->fz->map[k] = map[k];
+		r->fz->map_len[k] = map_len[k];
+		map[k] = NULL;
+	}
+	*out = r;
+	return 0;
+bad:
+	rc = sw_error_set(err, SW_EPARSE, "the replay checkpoint does not parse");
+fail:
+	run_free(r);
+	sw_free(*extra);
+	*extra = NULL;
+	return rc;
+}
+

@@ -15,6 +15,7 @@
  * then per mutation run_clone, run_apply, run_delta; run_free. */
 
 #include <stddef.h>
+#include <sys/uio.h>
 
 #include "fsm/fsm.h"
 #include "io/digest.h"
@@ -116,7 +117,41 @@ struct json_t *run_take_contexts(struct run *r);
 /* framed("slipway-material/v1", context), as a material's digest. */
 void run_context_digest(const char *context, char out[SW_DIGEST_LEN]);
 
-/* Borrowed views (valid until *r changes). */
+/* Frozen records (the mutation path).  run_freeze keeps every Action
+ * record but the last as its run.json text plus the facts the rules need,
+ * so that loading, copying, diffing and projecting stay flat as the Run
+ * grows; the record's `actions` then holds only the last record (see
+ * run_json).  run_thaw parses them back.  Output that shows the history
+ * (run_status_json) parses them on the fly. */
+int run_freeze(struct run *r, struct sw_error *err);
+int run_thaw(struct run *r, struct sw_error *err);
+/* run.json for `r` at `revision`, as pieces to write in order: the
+ * encoded record with the frozen records' texts spliced into its
+ * `actions`.  text_off[i] is where frozen record i starts in the file.
+ * The pieces borrow from `r` and `p`. */
+struct run_projection {
+	char *head;
+	size_t head_len;
+	struct iovec *piece;
+	size_t npiece;
+	size_t *text_off;
+};
+int run_projection(struct run_projection *p, const struct run *r, long long revision,
+		   struct sw_error *err);
+void run_projection_release(struct run_projection *p);
+/* The replay checkpoint body of `r` as projected by `p`, with the caller's
+ * `extra` text; *out sw_malloc'd.  run_from_checkpoint reads one back
+ * against the run.json bytes it was written with (`proj`), taking over the
+ * two read-only mappings in map[] (set to NULL) when it succeeds.  *extra
+ * is sw_malloc'd.  SW_EPARSE when it does not parse; SW_ENOMEM. */
+int run_checkpoint(char **out, size_t *len, const struct run *r,
+		   const struct run_projection *p, const char *extra,
+		   struct sw_error *err);
+int run_from_checkpoint(struct run **out, char **extra, const char *body,
+			size_t body_len, const char *proj, size_t proj_len,
+			void *map[2], size_t map_len[2], struct sw_error *err);
+/* Borrowed views (valid until *r changes).  On a frozen Run (run_freeze)
+ * the record's `actions` holds only the records after the frozen ones. */
 const struct json_t *run_json(const struct run *r);
 const char *run_id(const struct run *r);
 const char *run_workspace(const struct run *r);

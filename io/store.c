@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -20,6 +23,9 @@
 #define JOURNAL_NAME "journal.jsonl"
 #define PROJECTION_NAME "run.json"
 #define LOCK_NAME "run.lock"
+#define CHECKPOINT_NAME "run.checkpoint"
+#define CHECKPOINT_MAGIC "slipway-checkpoint/1"
+#define CHECKPOINT_MAX (256u << 20)
 #define MATERIALS_NAME "materials"
 #define MATERIAL_DOMAIN "slipway-material/v1"
 #define RENAME_ATTEMPTS 10
@@ -74,8 +80,16 @@ struct store_mutation {
 	size_t nev;
 	char *proj;
 	size_t proj_len;
+	struct iovec *piece;	/* run.json given whole (borrowed bytes) */
+	size_t npiece;
 	struct mut_material *mat;
 	size_t nmat;
+	const char *cp_body;	/* checkpoint body (borrowed), or NULL */
+	size_t cp_len;
+	/* Set by store_update_resumable: the hash of the whole journal as
+	 * replayed (NULL when a repair or a read made it unusable). */
+	struct sw_sha256 *jhash;
+	off_t jlen;
 };
 
 /* ---- fault seam ------------------------------------------------------ */
@@ -166,6 +180,71 @@ static int f_write(int fd, const void *buf, size_t n, size_t *done)
 	}
 	if (done)
 		*done = off;
+	return 0;
+}
+
+/* Writes the pieces in order, as one write step of the fault seam (a
+ * torn write stops halfway through the total). */
+static int f_writev(int fd, const struct iovec *iov, size_t n)
+{
+	size_t total = 0, i = 0, off = 0;
+	int f = fault_at(STORE_STEP_WRITE);
+
+	for (size_t k = 0; k < n; k++)
+		total += iov[k].iov_len;
+	if (f == 1) {
+		errno = EIO;
+		return -1;
+	}
+	if (f == 2) {
+		size_t left = total / 2;
+
+		for (size_t k = 0; k < n && left > 0; k++) {
+			size_t take = iov[k].iov_len < left ? iov[k].iov_len : left;
+			ssize_t w = write(fd, iov[k].iov_base, take);
+
+			(void)w;
+			left -= take;
+		}
+		_exit(STORE_FAULT_EXIT);
+	}
+	for (;;) {
+		struct iovec batch[64];
+		size_t nb = 0, done;
+		ssize_t w;
+
+		while (i < n && iov[i].iov_len == off) {	/* empty or finished */
+			i++;
+			off = 0;
+		}
+		if (i == n)
+			break;
+
+		for (size_t k = i; k < n && nb < 64; k++) {
+			batch[nb].iov_base = (char *)iov[k].iov_base + (k == i ? off : 0);
+			batch[nb].iov_len = iov[k].iov_len - (k == i ? off : 0);
+			nb++;
+		}
+		w = writev(fd, batch, (int)nb);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		/* Advance past what was written. */
+		for (done = (size_t)w; done > 0;) {
+			size_t rest = iov[i].iov_len - off;
+
+			if (done < rest) {
+				off += done;
+				done = 0;
+			} else {
+				done -= rest;
+				i++;
+				off = 0;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -824,6 +903,7 @@ out:
 
 struct reader {
 	int fd;
+	struct sw_sha256 *hash;	/* every byte read goes in, or NULL */
 	char chunk[65536];
 	size_t clen, cpos;
 	bool eof;
@@ -860,6 +940,8 @@ static int read_record(struct reader *rd, size_t *consumed, bool *complete,
 				rd->eof = true;
 				return 0;
 			}
+			if (rd->hash)
+				sw_sha256_update(rd->hash, rd->chunk, (size_t)n);
 			rd->clen = (size_t)n;
 			rd->cpos = 0;
 		}
@@ -910,18 +992,28 @@ static int invalid_journal(struct store *s, struct sw_error *err,
 	return fail_proto(s, err, "run_journal_invalid", "%s", why);
 }
 
+/* Where a replay starts and what it hashes (store_update_resumable). */
+struct replay_from {
+	off_t skip;		/* bytes a checkpoint covers */
+	long long base;		/* events they hold */
+	struct sw_sha256 *hash;	/* gets every byte read after `skip` */
+	bool repaired;		/* out: the tail was cut or terminated */
+	off_t end;		/* out: the journal's length afterwards */
+};
+
 /* Streams journal.jsonl through `visit`.  With `repair`, a torn final
  * record is cut off (or terminated when it decodes) and fsynced; without
- * it the torn record is skipped and the bytes left alone. */
+ * it the torn record is skipped and the bytes left alone.  `from` (may be
+ * NULL) starts after a checkpoint and hashes what it reads. */
 static int replay(struct store *s, struct run *r, bool repair,
 		  store_visit_fn *visit, void *payload, long long *count,
-		  struct sw_error *err)
+		  struct replay_from *from, struct sw_error *err)
 {
 	struct reader *rd = NULL;
 	struct journal_record rec = { 0 };
-	off_t offset = 0, truncate_at = -1;
+	off_t offset = from ? from->skip : 0, truncate_at = -1;
 	bool append_nl = false;
-	long long n = 0;
+	long long n = from ? from->base : 0;
 	int fd = -1, rc = 0;
 
 	*count = 0;
@@ -943,6 +1035,13 @@ static int replay(struct store *s, struct run *r, bool repair,
 		goto out;
 	}
 	rd->fd = fd;
+	if (from) {
+		rd->hash = from->hash;
+		if (lseek(fd, from->skip, SEEK_SET) != from->skip) {
+			rc = sw_error_sys(err, errno, "cannot seek journal");
+			goto out;
+		}
+	}
 	for (;;) {
 		off_t rec_off = offset;
 		size_t consumed;
@@ -1014,7 +1113,11 @@ static int replay(struct store *s, struct run *r, bool repair,
 			rc = sw_error_sys(err, errno, "cannot sync repaired journal");
 			goto out;
 		}
+		if (from)
+			from->repaired = true;
 	}
+	if (from)
+		from->end = truncate_at >= 0 ? truncate_at : offset + (append_nl ? 1 : 0);
 	if ((rc = check_leaf(r->fd, JOURNAL_NAME, fd, err)) < 0)
 		goto out;
 	*count = n;
@@ -1039,7 +1142,7 @@ int store_visit(struct store *s, const char *run_id, store_visit_fn *visit,
 		goto out;
 	if ((rc = run_lock(&r, s, s->writable, err)) < 0)
 		goto out;
-	if ((rc = replay(s, &r, s->writable, visit, payload, &n, err)) < 0)
+	if ((rc = replay(s, &r, s->writable, visit, payload, &n, NULL, err)) < 0)
 		goto out;
 	rc = run_valid(s, &r, err);
 out:
@@ -1124,7 +1227,32 @@ static void mutation_release(struct store_mutation *m)
 		sw_free(m->mat[i].bytes);
 	sw_free(m->mat);
 	sw_free(m->proj);
+	sw_free(m->piece);
+	sw_sha256_free(m->jhash);
 	memset(m, 0, sizeof(*m));
+}
+
+int store_mutation_set_projection_pieces(struct store_mutation *m,
+					 const struct iovec *pieces, size_t n,
+					 struct sw_error *err)
+{
+	struct iovec *copy = sw_calloc(n ? n : 1, sizeof(*copy));
+
+	if (copy == NULL)
+		return sw_error_set(err, SW_ENOMEM, "cannot copy projection");
+	if (n)
+		memcpy(copy, pieces, n * sizeof(*copy));
+	sw_free(m->piece);
+	m->piece = copy;
+	m->npiece = n;
+	return 0;
+}
+
+void store_mutation_set_checkpoint(struct store_mutation *m, const char *body,
+				   size_t len)
+{
+	m->cp_body = body;
+	m->cp_len = len;
 }
 
 long long store_mutation_base(const struct store_mutation *m)
@@ -1261,7 +1389,8 @@ static int encode_mutation(char **journal, size_t *jlen, char **proj,
 		line = NULL;
 	}
 	t->phase = "projection_encode";
-	if ((rc = journal_projection_encode(proj, plen, m->base + (long long)m->nev,
+	if (m->piece == NULL &&
+	    (rc = journal_projection_encode(proj, plen, m->base + (long long)m->nev,
 					    m->proj ? m->proj : "null",
 					    m->proj ? m->proj_len : 4, err)) < 0)
 		goto out;
@@ -1504,7 +1633,7 @@ static void prepared_discard(struct prepared *p, struct run *r)
 }
 
 static int prepare_projection(struct prepared *p, struct run *r,
-			      const char *bytes, size_t len, struct txn *t,
+			      const struct iovec *iov, size_t n, struct txn *t,
 			      struct sw_error *err)
 {
 	char rnd[17];
@@ -1533,10 +1662,11 @@ static int prepare_projection(struct prepared *p, struct run *r,
 		goto out;
 	}
 	t->phase = "projection_write";
-	if (f_write(fd, bytes, len, NULL) < 0 || fchmod(fd, 0600) < 0) {
+	if (f_writev(fd, iov, n) < 0 || fchmod(fd, 0600) < 0) {
 		rc = sw_error_sys(err, errno, "cannot write run projection temp");
 		goto out;
 	}
+
 	if ((rc = check_leaf(r->fd, p->tmp, fd, err)) < 0)
 		goto out;
 	t->phase = "projection_fsync";
@@ -1713,6 +1843,178 @@ static int require_writable(struct store *s, struct txn *t, struct sw_error *err
 	return 0;
 }
 
+/* ---- replay checkpoint ------------------------------------------------ */
+
+void store_checkpoint_unmap(void *map, size_t len)
+{
+	if (map != NULL)
+		munmap(map, len);
+}
+
+static bool hex64(const char *s)
+{
+	for (int i = 0; i < 64; i++)
+		if (sw_hex_digit((unsigned char)s[i]) < 0 || (s[i] >= 'A' && s[i] <= 'F'))
+			return false;
+	return s[64] == '\0';
+}
+
+/* Maps regular file `name` read-only; *len gets its size and *st its
+ * status.  NULL when it is absent, empty, larger than `max` or unsafe. */
+static void *map_leaf(size_t *len, struct stat *st, struct run *r, const char *name,
+		      size_t max)
+{
+	struct sw_error e = SW_ERROR_INIT;
+	void *map = NULL;
+	int fd = -1;
+
+	if (open_leaf(&fd, r->fd, name, O_RDONLY, &e) < 0)
+		return NULL;
+	if (fstat(fd, st) == 0 && st->st_size > 0 && (uint64_t)st->st_size <= max) {
+		map = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		if (map == MAP_FAILED)
+			map = NULL;
+		else
+			*len = (size_t)st->st_size;
+	}
+	close(fd);
+	return map;
+}
+
+/* run.json's identity as the checkpoint records it: size, inode, device,
+ * and modification and change times to the nanosecond.  Any write or
+ * replacement through the file system changes the change time, which no
+ * unprivileged caller can set back. */
+#define IDENTITY_FMT "%lld %llu %llu %lld %ld %lld %ld"
+#define IDENTITY_ARGS(st) (long long)(st).st_size, (unsigned long long)(st).st_dev, \
+	(unsigned long long)(st).st_ino, (long long)(st).st_mtim.tv_sec, (st).st_mtim.tv_nsec, \
+	(long long)(st).st_ctim.tv_sec, (st).st_ctim.tv_nsec
+
+static void identity_text(char out[160], const struct stat *st)
+{
+	snprintf(out, 160, IDENTITY_FMT, IDENTITY_ARGS(*st));
+}
+
+/* Finds and verifies run.checkpoint: header, body digest, journal prefix
+ * digest (left open in *jhash for the rest of the journal) and run.json's
+ * identity.  1 with *cp filled, 0 when there is none usable. */
+static int checkpoint_load(struct store_checkpoint *cp, struct sw_sha256 **jhash,
+			   off_t *skip, struct run *r)
+{
+	char line[512], jhex[SW_HEX_LEN], bhex[SW_HEX_LEN], got[SW_HEX_LEN];
+	char want_id[160], have_id[160];
+	long long seq = 0, jbytes = 0, psize = 0, mts = 0, cts = 0;
+	unsigned long long dev = 0, ino = 0;
+	long mtn = 0, ctn = 0;
+	size_t blen = 0, hlen;
+	const char *nl;
+	unsigned char *buf = NULL;
+	int jfd = -1, used = 0, ok = 0;
+	struct sw_sha256 *h = NULL;
+	struct stat jst, cst, pst;
+
+	memset(cp, 0, sizeof(*cp));
+	*jhash = NULL;
+	if ((cp->map[0] = map_leaf(&cp->map_len[0], &cst, r, CHECKPOINT_NAME,
+				   CHECKPOINT_MAX)) == NULL)
+		return 0;
+	nl = memchr(cp->map[0], '\n', cp->map_len[0] < sizeof(line) ? cp->map_len[0] : sizeof(line));
+	if (nl == NULL)
+		goto out;
+	hlen = (size_t)(nl - (const char *)cp->map[0]);
+	memcpy(line, cp->map[0], hlen);
+	line[hlen] = '\0';
+	if (sscanf(line, CHECKPOINT_MAGIC " %lld %lld %64s " IDENTITY_FMT " %zu %64s%n", &seq,
+		   &jbytes, jhex, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &blen, bhex,
+		   &used) != 12 || (size_t)used != hlen ||
+	    seq < 1 || jbytes < 1 || !hex64(jhex) || !hex64(bhex) ||
+	    blen != cp->map_len[0] - hlen - 1)
+		goto out;
+	snprintf(want_id, sizeof(want_id), IDENTITY_FMT, psize, dev, ino, mts, mtn, cts, ctn);
+	cp->sequence = seq;
+	cp->body = nl + 1;
+	cp->body_len = blen;
+	sw_sha256_hex(cp->body, blen, got);
+	if (strcmp(got, bhex) != 0)
+		goto out;
+	/* run.json is still the file written with it. */
+	if ((cp->map[1] = map_leaf(&cp->map_len[1], &pst, r, PROJECTION_NAME, SIZE_MAX)) == NULL)
+		goto out;
+	identity_text(have_id, &pst);
+	if (strcmp(have_id, want_id) != 0)
+		goto out;
+	/* The journal's first jbytes bytes, read through a small buffer. */
+	{
+		struct sw_error e = SW_ERROR_INIT;
+
+		if (open_leaf(&jfd, r->fd, JOURNAL_NAME, O_RDONLY, &e) < 0 ||
+		    fstat(jfd, &jst) < 0 || jst.st_size < jbytes ||
+		    (buf = sw_malloc(65536)) == NULL || sw_sha256_new(&h, &e) < 0)
+			goto out;
+	}
+	for (off_t off = 0; off < jbytes;) {
+		size_t want = (size_t)(jbytes - off) < 65536 ? (size_t)(jbytes - off) : 65536;
+		ssize_t n = pread(jfd, buf, want, off);
+
+		if (n <= 0)
+			goto out;
+		sw_sha256_update(h, buf, (size_t)n);
+		off += n;
+	}
+	sw_sha256_peek_hex(h, got);
+	if (strcmp(got, jhex) != 0)
+		goto out;
+	cp->projection = cp->map[1];
+	cp->projection_len = cp->map_len[1];
+	*jhash = h;
+	*skip = (off_t)jbytes;
+	h = NULL;
+	ok = 1;
+out:
+	if (!ok) {
+		store_checkpoint_unmap(cp->map[0], cp->map_len[0]);
+		store_checkpoint_unmap(cp->map[1], cp->map_len[1]);
+		memset(cp, 0, sizeof(*cp));
+	}
+	sw_sha256_free(h);
+	sw_free(buf);
+	if (jfd >= 0)
+		close(jfd);
+	return ok;
+}
+
+/* Writes run.checkpoint for the committed state (best effort). */
+static void checkpoint_write(struct run *r, const struct store_mutation *m,
+			     long long sequence, off_t jlen, const char *jhex)
+{
+	char hdr[512], bhex[SW_HEX_LEN], rnd[17], tmp[64], id[160];
+	struct iovec iov[2];
+	struct stat pst;
+	bool ok;
+	int n, fd;
+
+	if (fstatat(r->fd, PROJECTION_NAME, &pst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(pst.st_mode))
+		return;
+	identity_text(id, &pst);
+	sw_sha256_hex(m->cp_body, m->cp_len, bhex);
+	n = snprintf(hdr, sizeof(hdr), CHECKPOINT_MAGIC " %lld %lld %s %s %zu %s\n",
+		     sequence, (long long)jlen, jhex, id, m->cp_len, bhex);
+	if (n <= 0 || (size_t)n >= sizeof(hdr) ||
+	    random_hex16(rnd, &(struct sw_error)SW_ERROR_INIT) < 0)
+		return;
+	snprintf(tmp, sizeof(tmp), ".tmp-%s-%s", CHECKPOINT_NAME, rnd);
+	fd = openat(r->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = (size_t)n;
+	iov[1].iov_base = (void *)m->cp_body;
+	iov[1].iov_len = m->cp_len;
+	ok = writev(fd, iov, 2) == (ssize_t)((size_t)n + m->cp_len);
+	if (close(fd) != 0 || !ok || renameat(r->fd, tmp, r->fd, CHECKPOINT_NAME) != 0)
+		unlinkat(r->fd, tmp, 0);
+}
+
 /* Everything after the callback: projection temp, materials, journal,
  * commit, projection install.  `create` follows the create ordering. */
 static int commit_mutation(struct store *s, struct run *r,
@@ -1723,13 +2025,17 @@ static int commit_mutation(struct store *s, struct run *r,
 	char *journal = NULL, *proj = NULL;
 	size_t jlen = 0, plen = 0;
 	bool existed = false;
+	struct iovec whole;
 	int rc;
 
 	if ((rc = encode_mutation(&journal, &jlen, &proj, &plen, s, m, t, err)) < 0)
 		goto out;
 	if (create && (rc = put_materials(r, m, t, err)) < 0)
 		goto out;
-	if ((rc = prepare_projection(&p, r, proj, plen, t, err)) < 0)
+	whole.iov_base = proj;
+	whole.iov_len = plen;
+	if ((rc = prepare_projection(&p, r, m->piece ? m->piece : &whole,
+				     m->piece ? m->npiece : 1, t, err)) < 0)
 		goto out;
 	if (!create && (rc = put_materials(r, m, t, err)) < 0)
 		goto out;
@@ -1751,6 +2057,15 @@ static int commit_mutation(struct store *s, struct run *r,
 		goto out;
 	if ((rc = install_projection(&p, s, r, t, err)) < 0)
 		goto out;
+	if (!create && m->cp_body != NULL && m->jhash != NULL) {
+		char jhex[SW_HEX_LEN];
+
+		sw_sha256_update(m->jhash, journal, jlen);
+		sw_sha256_peek_hex(m->jhash, jhex);
+		if (jhex[0])
+			checkpoint_write(r, m, m->base + (long long)m->nev,
+					 m->jlen + (off_t)jlen, jhex);
+	}
 	if (create) {
 		t->phase = "directory_sync";
 		if ((rc = sync_dir(s->runs_fd, &s->runs_st, "runs", err)) < 0)
@@ -1822,8 +2137,52 @@ out:
 	return finish_mutation(s, &t, rc, err);
 }
 
-int store_update(struct store *s, const char *run_id, store_visit_fn *visit,
-		 store_mutate_fn *mutate, void *payload, struct sw_error *err)
+/* Replays under the lock, from a checkpoint `resume` adopts when there
+ * is one (resume may be NULL); m->jhash gets the journal's digest state
+ * when it is usable for the next checkpoint. */
+static int replay_for_update(struct store *s, struct run *r, store_resume_fn *resume,
+			     store_visit_fn *visit, void *payload, long long *count,
+			     struct store_mutation *m, struct sw_error *err)
+{
+	struct replay_from from = { 0 };
+	struct store_checkpoint cp;
+	int rc;
+
+	if (resume == NULL)
+		return replay(s, r, true, visit, payload, count, NULL, err);
+	if (checkpoint_load(&cp, &from.hash, &from.skip, r)) {
+		if ((rc = resume(&cp, payload, err)) < 0) {
+			store_checkpoint_unmap(cp.map[0], cp.map_len[0]);
+			store_checkpoint_unmap(cp.map[1], cp.map_len[1]);
+			sw_sha256_free(from.hash);
+			return rc;
+		}
+		if (rc == 0) {
+			from.base = cp.sequence;
+		} else {
+			store_checkpoint_unmap(cp.map[0], cp.map_len[0]);
+			store_checkpoint_unmap(cp.map[1], cp.map_len[1]);
+			sw_sha256_free(from.hash);
+			from.hash = NULL;
+			from.skip = 0;
+		}
+	}
+	if (from.hash == NULL && sw_sha256_new(&from.hash, &(struct sw_error)SW_ERROR_INIT) < 0)
+		from.hash = NULL;	/* no checkpoint this time */
+	rc = replay(s, r, true, visit, payload, count, &from, err);
+	if (rc < 0 || from.repaired || from.hash == NULL) {
+		sw_sha256_free(from.hash);
+		return rc;
+	}
+	m->jhash = from.hash;
+	m->jlen = from.end;
+	return 0;
+}
+
+int store_update_resumable(struct store *s, const char *run_id,
+			   store_resume_fn *resume, store_visit_fn *visit,
+			   store_mutate_fn *mutate, void *payload,
+			   struct sw_error *err)
 {
 	struct store_mutation m = { 0 };
 	struct txn t = { "validation", false, false, false, false };
@@ -1844,7 +2203,7 @@ int store_update(struct store *s, const char *run_id, store_visit_fn *visit,
 	if ((rc = ensure_lock_file(&r, &t, err)) < 0)
 		goto out;
 	t.phase = "replay";
-	if ((rc = replay(s, &r, true, visit, payload, &count, err)) < 0)
+	if ((rc = replay_for_update(s, &r, resume, visit, payload, &count, &m, err)) < 0)
 		goto out;
 	t.phase = "lock_verify";
 	if ((rc = run_valid(s, &r, err)) < 0)
@@ -1866,4 +2225,25 @@ out:
 	run_close(&r);
 	mutation_release(&m);
 	return finish_mutation(s, &t, rc, err);
+}
+
+#ifdef SW_TESTING
+int store_replay_unlocked(struct store *s, const char *run_id, store_visit_fn *visit,
+			  void *payload, struct sw_error *err)
+{
+	struct run r = RUN_INIT;
+	long long count = 0;
+	int rc;
+
+	if ((rc = run_open(&r, s, run_id, false, err)) == 0)
+		rc = replay(s, &r, false, visit, payload, &count, NULL, err);
+	run_close(&r);
+	return rc;
+}
+#endif
+
+int store_update(struct store *s, const char *run_id, store_visit_fn *visit,
+		 store_mutate_fn *mutate, void *payload, struct sw_error *err)
+{
+	return store_update_resumable(s, run_id, NULL, visit, mutate, payload, err);
 }

@@ -33,6 +33,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include "io/digest.h"
@@ -143,6 +144,41 @@ int store_read_material(void **out, size_t *len, struct store *s,
 void store_material_digest(const void *bytes, size_t len,
 			   char out[SW_DIGEST_LEN]);
 
+/* Replay checkpoint.  run.checkpoint in the run directory is a cache, never
+ * the authority: store_update_resumable writes it after a committed
+ * mutation whose callback supplied a body (store_mutation_set_checkpoint),
+ * and trusts it on a later update only when the journal's first
+ * `journal_bytes` still hash to what they hashed then, run.json is still
+ * the file written then (same size, inode, modification and change time:
+ * any write or replacement changes the change time) and the body's
+ * digest holds.
+ * Then the callback adopts the body and only the later events are replayed.
+ * A missing, stale, torn or altered checkpoint just means a full replay,
+ * so a corrupt earlier journal record is still found.  It is written after
+ * run.json is installed, without fsync and outside the fault seam; failing
+ * to write it never fails the mutation. */
+struct store_checkpoint {
+	long long sequence;		/* events the body covers */
+	const char *body;		/* the callback's own format */
+	size_t body_len;
+	const char *projection;		/* the run.json bytes it was written with */
+	size_t projection_len;
+	/* Read-only mappings behind body and projection.  Adopting takes them
+	 * over: release each with store_checkpoint_unmap. */
+	void *map[2];
+	size_t map_len[2];
+};
+/* Resume callback: 0 after adopting `cp` (and its mappings), 1 to refuse
+ * it (a full replay follows), or a negative sw_code. */
+typedef int store_resume_fn(struct store_checkpoint *cp, void *payload,
+			    struct sw_error *err);
+void store_checkpoint_unmap(void *map, size_t len);
+/* store_update with a checkpoint: `resume` may adopt a verified one, after
+ * which `visit` sees only the events after it. */
+int store_update_resumable(struct store *s, const char *run_id,
+			   store_resume_fn *resume, store_visit_fn *visit,
+			   store_mutate_fn *mutate, void *payload,
+			   struct sw_error *err);
 /* Mutation builder, used inside a store_mutate_fn.  Copies its inputs.
  * add_event: `data` must be one JSON value of at most 4128768 bytes
  * (journal_record_too_large, context "event payload"); SW_EPARSE.
@@ -157,6 +193,16 @@ int store_mutation_set_projection(struct store_mutation *m, const char *json,
 int store_mutation_add_material(struct store_mutation *m, const void *bytes,
 				size_t len, char digest[SW_DIGEST_LEN],
 				struct sw_error *err);
+/* run.json given whole, already encoded, as the concatenation of `n`
+ * pieces (instead of store_mutation_set_projection).  The array is copied;
+ * the bytes are borrowed until the store call returns. */
+int store_mutation_set_projection_pieces(struct store_mutation *m,
+					 const struct iovec *pieces, size_t n,
+					 struct sw_error *err);
+/* The checkpoint body to keep once this mutation is committed (borrowed
+ * until the store call returns); see store_update_resumable. */
+void store_mutation_set_checkpoint(struct store_mutation *m, const char *body,
+				   size_t len);
 /* Number of events replayed before the callback (0 for create). */
 long long store_mutation_base(const struct store_mutation *m);
 
@@ -176,6 +222,11 @@ enum store_fault_kind {
 #define STORE_FAULT_EXIT 77
 
 #ifdef SW_TESTING
+/* Replays `run_id` without taking its lock (a caller that already holds
+ * it checks what it loaded); no repair. */
+int store_replay_unlocked(struct store *s, const char *run_id,
+			  store_visit_fn *visit, void *payload,
+			  struct sw_error *err);
 enum store_fault_mode { STORE_FAULT_FAIL, STORE_FAULT_ABORT, STORE_FAULT_TORN };
 void store_fault_arm(unsigned kinds, unsigned long nth,
 		     enum store_fault_mode mode);

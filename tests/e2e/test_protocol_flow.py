@@ -468,5 +468,47 @@ def test_run_directory_layout_modes_journal_and_projection():
     assert raw.endswith(b"\n") and raw.startswith(b'{\n  "revision": 3,'), raw[:40]
     assert proj["revision"] == 3 and proj["data"]["id"] == st["run_id"]
 
+def test_replay_checkpoint_is_a_cache_the_journal_overrules():
+    # After a committed mutation the run directory holds run.checkpoint, so
+    # the next one replays only the newer records.  It is only ever a
+    # cache: missing, garbage or a symlink means a full replay, and a
+    # corrupt earlier journal record is still run_journal_invalid.
+    import stat
+    repo = new_repo()
+    st = start(repo)
+    for _ in range(3):
+        st = submit(repo, st, suggest="clarify")
+    d = run_dir(repo, st["run_id"])
+    cp = os.path.join(d, "run.checkpoint")
+    assert stat.S_IMODE(os.lstat(cp).st_mode) == 0o600
+    with open(cp, "rb") as f:
+        assert f.read().startswith(b"slipway-checkpoint/1 4 ")
+    os.unlink(cp)
+    st = submit(repo, st, suggest="clarify")
+    assert os.path.isfile(cp)
+    with open(cp, "wb") as f:
+        f.write(b"garbage\n")
+    st = submit(repo, st, suggest="clarify")
+    os.unlink(cp)
+    os.symlink(os.path.join(d, "journal.jsonl"), cp)
+    st = submit(repo, st, suggest="clarify")
+    assert not os.path.islink(cp)
+    assert len(journal_lines(repo, st["run_id"])) == 7
+    # An earlier record broken in place, the checkpoint left as it was.
+    path = os.path.join(d, "journal.jsonl")
+    with open(path, "rb") as f:
+        raw = f.read()
+    second = raw.index(b"\n") + 1
+    broken = raw[:second] + b"X" + raw[second + 1:]
+    with open(path, "wb") as f:
+        f.write(broken)
+    err = rejected_untouched(repo, st["run_id"],
+                             ["protocol", "submit", "--run", st["run_id"], "--action",
+                              st["action"]["action_id"], "--outcome-file",
+                              write_tmp(encode(outcome(st["action"])))], "mutation_not_committed")
+    assert err["details"]["phase"] == "replay" and not err["details"]["committed"], err
+    assert_cli_error(run("status", st["run_id"], "--json", cwd=repo), "run_journal_invalid", 3)
+
+
 if __name__ == "__main__":
     main([v for k, v in sorted(globals().items()) if k.startswith("test_")])

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/journal.h"
 #include "io/json.h"
 #include "io/next.h"
 #include "io/run.h"
@@ -17,6 +18,7 @@
 #define DIGEST_B "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 
 struct harness {
+	int freeze;		/* keep the records frozen, as the driver does */
 	struct run *run;
 	json_t *journal;	/* [[type, data], ...] */
 	json_t *obs_clean, *obs_dirty, *identity;
@@ -183,11 +185,15 @@ static struct fsm_outcome_shape shape_of(const json_t *o)
 /* Applies `in` with effects `fx`; returns the step. */
 static struct fsm_step step(struct harness *h, struct fsm_input *in, struct run_effects *fx)
 {
-	struct fsm_run m = run_machine(h->run);
-	struct fsm_step st = fsm_step(&m, in);
-	struct run *before = NULL;
 	struct sw_error err = SW_ERROR_INIT;
+	struct fsm_run m;
+	struct fsm_step st;
+	struct run *before = NULL;
 
+	if (h->freeze)
+		cr_assert_eq(run_freeze(h->run, &err), 0, "%s", err.msg);
+	m = run_machine(h->run);
+	st = fsm_step(&m, in);
 	if (st.verdict != FSM_APPLY && st.verdict != FSM_APPLY_ERROR)
 		return st;
 	cr_assert_eq(run_clone(&before, h->run, &err), 0);
@@ -535,3 +541,124 @@ Test(io_run, the_action_size_limit_counts_the_source_fields)
 	free(goal);
 	json_decref(pinned);
 }
+
+/* A long Run with outcomes, known issues, a decision and a change, driven
+ * the same way with and without frozen records. */
+static void long_run(struct harness *h)
+{
+	struct fsm_input in = { .event = FSM_EV_ANSWER };
+	struct run_effects fx = { .answer_text = "Use the CLI flag.", .answer_sha256 = DIGEST_B,
+				  .scope_sha256 = "" };
+
+	start(h, 30, 1);
+	for (int i = 0; i < 6; i++)
+		submit(h, outcome("orient", "completed",
+				  "{\"known_issues\":[\"flaky <test> & more\"],"
+				  "\"suggested_actions\":[{\"kind\":\"orient\",\"brief\":\"Again.\"}]}"), 0);
+	submit(h, outcome("orient", "needs_input",
+			  "{\"pause\":{\"reason\":\"decision_required\",\"question\":\"Which?\"}}"), 0);
+	in.facts = run_answer_facts(h->run, run_current_action_id(h->run), DIGEST_B, NULL);
+	step(h, &in, &fx);
+	/* Then on to the end, whatever each Action is. */
+	for (int i = 0; i < 12 && run_current_action_id(h->run) != NULL; i++) {
+		const char *kind = json_string_value(json_object_get(run_current_action(h->run), "kind"));
+
+		if (strcmp(kind, "implement") == 0)
+			submit(h, outcome(kind, "completed",
+					  "{\"implementation\":{\"result\":\"applied\",\"files_changed\":[\"a.c\"],"
+					  "\"activities\":[],\"uncertainties\":[],\"attempts\":1}}"), 1);
+		else if (strcmp(kind, "review") == 0)
+			submit(h, outcome(kind, "completed",
+					  "{\"review\":{\"result\":\"no_findings_reported\",\"findings\":[],"
+					  "\"uncertainties\":[]}}"), 1);
+		else if (strcmp(kind, "summarize") == 0)
+			submit(h, outcome(kind, "completed", NULL), 1);
+		else
+			submit(h, outcome(kind, "completed",
+					  "{\"suggested_actions\":[{\"kind\":\"implement\",\"brief\":\"Do it.\"}]}"), 0);
+	}
+	cr_assert_not_null(run_summary(h->run), "the long Run ends");
+}
+
+static char *concat(const struct run_projection *p, size_t *len)
+{
+	char *out;
+
+	*len = 0;
+	for (size_t i = 0; i < p->npiece; i++)
+		*len += p->piece[i].iov_len;
+	out = malloc(*len + 1);
+	cr_assert_not_null(out);
+	*len = 0;
+	for (size_t i = 0; i < p->npiece; i++) {
+		memcpy(out + *len, p->piece[i].iov_base, p->piece[i].iov_len);
+		*len += p->piece[i].iov_len;
+	}
+	out[*len] = '\0';
+	return out;
+}
+
+Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_contexts)
+{
+	struct harness plain = { 0 }, frozen = { .freeze = 1 };
+	struct sw_error err = SW_ERROR_INIT;
+	struct run_projection p = { 0 }, q = { 0 };
+	struct run *back = NULL;
+	char *want, *got, *again, *body = NULL, *extra = NULL, *dump;
+	void *map[2] = { NULL, NULL };
+	size_t map_len[2] = { 0, 0 }, wlen, glen, alen, blen = 0;
+	const char *first;
+	json_t *status;
+
+	long_run(&plain);
+	long_run(&frozen);
+	cr_assert_eq(run_freeze(frozen.run, &err), 0);
+	/* The same events, so the same contexts (by digest), decisions and
+	 * final summary. */
+	cr_assert(json_equal(plain.journal, frozen.journal), "the journals differ");
+	cr_assert_str_eq(run_summary(frozen.run), run_summary(plain.run));
+	/* run.json: the frozen records spliced in give the same bytes. */
+	status = run_status_json(plain.run, 0, NULL, NULL);
+	dump = sw_json_dump(status);
+	json_decref(status);
+	cr_assert_eq(journal_projection_encode(&want, &wlen, 12, dump, strlen(dump), &err), 0);
+	cr_assert_eq(run_projection(&p, frozen.run, 12, &err), 0, "%s", err.msg);
+	cr_assert_gt(p.npiece, 3, "the records were frozen");
+	got = concat(&p, &glen);
+	cr_assert_eq(glen, wlen);
+	cr_assert_str_eq(got, want);
+	/* Through a checkpoint and back: same projection, same facts, and
+	 * thawed, the same record. */
+	cr_assert_eq(run_checkpoint(&body, &blen, frozen.run, &p, "{\"x\":1}", &err), 0);
+	cr_assert_eq(run_from_checkpoint(&back, &extra, body, blen, got, glen, map, map_len, &err),
+		     0, "%s", err.msg);
+	cr_assert_str_eq(extra, "{\"x\":1}");
+	cr_assert_eq(run_projection(&q, back, 12, &err), 0);
+	again = concat(&q, &alen);
+	cr_assert_str_eq(again, want);
+	first = json_string_value(json_object_get(json_object_get(json_array_get(
+		json_object_get(run_json(plain.run), "actions"), 0), "action"), "action_id"));
+	cr_assert_eq(run_submit_facts(back, first, DIGEST_A), run_submit_facts(plain.run, first, DIGEST_A));
+	cr_assert_eq(run_submit_facts(back, first, DIGEST_A) & (FSM_F_PRIOR | FSM_F_PRIOR_SAME),
+		     FSM_F_PRIOR | FSM_F_PRIOR_SAME);
+	cr_assert_eq(run_thaw(back, &err), 0);
+	cr_assert(json_equal(run_json(back), run_json(plain.run)), "the thawed record differs");
+	/* A checkpoint that does not match the projection is refused. */
+	got[p.text_off[0]] = 'x';
+	sw_free(extra);
+	run_free(back);
+	back = NULL;
+	cr_assert_eq(run_from_checkpoint(&back, &extra, body, blen, got, glen, map, map_len, &err),
+		     SW_EPARSE);
+	cr_assert_null(back);
+	run_projection_release(&p);
+	run_projection_release(&q);
+	free(got);
+	free(again);
+	sw_free(want);
+	sw_free(body);
+	sw_free(dump);
+	finish(&plain);
+	finish(&frozen);
+}
+

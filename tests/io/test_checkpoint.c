@@ -1,0 +1,249 @@
+/* The replay checkpoint of the run store (store_update_resumable): offered
+ * only while the journal prefix, run.json and the body are what they were
+ * when it was written, and never a reason to skip a journal record. */
+
+#include "tests/io/store_helpers.h"
+
+TestSuite(io_checkpoint, .init = scratch_init, .fini = scratch_fini);
+
+/* A mutation adding one event, run.json as two pieces and a checkpoint. */
+struct cp_spec {
+	const char *body;
+	char proj[128];
+};
+
+static int add_with_checkpoint(struct store_mutation *m, void *payload, struct sw_error *err)
+{
+	struct cp_spec *c = payload;
+	struct iovec pieces[2];
+	int rc;
+
+	if ((rc = store_mutation_add_event(m, TBL_JEVENT_OUTCOME_SUBMITTED, "{\"k\":\"v\"}", 9,
+					   err)) < 0)
+		return rc;
+	snprintf(c->proj, sizeof(c->proj), "{\n  \"revision\": %lld,\n  \"data\": {}\n}\n",
+		 store_mutation_base(m) + 1);
+	pieces[0].iov_base = c->proj;
+	pieces[0].iov_len = 10;
+	pieces[1].iov_base = c->proj + 10;
+	pieces[1].iov_len = strlen(c->proj) - 10;
+	if ((rc = store_mutation_set_projection_pieces(m, pieces, 2, err)) < 0)
+		return rc;
+	store_mutation_set_checkpoint(m, c->body, strlen(c->body));
+	return 0;
+}
+
+/* What a resume callback was offered; it adopts unless told to refuse. */
+struct offer {
+	int calls;
+	int refuse;
+	long long sequence;
+	char body[64];
+	char proj[128];
+};
+
+static int take_offer(struct store_checkpoint *cp, void *payload, struct sw_error *err)
+{
+	struct offer *o = payload;
+
+	(void)err;
+	o->calls++;
+	o->sequence = cp->sequence;
+	snprintf(o->body, sizeof(o->body), "%.*s", (int)cp->body_len, cp->body);
+	snprintf(o->proj, sizeof(o->proj), "%.*s", (int)cp->projection_len, cp->projection);
+	if (o->refuse)
+		return 1;
+	for (int k = 0; k < 2; k++)
+		store_checkpoint_unmap(cp->map[k], cp->map_len[k]);
+	return 0;
+}
+
+struct both {
+	struct offer offer;
+	struct seen seen;
+	struct cp_spec next;
+};
+
+static int offer_cb(struct store_checkpoint *cp, void *payload, struct sw_error *err)
+{
+	return take_offer(cp, &((struct both *)payload)->offer, err);
+}
+
+static int seen_cb(const struct store_event *ev, void *payload, struct sw_error *err)
+{
+	return collect(ev, &((struct both *)payload)->seen, err);
+}
+
+static int next_cb(struct store_mutation *m, void *payload, struct sw_error *err)
+{
+	return add_with_checkpoint(m, &((struct both *)payload)->next, err);
+}
+
+/* Runs one resumable update; returns its code (err in *e). */
+static int update(struct store *s, struct both *b, const char *body, struct sw_error *e)
+{
+	memset(b, 0, sizeof(*b));
+	b->next.body = body;
+	return store_update_resumable(s, "r", offer_cb, seen_cb, next_cb, b, e);
+}
+
+/* A run of three events whose last update wrote a checkpoint "B2". */
+static struct store *prepared(void)
+{
+	struct store *s = open_store(true);
+	struct sw_error err = SW_ERROR_INIT;
+	struct both b;
+
+	make_run(s, "r");
+	cr_assert_eq(update(s, &b, "B1", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 0, "no checkpoint before the first update");
+	cr_assert_eq(b.seen.n, 1);
+	seen_free(&b.seen);
+	cr_assert_eq(update(s, &b, "B2", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 1);
+	cr_assert_str_eq(b.offer.body, "B1");
+	seen_free(&b.seen);
+	return s;
+}
+
+static void rewrite(const char *path, long at, char c)
+{
+	FILE *f = fopen(path, "r+b");
+
+	cr_assert_not_null(f);
+	cr_assert_eq(fseek(f, at, SEEK_SET), 0);
+	cr_assert_eq(fputc(c, f), c);
+	fclose(f);
+}
+
+/* Overwrites one journal byte: the one just after the first `needle`. */
+static void rewrite_journal_after(const char *needle, char c)
+{
+	char *j = slurp(run_path("r", "journal.jsonl"), NULL), *at;
+
+	cr_assert_not_null(j);
+	at = strstr(j, needle);
+	cr_assert_not_null(at, "no %s in the journal", needle);
+	rewrite(run_path("r", "journal.jsonl"), at - j + 1, c);
+	free(j);
+}
+
+Test(io_checkpoint, a_fresh_checkpoint_is_offered_and_only_later_events_replay)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	struct both b;
+	char *proj;
+
+	cr_assert_eq(update(s, &b, "B3", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 1);
+	cr_assert_eq(b.offer.sequence, 3);
+	cr_assert_str_eq(b.offer.body, "B2");
+	cr_assert_str_eq(b.offer.proj, "{\n  \"revision\": 3,\n  \"data\": {}\n}\n");
+	cr_assert_eq(b.seen.n, 0, "the checkpoint covers every event");
+	seen_free(&b.seen);
+	/* The run.json pieces were written as one file. */
+	proj = slurp(run_path("r", "run.json"), NULL);
+	cr_assert_str_eq(proj, "{\n  \"revision\": 4,\n  \"data\": {}\n}\n");
+	free(proj);
+	store_free(s);
+}
+
+Test(io_checkpoint, a_changed_journal_prefix_means_a_full_replay)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	struct both b;
+
+	/* Same length, still valid JSON: only the digest can tell. */
+	rewrite_journal_after("\"v\"", 'w');
+	cr_assert_eq(update(s, &b, "B3", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 0);
+	cr_assert_eq(b.seen.n, 3);
+	cr_assert_str_eq(b.seen.data[1], "{\"k\":\"w\"}");
+	seen_free(&b.seen);
+	store_free(s);
+}
+
+Test(io_checkpoint, a_corrupt_earlier_record_is_still_refused)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	char *j, *before;
+	struct both b;
+
+	rewrite_journal_after("\n", 'X');	/* the second record's "{" */
+	before = tree_fingerprint(run_path("r", NULL));
+	cr_assert_lt(update(s, &b, "B3", &err), 0);
+	cr_assert_str_eq(err.proto, "mutation_not_committed");
+	cr_assert_eq(b.offer.calls, 0);
+	seen_free(&b.seen);
+	j = tree_fingerprint(run_path("r", NULL));
+	cr_assert_str_eq(j, before, "a refused update leaves the run untouched");
+	sw_free(j);
+	sw_free(before);
+	store_free(s);
+}
+
+Test(io_checkpoint, a_changed_projection_or_body_is_not_offered)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	size_t len = 0;
+	char *cp;
+	struct both b;
+
+	rewrite(run_path("r", "run.json"), 5, 'X');
+	cr_assert_eq(update(s, &b, "B3", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 0);
+	cr_assert_eq(b.seen.n, 3);
+	seen_free(&b.seen);
+	/* That update wrote a new one; now alter its body. */
+	cp = slurp(run_path("r", "run.checkpoint"), &len);
+	cr_assert_eq(cp[len - 1], '3');
+	free(cp);
+	rewrite(run_path("r", "run.checkpoint"), (long)len - 1, '9');
+	cr_assert_eq(update(s, &b, "B4", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 0);
+	cr_assert_eq(b.seen.n, 4);
+	seen_free(&b.seen);
+	store_free(s);
+}
+
+Test(io_checkpoint, refused_symlinked_or_missing_checkpoints_replay_everything)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	struct both b;
+
+	memset(&b, 0, sizeof(b));
+	b.next.body = "B3";
+	b.offer.refuse = 1;
+	cr_assert_eq(store_update_resumable(s, "r", offer_cb, seen_cb, next_cb, &b, &err), 0);
+	cr_assert_eq(b.offer.calls, 1);
+	cr_assert_eq(b.seen.n, 3, "a refused checkpoint means a full replay");
+	seen_free(&b.seen);
+	cr_assert_eq(unlink(run_path("r", "run.checkpoint")), 0);
+	cr_assert_eq(symlink(run_path("r", "journal.jsonl"), run_path("r", "run.checkpoint")), 0);
+	cr_assert_eq(update(s, &b, "B4", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 0, "a symlink is never read");
+	cr_assert_eq(b.seen.n, 4);
+	seen_free(&b.seen);
+	cr_assert_eq(unlink(run_path("r", "run.checkpoint")), 0);
+	cr_assert_eq(update(s, &b, "B5", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 0);
+	cr_assert_eq(b.seen.n, 5);
+	seen_free(&b.seen);
+	/* A plain store_update neither reads nor writes one. */
+	{
+		struct add_spec a = { 1, TBL_JEVENT_OUTCOME_SUBMITTED, "{}", "{}", NULL, "", 0 };
+		char *cp = slurp(run_path("r", "run.checkpoint"), NULL), *after;
+
+		cr_assert_eq(store_update(s, "r", NULL, add_events, &a, &err), 0);
+		after = slurp(run_path("r", "run.checkpoint"), NULL);
+		cr_assert_str_eq(after, cp);
+		free(cp);
+		free(after);
+	}
+	store_free(s);
+}
