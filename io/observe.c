@@ -825,8 +825,10 @@ static int rawindex_read(struct rawindex *ri, const char *path)
 	ri->n = be32(ri->buf + 8);
 	if (ri->n > ri->len / 40)
 		goto out;
-	if (ri->n && ((ri->ents = sw_calloc(ri->n, sizeof(*ri->ents))) == NULL ||
-		      (ri->ptrs = sw_calloc(ri->n, sizeof(*ri->ptrs))) == NULL)) {
+	/* Not calloc: every field is set below, and a long-lived caller's
+	 * heap would otherwise clear 3.6 MiB per 50,000 entries first. */
+	if (ri->n && ((ri->ents = sw_malloc(ri->n * sizeof(*ri->ents))) == NULL ||
+		      (ri->ptrs = sw_malloc(ri->n * sizeof(*ri->ptrs))) == NULL)) {
 		rc = SW_ENOMEM;
 		goto out;
 	}
@@ -865,6 +867,7 @@ static int rawindex_read(struct rawindex *ri, const char *path)
 			git_oid_fromraw(&e->id, p + 40);
 			flags = (uint16_t)(p[60] << 8 | p[61]);
 			e->flags = flags;
+			e->flags_extended = 0;
 			if (flags & 0x4000) {
 				if (version < 3 || off + 64 > body)
 					goto out;
