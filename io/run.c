@@ -1951,10 +1951,21 @@ int run_checkpoint(char **out, size_t *len, const struct run *r,
 {
 	char *head = sw_json_dump(r->rec);
 	struct sw_buf b = { 0 };
+	size_t need;
 
 	*out = NULL;
 	if (head == NULL)
 		return oom(err);
+	/* One allocation of the right size: no reallocation as it fills. */
+	need = strlen(CHECKPOINT_BODY_MAGIC) + strlen(head) + strlen(extra) + 64;
+	for (size_t i = 0; i < r->nfz; i++)
+		need += 256 + r->fz->e[i].item_len;
+	if ((b.p = sw_malloc(need)) == NULL) {
+		sw_free(head);
+		return oom(err);
+	}
+	b.cap = need;
+	b.p[0] = '\0';
 	sw_buf_str(&b, CHECKPOINT_BODY_MAGIC);
 	sw_buf_fmt(&b, "%zu\n", strlen(head));
 	sw_buf_str(&b, head);
