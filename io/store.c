@@ -1851,14 +1851,6 @@ void store_checkpoint_unmap(void *map, size_t len)
 		munmap(map, len);
 }
 
-static bool hex64(const char *s)
-{
-	for (int i = 0; i < 64; i++)
-		if (sw_hex_digit((unsigned char)s[i]) < 0 || (s[i] >= 'A' && s[i] <= 'F'))
-			return false;
-	return s[64] == '\0';
-}
-
 /* Maps regular file `name` read-only; *len gets its size and *st its
  * status.  NULL when it is absent, empty, larger than `max` or unsafe. */
 static void *map_leaf(size_t *len, struct stat *st, struct run *r, const char *name,
@@ -1927,7 +1919,7 @@ static int checkpoint_load(struct store_checkpoint *cp, struct sw_sha256 **jhash
 	if (sscanf(line, CHECKPOINT_MAGIC " %lld %lld %64s " IDENTITY_FMT " %zu %64s%n", &seq,
 		   &jbytes, jhex, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &blen, bhex,
 		   &used) != 12 || (size_t)used != hlen ||
-	    seq < 1 || jbytes < 1 || !hex64(jhex) || !hex64(bhex) ||
+	    seq < 1 || jbytes < 1 ||
 	    blen != cp->map_len[0] - hlen - 1)
 		goto out;
 	snprintf(want_id, sizeof(want_id), IDENTITY_FMT, psize, dev, ino, mts, mtn, cts, ctn);

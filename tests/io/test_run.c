@@ -662,3 +662,53 @@ Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_cont
 	finish(&frozen);
 }
 
+/* A clone shares its frozen records; when both it and the original then
+ * freeze a different next record, each keeps its own history. */
+Test(io_run, clones_that_freeze_different_records_keep_their_own_histories)
+{
+	struct harness h = { 0 };
+	struct sw_error err = SW_ERROR_INIT;
+	struct run *a = NULL, *b = NULL;
+	json_t *all, *tail_a, *tail_b, *got;
+	size_t n;
+
+	long_run(&h);
+	all = json_object_get(run_json(h.run), "actions");
+	n = json_array_size(all);
+	cr_assert_gt(n, 3);
+	cr_assert_eq(run_clone(&a, h.run, &err), 0);
+	cr_assert_eq(run_freeze(a, &err), 0);
+	cr_assert_eq(run_clone(&b, a, &err), 0);
+	/* Each replaces its last record and adds one after it; freezing moves
+	 * its own last record into the shared set (b first, so a must copy
+	 * the set rather than write over b's entry). */
+	tail_b = json_pack("[{s:{s:s, s:s}}, {s:{s:s, s:s}}]", "action", "action_id", "b-last",
+			   "kind", "orient", "action", "action_id", "b-next", "kind", "orient");
+	tail_a = json_pack("[{s:{s:s, s:s}}, {s:{s:s, s:s}}]", "action", "action_id", "a-last",
+			   "kind", "clarify", "action", "action_id", "a-next", "kind", "clarify");
+	cr_assert_eq(run_set_field(b, "actions", tail_b, &err), 0);
+	cr_assert_eq(run_freeze(b, &err), 0);
+	cr_assert_eq(run_set_field(a, "actions", tail_a, &err), 0);
+	cr_assert_eq(run_freeze(a, &err), 0);
+	for (int k = 0; k < 2; k++) {
+		struct run *r = k ? b : a;
+		json_t *st = run_status_json(r, 0, NULL, NULL);
+
+		got = json_object_get(st, "actions");
+		cr_assert_eq(json_array_size(got), n + 1);
+		for (size_t i = 0; i + 1 < n; i++)
+			cr_assert(json_equal(json_array_get(got, i), json_array_get(all, i)),
+				  "run %d, record %zu", k, i);
+		cr_assert_str_eq(json_string_value(json_object_get(json_object_get(
+			json_array_get(got, n - 1), "action"), "action_id")), k ? "b-last" : "a-last");
+		cr_assert_str_eq(json_string_value(json_object_get(json_object_get(
+			json_array_get(got, n), "action"), "action_id")), k ? "b-next" : "a-next");
+		json_decref(st);
+	}
+	json_decref(tail_a);
+	json_decref(tail_b);
+	run_free(a);
+	run_free(b);
+	finish(&h);
+}
+
