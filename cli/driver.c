@@ -605,28 +605,25 @@ static int add_contexts(struct store_mutation *sm, struct run *after, struct sw_
 	return rc;
 }
 
-/* Adds the event (and the contexts it names) for `before` -> `after`.
- * With `delta` the caller gets the event's data (new reference) and sets
- * the projection itself; otherwise the projection is set here. */
+/* Adds the event (and the contexts it names) for `before` -> `after`;
+ * *delta_out gets the event's data (new reference).  The caller sets the
+ * projection. */
 static int append_event(struct store_mutation *sm, const struct run *before,
 			struct run *after, enum fsm_event ev, size_t rule,
 			json_t **delta_out, struct sw_error *err)
 {
 	json_t *delta = run_delta(before, after, rule);
 	char *data = delta ? sw_json_dump(delta) : NULL;
-	char *proj = delta_out ? NULL : projection_text(after);
 	int rc;
 
-	if (data == NULL || (proj == NULL && delta_out == NULL))
+	*delta_out = NULL;
+	if (data == NULL)
 		rc = sw_error_set(err, SW_ENOMEM, "cannot encode the journal event");
 	else if ((rc = add_contexts(sm, after, err)) == 0 &&
 		 (rc = store_mutation_add_event(sm, tbl_event_journal[ev], data,
-						strlen(data), err)) == 0 && proj)
-		rc = store_mutation_set_projection(sm, proj, strlen(proj), err);
-	sw_free(data);
-	sw_free(proj);
-	if (rc == 0 && delta_out)
+						strlen(data), err)) == 0)
 		*delta_out = json_incref(delta);
+	sw_free(data);
 	json_decref(delta);
 	return rc;
 }
@@ -1373,11 +1370,19 @@ struct sctx {
 static int create_cb(struct store_mutation *sm, void *payload, struct sw_error *err)
 {
 	struct sctx *c = payload;
+	json_t *delta = NULL;
+	char *proj = NULL;
 	int rc = add_snapshot_materials(sm, c->source, err);
 
-	if (rc < 0)
+	if (rc < 0 ||
+	    (rc = append_event(sm, NULL, c->run, FSM_EV_START, c->step->rule, &delta, err)) < 0)
 		return rc;
-	return append_event(sm, NULL, c->run, FSM_EV_START, c->step->rule, NULL, err);
+	json_decref(delta);
+	if ((proj = projection_text(c->run)) == NULL)
+		return sw_error_set(err, SW_ENOMEM, "cannot encode the projection");
+	rc = store_mutation_set_projection(sm, proj, strlen(proj), err);
+	sw_free(proj);
+	return rc;
 }
 
 int driver_start(struct driver *d, const char *goal, unsigned budget, int review,
