@@ -442,7 +442,7 @@ struct mctx {
 	json_t *accepted_db;
 	/* What the store writes after the callback (kept until it returns). */
 	struct run_projection proj;
-	char *checkpoint;
+	struct run_checkpoint checkpoint;
 	int resumed;			/* c->run came from a checkpoint */
 };
 
@@ -1000,8 +1000,8 @@ static int mutate_resume(struct store_checkpoint *cp, void *payload, struct sw_e
 	json_t *x = NULL, *choices, *accepted, *accepted_db;
 
 	(void)err;
-	if (run_from_checkpoint(&r, &extra, cp->body, cp->body_len, cp->projection,
-				cp->projection_len, cp->map, cp->map_len, &e) < 0)
+	if (run_from_checkpoint(&r, &extra, cp->body, cp->body_len, cp->log, cp->log_len,
+				cp->projection, cp->projection_len, cp->map, cp->map_len, &e) < 0)
 		return 1;
 	x = json_loads(extra, JSON_REJECT_DUPLICATES, NULL);
 	sw_free(extra);
@@ -1031,7 +1031,6 @@ static int add_projection(struct mctx *c, struct store_mutation *sm, struct run 
 			  enum fsm_event ev, const json_t *delta, struct sw_error *err)
 {
 	char *extra = NULL;
-	size_t len = 0;
 	int rc;
 
 	gather(c, tbl_event_journal[ev], delta);
@@ -1041,10 +1040,12 @@ static int add_projection(struct mctx *c, struct store_mutation *sm, struct run 
 		return rc;
 	if ((extra = gathered_text(c)) == NULL)
 		return sw_error_set(err, SW_ENOMEM, "cannot encode the checkpoint");
-	rc = run_checkpoint(&c->checkpoint, &len, after, &c->proj, extra, err);
+	rc = run_checkpoint(&c->checkpoint, after, &c->proj, extra, err);
 	sw_free(extra);
 	if (rc == 0)
-		store_mutation_set_checkpoint(sm, c->checkpoint, len);
+		store_mutation_set_checkpoint(sm, c->checkpoint.body, c->checkpoint.body_len,
+					      c->checkpoint.log, c->checkpoint.log_len,
+					      c->checkpoint.log_base);
 	return rc;
 }
 
@@ -1101,7 +1102,7 @@ static int choice_precheck(struct mctx *c, struct sw_error *err)
 static void check_resumed(struct mctx *c)
 {
 	struct mctx full = { c->d, c->m, NULL, 0, 0, json_array(), json_object(), json_object(),
-			     { 0 }, NULL, 0 };
+			     { 0 }, { 0 }, 0 };
 	struct sw_error e = SW_ERROR_INIT;
 	struct run *a = NULL;
 	char *x = NULL, *y = NULL;
@@ -1347,7 +1348,7 @@ done:
 	json_decref(c.accepted);
 	json_decref(c.accepted_db);
 	run_projection_release(&c.proj);
-	sw_free(c.checkpoint);
+	run_checkpoint_release(&c.checkpoint);
 	return rc;
 }
 

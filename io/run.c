@@ -41,8 +41,13 @@ struct frozen {
 	unsigned refs;
 	size_t n, cap;
 	struct fz_entry *e;
-	void *map[2];			/* checkpoint and run.json mappings */
-	size_t map_len[2];
+	void *map[3];			/* checkpoint, run.json and log mappings */
+	size_t map_len[3];
+	/* The first `logged` entries are the checkpoint log read back, which
+	 * is `log_bytes` long: a checkpoint only appends the rest. */
+	size_t logged, log_bytes;
+	const char *proj;		/* the run.json bytes read back with it */
+	size_t proj_len;
 };
 
 struct run {
@@ -1095,7 +1100,7 @@ static void fz_release(struct frozen *fz)
 	for (size_t i = 0; i < fz->n; i++)
 		sw_free(fz->e[i].own);
 	sw_free(fz->e);
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 3; k++)
 		if (fz->map[k] != NULL)
 			munmap(fz->map[k], fz->map_len[k]);
 	sw_free(fz);
@@ -1695,6 +1700,13 @@ void run_projection_release(struct run_projection *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* Whether `at` lies in the run.json bytes the frozen texts came from. */
+static int from_projection(const struct frozen *fz, const void *at)
+{
+	return fz->proj != NULL && (const char *)at >= fz->proj &&
+	       (const char *)at < fz->proj + fz->proj_len;
+}
+
 int run_projection(struct run_projection *p, const struct run *r, long long revision,
 		   struct sw_error *err)
 {
@@ -1745,7 +1757,20 @@ int run_projection(struct run_projection *p, const struct run *r, long long revi
 	}
 	for (size_t i = 0; i < r->nfz; i++) {
 		const struct fz_entry *e = &r->fz->e[i];
+		struct iovec *last = &p->piece[n - 1];
+		const char *end = (const char *)last->iov_base + last->iov_len;
 
+		/* Records read from the last run.json sit there in this very
+		 * layout: one piece covers a whole run of them. */
+		if (i > 0 && from_projection(r->fz, last->iov_base) &&
+		    e->text == end + strlen(ITEM_SEP) && from_projection(r->fz, e->text) &&
+		    memcmp(end, ITEM_SEP, strlen(ITEM_SEP)) == 0) {
+			off += strlen(ITEM_SEP);
+			p->text_off[i] = off;
+			last->iov_len += strlen(ITEM_SEP) + e->text_len;
+			off += e->text_len;
+			continue;
+		}
 		p->piece[n].iov_base = (char *)(i == 0 ? ITEM_SEP + 1 : ITEM_SEP);
 		p->piece[n].iov_len = strlen(ITEM_SEP) - (i == 0);
 		off += p->piece[n++].iov_len;
@@ -1943,52 +1968,99 @@ int run_set_resume_result(struct run *r, const char *operation,
 	return 0;
 }
 
-#define CHECKPOINT_BODY_MAGIC "slipway-run-checkpoint/1\n"
+#define CHECKPOINT_BODY_MAGIC "slipway-run-checkpoint/2\n"
 
-int run_checkpoint(char **out, size_t *len, const struct run *r,
+void run_checkpoint_release(struct run_checkpoint *c)
+{
+	sw_free(c->body);
+	sw_free(c->log);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Decimal digits of v at d; returns the end. */
+static char *put_num(char *d, size_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v > 0);
+	while (n > 0)
+		*d++ = tmp[--n];
+	return d;
+}
+
+static char *put_str(char *d, const char *s, size_t n)
+{
+	memcpy(d, s, n);
+	return d + n;
+}
+
+/* One log entry: "<off> <len> <text_sha> <flags> <item_len> <kind> <sha|->
+ * <id>\n<item>\n", `off` counted from the first frozen record in run.json
+ * (so an entry never changes once written). */
+static char *put_entry(char *d, const struct fz_entry *e, size_t off)
+{
+	d = put_num(d, off);
+	*d++ = ' ';
+	d = put_num(d, e->text_len);
+	*d++ = ' ';
+	d = put_str(d, e->text_sha, strlen(e->text_sha));
+	*d++ = ' ';
+	d = put_num(d, e->flags);
+	*d++ = ' ';
+	d = put_num(d, e->item ? e->item_len : 0);
+	*d++ = ' ';
+	d = put_str(d, e->kind, strlen(e->kind));
+	*d++ = ' ';
+	d = e->sha[0] ? put_str(d, e->sha, strlen(e->sha)) : put_str(d, "-", 1);
+	*d++ = ' ';
+	d = put_str(d, e->id, strlen(e->id));
+	*d++ = '\n';
+	if (e->item)
+		d = put_str(d, e->item, e->item_len);
+	*d++ = '\n';
+	return d;
+}
+
+int run_checkpoint(struct run_checkpoint *out, const struct run *r,
 		   const struct run_projection *p, const char *extra,
 		   struct sw_error *err)
 {
-	char *head = sw_json_dump(r->rec);
+	char *head = sw_json_dump(r->rec), *d;
+	size_t from = 0, need = 0, start = r->nfz ? p->text_off[0] : 0;
 	struct sw_buf b = { 0 };
-	size_t need;
 
-	*out = NULL;
+	memset(out, 0, sizeof(*out));
 	if (head == NULL)
 		return oom(err);
-	/* One allocation of the right size: no reallocation as it fills. */
-	need = strlen(CHECKPOINT_BODY_MAGIC) + strlen(head) + strlen(extra) + 64;
-	for (size_t i = 0; i < r->nfz; i++)
-		need += 256 + r->fz->e[i].item_len;
-	if ((b.p = sw_malloc(need)) == NULL) {
-		sw_free(head);
-		return oom(err);
-	}
-	b.cap = need;
-	b.p[0] = '\0';
-	sw_buf_str(&b, CHECKPOINT_BODY_MAGIC);
-	sw_buf_fmt(&b, "%zu\n", strlen(head));
-	sw_buf_str(&b, head);
-	sw_buf_fmt(&b, "\n%zu\n", strlen(extra));
-	sw_buf_str(&b, extra);
-	sw_buf_fmt(&b, "\n%zu\n", r->nfz);
-	for (size_t i = 0; i < r->nfz; i++) {
-		const struct fz_entry *e = &r->fz->e[i];
-
-		sw_buf_fmt(&b, "%zu %zu %s %u %zu %s %s %s\n", p->text_off[i], e->text_len,
-			   e->text_sha, e->flags, e->item ? e->item_len : (size_t)0, e->kind,
-			   e->sha[0] ? e->sha : "-", e->id);
-		if (e->item)
-			sw_buf_add(&b, e->item, e->item_len);
-		sw_buf_str(&b, "\n");
-	}
+	sw_buf_fmt(&b, "%s%zu %zu\n%zu\n%s\n%zu\n%s\n", CHECKPOINT_BODY_MAGIC, start, r->nfz,
+		   strlen(head), head, strlen(extra), extra);
 	sw_free(head);
 	if (b.failed) {
 		sw_free(b.p);
 		return oom(err);
 	}
-	*out = b.p;
-	*len = b.len;
+	out->body = b.p;
+	out->body_len = b.len;
+	/* Only the entries the log does not hold yet. */
+	if (r->fz != NULL && r->fz->logged <= r->nfz) {
+		from = r->fz->logged;
+		out->log_base = r->fz->log_bytes;
+	}
+	for (size_t i = from; i < r->nfz; i++)
+		need += 8 * 24 + SW_HEX_LEN + SW_DIGEST_LEN + sizeof(r->fz->e[i].id) +
+			sizeof(r->fz->e[i].kind) + r->fz->e[i].item_len;
+	if ((out->log = sw_malloc(need + 1)) == NULL) {
+		run_checkpoint_release(out);
+		return oom(err);
+	}
+	d = out->log;
+	for (size_t i = from; i < r->nfz; i++)
+		d = put_entry(d, &r->fz->e[i], p->text_off[i] - start);
+	out->log_len = (size_t)(d - out->log);
 	return 0;
 }
 
@@ -2036,12 +2108,12 @@ static int cur_bytes(struct cursor *c, const char **at, size_t n)
 }
 
 int run_from_checkpoint(struct run **out, char **extra, const char *body, size_t body_len,
-			const char *proj, size_t proj_len, void *map[2], size_t map_len[2],
-			struct sw_error *err)
+			const char *log, size_t log_len, const char *proj, size_t proj_len,
+			void *map[3], size_t map_len[3], struct sw_error *err)
 {
 	struct cursor c = { body, body + body_len };
 	const char *head, *x;
-	size_t hlen, xlen, n;
+	size_t hlen, xlen, n, start;
 	struct run *r = NULL;
 	int rc = SW_EPARSE;
 
@@ -2051,14 +2123,16 @@ int run_from_checkpoint(struct run **out, char **extra, const char *body, size_t
 	    memcmp(body, CHECKPOINT_BODY_MAGIC, strlen(CHECKPOINT_BODY_MAGIC)) != 0)
 		goto bad;
 	c.p += strlen(CHECKPOINT_BODY_MAGIC);
-	if (cur_num(&c, &hlen, '\n') < 0 || cur_bytes(&c, &head, hlen) < 0 ||
-	    cur_num(&c, &xlen, '\n') < 0 || cur_bytes(&c, &x, xlen) < 0 ||
-	    cur_num(&c, &n, '\n') < 0)
+	if (cur_num(&c, &start, ' ') < 0 || cur_num(&c, &n, '\n') < 0 ||
+	    cur_num(&c, &hlen, '\n') < 0 || cur_bytes(&c, &head, hlen) < 0 ||
+	    cur_num(&c, &xlen, '\n') < 0 || cur_bytes(&c, &x, xlen) < 0 || c.p != c.end ||
+	    n > log_len || start > proj_len)
 		goto bad;
+	/* Room for a few more without moving the entries. */
 	if ((r = sw_calloc(1, sizeof(*r))) == NULL || (r->contexts = json_array()) == NULL ||
 	    (*extra = sw_strndup(x, xlen)) == NULL ||
 	    (r->fz = sw_calloc(1, sizeof(*r->fz))) == NULL ||
-	    (n > 0 && (r->fz->e = sw_calloc(n, sizeof(*r->fz->e))) == NULL)) {
+	    (r->fz->e = sw_malloc((n + 8) * sizeof(*r->fz->e))) == NULL) {
 		rc = oom(err);
 		goto fail;
 	}
@@ -2066,11 +2140,14 @@ int run_from_checkpoint(struct run **out, char **extra, const char *body, size_t
 	    !json_is_object(r->rec) || !json_is_array(json_object_get(r->rec, "actions")))
 		goto bad;
 	r->fz->refs = 1;
-	r->fz->cap = n;
+	r->fz->cap = n + 8;
+	c.p = log;
+	c.end = log + log_len;
 	for (size_t i = 0; i < n; i++) {
 		struct fz_entry *e = &r->fz->e[i];
 		size_t off, len, flags, ilen;
 
+		e->own = NULL;
 		if (cur_num(&c, &off, ' ') < 0 || cur_num(&c, &len, ' ') < 0 ||
 		    cur_word(&c, e->text_sha, sizeof(e->text_sha), ' ') < 0 ||
 		    strlen(e->text_sha) != SW_HEX_LEN - 1 ||
@@ -2079,8 +2156,8 @@ int run_from_checkpoint(struct run **out, char **extra, const char *body, size_t
 		    cur_word(&c, e->sha, sizeof(e->sha), ' ') < 0 ||
 		    cur_word(&c, e->id, sizeof(e->id), '\n') < 0 ||
 		    cur_bytes(&c, &e->item, ilen) < 0 || flags > 7 ||
-		    len < 2 || off > proj_len || len > proj_len - off ||
-		    proj[off] != '{' || proj[off + len - 1] != '}')
+		    len < 2 || off > proj_len - start || len > proj_len - start - off ||
+		    proj[start + off] != '{' || proj[start + off + len - 1] != '}')
 			goto bad;
 		if (strcmp(e->sha, "-") == 0)
 			e->sha[0] = '\0';
@@ -2088,13 +2165,17 @@ int run_from_checkpoint(struct run **out, char **extra, const char *body, size_t
 		e->item_len = ilen;
 		if (ilen == 0)
 			e->item = NULL;
-		e->text = proj + off;
+		e->text = proj + start + off;
 		e->text_len = len;
 		r->fz->n = r->nfz = i + 1;
 	}
 	if (c.p != c.end)
 		goto bad;
-	for (int k = 0; k < 2; k++) {	/* the texts live in these */
+	r->fz->logged = n;
+	r->fz->log_bytes = log_len;
+	r->fz->proj = proj;
+	r->fz->proj_len = proj_len;
+	for (int k = 0; k < 3; k++) {	/* the texts and items live in these */
 		r->fz->map[k] = map[k];
 		r->fz->map_len[k] = map_len[k];
 		map[k] = NULL;

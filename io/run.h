@@ -139,17 +139,30 @@ struct run_projection {
 int run_projection(struct run_projection *p, const struct run *r, long long revision,
 		   struct sw_error *err);
 void run_projection_release(struct run_projection *p);
-/* The replay checkpoint body of `r` as projected by `p`, with the caller's
- * `extra` text; *out sw_malloc'd.  run_from_checkpoint reads one back
- * against the run.json bytes it was written with (`proj`), taking over the
- * two read-only mappings in map[] (set to NULL) when it succeeds.  *extra
- * is sw_malloc'd.  SW_EPARSE when it does not parse; SW_ENOMEM. */
-int run_checkpoint(char **out, size_t *len, const struct run *r,
+/* The replay checkpoint of `r` as projected by `p`, with the caller's
+ * `extra` text.  It has two parts: `body` (the live record and `extra`),
+ * replaced whole each time, and an append-only log of the frozen records'
+ * facts.  `log` holds the entries to add after the first `log_base` bytes
+ * of the log this Run was read back from (0: a log of its own from the
+ * start).  run_from_checkpoint reads one back against the run.json bytes
+ * it was written with (`proj`), taking over the three read-only mappings
+ * in map[] (checkpoint, run.json, log; set to NULL) when it succeeds.
+ * *extra is sw_malloc'd.  SW_EPARSE when it does not parse; SW_ENOMEM. */
+struct run_checkpoint {
+	char *body;
+	size_t body_len;
+	char *log;
+	size_t log_len;
+	size_t log_base;
+};
+int run_checkpoint(struct run_checkpoint *out, const struct run *r,
 		   const struct run_projection *p, const char *extra,
 		   struct sw_error *err);
+void run_checkpoint_release(struct run_checkpoint *c);
 int run_from_checkpoint(struct run **out, char **extra, const char *body,
-			size_t body_len, const char *proj, size_t proj_len,
-			void *map[2], size_t map_len[2], struct sw_error *err);
+			size_t body_len, const char *log, size_t log_len,
+			const char *proj, size_t proj_len, void *map[3],
+			size_t map_len[3], struct sw_error *err);
 /* Borrowed views (valid until *r changes).  On a frozen Run (run_freeze)
  * the record's `actions` holds only the records after the frozen ones. */
 const struct json_t *run_json(const struct run *r);

@@ -24,7 +24,8 @@
 #define PROJECTION_NAME "run.json"
 #define LOCK_NAME "run.lock"
 #define CHECKPOINT_NAME "run.checkpoint"
-#define CHECKPOINT_MAGIC "slipway-checkpoint/1"
+#define CHECKPOINT_MAGIC "slipway-checkpoint/2"
+#define CHECKPOINT_LOG_NAME "run.checkpoint-log"
 #define CHECKPOINT_MAX (256u << 20)
 #define MATERIALS_NAME "materials"
 #define MATERIAL_DOMAIN "slipway-material/v1"
@@ -86,10 +87,17 @@ struct store_mutation {
 	size_t nmat;
 	const char *cp_body;	/* checkpoint body (borrowed), or NULL */
 	size_t cp_len;
+	const char *cp_log;	/* log bytes to add after cp_log_base */
+	size_t cp_log_len, cp_log_base;
 	/* Set by store_update_resumable: the hash of the whole journal as
-	 * replayed (NULL when a repair or a read made it unusable). */
+	 * replayed (NULL when a repair or a read made it unusable), and of
+	 * the checkpoint log adopted with its length and file (lhash NULL
+	 * when none was). */
 	struct sw_sha256 *jhash;
 	off_t jlen;
+	struct sw_sha256 *lhash;
+	size_t llen;
+	struct stat lst;
 };
 
 /* ---- fault seam ------------------------------------------------------ */
@@ -1229,6 +1237,7 @@ static void mutation_release(struct store_mutation *m)
 	sw_free(m->proj);
 	sw_free(m->piece);
 	sw_sha256_free(m->jhash);
+	sw_sha256_free(m->lhash);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -1249,10 +1258,14 @@ int store_mutation_set_projection_pieces(struct store_mutation *m,
 }
 
 void store_mutation_set_checkpoint(struct store_mutation *m, const char *body,
-				   size_t len)
+				   size_t len, const char *log, size_t log_len,
+				   size_t log_base)
 {
 	m->cp_body = body;
 	m->cp_len = len;
+	m->cp_log = log;
+	m->cp_log_len = log_len;
+	m->cp_log_base = log_base;
 }
 
 long long store_mutation_base(const struct store_mutation *m)
@@ -1887,26 +1900,30 @@ static void identity_text(char out[160], const struct stat *st)
 	snprintf(out, 160, IDENTITY_FMT, IDENTITY_ARGS(*st));
 }
 
-/* Finds and verifies run.checkpoint: header, body digest, journal prefix
- * digest (left open in *jhash for the rest of the journal) and run.json's
- * identity.  1 with *cp filled, 0 when there is none usable. */
+/* Finds and verifies run.checkpoint: header, body digest, the log's
+ * digest (left open in *lhash, with the log's status in *lst), journal
+ * prefix digest (left open in *jhash for the rest of the journal) and
+ * run.json's identity.  1 with *cp filled, 0 when there is none usable. */
 static int checkpoint_load(struct store_checkpoint *cp, struct sw_sha256 **jhash,
-			   off_t *skip, struct run *r)
+			   off_t *skip, struct sw_sha256 **lhash, struct stat *lst,
+			   struct run *r)
 {
-	char line[512], jhex[SW_HEX_LEN], bhex[SW_HEX_LEN], got[SW_HEX_LEN];
+	char line[640], jhex[SW_HEX_LEN], bhex[SW_HEX_LEN], lhex[SW_HEX_LEN], got[SW_HEX_LEN];
 	char want_id[160], have_id[160];
 	long long seq = 0, jbytes = 0, psize = 0, mts = 0, cts = 0;
 	unsigned long long dev = 0, ino = 0;
 	long mtn = 0, ctn = 0;
-	size_t blen = 0, hlen;
+	size_t blen = 0, llen = 0, hlen;
 	const char *nl;
 	unsigned char *buf = NULL;
 	int jfd = -1, used = 0, ok = 0;
-	struct sw_sha256 *h = NULL;
+	struct sw_sha256 *h = NULL, *lh = NULL;
 	struct stat jst, cst, pst;
 
 	memset(cp, 0, sizeof(*cp));
+	memset(lst, 0, sizeof(*lst));
 	*jhash = NULL;
+	*lhash = NULL;
 	if ((cp->map[0] = map_leaf(&cp->map_len[0], &cst, r, CHECKPOINT_NAME,
 				   CHECKPOINT_MAX)) == NULL)
 		return 0;
@@ -1916,9 +1933,9 @@ static int checkpoint_load(struct store_checkpoint *cp, struct sw_sha256 **jhash
 	hlen = (size_t)(nl - (const char *)cp->map[0]);
 	memcpy(line, cp->map[0], hlen);
 	line[hlen] = '\0';
-	if (sscanf(line, CHECKPOINT_MAGIC " %lld %lld %64s " IDENTITY_FMT " %zu %64s%n", &seq,
-		   &jbytes, jhex, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &blen, bhex,
-		   &used) != 12 || (size_t)used != hlen ||
+	if (sscanf(line, CHECKPOINT_MAGIC " %lld %lld %64s " IDENTITY_FMT " %zu %64s %zu %64s%n",
+		   &seq, &jbytes, jhex, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &llen, lhex,
+		   &blen, bhex, &used) != 14 || (size_t)used != hlen ||
 	    seq < 1 || jbytes < 1 ||
 	    blen != cp->map_len[0] - hlen - 1)
 		goto out;
@@ -1928,6 +1945,22 @@ static int checkpoint_load(struct store_checkpoint *cp, struct sw_sha256 **jhash
 	cp->body_len = blen;
 	sw_sha256_hex(cp->body, blen, got);
 	if (strcmp(got, bhex) != 0)
+		goto out;
+	/* The log's first llen bytes (a longer file is an append that never
+	 * got its checkpoint). */
+	if (sw_sha256_new(&lh, &(struct sw_error)SW_ERROR_INIT) < 0)
+		goto out;
+	if (llen > 0) {
+		if ((cp->map[2] = map_leaf(&cp->map_len[2], lst, r, CHECKPOINT_LOG_NAME,
+					   CHECKPOINT_MAX)) == NULL ||
+		    cp->map_len[2] < llen)
+			goto out;
+		sw_sha256_update(lh, cp->map[2], llen);
+		cp->log = cp->map[2];
+		cp->log_len = llen;
+	}
+	sw_sha256_peek_hex(lh, got);
+	if (strcmp(got, lhex) != 0)
 		goto out;
 	/* run.json is still the file written with it. */
 	if ((cp->map[1] = map_leaf(&cp->map_len[1], &pst, r, PROJECTION_NAME, SIZE_MAX)) == NULL)
@@ -1959,52 +1992,137 @@ static int checkpoint_load(struct store_checkpoint *cp, struct sw_sha256 **jhash
 	cp->projection = cp->map[1];
 	cp->projection_len = cp->map_len[1];
 	*jhash = h;
+	*lhash = lh;
 	*skip = (off_t)jbytes;
-	h = NULL;
+	h = lh = NULL;
 	ok = 1;
 out:
 	if (!ok) {
-		store_checkpoint_unmap(cp->map[0], cp->map_len[0]);
-		store_checkpoint_unmap(cp->map[1], cp->map_len[1]);
+		for (int k = 0; k < 3; k++)
+			store_checkpoint_unmap(cp->map[k], cp->map_len[k]);
 		memset(cp, 0, sizeof(*cp));
+		memset(lst, 0, sizeof(*lst));
 	}
 	sw_sha256_free(h);
+	sw_sha256_free(lh);
 	sw_free(buf);
 	if (jfd >= 0)
 		close(jfd);
 	return ok;
 }
 
-/* Writes run.checkpoint for the committed state (best effort). */
+/* Writes `len` bytes at `off` (all of them, or false). */
+static bool pwrite_all(int fd, const char *p, size_t len, off_t off)
+{
+	while (len > 0) {
+		ssize_t w = pwrite(fd, p, len, off);
+
+		if (w <= 0)
+			return false;
+		p += w;
+		len -= (size_t)w;
+		off += w;
+	}
+	return true;
+}
+
+/* Writes `name` whole through a temp and a rename (no fsync). */
+static bool replace_leaf(struct run *r, const char *name, const struct iovec *iov, int n)
+{
+	char rnd[17], tmp[64];
+	size_t total = 0;
+	bool ok;
+	int fd;
+
+	for (int k = 0; k < n; k++)
+		total += iov[k].iov_len;
+	if (random_hex16(rnd, &(struct sw_error)SW_ERROR_INIT) < 0)
+		return false;
+	snprintf(tmp, sizeof(tmp), ".tmp-%s-%s", name, rnd);
+	fd = openat(r->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return false;
+	ok = writev(fd, iov, n) == (ssize_t)total;
+	if (close(fd) != 0 || !ok || renameat(r->fd, tmp, r->fd, name) != 0) {
+		unlinkat(r->fd, tmp, 0);
+		return false;
+	}
+	return true;
+}
+
+/* Brings the checkpoint log to what m's checkpoint needs: the adopted log
+ * with m->cp_log appended in place, or a new log of m->cp_log alone.
+ * Leaves its digest in lhex and its length in *llen; false to skip the
+ * checkpoint. */
+static bool checkpoint_log_write(struct run *r, const struct store_mutation *m,
+				 char lhex[SW_HEX_LEN], size_t *llen)
+{
+	struct sw_sha256 *h = NULL;
+	struct stat st;
+	bool ok = false;
+	int fd;
+
+	if (m->cp_log_base > 0) {
+		/* Append to the very file adopted, cut back to what its
+		 * checkpoint covered. */
+		if (m->lhash == NULL || m->cp_log_base != m->llen)
+			return false;
+		fd = openat(r->fd, CHECKPOINT_LOG_NAME, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && same_file(&st, &m->lst) &&
+		     (st.st_size == (off_t)m->llen || ftruncate(fd, (off_t)m->llen) == 0) &&
+		     pwrite_all(fd, m->cp_log, m->cp_log_len, (off_t)m->llen);
+		if (close(fd) != 0 || !ok)
+			return false;
+		sw_sha256_update(m->lhash, m->cp_log, m->cp_log_len);
+		sw_sha256_peek_hex(m->lhash, lhex);
+		*llen = m->llen + m->cp_log_len;
+		return lhex[0] != '\0';
+	}
+	if (m->cp_log_len > 0) {
+		struct iovec iov = { (void *)m->cp_log, m->cp_log_len };
+
+		if (!replace_leaf(r, CHECKPOINT_LOG_NAME, &iov, 1))
+			return false;
+	}
+	if (sw_sha256_new(&h, &(struct sw_error)SW_ERROR_INIT) < 0)
+		return false;
+	sw_sha256_update(h, m->cp_log, m->cp_log_len);
+	sw_sha256_peek_hex(h, lhex);
+	sw_sha256_free(h);
+	*llen = m->cp_log_len;
+	return lhex[0] != '\0';
+}
+
+/* Writes run.checkpoint for the committed state (best effort): the log
+ * first, then the header and body that name it. */
 static void checkpoint_write(struct run *r, const struct store_mutation *m,
 			     long long sequence, off_t jlen, const char *jhex)
 {
-	char hdr[512], bhex[SW_HEX_LEN], rnd[17], tmp[64], id[160];
+	char hdr[640], bhex[SW_HEX_LEN], lhex[SW_HEX_LEN] = "", id[160];
 	struct iovec iov[2];
 	struct stat pst;
-	bool ok;
-	int n, fd;
+	size_t llen = 0;
+	int n;
 
 	if (fstatat(r->fd, PROJECTION_NAME, &pst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(pst.st_mode))
 		return;
+	if (!checkpoint_log_write(r, m, lhex, &llen)) {
+		unlinkat(r->fd, CHECKPOINT_NAME, 0);
+		return;
+	}
 	identity_text(id, &pst);
 	sw_sha256_hex(m->cp_body, m->cp_len, bhex);
-	n = snprintf(hdr, sizeof(hdr), CHECKPOINT_MAGIC " %lld %lld %s %s %zu %s\n",
-		     sequence, (long long)jlen, jhex, id, m->cp_len, bhex);
-	if (n <= 0 || (size_t)n >= sizeof(hdr) ||
-	    random_hex16(rnd, &(struct sw_error)SW_ERROR_INIT) < 0)
-		return;
-	snprintf(tmp, sizeof(tmp), ".tmp-%s-%s", CHECKPOINT_NAME, rnd);
-	fd = openat(r->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+	n = snprintf(hdr, sizeof(hdr), CHECKPOINT_MAGIC " %lld %lld %s %s %zu %s %zu %s\n",
+		     sequence, (long long)jlen, jhex, id, llen, lhex, m->cp_len, bhex);
+	if (n <= 0 || (size_t)n >= sizeof(hdr))
 		return;
 	iov[0].iov_base = hdr;
 	iov[0].iov_len = (size_t)n;
 	iov[1].iov_base = (void *)m->cp_body;
 	iov[1].iov_len = m->cp_len;
-	ok = writev(fd, iov, 2) == (ssize_t)((size_t)n + m->cp_len);
-	if (close(fd) != 0 || !ok || renameat(r->fd, tmp, r->fd, CHECKPOINT_NAME) != 0)
-		unlinkat(r->fd, tmp, 0);
+	replace_leaf(r, CHECKPOINT_NAME, iov, 2);
 }
 
 /* Everything after the callback: projection temp, materials, journal,
@@ -2138,25 +2256,28 @@ static int replay_for_update(struct store *s, struct run *r, store_resume_fn *re
 {
 	struct replay_from from = { 0 };
 	struct store_checkpoint cp;
+	struct sw_sha256 *lhash = NULL;
 	int rc;
 
 	if (resume == NULL)
 		return replay(s, r, true, visit, payload, count, NULL, err);
-	if (checkpoint_load(&cp, &from.hash, &from.skip, r)) {
-		if ((rc = resume(&cp, payload, err)) < 0) {
-			store_checkpoint_unmap(cp.map[0], cp.map_len[0]);
-			store_checkpoint_unmap(cp.map[1], cp.map_len[1]);
+	if (checkpoint_load(&cp, &from.hash, &from.skip, &lhash, &m->lst, r)) {
+		size_t llen = cp.log_len;
+
+		rc = resume(&cp, payload, err);
+		if (rc != 0) {
+			for (int k = 0; k < 3; k++)
+				store_checkpoint_unmap(cp.map[k], cp.map_len[k]);
 			sw_sha256_free(from.hash);
-			return rc;
-		}
-		if (rc == 0) {
-			from.base = cp.sequence;
-		} else {
-			store_checkpoint_unmap(cp.map[0], cp.map_len[0]);
-			store_checkpoint_unmap(cp.map[1], cp.map_len[1]);
-			sw_sha256_free(from.hash);
+			sw_sha256_free(lhash);
+			if (rc < 0)
+				return rc;
 			from.hash = NULL;
 			from.skip = 0;
+		} else {
+			from.base = cp.sequence;
+			m->lhash = lhash;
+			m->llen = llen;
 		}
 	}
 	if (from.hash == NULL && sw_sha256_new(&from.hash, &(struct sw_error)SW_ERROR_INIT) < 0)

@@ -144,14 +144,16 @@ int store_read_material(void **out, size_t *len, struct store *s,
 void store_material_digest(const void *bytes, size_t len,
 			   char out[SW_DIGEST_LEN]);
 
-/* Replay checkpoint.  run.checkpoint in the run directory is a cache, never
- * the authority: store_update_resumable writes it after a committed
- * mutation whose callback supplied a body (store_mutation_set_checkpoint),
- * and trusts it on a later update only when the journal's first
- * `journal_bytes` still hash to what they hashed then, run.json is still
- * the file written then (same size, inode, modification and change time:
- * any write or replacement changes the change time) and the body's
- * digest holds.
+/* Replay checkpoint.  run.checkpoint and run.checkpoint-log in the run
+ * directory are a cache, never the authority: store_update_resumable
+ * writes them after a committed mutation whose callback supplied a body
+ * (store_mutation_set_checkpoint), and trusts them on a later update only
+ * when the journal's first `journal_bytes` still hash to what they hashed
+ * then, run.json is still the file written then (same size, inode,
+ * modification and change time: any write or replacement changes the
+ * change time) and the digests of the body and of the log's first
+ * `log_len` bytes hold.  The body is replaced whole each time; the log
+ * only grows, so a mutation writes just what it adds to it.
  * Then the callback adopts the body and only the later events are replayed.
  * A missing, stale, torn or altered checkpoint just means a full replay,
  * so a corrupt earlier journal record is still found.  It is written after
@@ -161,12 +163,14 @@ struct store_checkpoint {
 	long long sequence;		/* events the body covers */
 	const char *body;		/* the callback's own format */
 	size_t body_len;
+	const char *log;		/* the log, or NULL when empty */
+	size_t log_len;
 	const char *projection;		/* the run.json bytes it was written with */
 	size_t projection_len;
-	/* Read-only mappings behind body and projection.  Adopting takes them
-	 * over: release each with store_checkpoint_unmap. */
-	void *map[2];
-	size_t map_len[2];
+	/* Read-only mappings behind body, projection and log.  Adopting takes
+	 * them over: release each with store_checkpoint_unmap. */
+	void *map[3];
+	size_t map_len[3];
 };
 /* Resume callback: 0 after adopting `cp` (and its mappings), 1 to refuse
  * it (a full replay follows), or a negative sw_code. */
@@ -199,10 +203,14 @@ int store_mutation_add_material(struct store_mutation *m, const void *bytes,
 int store_mutation_set_projection_pieces(struct store_mutation *m,
 					 const struct iovec *pieces, size_t n,
 					 struct sw_error *err);
-/* The checkpoint body to keep once this mutation is committed (borrowed
- * until the store call returns); see store_update_resumable. */
+/* The checkpoint to keep once this mutation is committed (borrowed until
+ * the store call returns); see store_update_resumable.  `log` follows the
+ * first `log_base` bytes of the log adopted by this update (0: it is the
+ * whole log); a base that is not the adopted log's length writes no
+ * checkpoint. */
 void store_mutation_set_checkpoint(struct store_mutation *m, const char *body,
-				   size_t len);
+				   size_t len, const char *log, size_t log_len,
+				   size_t log_base);
 /* Number of events replayed before the callback (0 for create). */
 long long store_mutation_base(const struct store_mutation *m);
 

@@ -475,14 +475,32 @@ def test_replay_checkpoint_is_a_cache_the_journal_overrules():
     # corrupt earlier journal record is still run_journal_invalid.
     import stat
     repo = new_repo()
-    st = start(repo)
+    st = start(repo, "update the README", "--budget", "20")
     for _ in range(3):
         st = submit(repo, st, suggest="clarify")
     d = run_dir(repo, st["run_id"])
     cp = os.path.join(d, "run.checkpoint")
     assert stat.S_IMODE(os.lstat(cp).st_mode) == 0o600
     with open(cp, "rb") as f:
-        assert f.read().startswith(b"slipway-checkpoint/1 4 ")
+        assert f.read().startswith(b"slipway-checkpoint/2 4 ")
+    # Its log of frozen records only grows: the next mutation appends the
+    # record it froze to the same file.
+    log = os.path.join(d, "run.checkpoint-log")
+    assert stat.S_IMODE(os.lstat(log).st_mode) == 0o600
+    with open(log, "rb") as f:
+        before = f.read()
+    ino = os.lstat(log).st_ino
+    st = submit(repo, st, suggest="clarify")
+    with open(log, "rb") as f:
+        after = f.read()
+    assert os.lstat(log).st_ino == ino and after.startswith(before) and len(after) > len(before)
+    # A log changed in place is not trusted (a full replay writes a new one).
+    with open(log, "r+b") as f:
+        f.write(b"9")
+    st = submit(repo, st, suggest="clarify")
+    assert os.lstat(log).st_ino != ino
+    with open(log, "rb") as f:
+        assert f.read().startswith(after[:1])
     os.unlink(cp)
     st = submit(repo, st, suggest="clarify")
     assert os.path.isfile(cp)
@@ -493,7 +511,7 @@ def test_replay_checkpoint_is_a_cache_the_journal_overrules():
     os.symlink(os.path.join(d, "journal.jsonl"), cp)
     st = submit(repo, st, suggest="clarify")
     assert not os.path.islink(cp)
-    assert len(journal_lines(repo, st["run_id"])) == 7
+    assert len(journal_lines(repo, st["run_id"])) == 9
     # An earlier record broken in place, the checkpoint left as it was.
     path = os.path.join(d, "journal.jsonl")
     with open(path, "rb") as f:

@@ -6,10 +6,15 @@
 
 TestSuite(io_checkpoint, .init = scratch_init, .fini = scratch_fini);
 
-/* A mutation adding one event, run.json as two pieces and a checkpoint. */
+/* A mutation adding one event, run.json as two pieces and a checkpoint
+ * "B<k>" whose log gains "L<k>;": appended to an adopted log, or the whole
+ * log "L1;...L<k>;" when none was adopted.  `base` overrides the base. */
 struct cp_spec {
 	const char *body;
 	char proj[128];
+	size_t adopted;		/* log bytes adopted, or (size_t)-1 */
+	long base;		/* -1: the honest base */
+	char log[128];
 };
 
 static int add_with_checkpoint(struct store_mutation *m, void *payload, struct sw_error *err)
@@ -29,7 +34,15 @@ static int add_with_checkpoint(struct store_mutation *m, void *payload, struct s
 	pieces[1].iov_len = strlen(c->proj) - 10;
 	if ((rc = store_mutation_set_projection_pieces(m, pieces, 2, err)) < 0)
 		return rc;
-	store_mutation_set_checkpoint(m, c->body, strlen(c->body));
+	{
+		int k = atoi(c->body + 1);
+		size_t n = 0, base = c->adopted == (size_t)-1 ? 0 : c->adopted;
+
+		for (int i = c->adopted == (size_t)-1 ? 1 : k; i <= k; i++)
+			n += (size_t)snprintf(c->log + n, sizeof(c->log) - n, "L%d;", i);
+		store_mutation_set_checkpoint(m, c->body, strlen(c->body), c->log, n,
+					      c->base >= 0 ? (size_t)c->base : base);
+	}
 	return 0;
 }
 
@@ -40,6 +53,8 @@ struct offer {
 	long long sequence;
 	char body[64];
 	char proj[128];
+	char log[128];
+	size_t log_len;
 };
 
 static int take_offer(struct store_checkpoint *cp, void *payload, struct sw_error *err)
@@ -51,9 +66,11 @@ static int take_offer(struct store_checkpoint *cp, void *payload, struct sw_erro
 	o->sequence = cp->sequence;
 	snprintf(o->body, sizeof(o->body), "%.*s", (int)cp->body_len, cp->body);
 	snprintf(o->proj, sizeof(o->proj), "%.*s", (int)cp->projection_len, cp->projection);
+	snprintf(o->log, sizeof(o->log), "%.*s", (int)cp->log_len, cp->log ? cp->log : "");
+	o->log_len = cp->log_len;
 	if (o->refuse)
 		return 1;
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 3; k++)
 		store_checkpoint_unmap(cp->map[k], cp->map_len[k]);
 	return 0;
 }
@@ -76,7 +93,10 @@ static int seen_cb(const struct store_event *ev, void *payload, struct sw_error 
 
 static int next_cb(struct store_mutation *m, void *payload, struct sw_error *err)
 {
-	return add_with_checkpoint(m, &((struct both *)payload)->next, err);
+	struct both *b = payload;
+
+	b->next.adopted = b->offer.calls && !b->offer.refuse ? b->offer.log_len : (size_t)-1;
+	return add_with_checkpoint(m, &b->next, err);
 }
 
 /* Runs one resumable update; returns its code (err in *e). */
@@ -84,6 +104,7 @@ static int update(struct store *s, struct both *b, const char *body, struct sw_e
 {
 	memset(b, 0, sizeof(*b));
 	b->next.body = body;
+	b->next.base = -1;
 	return store_update_resumable(s, "r", offer_cb, seen_cb, next_cb, b, e);
 }
 
@@ -140,12 +161,94 @@ Test(io_checkpoint, a_fresh_checkpoint_is_offered_and_only_later_events_replay)
 	cr_assert_eq(b.offer.sequence, 3);
 	cr_assert_str_eq(b.offer.body, "B2");
 	cr_assert_str_eq(b.offer.proj, "{\n  \"revision\": 3,\n  \"data\": {}\n}\n");
+	cr_assert_str_eq(b.offer.log, "L1;L2;", "the log as the last two updates left it");
 	cr_assert_eq(b.seen.n, 0, "the checkpoint covers every event");
 	seen_free(&b.seen);
 	/* The run.json pieces were written as one file. */
 	proj = slurp(run_path("r", "run.json"), NULL);
 	cr_assert_str_eq(proj, "{\n  \"revision\": 4,\n  \"data\": {}\n}\n");
 	free(proj);
+	proj = slurp(run_path("r", "run.checkpoint-log"), NULL);
+	cr_assert_str_eq(proj, "L1;L2;L3;", "only the new entry was added");
+	free(proj);
+	store_free(s);
+}
+
+/* Appending to the log in place: an append whose checkpoint never landed
+ * leaves bytes past the recorded length, which are ignored and cut off. */
+Test(io_checkpoint, log_bytes_past_the_recorded_length_are_ignored_and_cut)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	struct both b;
+	FILE *f = fopen(run_path("r", "run.checkpoint-log"), "ab");
+	char *log;
+
+	cr_assert_not_null(f);
+	fputs("junk from an append that never got its checkpoint", f);
+	fclose(f);
+	cr_assert_eq(update(s, &b, "B3", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 1);
+	cr_assert_str_eq(b.offer.log, "L1;L2;");
+	seen_free(&b.seen);
+	log = slurp(run_path("r", "run.checkpoint-log"), NULL);
+	cr_assert_str_eq(log, "L1;L2;L3;");
+	free(log);
+	cr_assert_eq(update(s, &b, "B4", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 1);
+	cr_assert_str_eq(b.offer.log, "L1;L2;L3;");
+	seen_free(&b.seen);
+	store_free(s);
+}
+
+Test(io_checkpoint, a_changed_or_replaced_log_is_not_offered)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	struct both b;
+	char *log;
+
+	rewrite(run_path("r", "run.checkpoint-log"), 1, '7');
+	cr_assert_eq(update(s, &b, "B3", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 0);
+	cr_assert_eq(b.seen.n, 3);
+	seen_free(&b.seen);
+	/* No log was adopted, so that update wrote a whole new one. */
+	log = slurp(run_path("r", "run.checkpoint-log"), NULL);
+	cr_assert_str_eq(log, "L1;L2;L3;");
+	free(log);
+	cr_assert_eq(unlink(run_path("r", "run.checkpoint-log")), 0);
+	cr_assert_eq(symlink(run_path("r", "journal.jsonl"), run_path("r", "run.checkpoint-log")), 0);
+	cr_assert_eq(update(s, &b, "B4", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 0, "a symlinked log is never read");
+	cr_assert_eq(b.seen.n, 4);
+	seen_free(&b.seen);
+	store_free(s);
+}
+
+/* A log that does not follow the adopted one is never written: no
+ * checkpoint then, and the next update replays everything. */
+Test(io_checkpoint, a_log_on_the_wrong_base_writes_no_checkpoint)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	struct both b;
+	char *log;
+
+	memset(&b, 0, sizeof(b));
+	b.next.body = "B3";
+	b.next.base = 2;	/* the adopted log is 6 bytes long */
+	cr_assert_eq(store_update_resumable(s, "r", offer_cb, seen_cb, next_cb, &b, &err), 0);
+	cr_assert_eq(b.offer.calls, 1);
+	seen_free(&b.seen);
+	cr_assert_eq(access(run_path("r", "run.checkpoint"), F_OK), -1);
+	log = slurp(run_path("r", "run.checkpoint-log"), NULL);
+	cr_assert_str_eq(log, "L1;L2;", "the log is left as it was");
+	free(log);
+	cr_assert_eq(update(s, &b, "B4", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 0);
+	cr_assert_eq(b.seen.n, 4);
+	seen_free(&b.seen);
 	store_free(s);
 }
 
@@ -218,6 +321,7 @@ Test(io_checkpoint, refused_symlinked_or_missing_checkpoints_replay_everything)
 
 	memset(&b, 0, sizeof(b));
 	b.next.body = "B3";
+	b.next.base = -1;
 	b.offer.refuse = 1;
 	cr_assert_eq(store_update_resumable(s, "r", offer_cb, seen_cb, next_cb, &b, &err), 0);
 	cr_assert_eq(b.offer.calls, 1);

@@ -604,9 +604,10 @@ Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_cont
 	struct sw_error err = SW_ERROR_INIT;
 	struct run_projection p = { 0 }, q = { 0 };
 	struct run *back = NULL;
-	char *want, *got, *again, *body = NULL, *extra = NULL, *dump;
-	void *map[2] = { NULL, NULL };
-	size_t map_len[2] = { 0, 0 }, wlen, glen, alen, blen = 0;
+	struct run_checkpoint ck = { 0 }, ck2 = { 0 };
+	char *want, *got, *again, *extra = NULL, *dump;
+	void *map[3] = { NULL, NULL, NULL };
+	size_t map_len[3] = { 0, 0, 0 }, wlen, glen, alen;
 	const char *first;
 	json_t *status;
 
@@ -629,13 +630,22 @@ Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_cont
 	cr_assert_str_eq(got, want);
 	/* Through a checkpoint and back: same projection, same facts, and
 	 * thawed, the same record. */
-	cr_assert_eq(run_checkpoint(&body, &blen, frozen.run, &p, "{\"x\":1}", &err), 0);
-	cr_assert_eq(run_from_checkpoint(&back, &extra, body, blen, got, glen, map, map_len, &err),
-		     0, "%s", err.msg);
+	cr_assert_eq(run_checkpoint(&ck, frozen.run, &p, "{\"x\":1}", &err), 0);
+	cr_assert_eq(ck.log_base, 0, "a Run never read back starts a log of its own");
+	cr_assert_gt(ck.log_len, 0);
+	cr_assert_eq(run_from_checkpoint(&back, &extra, ck.body, ck.body_len, ck.log, ck.log_len,
+					 got, glen, map, map_len, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(extra, "{\"x\":1}");
 	cr_assert_eq(run_projection(&q, back, 12, &err), 0);
+	cr_assert_lt(q.npiece, p.npiece, "records read back from run.json are one piece");
 	again = concat(&q, &alen);
 	cr_assert_str_eq(again, want);
+	/* Read back, its log is kept: nothing new to add after it. */
+	cr_assert_eq(run_checkpoint(&ck2, back, &q, "{\"x\":1}", &err), 0);
+	cr_assert_eq(ck2.log_base, ck.log_len);
+	cr_assert_eq(ck2.log_len, 0);
+	cr_assert_eq(ck2.body_len, ck.body_len);
+	cr_assert_eq(memcmp(ck2.body, ck.body, ck.body_len), 0);
 	first = json_string_value(json_object_get(json_object_get(json_array_get(
 		json_object_get(run_json(plain.run), "actions"), 0), "action"), "action_id"));
 	cr_assert_eq(run_submit_facts(back, first, DIGEST_A), run_submit_facts(plain.run, first, DIGEST_A));
@@ -648,15 +658,24 @@ Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_cont
 	sw_free(extra);
 	run_free(back);
 	back = NULL;
-	cr_assert_eq(run_from_checkpoint(&back, &extra, body, blen, got, glen, map, map_len, &err),
-		     SW_EPARSE);
+	cr_assert_eq(run_from_checkpoint(&back, &extra, ck.body, ck.body_len, ck.log, ck.log_len,
+					 got, glen, map, map_len, &err), SW_EPARSE);
+	cr_assert_null(back);
+	got[p.text_off[0]] = '{';
+	/* So is a log with an entry more or less than the body counts. */
+	cr_assert_eq(run_from_checkpoint(&back, &extra, ck.body, ck.body_len, ck.log,
+					 ck.log_len - 1, got, glen, map, map_len, &err), SW_EPARSE);
+	cr_assert_eq(run_from_checkpoint(&back, &extra, ck.body, ck.body_len, ck.log,
+					 (size_t)(strchr(ck.log, '\n') - ck.log), got, glen, map,
+					 map_len, &err), SW_EPARSE);
 	cr_assert_null(back);
 	run_projection_release(&p);
 	run_projection_release(&q);
 	free(got);
 	free(again);
 	sw_free(want);
-	sw_free(body);
+	run_checkpoint_release(&ck);
+	run_checkpoint_release(&ck2);
 	sw_free(dump);
 	finish(&plain);
 	finish(&frozen);
