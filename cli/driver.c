@@ -1000,8 +1000,8 @@ static int mutate_resume(struct store_checkpoint *cp, void *payload, struct sw_e
 	json_t *x = NULL, *choices, *accepted, *accepted_db;
 
 	(void)err;
-	if (run_from_checkpoint(&r, &extra, cp->body, cp->body_len, cp->log, cp->log_len,
-				cp->projection, cp->projection_len, cp->map, cp->map_len, &e) < 0)
+	if (run_from_checkpoint(&r, &extra, cp->body, cp->body_len, &cp->log, cp->log_len,
+				&cp->projection_fd, cp->projection_len, &e) < 0)
 		return 1;
 	x = json_loads(extra, JSON_REJECT_DUPLICATES, NULL);
 	sw_free(extra);

@@ -25,4 +25,13 @@ void sw_buf_fmt(struct sw_buf *b, const char *fmt, ...)
 char *sw_buf_detach(struct sw_buf *b);
 void sw_buf_release(struct sw_buf *b);
 
+/* One piece of a file written in order: `len` bytes at `bytes`, or, when
+ * `bytes` is NULL, the `len` bytes at offset `from` of the file the write
+ * replaces (copied by the kernel, never through this process's memory). */
+struct sw_piece {
+	const char *bytes;
+	size_t len;
+	unsigned long long from;
+};
+
 #endif

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -31,8 +31,9 @@ struct fz_entry {
 	char sha[SW_DIGEST_LEN];	/* outcome_payload_sha256, "" when none */
 	const char *item;		/* context item, NULL when none */
 	size_t item_len;
-	const char *text;		/* run.json form (depth 3) */
+	const char *text;		/* run.json form (depth 3), or NULL: */
 	size_t text_len;
+	unsigned long long text_at;	/* where it is in the source run.json */
 	char text_sha[SW_HEX_LEN];	/* checked before the text is parsed */
 	char *own;			/* item and text when not borrowed */
 };
@@ -41,13 +42,11 @@ struct frozen {
 	unsigned refs;
 	size_t n, cap;
 	struct fz_entry *e;
-	void *map[3];			/* checkpoint, run.json and log mappings */
-	size_t map_len[3];
+	char *log;			/* the checkpoint log read back */
+	int src_fd;			/* the run.json read back with them */
 	/* The first `logged` entries are the checkpoint log read back, which
 	 * is `log_bytes` long: a checkpoint only appends the rest. */
 	size_t logged, log_bytes;
-	const char *proj;		/* the run.json bytes read back with it */
-	size_t proj_len;
 };
 
 struct run {
@@ -474,16 +473,40 @@ static char *compose_brief(const json_t *rec, enum fsm_kind kind,
 	return out;
 }
 
-/* One frozen record parsed back (new reference), or NULL when its text
- * no longer has the digest it was frozen with or does not parse. */
-static json_t *fz_parse(const struct fz_entry *e)
+/* Reads `len` bytes at `at` of fd into a new buffer (NULL on failure). */
+static char *read_at(int fd, unsigned long long at, size_t len)
 {
-	char hex[SW_HEX_LEN];
+	char *buf = sw_malloc(len + 1);
+	size_t got = 0;
 
-	sw_sha256_hex(e->text, e->text_len, hex);
-	if (strcmp(hex, e->text_sha) != 0)
-		return NULL;
-	return json_loadb(e->text, e->text_len, JSON_REJECT_DUPLICATES, NULL);
+	while (buf != NULL && got < len) {
+		ssize_t n = pread(fd, buf + got, len - got, (off_t)(at + got));
+
+		if (n <= 0) {
+			sw_free(buf);
+			return NULL;
+		}
+		got += (size_t)n;
+	}
+	return buf;
+}
+
+/* One frozen record parsed back (new reference), or NULL when its text
+ * cannot be read, no longer has the digest it was frozen with or does not
+ * parse. */
+static json_t *fz_parse(const struct frozen *fz, const struct fz_entry *e)
+{
+	char hex[SW_HEX_LEN], *own = NULL;
+	const char *text = e->text ? e->text : (own = read_at(fz->src_fd, e->text_at, e->text_len));
+	json_t *v = NULL;
+
+	if (text != NULL) {
+		sw_sha256_hex(text, e->text_len, hex);
+		if (strcmp(hex, e->text_sha) == 0)
+			v = json_loadb(text, e->text_len, JSON_REJECT_DUPLICATES, NULL);
+	}
+	sw_free(own);
+	return v;
 }
 
 static void count_record(unsigned flags, size_t *done, size_t *skipped, size_t *voided)
@@ -525,7 +548,7 @@ static char *final_summary(const struct run *r)
 		const struct fz_entry *e = &r->fz->e[i];
 
 		if ((e->flags & FZ_OUTCOME) && strcmp(e->kind, "summarize") == 0) {
-			frozen_rec = fz_parse(e);
+			frozen_rec = fz_parse(r->fz, e);
 			report = str(json_object_get(frozen_rec, "outcome"), "summary");
 			break;
 		}
@@ -1100,9 +1123,9 @@ static void fz_release(struct frozen *fz)
 	for (size_t i = 0; i < fz->n; i++)
 		sw_free(fz->e[i].own);
 	sw_free(fz->e);
-	for (int k = 0; k < 3; k++)
-		if (fz->map[k] != NULL)
-			munmap(fz->map[k], fz->map_len[k]);
+	sw_free(fz->log);
+	if (fz->src_fd >= 0)
+		close(fz->src_fd);
 	sw_free(fz);
 }
 
@@ -1128,6 +1151,7 @@ static int fz_reserve(struct run *r)
 		if ((fz = sw_calloc(1, sizeof(*fz))) == NULL)
 			return -1;
 		fz->refs = 1;
+		fz->src_fd = -1;
 		r->fz = fz;
 	} else if (fz->n != r->nfz) {
 		struct frozen *c = sw_calloc(1, sizeof(*c));
@@ -1137,21 +1161,25 @@ static int fz_reserve(struct run *r)
 			return -1;
 		}
 		c->refs = 1;
+		c->src_fd = -1;
 		c->cap = r->nfz + 1;
 		for (size_t i = 0; i < r->nfz; i++) {
 			const struct fz_entry *e = &fz->e[i];
 			struct fz_entry *d = &c->e[i];
+			char *text = e->text ? NULL : read_at(fz->src_fd, e->text_at, e->text_len);
 
 			*d = *e;
-			d->own = sw_malloc(e->item_len + e->text_len + 1);
+			d->own = (e->text || text) ? sw_malloc(e->item_len + e->text_len + 1) : NULL;
 			if (d->own == NULL) {
+				sw_free(text);
 				c->n = i;
 				fz_release(c);
 				return -1;
 			}
 			if (e->item)
 				memcpy(d->own, e->item, e->item_len);
-			memcpy(d->own + e->item_len, e->text, e->text_len);
+			memcpy(d->own + e->item_len, e->text ? e->text : text, e->text_len);
+			sw_free(text);
 			d->item = e->item ? d->own : NULL;
 			d->text = d->own + e->item_len;
 			c->n = i + 1;
@@ -1253,7 +1281,7 @@ static json_t *fz_records(const struct run *r)
 	json_t *all = json_array();
 
 	for (size_t i = 0; all && i < r->nfz; i++) {
-		json_t *v = fz_parse(&r->fz->e[i]);
+		json_t *v = fz_parse(r->fz, &r->fz->e[i]);
 
 		if (v == NULL || json_array_append_new(all, v) < 0) {
 			json_decref(all);
@@ -1700,13 +1728,6 @@ void run_projection_release(struct run_projection *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Whether `at` lies in the run.json bytes the frozen texts came from. */
-static int from_projection(const struct frozen *fz, const void *at)
-{
-	return fz->proj != NULL && (const char *)at >= fz->proj &&
-	       (const char *)at < fz->proj + fz->proj_len;
-}
-
 int run_projection(struct run_projection *p, const struct run *r, long long revision,
 		   struct sw_error *err)
 {
@@ -1731,8 +1752,8 @@ int run_projection(struct run_projection *p, const struct run *r, long long revi
 		return oom(err);
 	}
 	if (r->nfz == 0) {
-		p->piece[0].iov_base = p->head;
-		p->piece[0].iov_len = p->head_len;
+		p->piece[0].bytes = p->head;
+		p->piece[0].len = p->head_len;
 		p->npiece = 1;
 		return 0;
 	}
@@ -1744,9 +1765,9 @@ int run_projection(struct run_projection *p, const struct run *r, long long revi
 		return sw_error_set(err, SW_EINVAL, "projection without its Action history");
 	}
 	rest = at + strlen(ACTIONS_KEY);
-	p->piece[n].iov_base = p->head;
-	p->piece[n].iov_len = (size_t)(rest - p->head);
-	off = p->piece[n++].iov_len;
+	p->piece[n].bytes = p->head;
+	p->piece[n].len = (size_t)(rest - p->head);
+	off = p->piece[n++].len;
 	if (rest[0] == ']') {
 		rest++;	/* "[]": open it */
 	} else if (strncmp(rest, ITEM_SEP + 1, strlen(ITEM_SEP) - 1) == 0) {
@@ -1757,37 +1778,37 @@ int run_projection(struct run_projection *p, const struct run *r, long long revi
 	}
 	for (size_t i = 0; i < r->nfz; i++) {
 		const struct fz_entry *e = &r->fz->e[i];
-		struct iovec *last = &p->piece[n - 1];
-		const char *end = (const char *)last->iov_base + last->iov_len;
+		struct sw_piece *last = &p->piece[n - 1];
 
-		/* Records read from the last run.json sit there in this very
-		 * layout: one piece covers a whole run of them. */
-		if (i > 0 && from_projection(r->fz, last->iov_base) &&
-		    e->text == end + strlen(ITEM_SEP) && from_projection(r->fz, e->text) &&
-		    memcmp(end, ITEM_SEP, strlen(ITEM_SEP)) == 0) {
+		/* Records read back from run.json sit there in this very
+		 * layout, side by side: one piece copies a whole run of them
+		 * from the old file. */
+		if (i > 0 && e->text == NULL && last->bytes == NULL &&
+		    last->from + last->len + strlen(ITEM_SEP) == e->text_at) {
 			off += strlen(ITEM_SEP);
 			p->text_off[i] = off;
-			last->iov_len += strlen(ITEM_SEP) + e->text_len;
+			last->len += strlen(ITEM_SEP) + e->text_len;
 			off += e->text_len;
 			continue;
 		}
-		p->piece[n].iov_base = (char *)(i == 0 ? ITEM_SEP + 1 : ITEM_SEP);
-		p->piece[n].iov_len = strlen(ITEM_SEP) - (i == 0);
-		off += p->piece[n++].iov_len;
+		p->piece[n].bytes = i == 0 ? ITEM_SEP + 1 : ITEM_SEP;
+		p->piece[n].len = strlen(ITEM_SEP) - (i == 0);
+		off += p->piece[n++].len;
 		p->text_off[i] = off;
-		p->piece[n].iov_base = (char *)e->text;
-		p->piece[n].iov_len = e->text_len;
-		off += p->piece[n++].iov_len;
+		p->piece[n].bytes = e->text;
+		p->piece[n].from = e->text_at;
+		p->piece[n].len = e->text_len;
+		off += p->piece[n++].len;
 	}
 	if (rest[-1] == ']') {
-		p->piece[n].iov_base = (char *)"\n    ]";
-		p->piece[n++].iov_len = 6;
+		p->piece[n].bytes = "\n    ]";
+		p->piece[n++].len = 6;
 	} else {
-		p->piece[n].iov_base = (char *)ITEM_SEP;
-		p->piece[n++].iov_len = strlen(ITEM_SEP);
+		p->piece[n].bytes = ITEM_SEP;
+		p->piece[n++].len = strlen(ITEM_SEP);
 	}
-	p->piece[n].iov_base = (char *)rest;
-	p->piece[n++].iov_len = p->head_len - (size_t)(rest - p->head);
+	p->piece[n].bytes = rest;
+	p->piece[n++].len = p->head_len - (size_t)(rest - p->head);
 	p->npiece = n;
 	return 0;
 }
@@ -2107,13 +2128,21 @@ static int cur_bytes(struct cursor *c, const char **at, size_t n)
 	return 0;
 }
 
+/* Whether byte `at` of fd is `want`. */
+static int byte_is(int fd, unsigned long long at, char want)
+{
+	char got;
+
+	return pread(fd, &got, 1, (off_t)at) == 1 && got == want;
+}
+
 int run_from_checkpoint(struct run **out, char **extra, const char *body, size_t body_len,
-			const char *log, size_t log_len, const char *proj, size_t proj_len,
-			void *map[3], size_t map_len[3], struct sw_error *err)
+			char **log, size_t log_len, int *proj_fd, size_t proj_len,
+			struct sw_error *err)
 {
 	struct cursor c = { body, body + body_len };
 	const char *head, *x;
-	size_t hlen, xlen, n, start;
+	size_t hlen, xlen, n, start, next = 0;
 	struct run *r = NULL;
 	int rc = SW_EPARSE;
 
@@ -2126,13 +2155,17 @@ int run_from_checkpoint(struct run **out, char **extra, const char *body, size_t
 	if (cur_num(&c, &start, ' ') < 0 || cur_num(&c, &n, '\n') < 0 ||
 	    cur_num(&c, &hlen, '\n') < 0 || cur_bytes(&c, &head, hlen) < 0 ||
 	    cur_num(&c, &xlen, '\n') < 0 || cur_bytes(&c, &x, xlen) < 0 || c.p != c.end ||
-	    n > log_len || start > proj_len)
+	    n > log_len || start > proj_len || *proj_fd < 0)
 		goto bad;
 	/* Room for a few more without moving the entries. */
 	if ((r = sw_calloc(1, sizeof(*r))) == NULL || (r->contexts = json_array()) == NULL ||
 	    (*extra = sw_strndup(x, xlen)) == NULL ||
-	    (r->fz = sw_calloc(1, sizeof(*r->fz))) == NULL ||
-	    (r->fz->e = sw_malloc((n + 8) * sizeof(*r->fz->e))) == NULL) {
+	    (r->fz = sw_calloc(1, sizeof(*r->fz))) == NULL) {
+		rc = oom(err);
+		goto fail;
+	}
+	r->fz->src_fd = -1;
+	if ((r->fz->e = sw_malloc((n + 8) * sizeof(*r->fz->e))) == NULL) {
 		rc = oom(err);
 		goto fail;
 	}
@@ -2141,8 +2174,10 @@ int run_from_checkpoint(struct run **out, char **extra, const char *body, size_t
 		goto bad;
 	r->fz->refs = 1;
 	r->fz->cap = n + 8;
-	c.p = log;
-	c.end = log + log_len;
+	c.p = *log;
+	c.end = *log + log_len;
+	/* The records lie side by side from `start`, so their places follow
+	 * from their lengths; run.json is only read at the two ends. */
 	for (size_t i = 0; i < n; i++) {
 		struct fz_entry *e = &r->fz->e[i];
 		size_t off, len, flags, ilen;
@@ -2156,30 +2191,31 @@ int run_from_checkpoint(struct run **out, char **extra, const char *body, size_t
 		    cur_word(&c, e->sha, sizeof(e->sha), ' ') < 0 ||
 		    cur_word(&c, e->id, sizeof(e->id), '\n') < 0 ||
 		    cur_bytes(&c, &e->item, ilen) < 0 || flags > 7 ||
-		    len < 2 || off > proj_len - start || len > proj_len - start - off ||
-		    proj[start + off] != '{' || proj[start + off + len - 1] != '}')
+		    len < 2 || off != next || len > proj_len - start - off)
 			goto bad;
+		next = off + len + strlen(ITEM_SEP);
 		if (strcmp(e->sha, "-") == 0)
 			e->sha[0] = '\0';
 		e->flags = (unsigned)flags;
 		e->item_len = ilen;
 		if (ilen == 0)
 			e->item = NULL;
-		e->text = proj + start + off;
+		e->text = NULL;
+		e->text_at = start + off;
 		e->text_len = len;
 		r->fz->n = r->nfz = i + 1;
 	}
-	if (c.p != c.end)
+	if (c.p != c.end ||
+	    (n > 0 && (!byte_is(*proj_fd, start, '{') ||
+		       !byte_is(*proj_fd, start + next - strlen(ITEM_SEP) - 1, '}'))))
 		goto bad;
 	r->fz->logged = n;
 	r->fz->log_bytes = log_len;
-	r->fz->proj = proj;
-	r->fz->proj_len = proj_len;
-	for (int k = 0; k < 3; k++) {	/* the texts and items live in these */
-		r->fz->map[k] = map[k];
-		r->fz->map_len[k] = map_len[k];
-		map[k] = NULL;
-	}
+	/* The items live in the log; the texts stay in the file. */
+	r->fz->log = *log;
+	*log = NULL;
+	r->fz->src_fd = *proj_fd;
+	*proj_fd = -1;
 	*out = r;
 	return 0;
 bad:

@@ -15,9 +15,9 @@
  * then per mutation run_clone, run_apply, run_delta; run_free. */
 
 #include <stddef.h>
-#include <sys/uio.h>
 
 #include "fsm/fsm.h"
+#include "io/buf.h"
 #include "io/digest.h"
 #include "io/err.h"
 
@@ -128,11 +128,12 @@ int run_thaw(struct run *r, struct sw_error *err);
 /* run.json for `r` at `revision`, as pieces to write in order: the
  * encoded record with the frozen records' texts spliced into its
  * `actions`.  text_off[i] is where frozen record i starts in the file.
- * The pieces borrow from `r` and `p`. */
+ * The pieces borrow from `r` and `p`; a piece without bytes is a range of
+ * the run.json `r` was read back against (run_from_checkpoint). */
 struct run_projection {
 	char *head;
 	size_t head_len;
-	struct iovec *piece;
+	struct sw_piece *piece;
 	size_t npiece;
 	size_t *text_off;
 };
@@ -144,10 +145,12 @@ void run_projection_release(struct run_projection *p);
  * replaced whole each time, and an append-only log of the frozen records'
  * facts.  `log` holds the entries to add after the first `log_base` bytes
  * of the log this Run was read back from (0: a log of its own from the
- * start).  run_from_checkpoint reads one back against the run.json bytes
- * it was written with (`proj`), taking over the three read-only mappings
- * in map[] (checkpoint, run.json, log; set to NULL) when it succeeds.
- * *extra is sw_malloc'd.  SW_EPARSE when it does not parse; SW_ENOMEM. */
+ * start).  run_from_checkpoint reads one back against the run.json it was
+ * written with (`proj_fd`, `proj_len` bytes), whose frozen records then
+ * stay in the file: projections copy them from it (struct sw_piece) and
+ * only the output that shows them reads them.  On success it takes over
+ * *log (sw_malloc'd) and *proj_fd, setting them to NULL and -1.  *extra
+ * is sw_malloc'd.  SW_EPARSE when it does not parse; SW_ENOMEM. */
 struct run_checkpoint {
 	char *body;
 	size_t body_len;
@@ -160,9 +163,8 @@ int run_checkpoint(struct run_checkpoint *out, const struct run *r,
 		   struct sw_error *err);
 void run_checkpoint_release(struct run_checkpoint *c);
 int run_from_checkpoint(struct run **out, char **extra, const char *body,
-			size_t body_len, const char *log, size_t log_len,
-			const char *proj, size_t proj_len, void *map[3],
-			size_t map_len[3], struct sw_error *err);
+			size_t body_len, char **log, size_t log_len, int *proj_fd,
+			size_t proj_len, struct sw_error *err);
 /* Borrowed views (valid until *r changes).  On a frozen Run (run_freeze)
  * the record's `actions` holds only the records after the frozen ones. */
 const struct json_t *run_json(const struct run *r);

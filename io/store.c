@@ -9,7 +9,6 @@
 #include <string.h>
 #include <limits.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -81,7 +80,7 @@ struct store_mutation {
 	size_t nev;
 	char *proj;
 	size_t proj_len;
-	struct iovec *piece;	/* run.json given whole (borrowed bytes) */
+	struct sw_piece *piece;	/* run.json given whole (borrowed bytes) */
 	size_t npiece;
 	struct mut_material *mat;
 	size_t nmat;
@@ -98,6 +97,9 @@ struct store_mutation {
 	struct sw_sha256 *lhash;
 	size_t llen;
 	struct stat lst;
+	/* The run.json adopted with the checkpoint (st_ino 0 when none):
+	 * pieces without bytes are copied from it. */
+	struct stat src_st;
 };
 
 /* ---- fault seam ------------------------------------------------------ */
@@ -191,69 +193,143 @@ static int f_write(int fd, const void *buf, size_t n, size_t *done)
 	return 0;
 }
 
+/* write(2) until all of buf is written. */
+static int f_write_raw(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* writev(2) until every iovec is written (modifies iov). */
+static int writev_all(int fd, struct iovec *iov, size_t n)
+{
+	for (;;) {
+		ssize_t w;
+
+		while (n > 0 && iov->iov_len == 0) {
+			iov++;
+			n--;
+		}
+		if (n == 0)
+			return 0;
+		w = writev(fd, iov, (int)n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+}
+
+/* Copies `len` bytes at `from` of src to fd's position: in the kernel
+ * where it can, else through a small buffer. */
+static int copy_range(int fd, int src, unsigned long long from, size_t len)
+{
+	char buf[65536];
+	loff_t at = (loff_t)from;
+	bool kernel = true;
+
+	while (len > 0) {
+		ssize_t n;
+
+		if (kernel) {
+			n = copy_file_range(src, &at, fd, NULL, len, 0);
+			if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+				      errno == EOPNOTSUPP || errno == EBADF)) {
+				kernel = false;
+				continue;
+			}
+		} else {
+			n = pread(src, buf, len < sizeof(buf) ? len : sizeof(buf), (off_t)at);
+			if (n > 0 && f_write_raw(fd, buf, (size_t)n) < 0)
+				return -1;
+			if (n > 0)
+				at += n;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;	/* the source is shorter than said */
+			return -1;
+		}
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Writes up to `limit` bytes of the pieces in order (ranges of `src` for
+ * pieces without bytes), batching the ones in memory. */
+static int write_pieces(int fd, const struct sw_piece *pc, size_t n, int src, size_t limit)
+{
+	for (size_t i = 0; i < n && limit > 0;) {
+		if (pc[i].bytes == NULL) {
+			size_t take = pc[i].len < limit ? pc[i].len : limit;
+
+			if (copy_range(fd, src, pc[i].from, take) < 0)
+				return -1;
+			limit -= take;
+			i++;
+			continue;
+		}
+		{
+			struct iovec batch[64];
+			size_t nb = 0, total = 0, k = i;
+
+			for (; k < n && nb < 64 && pc[k].bytes != NULL && total < limit; k++) {
+				size_t take = pc[k].len < limit - total ? pc[k].len : limit - total;
+
+				batch[nb].iov_base = (void *)pc[k].bytes;
+				batch[nb++].iov_len = take;
+				total += take;
+			}
+			if (writev_all(fd, batch, nb) < 0)
+				return -1;
+			limit -= total;
+			i = k;
+		}
+	}
+	return 0;
+}
+
 /* Writes the pieces in order, as one write step of the fault seam (a
  * torn write stops halfway through the total). */
-static int f_writev(int fd, const struct iovec *iov, size_t n)
+static int f_write_pieces(int fd, const struct sw_piece *pc, size_t n, int src)
 {
-	size_t total = 0, i = 0, off = 0;
+	size_t total = 0;
 	int f = fault_at(STORE_STEP_WRITE);
 
 	for (size_t k = 0; k < n; k++)
-		total += iov[k].iov_len;
+		total += pc[k].len;
 	if (f == 1) {
 		errno = EIO;
 		return -1;
 	}
 	if (f == 2) {
-		size_t left = total / 2;
-
-		for (size_t k = 0; k < n && left > 0; k++) {
-			size_t take = iov[k].iov_len < left ? iov[k].iov_len : left;
-			ssize_t w = write(fd, iov[k].iov_base, take);
-
-			(void)w;
-			left -= take;
-		}
+		(void)write_pieces(fd, pc, n, src, total / 2);
 		_exit(STORE_FAULT_EXIT);
 	}
-	for (;;) {
-		struct iovec batch[64];
-		size_t nb = 0, done;
-		ssize_t w;
-
-		while (i < n && iov[i].iov_len == off) {	/* empty or finished */
-			i++;
-			off = 0;
-		}
-		if (i == n)
-			break;
-
-		for (size_t k = i; k < n && nb < 64; k++) {
-			batch[nb].iov_base = (char *)iov[k].iov_base + (k == i ? off : 0);
-			batch[nb].iov_len = iov[k].iov_len - (k == i ? off : 0);
-			nb++;
-		}
-		w = writev(fd, batch, (int)nb);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		/* Advance past what was written. */
-		for (done = (size_t)w; done > 0;) {
-			size_t rest = iov[i].iov_len - off;
-
-			if (done < rest) {
-				off += done;
-				done = 0;
-			} else {
-				done -= rest;
-				i++;
-				off = 0;
-			}
-		}
-	}
-	return 0;
+	return write_pieces(fd, pc, n, src, SIZE_MAX);
 }
 
 static int f_fsync(int fd)
@@ -1242,12 +1318,16 @@ static void mutation_release(struct store_mutation *m)
 }
 
 int store_mutation_set_projection_pieces(struct store_mutation *m,
-					 const struct iovec *pieces, size_t n,
+					 const struct sw_piece *pieces, size_t n,
 					 struct sw_error *err)
 {
-	struct iovec *copy = sw_calloc(n ? n : 1, sizeof(*copy));
+	struct sw_piece *copy;
 
-	if (copy == NULL)
+	for (size_t k = 0; k < n; k++)
+		if (pieces[k].bytes == NULL && m->src_st.st_ino == 0)
+			return sw_error_set(err, SW_EINVAL,
+					    "a projection piece names a run.json this update did not adopt");
+	if ((copy = sw_calloc(n ? n : 1, sizeof(*copy))) == NULL)
 		return sw_error_set(err, SW_ENOMEM, "cannot copy projection");
 	if (n)
 		memcpy(copy, pieces, n * sizeof(*copy));
@@ -1645,12 +1725,25 @@ static void prepared_discard(struct prepared *p, struct run *r)
 		unlinkat(r->fd, p->tmp, 0);
 }
 
+/* Whether a and b are one file, unchanged: device, inode, size and
+ * modification and change times. */
+static bool same_identity(const struct stat *a, const struct stat *b)
+{
+	return same_file(a, b) && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* Writes and syncs the run.json temp from the pieces; those without bytes
+ * come from the current run.json, which must still be `src` (the one the
+ * update adopted). */
 static int prepare_projection(struct prepared *p, struct run *r,
-			      const struct iovec *iov, size_t n, struct txn *t,
-			      struct sw_error *err)
+			      const struct sw_piece *pc, size_t n, const struct stat *src,
+			      struct txn *t, struct sw_error *err)
 {
 	char rnd[17];
 	int fd = -1, rc;
+	bool copies = false;
 
 	t->phase = "projection_prepare";
 	{
@@ -1662,6 +1755,10 @@ static int prepare_projection(struct prepared *p, struct run *r,
 	}
 	if (p->prev_fd >= 0 && fstat(p->prev_fd, &p->prev_st) < 0)
 		return sw_error_sys(err, errno, "cannot stat run projection");
+	for (size_t k = 0; k < n; k++)
+		copies |= pc[k].bytes == NULL;
+	if (copies && (p->prev_fd < 0 || !same_identity(&p->prev_st, src)))
+		return sw_error_set(err, SW_EUNSAFE, "run projection changed since it was read");
 	t->phase = "projection_temp";
 	if ((rc = random_hex16(rnd, err)) < 0)
 		return rc;
@@ -1675,7 +1772,7 @@ static int prepare_projection(struct prepared *p, struct run *r,
 		goto out;
 	}
 	t->phase = "projection_write";
-	if (f_writev(fd, iov, n) < 0 || fchmod(fd, 0600) < 0) {
+	if (f_write_pieces(fd, pc, n, p->prev_fd) < 0 || fchmod(fd, 0600) < 0) {
 		rc = sw_error_sys(err, errno, "cannot write run projection temp");
 		goto out;
 	}
@@ -1858,32 +1955,49 @@ static int require_writable(struct store *s, struct txn *t, struct sw_error *err
 
 /* ---- replay checkpoint ------------------------------------------------ */
 
-void store_checkpoint_unmap(void *map, size_t len)
+void store_checkpoint_release(struct store_checkpoint *cp)
 {
-	if (map != NULL)
-		munmap(map, len);
+	sw_free(cp->log);
+	if (cp->projection_fd >= 0)
+		close(cp->projection_fd);
+	cp->log = NULL;
+	cp->projection_fd = -1;
 }
 
-/* Maps regular file `name` read-only; *len gets its size and *st its
- * status.  NULL when it is absent, empty, larger than `max` or unsafe. */
-static void *map_leaf(size_t *len, struct stat *st, struct run *r, const char *name,
-		      size_t max)
+/* Reads the first `want` bytes of regular file `name` (all of it when
+ * want is SIZE_MAX) into a new buffer; *st gets its status.  NULL when it
+ * is absent, shorter, empty, larger than `max` or unsafe. */
+static char *read_leaf(size_t *len, struct stat *st, struct run *r, const char *name,
+		       size_t want, size_t max)
 {
 	struct sw_error e = SW_ERROR_INIT;
-	void *map = NULL;
+	char *buf = NULL;
+	size_t got = 0, n;
 	int fd = -1;
 
 	if (open_leaf(&fd, r->fd, name, O_RDONLY, &e) < 0)
 		return NULL;
-	if (fstat(fd, st) == 0 && st->st_size > 0 && (uint64_t)st->st_size <= max) {
-		map = mmap(NULL, (size_t)st->st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-		if (map == MAP_FAILED)
-			map = NULL;
-		else
-			*len = (size_t)st->st_size;
+	if (fstat(fd, st) < 0 || st->st_size <= 0 || (uint64_t)st->st_size > max ||
+	    (want != SIZE_MAX && (uint64_t)st->st_size < want))
+		goto out;
+	n = want == SIZE_MAX ? (size_t)st->st_size : want;
+	if ((buf = sw_malloc(n + 1)) == NULL)
+		goto out;
+	while (got < n) {
+		ssize_t k = pread(fd, buf + got, n - got, (off_t)got);
+
+		if (k <= 0) {
+			sw_free(buf);
+			buf = NULL;
+			goto out;
+		}
+		got += (size_t)k;
 	}
+	buf[n] = '\0';
+	*len = n;
+out:
 	close(fd);
-	return map;
+	return buf;
 }
 
 /* run.json's identity as the checkpoint records it: size, inode, device,
@@ -1903,41 +2017,41 @@ static void identity_text(char out[160], const struct stat *st)
 /* Finds and verifies run.checkpoint: header, body digest, the log's
  * digest (left open in *lhash, with the log's status in *lst), journal
  * prefix digest (left open in *jhash for the rest of the journal) and
- * run.json's identity.  1 with *cp filled, 0 when there is none usable. */
-static int checkpoint_load(struct store_checkpoint *cp, struct sw_sha256 **jhash,
+ * run.json's identity (its status in *pst).  1 with *cp filled (and
+ * *file, which holds the body, to free), 0 when there is none usable. */
+static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_sha256 **jhash,
 			   off_t *skip, struct sw_sha256 **lhash, struct stat *lst,
-			   struct run *r)
+			   struct stat *pst, struct run *r)
 {
 	char line[640], jhex[SW_HEX_LEN], bhex[SW_HEX_LEN], lhex[SW_HEX_LEN], got[SW_HEX_LEN];
 	char want_id[160], have_id[160];
 	long long seq = 0, jbytes = 0, psize = 0, mts = 0, cts = 0;
 	unsigned long long dev = 0, ino = 0;
 	long mtn = 0, ctn = 0;
-	size_t blen = 0, llen = 0, hlen;
+	size_t blen = 0, llen = 0, hlen, flen = 0;
 	const char *nl;
 	unsigned char *buf = NULL;
 	int jfd = -1, used = 0, ok = 0;
 	struct sw_sha256 *h = NULL, *lh = NULL;
-	struct stat jst, cst, pst;
+	struct stat jst, cst;
 
 	memset(cp, 0, sizeof(*cp));
+	cp->projection_fd = -1;
 	memset(lst, 0, sizeof(*lst));
 	*jhash = NULL;
 	*lhash = NULL;
-	if ((cp->map[0] = map_leaf(&cp->map_len[0], &cst, r, CHECKPOINT_NAME,
-				   CHECKPOINT_MAX)) == NULL)
+	if ((*file = read_leaf(&flen, &cst, r, CHECKPOINT_NAME, SIZE_MAX, CHECKPOINT_MAX)) == NULL)
 		return 0;
-	nl = memchr(cp->map[0], '\n', cp->map_len[0] < sizeof(line) ? cp->map_len[0] : sizeof(line));
+	nl = memchr(*file, '\n', flen < sizeof(line) ? flen : sizeof(line));
 	if (nl == NULL)
 		goto out;
-	hlen = (size_t)(nl - (const char *)cp->map[0]);
-	memcpy(line, cp->map[0], hlen);
+	hlen = (size_t)(nl - *file);
+	memcpy(line, *file, hlen);
 	line[hlen] = '\0';
 	if (sscanf(line, CHECKPOINT_MAGIC " %lld %lld %64s " IDENTITY_FMT " %zu %64s %zu %64s%n",
 		   &seq, &jbytes, jhex, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &llen, lhex,
 		   &blen, bhex, &used) != 14 || (size_t)used != hlen ||
-	    seq < 1 || jbytes < 1 ||
-	    blen != cp->map_len[0] - hlen - 1)
+	    seq < 1 || jbytes < 1 || blen != flen - hlen - 1)
 		goto out;
 	snprintf(want_id, sizeof(want_id), IDENTITY_FMT, psize, dev, ino, mts, mtn, cts, ctn);
 	cp->sequence = seq;
@@ -1951,23 +2065,26 @@ static int checkpoint_load(struct store_checkpoint *cp, struct sw_sha256 **jhash
 	if (sw_sha256_new(&lh, &(struct sw_error)SW_ERROR_INIT) < 0)
 		goto out;
 	if (llen > 0) {
-		if ((cp->map[2] = map_leaf(&cp->map_len[2], lst, r, CHECKPOINT_LOG_NAME,
-					   CHECKPOINT_MAX)) == NULL ||
-		    cp->map_len[2] < llen)
+		if ((cp->log = read_leaf(&cp->log_len, lst, r, CHECKPOINT_LOG_NAME, llen,
+					 CHECKPOINT_MAX)) == NULL)
 			goto out;
-		sw_sha256_update(lh, cp->map[2], llen);
-		cp->log = cp->map[2];
-		cp->log_len = llen;
+		sw_sha256_update(lh, cp->log, llen);
 	}
 	sw_sha256_peek_hex(lh, got);
 	if (strcmp(got, lhex) != 0)
 		goto out;
 	/* run.json is still the file written with it. */
-	if ((cp->map[1] = map_leaf(&cp->map_len[1], &pst, r, PROJECTION_NAME, SIZE_MAX)) == NULL)
-		goto out;
-	identity_text(have_id, &pst);
+	{
+		struct sw_error e = SW_ERROR_INIT;
+
+		if (open_leaf(&cp->projection_fd, r->fd, PROJECTION_NAME, O_RDONLY, &e) < 0 ||
+		    fstat(cp->projection_fd, pst) < 0)
+			goto out;
+	}
+	identity_text(have_id, pst);
 	if (strcmp(have_id, want_id) != 0)
 		goto out;
+	cp->projection_len = (size_t)pst->st_size;
 	/* The journal's first jbytes bytes, read through a small buffer. */
 	{
 		struct sw_error e = SW_ERROR_INIT;
@@ -1989,8 +2106,6 @@ static int checkpoint_load(struct store_checkpoint *cp, struct sw_sha256 **jhash
 	sw_sha256_peek_hex(h, got);
 	if (strcmp(got, jhex) != 0)
 		goto out;
-	cp->projection = cp->map[1];
-	cp->projection_len = cp->map_len[1];
 	*jhash = h;
 	*lhash = lh;
 	*skip = (off_t)jbytes;
@@ -1998,10 +2113,12 @@ static int checkpoint_load(struct store_checkpoint *cp, struct sw_sha256 **jhash
 	ok = 1;
 out:
 	if (!ok) {
-		for (int k = 0; k < 3; k++)
-			store_checkpoint_unmap(cp->map[k], cp->map_len[k]);
+		store_checkpoint_release(cp);
 		memset(cp, 0, sizeof(*cp));
+		cp->projection_fd = -1;
 		memset(lst, 0, sizeof(*lst));
+		sw_free(*file);
+		*file = NULL;
 	}
 	sw_sha256_free(h);
 	sw_sha256_free(lh);
@@ -2135,17 +2252,17 @@ static int commit_mutation(struct store *s, struct run *r,
 	char *journal = NULL, *proj = NULL;
 	size_t jlen = 0, plen = 0;
 	bool existed = false;
-	struct iovec whole;
+	struct sw_piece whole = { NULL, 0, 0 };
 	int rc;
 
 	if ((rc = encode_mutation(&journal, &jlen, &proj, &plen, s, m, t, err)) < 0)
 		goto out;
 	if (create && (rc = put_materials(r, m, t, err)) < 0)
 		goto out;
-	whole.iov_base = proj;
-	whole.iov_len = plen;
+	whole.bytes = proj;
+	whole.len = plen;
 	if ((rc = prepare_projection(&p, r, m->piece ? m->piece : &whole,
-				     m->piece ? m->npiece : 1, t, err)) < 0)
+				     m->piece ? m->npiece : 1, &m->src_st, t, err)) < 0)
 		goto out;
 	if (!create && (rc = put_materials(r, m, t, err)) < 0)
 		goto out;
@@ -2257,17 +2374,19 @@ static int replay_for_update(struct store *s, struct run *r, store_resume_fn *re
 	struct replay_from from = { 0 };
 	struct store_checkpoint cp;
 	struct sw_sha256 *lhash = NULL;
+	struct stat pst;
+	char *file = NULL;
 	int rc;
 
 	if (resume == NULL)
 		return replay(s, r, true, visit, payload, count, NULL, err);
-	if (checkpoint_load(&cp, &from.hash, &from.skip, &lhash, &m->lst, r)) {
+	if (checkpoint_load(&cp, &file, &from.hash, &from.skip, &lhash, &m->lst, &pst, r)) {
 		size_t llen = cp.log_len;
 
 		rc = resume(&cp, payload, err);
+		store_checkpoint_release(&cp);
+		sw_free(file);
 		if (rc != 0) {
-			for (int k = 0; k < 3; k++)
-				store_checkpoint_unmap(cp.map[k], cp.map_len[k]);
 			sw_sha256_free(from.hash);
 			sw_sha256_free(lhash);
 			if (rc < 0)
@@ -2278,6 +2397,7 @@ static int replay_for_update(struct store *s, struct run *r, store_resume_fn *re
 			from.base = cp.sequence;
 			m->lhash = lhash;
 			m->llen = llen;
+			m->src_st = pst;
 		}
 	}
 	if (from.hash == NULL && sw_sha256_new(&from.hash, &(struct sw_error)SW_ERROR_INIT) < 0)

@@ -33,9 +33,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/uio.h>
 #include <time.h>
 
+#include "io/buf.h"
 #include "io/digest.h"
 #include "io/err.h"
 #include "tables/tables.h"
@@ -161,22 +161,22 @@ void store_material_digest(const void *bytes, size_t len,
  * to write it never fails the mutation. */
 struct store_checkpoint {
 	long long sequence;		/* events the body covers */
-	const char *body;		/* the callback's own format */
+	const char *body;		/* the callback's own format (borrowed) */
 	size_t body_len;
-	const char *log;		/* the log, or NULL when empty */
+	char *log;			/* the log (sw_malloc'd), or NULL when empty */
 	size_t log_len;
-	const char *projection;		/* the run.json bytes it was written with */
+	int projection_fd;		/* the run.json it was written with */
 	size_t projection_len;
-	/* Read-only mappings behind body, projection and log.  Adopting takes
-	 * them over: release each with store_checkpoint_unmap. */
-	void *map[3];
-	size_t map_len[3];
 };
-/* Resume callback: 0 after adopting `cp` (and its mappings), 1 to refuse
- * it (a full replay follows), or a negative sw_code. */
+/* Resume callback: 0 after adopting `cp`, 1 to refuse it (a full replay
+ * follows), or a negative sw_code.  It may take `log` and `projection_fd`
+ * (setting them to NULL and -1); the store releases what it leaves.  An
+ * update that adopted a checkpoint may give run.json pieces without bytes
+ * (store_mutation_set_projection_pieces): ranges of that run.json, which
+ * the store copies from the file itself. */
 typedef int store_resume_fn(struct store_checkpoint *cp, void *payload,
 			    struct sw_error *err);
-void store_checkpoint_unmap(void *map, size_t len);
+void store_checkpoint_release(struct store_checkpoint *cp);
 /* store_update with a checkpoint: `resume` may adopt a verified one, after
  * which `visit` sees only the events after it. */
 int store_update_resumable(struct store *s, const char *run_id,
@@ -199,9 +199,11 @@ int store_mutation_add_material(struct store_mutation *m, const void *bytes,
 				struct sw_error *err);
 /* run.json given whole, already encoded, as the concatenation of `n`
  * pieces (instead of store_mutation_set_projection).  The array is copied;
- * the bytes are borrowed until the store call returns. */
+ * the bytes are borrowed until the store call returns.  A piece without
+ * bytes is a range of the run.json this update adopted with its
+ * checkpoint (SW_EINVAL when it adopted none). */
 int store_mutation_set_projection_pieces(struct store_mutation *m,
-					 const struct iovec *pieces, size_t n,
+					 const struct sw_piece *pieces, size_t n,
 					 struct sw_error *err);
 /* The checkpoint to keep once this mutation is committed (borrowed until
  * the store call returns); see store_update_resumable.  `log` follows the

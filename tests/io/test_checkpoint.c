@@ -2,6 +2,8 @@
  * only while the journal prefix, run.json and the body are what they were
  * when it was written, and never a reason to skip a journal record. */
 
+#include <sys/wait.h>
+
 #include "tests/io/store_helpers.h"
 
 TestSuite(io_checkpoint, .init = scratch_init, .fini = scratch_fini);
@@ -15,12 +17,13 @@ struct cp_spec {
 	size_t adopted;		/* log bytes adopted, or (size_t)-1 */
 	long base;		/* -1: the honest base */
 	char log[128];
+	int copy;		/* the first piece from the adopted run.json */
 };
 
 static int add_with_checkpoint(struct store_mutation *m, void *payload, struct sw_error *err)
 {
 	struct cp_spec *c = payload;
-	struct iovec pieces[2];
+	struct sw_piece pieces[2];
 	int rc;
 
 	if ((rc = store_mutation_add_event(m, TBL_JEVENT_OUTCOME_SUBMITTED, "{\"k\":\"v\"}", 9,
@@ -28,10 +31,23 @@ static int add_with_checkpoint(struct store_mutation *m, void *payload, struct s
 		return rc;
 	snprintf(c->proj, sizeof(c->proj), "{\n  \"revision\": %lld,\n  \"data\": {}\n}\n",
 		 store_mutation_base(m) + 1);
-	pieces[0].iov_base = c->proj;
-	pieces[0].iov_len = 10;
-	pieces[1].iov_base = c->proj + 10;
-	pieces[1].iov_len = strlen(c->proj) - 10;
+	pieces[0].bytes = c->proj;
+	pieces[0].len = 10;
+	pieces[1].bytes = c->proj + 10;
+	pieces[1].len = strlen(c->proj) - 10;
+	/* "{\n  \"revis" again, copied from the adopted run.json. */
+	if (c->copy) {
+		pieces[0].bytes = NULL;
+		pieces[0].from = 0;
+	}
+	if (c->copy == 2) {	/* someone replaces run.json meanwhile */
+		FILE *f = fopen(run_path("r", "run.json.new"), "w");
+
+		cr_assert_not_null(f);
+		fputs("{\n  \"revision\": 9,\n  \"data\": {}\n}\n", f);
+		fclose(f);
+		cr_assert_eq(rename(run_path("r", "run.json.new"), run_path("r", "run.json")), 0);
+	}
 	if ((rc = store_mutation_set_projection_pieces(m, pieces, 2, err)) < 0)
 		return rc;
 	{
@@ -65,13 +81,14 @@ static int take_offer(struct store_checkpoint *cp, void *payload, struct sw_erro
 	o->calls++;
 	o->sequence = cp->sequence;
 	snprintf(o->body, sizeof(o->body), "%.*s", (int)cp->body_len, cp->body);
-	snprintf(o->proj, sizeof(o->proj), "%.*s", (int)cp->projection_len, cp->projection);
+	memset(o->proj, 0, sizeof(o->proj));
+	cr_assert_lt(cp->projection_len, sizeof(o->proj));
+	cr_assert_eq(pread(cp->projection_fd, o->proj, cp->projection_len, 0),
+		     (ssize_t)cp->projection_len);
 	snprintf(o->log, sizeof(o->log), "%.*s", (int)cp->log_len, cp->log ? cp->log : "");
 	o->log_len = cp->log_len;
 	if (o->refuse)
 		return 1;
-	for (int k = 0; k < 3; k++)
-		store_checkpoint_unmap(cp->map[k], cp->map_len[k]);
 	return 0;
 }
 
@@ -349,5 +366,105 @@ Test(io_checkpoint, refused_symlinked_or_missing_checkpoints_replay_everything)
 		free(cp);
 		free(after);
 	}
+	store_free(s);
+}
+
+/* run.json pieces without bytes are copied from the run.json the update
+ * adopted, and only from that one. */
+Test(io_checkpoint, pieces_copied_from_the_adopted_run_json)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	char *proj, *journal, *after, *before;
+	struct both b;
+
+	memset(&b, 0, sizeof(b));
+	b.next.body = "B3";
+	b.next.base = -1;
+	b.next.copy = 1;
+	cr_assert_eq(store_update_resumable(s, "r", offer_cb, seen_cb, next_cb, &b, &err), 0,
+		     "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 1);
+	seen_free(&b.seen);
+	proj = slurp(run_path("r", "run.json"), NULL);
+	cr_assert_str_eq(proj, "{\n  \"revision\": 4,\n  \"data\": {}\n}\n");
+	free(proj);
+	/* With no checkpoint adopted there is nothing to copy from. */
+	memset(&b, 0, sizeof(b));
+	b.next.body = "B4";
+	b.next.base = -1;
+	b.next.copy = 1;
+	b.offer.refuse = 1;
+	err = (struct sw_error)SW_ERROR_INIT;
+	before = tree_fingerprint(run_path("r", NULL));
+	cr_assert_lt(store_update_resumable(s, "r", offer_cb, seen_cb, next_cb, &b, &err), 0);
+	cr_assert_eq(b.offer.calls, 1);
+	seen_free(&b.seen);
+	after = tree_fingerprint(run_path("r", NULL));
+	cr_assert_str_eq(after, before, "a refused update leaves the run untouched");
+	sw_free(after);
+	sw_free(before);
+	/* Replaced after it was adopted: nothing is copied, nothing commits. */
+	err = (struct sw_error)SW_ERROR_INIT;
+	journal = slurp(run_path("r", "journal.jsonl"), NULL);
+	memset(&b, 0, sizeof(b));
+	b.next.body = "B4";
+	b.next.base = -1;
+	b.next.copy = 2;
+	cr_assert_lt(store_update_resumable(s, "r", offer_cb, seen_cb, next_cb, &b, &err), 0);
+	cr_assert_str_eq(err.proto, "mutation_not_committed");
+	seen_free(&b.seen);
+	after = slurp(run_path("r", "journal.jsonl"), NULL);
+	cr_assert_str_eq(after, journal);
+	free(after);
+	free(journal);
+	store_free(s);
+}
+
+/* A torn projection write stops halfway through the bytes run.json was to
+ * get, copied ranges included; the Run is as it was. */
+Test(io_checkpoint, a_torn_write_of_copied_pieces_stops_halfway)
+{
+	static const char want[] = "{\n  \"revision\": 4,\n  \"data\": {}\n}\n";
+	struct store *s = prepared();
+	char *journal = slurp(run_path("r", "journal.jsonl"), NULL), *after, *tmp = NULL;
+	struct dirent *de;
+	DIR *dir;
+	pid_t pid;
+	int status;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct sw_error err = SW_ERROR_INIT;
+		struct both b;
+
+		memset(&b, 0, sizeof(b));
+		b.next.body = "B3";
+		b.next.base = -1;
+		b.next.copy = 1;
+		store_fault_arm(STORE_STEP_WRITE, 1, STORE_FAULT_TORN);
+		store_update_resumable(s, "r", offer_cb, seen_cb, next_cb, &b, &err);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == STORE_FAULT_EXIT);
+	after = slurp(run_path("r", "journal.jsonl"), NULL);
+	cr_assert_str_eq(after, journal);
+	free(after);
+	dir = opendir(run_path("r", NULL));
+	cr_assert_not_null(dir);
+	while ((de = readdir(dir)) != NULL)
+		if (strncmp(de->d_name, ".tmp-run.json-", 14) == 0)
+			tmp = strdup(run_path("r", de->d_name));
+	closedir(dir);
+	cr_assert_not_null(tmp, "the torn temp is left behind");
+	after = slurp(tmp, NULL);
+	cr_assert_eq(strlen(after), (sizeof(want) - 1) / 2);
+	cr_assert_eq(strncmp(after, want, strlen(after)), 0, "%s", after);
+	free(after);
+	free(tmp);
+	free(journal);
 	store_free(s);
 }

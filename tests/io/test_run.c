@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/journal.h"
 #include "io/json.h"
@@ -580,22 +581,41 @@ static void long_run(struct harness *h)
 	cr_assert_not_null(run_summary(h->run), "the long Run ends");
 }
 
-static char *concat(const struct run_projection *p, size_t *len)
+/* The file the pieces make; those without bytes are read from `src`. */
+static char *concat(const struct run_projection *p, int src, size_t *len)
 {
 	char *out;
 
 	*len = 0;
 	for (size_t i = 0; i < p->npiece; i++)
-		*len += p->piece[i].iov_len;
+		*len += p->piece[i].len;
 	out = malloc(*len + 1);
 	cr_assert_not_null(out);
 	*len = 0;
 	for (size_t i = 0; i < p->npiece; i++) {
-		memcpy(out + *len, p->piece[i].iov_base, p->piece[i].iov_len);
-		*len += p->piece[i].iov_len;
+		const struct sw_piece *pc = &p->piece[i];
+
+		if (pc->bytes)
+			memcpy(out + *len, pc->bytes, pc->len);
+		else
+			cr_assert_eq(pread(src, out + *len, pc->len, (off_t)pc->from),
+				     (ssize_t)pc->len);
+		*len += pc->len;
 	}
 	out[*len] = '\0';
 	return out;
+}
+
+/* A file holding `len` bytes of `text`, open for reading. */
+static int file_of(const char *text, size_t len)
+{
+	char path[] = "/tmp/slipway-test-run-XXXXXX";
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, len), (ssize_t)len);
+	unlink(path);
+	return fd;
 }
 
 Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_contexts)
@@ -605,9 +625,9 @@ Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_cont
 	struct run_projection p = { 0 }, q = { 0 };
 	struct run *back = NULL;
 	struct run_checkpoint ck = { 0 }, ck2 = { 0 };
-	char *want, *got, *again, *extra = NULL, *dump;
-	void *map[3] = { NULL, NULL, NULL };
-	size_t map_len[3] = { 0, 0, 0 }, wlen, glen, alen;
+	char *want, *got, *again, *extra = NULL, *dump, *log;
+	size_t wlen, glen, alen;
+	int src, keep;
 	const char *first;
 	json_t *status;
 
@@ -625,7 +645,7 @@ Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_cont
 	cr_assert_eq(journal_projection_encode(&want, &wlen, 12, dump, strlen(dump), &err), 0);
 	cr_assert_eq(run_projection(&p, frozen.run, 12, &err), 0, "%s", err.msg);
 	cr_assert_gt(p.npiece, 3, "the records were frozen");
-	got = concat(&p, &glen);
+	got = concat(&p, -1, &glen);
 	cr_assert_eq(glen, wlen);
 	cr_assert_str_eq(got, want);
 	/* Through a checkpoint and back: same projection, same facts, and
@@ -633,12 +653,17 @@ Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_cont
 	cr_assert_eq(run_checkpoint(&ck, frozen.run, &p, "{\"x\":1}", &err), 0);
 	cr_assert_eq(ck.log_base, 0, "a Run never read back starts a log of its own");
 	cr_assert_gt(ck.log_len, 0);
-	cr_assert_eq(run_from_checkpoint(&back, &extra, ck.body, ck.body_len, ck.log, ck.log_len,
-					 got, glen, map, map_len, &err), 0, "%s", err.msg);
+	src = file_of(got, glen);
+	keep = dup(src);
+	log = sw_strndup(ck.log, ck.log_len);
+	cr_assert_eq(run_from_checkpoint(&back, &extra, ck.body, ck.body_len, &log, ck.log_len,
+					 &src, glen, &err), 0, "%s", err.msg);
+	cr_assert(log == NULL && src == -1, "the Run took the log and the file");
 	cr_assert_str_eq(extra, "{\"x\":1}");
 	cr_assert_eq(run_projection(&q, back, 12, &err), 0);
-	cr_assert_lt(q.npiece, p.npiece, "records read back from run.json are one piece");
-	again = concat(&q, &alen);
+	cr_assert_eq(q.npiece, 5, "head, the records read back as one range, the rest");
+	cr_assert_null(q.piece[2].bytes);
+	again = concat(&q, keep, &alen);
 	cr_assert_str_eq(again, want);
 	/* Read back, its log is kept: nothing new to add after it. */
 	cr_assert_eq(run_checkpoint(&ck2, back, &q, "{\"x\":1}", &err), 0);
@@ -654,21 +679,28 @@ Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_cont
 	cr_assert_eq(run_thaw(back, &err), 0);
 	cr_assert(json_equal(run_json(back), run_json(plain.run)), "the thawed record differs");
 	/* A checkpoint that does not match the projection is refused. */
-	got[p.text_off[0]] = 'x';
 	sw_free(extra);
 	run_free(back);
 	back = NULL;
-	cr_assert_eq(run_from_checkpoint(&back, &extra, ck.body, ck.body_len, ck.log, ck.log_len,
-					 got, glen, map, map_len, &err), SW_EPARSE);
-	cr_assert_null(back);
-	got[p.text_off[0]] = '{';
-	/* So is a log with an entry more or less than the body counts. */
-	cr_assert_eq(run_from_checkpoint(&back, &extra, ck.body, ck.body_len, ck.log,
-					 ck.log_len - 1, got, glen, map, map_len, &err), SW_EPARSE);
-	cr_assert_eq(run_from_checkpoint(&back, &extra, ck.body, ck.body_len, ck.log,
-					 (size_t)(strchr(ck.log, '\n') - ck.log), got, glen, map,
-					 map_len, &err), SW_EPARSE);
-	cr_assert_null(back);
+	close(keep);
+	log = sw_strndup(ck.log, ck.log_len);
+	for (int k = 0; k < 4; k++) {
+		size_t llen = ck.log_len, flen = glen;
+
+		got[p.text_off[0]] = k == 0 ? 'x' : '{';	/* not where it said */
+		if (k == 1)	/* an entry's last byte gone */
+			llen = ck.log_len - 1;
+		if (k == 2)	/* half an entry */
+			llen = (size_t)(strchr(ck.log, '\n') - ck.log);
+		if (k == 3)	/* the file ends before the records do */
+			flen = p.text_off[0] + 1;
+		src = file_of(got, flen);
+		cr_assert_eq(run_from_checkpoint(&back, &extra, ck.body, ck.body_len, &log, llen,
+						 &src, flen, &err), SW_EPARSE, "case %d", k);
+		cr_assert(back == NULL && log != NULL && src >= 0, "a refusal takes nothing");
+		close(src);
+	}
+	sw_free(log);
 	run_projection_release(&p);
 	run_projection_release(&q);
 	free(got);
