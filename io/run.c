@@ -24,18 +24,23 @@
  * and only grows; each Run owns the first `nfz` entries. */
 enum { FZ_OUTCOME = 1, FZ_VOIDED = 2, FZ_SKIPPED = 4 };
 
+/* Limits of a frozen record's strings (a longer one stays a JSON value). */
+#define FZ_ID_MAX 63
+#define FZ_KIND_MAX 15
+
 struct fz_entry {
-	char id[64];
-	char kind[16];
+	/* NUL-terminated, in `own` or in the checkpoint log read back */
+	const char *id;
+	const char *kind;
+	const char *sha;		/* outcome_payload_sha256, "" when none */
+	const char *text_sha;		/* checked before the text is parsed */
 	unsigned flags;
-	char sha[SW_DIGEST_LEN];	/* outcome_payload_sha256, "" when none */
 	const char *item;		/* context item, NULL when none */
 	size_t item_len;
 	const char *text;		/* run.json form (depth 3), or NULL: */
 	size_t text_len;
 	unsigned long long text_at;	/* where it is in the source run.json */
-	char text_sha[SW_HEX_LEN];	/* checked before the text is parsed */
-	char *own;			/* item and text when not borrowed */
+	char *own;			/* strings, item and text when not borrowed */
 };
 
 struct frozen {
@@ -760,19 +765,17 @@ static int issue_action(struct run *r, enum fsm_kind kind,
 		rc = oom(err);
 		goto out;
 	}
-	if (json_object_set_new(action, "context", json_string(context)) < 0) {
-		rc = oom(err);
-		goto out;
-	}
 	/* The record keeps the context by digest; its text is stored once as
 	 * a material (run_take_contexts), so neither the journal nor the
 	 * record grows with the contexts of a long Run.  Output puts the
-	 * text back (run_status_json, run_current_action_full). */
+	 * text back (run_status_json, run_current_action_full).  The text is
+	 * valid UTF-8 by construction (JSON strings, ASCII, cuts made at
+	 * character boundaries), so it is not scanned again. */
 	run_context_digest(context, digest);
 	if ((stored = json_copy(action)) == NULL ||
 	    json_object_del(stored, "context") < 0 ||
 	    json_object_set_new(stored, "context_sha256", json_string(digest)) < 0 ||
-	    json_array_append_new(contexts, json_string(context)) < 0) {
+	    json_array_append_new(contexts, json_stringn_nocheck(context, strlen(context))) < 0) {
 		rc = oom(err);
 		goto out;
 	}
@@ -1141,6 +1144,37 @@ void run_free(struct run *r)
 
 /* ---- frozen records ---- */
 
+/* Makes `d` (a copy of e's facts) own its strings, item and `text`. */
+static int fz_own(struct fz_entry *d, const struct fz_entry *e, const char *text)
+{
+	const char *str[4] = { e->id, e->kind, e->sha, e->text_sha };
+	size_t len[4], total = e->item_len + e->text_len + 1;
+	char *p;
+
+	for (int k = 0; k < 4; k++)
+		total += (len[k] = strlen(str[k])) + 1;
+	*d = *e;
+	if ((d->own = p = sw_malloc(total)) == NULL)
+		return -1;
+	for (int k = 0; k < 4; k++) {
+		memcpy(p, str[k], len[k] + 1);
+		str[k] = p;
+		p += len[k] + 1;
+	}
+	d->id = str[0];
+	d->kind = str[1];
+	d->sha = str[2];
+	d->text_sha = str[3];
+	if (e->item) {
+		memcpy(p, e->item, e->item_len);
+		d->item = p;
+		p += e->item_len;
+	}
+	memcpy(p, text, e->text_len);
+	d->text = p;
+	return 0;
+}
+
 /* Room for one more entry after this Run's prefix.  A set another Run has
  * already extended past our prefix is copied first (owned texts too). */
 static int fz_reserve(struct run *r)
@@ -1165,23 +1199,16 @@ static int fz_reserve(struct run *r)
 		c->cap = r->nfz + 1;
 		for (size_t i = 0; i < r->nfz; i++) {
 			const struct fz_entry *e = &fz->e[i];
-			struct fz_entry *d = &c->e[i];
 			char *text = e->text ? NULL : read_at(fz->src_fd, e->text_at, e->text_len);
 
-			*d = *e;
-			d->own = (e->text || text) ? sw_malloc(e->item_len + e->text_len + 1) : NULL;
-			if (d->own == NULL) {
+			if ((e->text == NULL && text == NULL) ||
+			    fz_own(&c->e[i], e, e->text ? e->text : text) < 0) {
 				sw_free(text);
 				c->n = i;
 				fz_release(c);
 				return -1;
 			}
-			if (e->item)
-				memcpy(d->own, e->item, e->item_len);
-			memcpy(d->own + e->item_len, e->text ? e->text : text, e->text_len);
 			sw_free(text);
-			d->item = e->item ? d->own : NULL;
-			d->text = d->own + e->item_len;
 			c->n = i + 1;
 		}
 		fz_release(fz);
@@ -1206,36 +1233,30 @@ static int fz_add(struct run *r, const json_t *v)
 	const json_t *action = json_object_get(v, "action");
 	const char *id = str(action, "action_id"), *kind = str(action, "kind");
 	const char *sha = str(v, "outcome_payload_sha256");
-	char *item = NULL, *dump = NULL, *text = NULL;
+	char *item = NULL, *dump = NULL, *text = NULL, text_sha[SW_HEX_LEN];
 	size_t text_len = 0;
-	struct fz_entry *e;
+	struct fz_entry e = { 0 };
 	int rc = -1;
 
-	if (id == NULL || kind == NULL || strlen(id) >= sizeof(e->id) ||
-	    strlen(kind) >= sizeof(e->kind) || (sha && strlen(sha) >= SW_DIGEST_LEN))
+	if (id == NULL || kind == NULL || strlen(id) > FZ_ID_MAX || strlen(kind) > FZ_KIND_MAX ||
+	    (sha && strlen(sha) >= SW_DIGEST_LEN))
 		return 1;
 	if (action_item(&item, v) < 0 || (dump = sw_json_dump(v)) == NULL ||
 	    journal_projection_value(&text, &text_len, dump, strlen(dump), 3,
 				     &(struct sw_error)SW_ERROR_INIT) < 0 ||
 	    fz_reserve(r) < 0)
 		goto out;
-	e = &r->fz->e[r->fz->n];
-	memset(e, 0, sizeof(*e));
-	snprintf(e->id, sizeof(e->id), "%s", id);
-	snprintf(e->kind, sizeof(e->kind), "%s", kind);
-	snprintf(e->sha, sizeof(e->sha), "%s", sha ? sha : "");
-	e->flags = record_flags(v);
-	if ((e->own = sw_malloc((item ? strlen(item) : 0) + text_len + 1)) == NULL)
+	sw_sha256_hex(text, text_len, text_sha);
+	e.id = id;
+	e.kind = kind;
+	e.sha = sha ? sha : "";
+	e.text_sha = text_sha;
+	e.flags = record_flags(v);
+	e.item = item;
+	e.item_len = item ? strlen(item) : 0;
+	e.text_len = text_len;
+	if (fz_own(&r->fz->e[r->fz->n], &e, text) < 0)
 		goto out;
-	if (item) {
-		e->item_len = strlen(item);
-		memcpy(e->own, item, e->item_len);
-		e->item = e->own;
-	}
-	memcpy(e->own + e->item_len, text, text_len);
-	e->text = e->own + e->item_len;
-	e->text_len = text_len;
-	sw_sha256_hex(e->text, e->text_len, e->text_sha);
 	r->fz->n++;
 	r->nfz++;
 	rc = 0;
@@ -2072,8 +2093,8 @@ int run_checkpoint(struct run_checkpoint *out, const struct run *r,
 		out->log_base = r->fz->log_bytes;
 	}
 	for (size_t i = from; i < r->nfz; i++)
-		need += 8 * 24 + SW_HEX_LEN + SW_DIGEST_LEN + sizeof(r->fz->e[i].id) +
-			sizeof(r->fz->e[i].kind) + r->fz->e[i].item_len;
+		need += 8 * 24 + SW_HEX_LEN + SW_DIGEST_LEN + FZ_ID_MAX + FZ_KIND_MAX +
+			r->fz->e[i].item_len;
 	if ((out->log = sw_malloc(need + 1)) == NULL) {
 		run_checkpoint_release(out);
 		return oom(err);
@@ -2106,16 +2127,20 @@ static int cur_num(struct cursor *c, size_t *v, char stop)
 	return 0;
 }
 
-static int cur_word(struct cursor *c, char *dst, size_t cap, char stop)
+/* A word of at most `max` bytes ending at `stop`, made a string where it
+ * is (the stop byte becomes its NUL): the cursor's bytes are the caller's
+ * own buffer. */
+static int cur_field(struct cursor *c, const char **at, size_t max, char stop)
 {
-	size_t n = 0;
+	const char *p = c->p, *end = c->end - c->p > (ptrdiff_t)max + 1 ? c->p + max + 1 : c->end;
 
-	while (c->p < c->end && *c->p != stop && *c->p != ' ' && *c->p != '\n' && n + 1 < cap)
-		dst[n++] = *c->p++;
-	dst[n] = '\0';
-	if (n == 0 || c->p >= c->end || *c->p != stop)
+	while (p < end && *p != stop && *p != ' ' && *p != '\n')
+		p++;
+	if (p == c->p || p >= end || *p != stop)
 		return -1;
-	c->p++;
+	*at = c->p;
+	*(char *)p = '\0';
+	c->p = p + 1;
 	return 0;
 }
 
@@ -2184,18 +2209,18 @@ int run_from_checkpoint(struct run **out, char **extra, const char *body, size_t
 
 		e->own = NULL;
 		if (cur_num(&c, &off, ' ') < 0 || cur_num(&c, &len, ' ') < 0 ||
-		    cur_word(&c, e->text_sha, sizeof(e->text_sha), ' ') < 0 ||
+		    cur_field(&c, &e->text_sha, SW_HEX_LEN - 1, ' ') < 0 ||
 		    strlen(e->text_sha) != SW_HEX_LEN - 1 ||
 		    cur_num(&c, &flags, ' ') < 0 || cur_num(&c, &ilen, ' ') < 0 ||
-		    cur_word(&c, e->kind, sizeof(e->kind), ' ') < 0 ||
-		    cur_word(&c, e->sha, sizeof(e->sha), ' ') < 0 ||
-		    cur_word(&c, e->id, sizeof(e->id), '\n') < 0 ||
+		    cur_field(&c, &e->kind, FZ_KIND_MAX, ' ') < 0 ||
+		    cur_field(&c, &e->sha, SW_DIGEST_LEN - 1, ' ') < 0 ||
+		    cur_field(&c, &e->id, FZ_ID_MAX, '\n') < 0 ||
 		    cur_bytes(&c, &e->item, ilen) < 0 || flags > 7 ||
 		    len < 2 || off != next || len > proj_len - start - off)
 			goto bad;
 		next = off + len + strlen(ITEM_SEP);
 		if (strcmp(e->sha, "-") == 0)
-			e->sha[0] = '\0';
+			e->sha = "";
 		e->flags = (unsigned)flags;
 		e->item_len = ilen;
 		if (ilen == 0)

@@ -148,8 +148,9 @@ void run_projection_release(struct run_projection *p);
  * start).  run_from_checkpoint reads one back against the run.json it was
  * written with (`proj_fd`, `proj_len` bytes), whose frozen records then
  * stay in the file: projections copy them from it (struct sw_piece) and
- * only the output that shows them reads them.  On success it takes over
- * *log (sw_malloc'd) and *proj_fd, setting them to NULL and -1.  *extra
+ * only the output that shows them reads them.  *log (sw_malloc'd) is
+ * parsed in place, so written to; on success it and *proj_fd are taken
+ * over (set to NULL and -1).  *extra
  * is sw_malloc'd.  SW_EPARSE when it does not parse; SW_ENOMEM. */
 struct run_checkpoint {
 	char *body;

@@ -71,6 +71,7 @@ struct mut_material {
 	char digest[SW_DIGEST_LEN];
 	void *bytes;
 	size_t len;
+	struct stat st;		/* the blob as put_blob found its content right */
 };
 
 struct store_mutation {
@@ -1499,7 +1500,9 @@ out:
 /* ---- materials ------------------------------------------------------- */
 
 /* Reads blob `hex` below `mfd` and checks size and digest. */
-static int read_blob(void **out, size_t *len, int mfd, const char *hex,
+/* Reads and checks material `hex`; *st (may be NULL) gets the status of
+ * the file read. */
+static int read_blob(void **out, size_t *len, struct stat *st, int mfd, const char *hex,
 		     const char *digest, struct sw_error *err)
 {
 	char *buf = NULL;
@@ -1533,6 +1536,10 @@ static int read_blob(void **out, size_t *len, int mfd, const char *hex,
 	}
 	if ((rc = check_leaf(mfd, hex, fd, err)) < 0)
 		goto out;
+	if (st != NULL && fstat(fd, st) < 0) {
+		rc = sw_error_sys(err, errno, "cannot inspect material %s", digest);
+		goto out;
+	}
 	store_material_digest(buf, n, got);
 	if (strcmp(got, digest) != 0) {
 		rc = sw_error_set(err, SW_EPARSE, "material %s is corrupt", digest);
@@ -1547,7 +1554,7 @@ out:
 	return rc;
 }
 
-static int put_blob(int mfd, const struct mut_material *mm, struct sw_error *err)
+static int put_blob(int mfd, struct mut_material *mm, struct sw_error *err)
 {
 	const char *hex = mm->digest + 7;
 	char rnd[17], tmp[128] = "";
@@ -1588,12 +1595,13 @@ static int put_blob(int mfd, const struct mut_material *mm, struct sw_error *err
 	renamed = true;
 compare:
 	/* An existing or concurrent blob must match byte for byte. */
-	if ((rc = read_blob(&have, &have_len, mfd, hex, mm->digest, err)) < 0)
+	if ((rc = read_blob(&have, &have_len, &mm->st, mfd, hex, mm->digest, err)) < 0)
 		goto out;
 	if (have_len != mm->len || memcmp(have, mm->bytes, mm->len) != 0)
 		rc = sw_error_set(err, SW_ECONFLICT,
 				  "material %s content conflicts with existing blob",
 				  mm->digest);
+
 out:
 	close_fd(&fd);
 	if (!renamed && tmp[0] == '.')
@@ -1602,7 +1610,7 @@ out:
 	return rc;
 }
 
-static int put_materials(struct run *r, const struct store_mutation *m,
+static int put_materials(struct run *r, struct store_mutation *m,
 			 struct txn *t, struct sw_error *err)
 {
 	struct stat mst;
@@ -1619,12 +1627,13 @@ static int put_materials(struct run *r, const struct store_mutation *m,
 			(rc = sync_dir(r->fd, &r->st, "run", err)) < 0))
 		goto out;
 	for (size_t i = 0; i < m->nmat; i++) {
-		bool dup = false;
+		size_t j = 0;
 
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(m->mat[i].digest, m->mat[j].digest) == 0)
-				dup = true;
-		if (!dup && (rc = put_blob(mfd, &m->mat[i], err)) < 0)
+		while (j < i && strcmp(m->mat[i].digest, m->mat[j].digest) != 0)
+			j++;
+		if (j < i)
+			m->mat[i].st = m->mat[j].st;	/* the same blob */
+		else if ((rc = put_blob(mfd, &m->mat[i], err)) < 0)
 			goto out;
 	}
 	if ((rc = sync_dir(mfd, &mst, "materials", err)) < 0)
@@ -1638,6 +1647,18 @@ out:
 /* Re-reads every material of `m` through an anchored materials/ and checks
  * its digest: before the journal append (an event must never reference a
  * missing or altered blob) and after the commit. */
+/* Whether a and b are one file, unchanged: device, inode, size and
+ * modification and change times. */
+static bool same_identity(const struct stat *a, const struct stat *b)
+{
+	return same_file(a, b) && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* The materials are still the files put_materials checked byte for byte:
+ * same inode, size, and modification and change times (any write or
+ * replacement changes the change time). */
 static int verify_materials(struct run *r, const struct store_mutation *m,
 			    struct sw_error *err)
 {
@@ -1650,12 +1671,12 @@ static int verify_materials(struct run *r, const struct store_mutation *m,
 			      false, err)) < 0)
 		return rc;
 	for (size_t i = 0; i < m->nmat && rc == 0; i++) {
-		void *have = NULL;
-		size_t len = 0;
+		struct stat st;
 
-		rc = read_blob(&have, &len, mfd, m->mat[i].digest + 7,
-			       m->mat[i].digest, err);
-		sw_free(have);
+		if (fstatat(mfd, m->mat[i].digest + 7, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || !same_identity(&st, &m->mat[i].st))
+			rc = sw_error_set(err, SW_EUNSAFE, "material %s changed after it was written",
+					  m->mat[i].digest);
 	}
 	if (rc == 0)
 		rc = check_dir_at(r->fd, MATERIALS_NAME, &mst, err);
@@ -1690,7 +1711,7 @@ int store_read_material(void **out, size_t *len, struct store *s,
 			goto out;
 		}
 	}
-	if ((rc = read_blob(out, len, mfd, digest + 7, digest, err)) < 0)
+	if ((rc = read_blob(out, len, NULL, mfd, digest + 7, digest, err)) < 0)
 		goto out;
 	if ((rc = check_dir_at(r.fd, MATERIALS_NAME, &mst, err)) < 0 ||
 	    (rc = run_valid(s, &r, err)) < 0) {
@@ -1723,15 +1744,6 @@ static void prepared_discard(struct prepared *p, struct run *r)
 	    fstatat(r->fd, p->tmp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    same_file(&st, &p->tmp_st))
 		unlinkat(r->fd, p->tmp, 0);
-}
-
-/* Whether a and b are one file, unchanged: device, inode, size and
- * modification and change times. */
-static bool same_identity(const struct stat *a, const struct stat *b)
-{
-	return same_file(a, b) && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
 /* Writes and syncs the run.json temp from the pieces; those without bytes
@@ -2245,7 +2257,7 @@ static void checkpoint_write(struct run *r, const struct store_mutation *m,
 /* Everything after the callback: projection temp, materials, journal,
  * commit, projection install.  `create` follows the create ordering. */
 static int commit_mutation(struct store *s, struct run *r,
-			   const struct store_mutation *m, bool create,
+			   struct store_mutation *m, bool create,
 			   struct txn *t, struct sw_error *err)
 {
 	struct prepared p = { -1, { 0 }, "", { 0 }, false };

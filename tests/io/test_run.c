@@ -683,7 +683,6 @@ Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_cont
 	run_free(back);
 	back = NULL;
 	close(keep);
-	log = sw_strndup(ck.log, ck.log_len);
 	for (int k = 0; k < 4; k++) {
 		size_t llen = ck.log_len, flen = glen;
 
@@ -695,12 +694,13 @@ Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_cont
 		if (k == 3)	/* the file ends before the records do */
 			flen = p.text_off[0] + 1;
 		src = file_of(got, flen);
+		log = sw_strndup(ck.log, ck.log_len);	/* parsing writes into it */
 		cr_assert_eq(run_from_checkpoint(&back, &extra, ck.body, ck.body_len, &log, llen,
 						 &src, flen, &err), SW_EPARSE, "case %d", k);
 		cr_assert(back == NULL && log != NULL && src >= 0, "a refusal takes nothing");
 		close(src);
+		sw_free(log);
 	}
-	sw_free(log);
 	run_projection_release(&p);
 	run_projection_release(&q);
 	free(got);
