@@ -13,7 +13,7 @@ BINDIR   ?= $(PREFIX)/bin
 CC       ?= cc
 LD       ?= ld
 PYTHON   ?= /usr/bin/python3
-PKGS      = jansson libgit2 openssl
+PKGS      = jansson libgit2 openssl libxxhash
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRIT_LIBS  := $(shell pkg-config --libs criterion 2>/dev/null)
@@ -48,7 +48,7 @@ TEST_HELPER_OBJS = $(patsubst %.c,build/san/%.o,$(TEST_HELPERS))
 # Symbols the pure core may reference (R1): no allocation, I/O, clock, env.
 PURE_ALLOWED = __assert_fail memcmp memset memcpy strcmp strlen __stack_chk_fail
 
-DEBIAN_PKGS = build-essential pkg-config git libjansson-dev libssl-dev libgit2-dev \
+DEBIAN_PKGS = build-essential pkg-config git libjansson-dev libssl-dev libgit2-dev libxxhash-dev \
 	      libcriterion-dev python3-jsonschema graphviz clang libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <openssl/evp.h>
+#include <xxhash.h>
 
 struct sw_sha256 {
 	EVP_MD_CTX *ctx;
@@ -63,15 +64,20 @@ void sw_sha256_field(struct sw_sha256 *h, const void *bytes, size_t len)
 	sw_sha256_update(h, bytes, len);
 }
 
-static void to_hex(const unsigned char *md, char *out)
+static void to_hex_n(const unsigned char *md, size_t n, char *out)
 {
 	static const char digits[] = "0123456789abcdef";
 
-	for (int i = 0; i < 32; i++) {
+	for (size_t i = 0; i < n; i++) {
 		out[2 * i] = digits[md[i] >> 4];
 		out[2 * i + 1] = digits[md[i] & 0xf];
 	}
-	out[64] = '\0';
+	out[2 * n] = '\0';
+}
+
+static void to_hex(const unsigned char *md, char *out)
+{
+	to_hex_n(md, 32, out);
 }
 
 void sw_sha256_final_hex(struct sw_sha256 *h, char out[SW_HEX_LEN])
@@ -134,4 +140,55 @@ void sw_sha256_peek_hex(const struct sw_sha256 *h, char out[SW_HEX_LEN])
 	    EVP_DigestFinal_ex(copy, md, &n) == 1 && n == 32)
 		to_hex(md, out);
 	EVP_MD_CTX_free(copy);
+}
+
+/* ---- XXH3-128 ---- */
+
+struct sw_xxh {
+	XXH3_state_t *st;
+};
+
+int sw_xxh_new(struct sw_xxh **out, struct sw_error *err)
+{
+	struct sw_xxh *h = sw_malloc(sizeof(*h));
+
+	*out = NULL;
+	if (h == NULL || (h->st = XXH3_createState()) == NULL) {
+		sw_free(h);
+		return sw_error_set(err, SW_ENOMEM, "cannot allocate a hash");
+	}
+	XXH3_128bits_reset(h->st);
+	*out = h;
+	return 0;
+}
+
+void sw_xxh_update(struct sw_xxh *h, const void *buf, size_t len)
+{
+	XXH3_128bits_update(h->st, buf, len);
+}
+
+static void xxh_to_hex(XXH128_hash_t v, char out[SW_XXH_HEX_LEN])
+{
+	XXH128_canonical_t c;
+
+	XXH128_canonicalFromHash(&c, v);
+	to_hex_n(c.digest, sizeof(c.digest), out);
+}
+
+void sw_xxh_peek_hex(const struct sw_xxh *h, char out[SW_XXH_HEX_LEN])
+{
+	xxh_to_hex(XXH3_128bits_digest(h->st), out);
+}
+
+void sw_xxh_free(struct sw_xxh *h)
+{
+	if (h == NULL)
+		return;
+	XXH3_freeState(h->st);
+	sw_free(h);
+}
+
+void sw_xxh_hex(const void *buf, size_t len, char out[SW_XXH_HEX_LEN])
+{
+	xxh_to_hex(XXH3_128bits(buf, len), out);
 }

@@ -43,6 +43,19 @@ void sw_sha256_peek_hex(const struct sw_sha256 *h, char out[SW_HEX_LEN]);
 void sw_sha256_hex(const void *buf, size_t len, char out[SW_HEX_LEN]);
 void sw_sha256_prefixed(const void *buf, size_t len, char out[SW_DIGEST_LEN]);
 
+/* A fast incremental check of our own caches' bytes (XXH3-128, libxxhash):
+ * it tells changed bytes apart, which is all a cache needs; it is no
+ * defence against someone who may write the files anyway.  Nothing on the
+ * wire uses it. */
+#define SW_XXH_HEX_LEN 33	/* 32 lowercase hex + NUL */
+struct sw_xxh;
+int sw_xxh_new(struct sw_xxh **out, struct sw_error *err);
+void sw_xxh_update(struct sw_xxh *h, const void *buf, size_t len);
+/* The digest of the bytes so far, leaving `h` open for more. */
+void sw_xxh_peek_hex(const struct sw_xxh *h, char out[SW_XXH_HEX_LEN]);
+void sw_xxh_free(struct sw_xxh *h);
+void sw_xxh_hex(const void *buf, size_t len, char out[SW_XXH_HEX_LEN]);
+
 /* 1 if `s` is "sha256:" followed by exactly 64 lowercase hex digits. */
 int sw_digest_valid(const char *s);
 

@@ -23,7 +23,7 @@
 #define PROJECTION_NAME "run.json"
 #define LOCK_NAME "run.lock"
 #define CHECKPOINT_NAME "run.checkpoint"
-#define CHECKPOINT_MAGIC "slipway-checkpoint/2"
+#define CHECKPOINT_MAGIC "slipway-checkpoint/3"
 #define CHECKPOINT_LOG_NAME "run.checkpoint-log"
 #define CHECKPOINT_MAX (256u << 20)
 #define MATERIALS_NAME "materials"
@@ -93,9 +93,9 @@ struct store_mutation {
 	 * replayed (NULL when a repair or a read made it unusable), and of
 	 * the checkpoint log adopted with its length and file (lhash NULL
 	 * when none was). */
-	struct sw_sha256 *jhash;
+	struct sw_xxh *jhash;
 	off_t jlen;
-	struct sw_sha256 *lhash;
+	struct sw_xxh *lhash;
 	size_t llen;
 	struct stat lst;
 	/* The run.json adopted with the checkpoint (st_ino 0 when none):
@@ -988,7 +988,7 @@ out:
 
 struct reader {
 	int fd;
-	struct sw_sha256 *hash;	/* every byte read goes in, or NULL */
+	struct sw_xxh *hash;	/* every byte read goes in, or NULL */
 	char chunk[65536];
 	size_t clen, cpos;
 	bool eof;
@@ -1026,7 +1026,7 @@ static int read_record(struct reader *rd, size_t *consumed, bool *complete,
 				return 0;
 			}
 			if (rd->hash)
-				sw_sha256_update(rd->hash, rd->chunk, (size_t)n);
+				sw_xxh_update(rd->hash, rd->chunk, (size_t)n);
 			rd->clen = (size_t)n;
 			rd->cpos = 0;
 		}
@@ -1081,7 +1081,7 @@ static int invalid_journal(struct store *s, struct sw_error *err,
 struct replay_from {
 	off_t skip;		/* bytes a checkpoint covers */
 	long long base;		/* events they hold */
-	struct sw_sha256 *hash;	/* gets every byte read after `skip` */
+	struct sw_xxh *hash;	/* gets every byte read after `skip` */
 	bool repaired;		/* out: the tail was cut or terminated */
 	off_t end;		/* out: the journal's length afterwards */
 };
@@ -1313,8 +1313,8 @@ static void mutation_release(struct store_mutation *m)
 	sw_free(m->mat);
 	sw_free(m->proj);
 	sw_free(m->piece);
-	sw_sha256_free(m->jhash);
-	sw_sha256_free(m->lhash);
+	sw_xxh_free(m->jhash);
+	sw_xxh_free(m->lhash);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -2031,11 +2031,12 @@ static void identity_text(char out[160], const struct stat *st)
  * prefix digest (left open in *jhash for the rest of the journal) and
  * run.json's identity (its status in *pst).  1 with *cp filled (and
  * *file, which holds the body, to free), 0 when there is none usable. */
-static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_sha256 **jhash,
-			   off_t *skip, struct sw_sha256 **lhash, struct stat *lst,
+static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_xxh **jhash,
+			   off_t *skip, struct sw_xxh **lhash, struct stat *lst,
 			   struct stat *pst, struct run *r)
 {
-	char line[640], jhex[SW_HEX_LEN], bhex[SW_HEX_LEN], lhex[SW_HEX_LEN], got[SW_HEX_LEN];
+	char line[640], jhex[SW_XXH_HEX_LEN], bhex[SW_XXH_HEX_LEN], lhex[SW_XXH_HEX_LEN];
+	char got[SW_XXH_HEX_LEN];
 	char want_id[160], have_id[160];
 	long long seq = 0, jbytes = 0, psize = 0, mts = 0, cts = 0;
 	unsigned long long dev = 0, ino = 0;
@@ -2044,7 +2045,7 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_s
 	const char *nl;
 	unsigned char *buf = NULL;
 	int jfd = -1, used = 0, ok = 0;
-	struct sw_sha256 *h = NULL, *lh = NULL;
+	struct sw_xxh *h = NULL, *lh = NULL;
 	struct stat jst, cst;
 
 	memset(cp, 0, sizeof(*cp));
@@ -2060,7 +2061,7 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_s
 	hlen = (size_t)(nl - *file);
 	memcpy(line, *file, hlen);
 	line[hlen] = '\0';
-	if (sscanf(line, CHECKPOINT_MAGIC " %lld %lld %64s " IDENTITY_FMT " %zu %64s %zu %64s%n",
+	if (sscanf(line, CHECKPOINT_MAGIC " %lld %lld %32s " IDENTITY_FMT " %zu %32s %zu %32s%n",
 		   &seq, &jbytes, jhex, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &llen, lhex,
 		   &blen, bhex, &used) != 14 || (size_t)used != hlen ||
 	    seq < 1 || jbytes < 1 || blen != flen - hlen - 1)
@@ -2069,20 +2070,20 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_s
 	cp->sequence = seq;
 	cp->body = nl + 1;
 	cp->body_len = blen;
-	sw_sha256_hex(cp->body, blen, got);
+	sw_xxh_hex(cp->body, blen, got);
 	if (strcmp(got, bhex) != 0)
 		goto out;
 	/* The log's first llen bytes (a longer file is an append that never
 	 * got its checkpoint). */
-	if (sw_sha256_new(&lh, &(struct sw_error)SW_ERROR_INIT) < 0)
+	if (sw_xxh_new(&lh, &(struct sw_error)SW_ERROR_INIT) < 0)
 		goto out;
 	if (llen > 0) {
 		if ((cp->log = read_leaf(&cp->log_len, lst, r, CHECKPOINT_LOG_NAME, llen,
 					 CHECKPOINT_MAX)) == NULL)
 			goto out;
-		sw_sha256_update(lh, cp->log, llen);
+		sw_xxh_update(lh, cp->log, llen);
 	}
-	sw_sha256_peek_hex(lh, got);
+	sw_xxh_peek_hex(lh, got);
 	if (strcmp(got, lhex) != 0)
 		goto out;
 	/* run.json is still the file written with it. */
@@ -2103,7 +2104,7 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_s
 
 		if (open_leaf(&jfd, r->fd, JOURNAL_NAME, O_RDONLY, &e) < 0 ||
 		    fstat(jfd, &jst) < 0 || jst.st_size < jbytes ||
-		    (buf = sw_malloc(65536)) == NULL || sw_sha256_new(&h, &e) < 0)
+		    (buf = sw_malloc(65536)) == NULL || sw_xxh_new(&h, &e) < 0)
 			goto out;
 	}
 	for (off_t off = 0; off < jbytes;) {
@@ -2112,10 +2113,10 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_s
 
 		if (n <= 0)
 			goto out;
-		sw_sha256_update(h, buf, (size_t)n);
+		sw_xxh_update(h, buf, (size_t)n);
 		off += n;
 	}
-	sw_sha256_peek_hex(h, got);
+	sw_xxh_peek_hex(h, got);
 	if (strcmp(got, jhex) != 0)
 		goto out;
 	*jhash = h;
@@ -2132,8 +2133,8 @@ out:
 		sw_free(*file);
 		*file = NULL;
 	}
-	sw_sha256_free(h);
-	sw_sha256_free(lh);
+	sw_xxh_free(h);
+	sw_xxh_free(lh);
 	sw_free(buf);
 	if (jfd >= 0)
 		close(jfd);
@@ -2184,9 +2185,9 @@ static bool replace_leaf(struct run *r, const char *name, const struct iovec *io
  * Leaves its digest in lhex and its length in *llen; false to skip the
  * checkpoint. */
 static bool checkpoint_log_write(struct run *r, const struct store_mutation *m,
-				 char lhex[SW_HEX_LEN], size_t *llen)
+				 char lhex[SW_XXH_HEX_LEN], size_t *llen)
 {
-	struct sw_sha256 *h = NULL;
+	struct sw_xxh *h = NULL;
 	struct stat st;
 	bool ok = false;
 	int fd;
@@ -2204,8 +2205,8 @@ static bool checkpoint_log_write(struct run *r, const struct store_mutation *m,
 		     pwrite_all(fd, m->cp_log, m->cp_log_len, (off_t)m->llen);
 		if (close(fd) != 0 || !ok)
 			return false;
-		sw_sha256_update(m->lhash, m->cp_log, m->cp_log_len);
-		sw_sha256_peek_hex(m->lhash, lhex);
+		sw_xxh_update(m->lhash, m->cp_log, m->cp_log_len);
+		sw_xxh_peek_hex(m->lhash, lhex);
 		*llen = m->llen + m->cp_log_len;
 		return lhex[0] != '\0';
 	}
@@ -2215,11 +2216,11 @@ static bool checkpoint_log_write(struct run *r, const struct store_mutation *m,
 		if (!replace_leaf(r, CHECKPOINT_LOG_NAME, &iov, 1))
 			return false;
 	}
-	if (sw_sha256_new(&h, &(struct sw_error)SW_ERROR_INIT) < 0)
+	if (sw_xxh_new(&h, &(struct sw_error)SW_ERROR_INIT) < 0)
 		return false;
-	sw_sha256_update(h, m->cp_log, m->cp_log_len);
-	sw_sha256_peek_hex(h, lhex);
-	sw_sha256_free(h);
+	sw_xxh_update(h, m->cp_log, m->cp_log_len);
+	sw_xxh_peek_hex(h, lhex);
+	sw_xxh_free(h);
 	*llen = m->cp_log_len;
 	return lhex[0] != '\0';
 }
@@ -2229,7 +2230,7 @@ static bool checkpoint_log_write(struct run *r, const struct store_mutation *m,
 static void checkpoint_write(struct run *r, const struct store_mutation *m,
 			     long long sequence, off_t jlen, const char *jhex)
 {
-	char hdr[640], bhex[SW_HEX_LEN], lhex[SW_HEX_LEN] = "", id[160];
+	char hdr[640], bhex[SW_XXH_HEX_LEN], lhex[SW_XXH_HEX_LEN] = "", id[160];
 	struct iovec iov[2];
 	struct stat pst;
 	size_t llen = 0;
@@ -2242,7 +2243,7 @@ static void checkpoint_write(struct run *r, const struct store_mutation *m,
 		return;
 	}
 	identity_text(id, &pst);
-	sw_sha256_hex(m->cp_body, m->cp_len, bhex);
+	sw_xxh_hex(m->cp_body, m->cp_len, bhex);
 	n = snprintf(hdr, sizeof(hdr), CHECKPOINT_MAGIC " %lld %lld %s %s %zu %s %zu %s\n",
 		     sequence, (long long)jlen, jhex, id, llen, lhex, m->cp_len, bhex);
 	if (n <= 0 || (size_t)n >= sizeof(hdr))
@@ -2297,10 +2298,10 @@ static int commit_mutation(struct store *s, struct run *r,
 	if ((rc = install_projection(&p, s, r, t, err)) < 0)
 		goto out;
 	if (!create && m->cp_body != NULL && m->jhash != NULL) {
-		char jhex[SW_HEX_LEN];
+		char jhex[SW_XXH_HEX_LEN];
 
-		sw_sha256_update(m->jhash, journal, jlen);
-		sw_sha256_peek_hex(m->jhash, jhex);
+		sw_xxh_update(m->jhash, journal, jlen);
+		sw_xxh_peek_hex(m->jhash, jhex);
 		if (jhex[0])
 			checkpoint_write(r, m, m->base + (long long)m->nev,
 					 m->jlen + (off_t)jlen, jhex);
@@ -2385,7 +2386,7 @@ static int replay_for_update(struct store *s, struct run *r, store_resume_fn *re
 {
 	struct replay_from from = { 0 };
 	struct store_checkpoint cp;
-	struct sw_sha256 *lhash = NULL;
+	struct sw_xxh *lhash = NULL;
 	struct stat pst;
 	char *file = NULL;
 	int rc;
@@ -2399,8 +2400,8 @@ static int replay_for_update(struct store *s, struct run *r, store_resume_fn *re
 		store_checkpoint_release(&cp);
 		sw_free(file);
 		if (rc != 0) {
-			sw_sha256_free(from.hash);
-			sw_sha256_free(lhash);
+			sw_xxh_free(from.hash);
+			sw_xxh_free(lhash);
 			if (rc < 0)
 				return rc;
 			from.hash = NULL;
@@ -2412,11 +2413,11 @@ static int replay_for_update(struct store *s, struct run *r, store_resume_fn *re
 			m->src_st = pst;
 		}
 	}
-	if (from.hash == NULL && sw_sha256_new(&from.hash, &(struct sw_error)SW_ERROR_INIT) < 0)
+	if (from.hash == NULL && sw_xxh_new(&from.hash, &(struct sw_error)SW_ERROR_INIT) < 0)
 		from.hash = NULL;	/* no checkpoint this time */
 	rc = replay(s, r, true, visit, payload, count, &from, err);
 	if (rc < 0 || from.repaired || from.hash == NULL) {
-		sw_sha256_free(from.hash);
+		sw_xxh_free(from.hash);
 		return rc;
 	}
 	m->jhash = from.hash;

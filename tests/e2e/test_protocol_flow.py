@@ -482,7 +482,7 @@ def test_replay_checkpoint_is_a_cache_the_journal_overrules():
     cp = os.path.join(d, "run.checkpoint")
     assert stat.S_IMODE(os.lstat(cp).st_mode) == 0o600
     with open(cp, "rb") as f:
-        assert f.read().startswith(b"slipway-checkpoint/2 4 ")
+        assert f.read().startswith(b"slipway-checkpoint/3 4 ")
     # Its log of frozen records only grows: the next mutation appends the
     # record it froze to the same file.
     log = os.path.join(d, "run.checkpoint-log")
