@@ -1147,24 +1147,24 @@ void run_free(struct run *r)
 /* Makes `d` (a copy of e's facts) own its strings, item and `text`. */
 static int fz_own(struct fz_entry *d, const struct fz_entry *e, const char *text)
 {
-	const char *str[4] = { e->id, e->kind, e->sha, e->text_sha };
+	const char *part[4] = { e->id, e->kind, e->sha, e->text_sha };
 	size_t len[4], total = e->item_len + e->text_len + 1;
 	char *p;
 
 	for (int k = 0; k < 4; k++)
-		total += (len[k] = strlen(str[k])) + 1;
+		total += (len[k] = strlen(part[k])) + 1;
 	*d = *e;
 	if ((d->own = p = sw_malloc(total)) == NULL)
 		return -1;
 	for (int k = 0; k < 4; k++) {
-		memcpy(p, str[k], len[k] + 1);
-		str[k] = p;
+		memcpy(p, part[k], len[k] + 1);
+		part[k] = p;
 		p += len[k] + 1;
 	}
-	d->id = str[0];
-	d->kind = str[1];
-	d->sha = str[2];
-	d->text_sha = str[3];
+	d->id = part[0];
+	d->kind = part[1];
+	d->sha = part[2];
+	d->text_sha = part[3];
 	if (e->item) {
 		memcpy(p, e->item, e->item_len);
 		d->item = p;

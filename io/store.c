@@ -1499,9 +1499,8 @@ out:
 
 /* ---- materials ------------------------------------------------------- */
 
-/* Reads blob `hex` below `mfd` and checks size and digest. */
-/* Reads and checks material `hex`; *st (may be NULL) gets the status of
- * the file read. */
+/* Reads blob `hex` below `mfd` and checks size and digest; *st (may be
+ * NULL) gets the status of the file read. */
 static int read_blob(void **out, size_t *len, struct stat *st, int mfd, const char *hex,
 		     const char *digest, struct sw_error *err)
 {
@@ -1601,7 +1600,6 @@ compare:
 		rc = sw_error_set(err, SW_ECONFLICT,
 				  "material %s content conflicts with existing blob",
 				  mm->digest);
-
 out:
 	close_fd(&fd);
 	if (!renamed && tmp[0] == '.')
@@ -1644,9 +1642,6 @@ out:
 	return rc;
 }
 
-/* Re-reads every material of `m` through an anchored materials/ and checks
- * its digest: before the journal append (an event must never reference a
- * missing or altered blob) and after the commit. */
 /* Whether a and b are one file, unchanged: device, inode, size and
  * modification and change times. */
 static bool same_identity(const struct stat *a, const struct stat *b)
@@ -1656,9 +1651,12 @@ static bool same_identity(const struct stat *a, const struct stat *b)
 	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-/* The materials are still the files put_materials checked byte for byte:
- * same inode, size, and modification and change times (any write or
- * replacement changes the change time). */
+/* Checks, through an anchored materials/, that every material of `m` is
+ * still the file put_materials read back and compared byte for byte (same
+ * inode, size, and modification and change times: any write or
+ * replacement changes the change time): before the journal append (an
+ * event must never reference a missing or altered blob) and after the
+ * commit. */
 static int verify_materials(struct run *r, const struct store_mutation *m,
 			    struct sw_error *err)
 {
