@@ -1096,6 +1096,40 @@ static int choice_precheck(struct mctx *c, struct sw_error *err)
 }
 
 #ifdef SW_TESTING
+/* Test builds check that the run.json a mutation wrote, with records
+ * spliced in and copied from the old file, is the very bytes encoding its
+ * Run whole gives (records parsed back), or abort as a defect. */
+static void check_projection(struct driver *d, const struct driver_mutation *m)
+{
+	struct run_projection p = { 0 };
+	struct sw_error e = SW_ERROR_INIT;
+	struct run *whole = NULL;
+	char *disk = NULL;
+	size_t len = 0, off = 0;
+	long long rev = -1;
+	int same = 1;
+
+	if (store_test_projection(d->store, m->run_id, &disk, &len) < 0 ||
+	    sscanf(disk, "{\n  \"revision\": %lld,", &rev) != 1 ||
+	    run_clone(&whole, m->run, &e) < 0 || run_thaw(whole, &e) < 0 ||
+	    run_projection(&p, whole, rev, &e) < 0) {
+		fprintf(stderr, "projection check: cannot read run.json back: %s\n", e.msg);
+		abort();
+	}
+	for (size_t i = 0; same && i < p.npiece; i++) {
+		same = p.piece[i].bytes && off + p.piece[i].len <= len &&
+		       memcmp(disk + off, p.piece[i].bytes, p.piece[i].len) == 0;
+		off += p.piece[i].len;
+	}
+	if (!same || off != len) {
+		fprintf(stderr, "projection check: run.json is not the Run's encoding\n");
+		abort();
+	}
+	run_projection_release(&p);
+	run_free(whole);
+	sw_free(disk);
+}
+
 /* Test builds check every adopted checkpoint against a full replay of the
  * journal: the record (frozen records parsed back) and the gathered
  * history must be equal, or the process aborts as a defect. */
@@ -1334,6 +1368,10 @@ int driver_mutate(struct driver *d, struct driver_mutation *m)
 	}
 	rc = store_update_resumable(d->store, m->run_id, mutate_resume, mutate_visit, mutate_cb,
 				    &c, &err);
+#ifdef SW_TESTING
+	if (rc == 0 && c.proj.npiece > 0 && m->run != NULL)
+		check_projection(d, m);
+#endif
 	if (c.exit != 0)
 		rc = c.exit;
 	else if (rc < 0)

@@ -2252,3 +2252,4 @@ fail:
 	return rc;
 }
 
+

@@ -136,6 +136,13 @@ int store_fault_fired(void)
 	return fault_fired;
 }
 
+static bool no_kernel_copy;
+
+void store_test_buffered_copies(bool on)
+{
+	no_kernel_copy = on;
+}
+
 /* 0: go on; 1: fail this step; 2: tear this write. */
 static int fault_at(unsigned kind)
 {
@@ -156,6 +163,12 @@ static int fault_at(unsigned kind)
 	(void)kind;
 	return 0;
 }
+#endif
+
+#ifdef SW_TESTING
+#define KERNEL_COPY (!no_kernel_copy)
+#else
+#define KERNEL_COPY true
 #endif
 
 /* Writes all of buf; *done gets the bytes that reached the file. */
@@ -248,7 +261,7 @@ static int copy_range(int fd, int src, unsigned long long from, size_t len)
 {
 	char buf[65536];
 	loff_t at = (loff_t)from;
-	bool kernel = true;
+	bool kernel = KERNEL_COPY;
 
 	while (len > 0) {
 		ssize_t n;
@@ -2472,6 +2485,20 @@ out:
 }
 
 #ifdef SW_TESTING
+int store_test_projection(struct store *s, const char *run_id, char **out, size_t *len)
+{
+	struct run r = RUN_INIT;
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	if ((rc = run_open(&r, s, run_id, false, NULL)) == 0 &&
+	    (*out = read_leaf(len, &st, &r, PROJECTION_NAME, SIZE_MAX, SIZE_MAX)) == NULL)
+		rc = SW_EIO;
+	run_close(&r);
+	return rc;
+}
+
 int store_replay_unlocked(struct store *s, const char *run_id, store_visit_fn *visit,
 			  void *payload, struct sw_error *err)
 {

@@ -244,6 +244,11 @@ void store_fault_disarm(void);
 /* Steps seen since the last arm, and whether the fault fired. */
 unsigned long store_fault_steps(void);
 int store_fault_fired(void);
+/* Ranges of the old run.json go through a buffer, as where the kernel
+ * cannot copy them itself. */
+void store_test_buffered_copies(bool on);
+/* run.json of `run_id` as it is on disk (*out sw_malloc'd). */
+int store_test_projection(struct store *s, const char *run_id, char **out, size_t *len);
 #endif
 
 #endif

@@ -370,7 +370,8 @@ Test(io_checkpoint, refused_symlinked_or_missing_checkpoints_replay_everything)
 }
 
 /* run.json pieces without bytes are copied from the run.json the update
- * adopted, and only from that one. */
+ * adopted (by the kernel, or through a buffer where it cannot), and only
+ * from that one. */
 Test(io_checkpoint, pieces_copied_from_the_adopted_run_json)
 {
 	struct store *s = prepared();
@@ -378,20 +379,25 @@ Test(io_checkpoint, pieces_copied_from_the_adopted_run_json)
 	char *proj, *journal, *after, *before;
 	struct both b;
 
-	memset(&b, 0, sizeof(b));
-	b.next.body = "B3";
-	b.next.base = -1;
-	b.next.copy = 1;
-	cr_assert_eq(store_update_resumable(s, "r", offer_cb, seen_cb, next_cb, &b, &err), 0,
-		     "%s", err.msg);
-	cr_assert_eq(b.offer.calls, 1);
-	seen_free(&b.seen);
-	proj = slurp(run_path("r", "run.json"), NULL);
-	cr_assert_str_eq(proj, "{\n  \"revision\": 4,\n  \"data\": {}\n}\n");
-	free(proj);
+	for (int buffered = 0; buffered < 2; buffered++) {
+		memset(&b, 0, sizeof(b));
+		b.next.body = buffered ? "B4" : "B3";
+		b.next.base = -1;
+		b.next.copy = 1;
+		store_test_buffered_copies(buffered);
+		cr_assert_eq(store_update_resumable(s, "r", offer_cb, seen_cb, next_cb, &b, &err),
+			     0, "%s", err.msg);
+		store_test_buffered_copies(false);
+		cr_assert_eq(b.offer.calls, 1);
+		seen_free(&b.seen);
+		proj = slurp(run_path("r", "run.json"), NULL);
+		cr_assert_str_eq(proj, buffered ? "{\n  \"revision\": 5,\n  \"data\": {}\n}\n"
+						: "{\n  \"revision\": 4,\n  \"data\": {}\n}\n");
+		free(proj);
+	}
 	/* With no checkpoint adopted there is nothing to copy from. */
 	memset(&b, 0, sizeof(b));
-	b.next.body = "B4";
+	b.next.body = "B5";
 	b.next.base = -1;
 	b.next.copy = 1;
 	b.offer.refuse = 1;
@@ -408,7 +414,7 @@ Test(io_checkpoint, pieces_copied_from_the_adopted_run_json)
 	err = (struct sw_error)SW_ERROR_INIT;
 	journal = slurp(run_path("r", "journal.jsonl"), NULL);
 	memset(&b, 0, sizeof(b));
-	b.next.body = "B4";
+	b.next.body = "B5";
 	b.next.base = -1;
 	b.next.copy = 2;
 	cr_assert_lt(store_update_resumable(s, "r", offer_cb, seen_cb, next_cb, &b, &err), 0);
