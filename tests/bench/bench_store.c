@@ -1,5 +1,8 @@
 /* Run store benchmark (not a test): how replay and a one-event append
  * scale with the length of a run.  Events carry ~3 KiB of realistic JSON.
+ * The plain append replays the journal first (store_update); the
+ * checkpointed one adopts the replay checkpoint its predecessor wrote
+ * (store_update_resumable), as every command that changes a Run does.
  * Prints milliseconds per operation (median of several repetitions). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +65,24 @@ static int count_events(const struct store_event *ev, void *payload,
 	return 0;
 }
 
+/* The checkpoint is adopted as it is (the benchmark keeps no Run). */
+static int adopt(struct store_checkpoint *cp, void *payload, struct sw_error *err)
+{
+	(void)cp;
+	(void)payload;
+	(void)err;
+	return 0;
+}
+
+static int add_checkpointed(struct store_mutation *m, void *payload, struct sw_error *err)
+{
+	int rc = add_batch(m, payload, err);
+
+	if (rc == 0)
+		store_mutation_set_checkpoint(m, "bench", 5, "", 0, 0);
+	return rc;
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -89,7 +110,7 @@ int main(void)
 	char root[] = "/tmp/sw-bench-store-XXXXXX", common[256], cmd[300];
 	struct sw_error err = SW_ERROR_INIT;
 	struct store *s = NULL;
-	double base_load = 0, base_append = 0;
+	double base_load = 0, base_append = 0, base_cp = 0;
 
 	sw_alloc_init();
 	if (mkdtemp(root) == NULL)
@@ -100,12 +121,12 @@ int main(void)
 		fprintf(stderr, "bench_store: %s\n", err.msg);
 		return 1;
 	}
-	printf("%-8s %12s %12s %12s %10s %10s\n", "events", "journal KiB",
-	       "replay ms", "append ms", "replay x", "append x");
+	printf("%-8s %12s %10s %10s %14s %9s %9s %9s\n", "events", "journal KiB", "replay ms",
+	       "append ms", "ckpt append ms", "replay x", "append x", "ckpt x");
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		char id[32];
 		struct batch first = { 1, 0 }, rest = { sizes[k] - 1, 1 };
-		double load[REPS], app[REPS];
+		double load[REPS], app[REPS], cpa[REPS];
 		long long bytes = 0, count = 0;
 
 		snprintf(id, sizeof(id), "bench-%d", sizes[k]);
@@ -137,14 +158,29 @@ int main(void)
 			}
 			app[r] = now_ms() - t0;
 		}
-		double ml = median(load), ma = median(app);
+		for (int r = 0; r <= REPS; r++) {
+			/* The first writes the checkpoint the others adopt. */
+			struct batch one = { 1, sizes[k] + REPS + r };
+			double t0 = now_ms();
+
+			if (store_update_resumable(s, id, adopt, NULL, add_checkpointed, &one,
+						   &err) < 0) {
+				fprintf(stderr, "bench_store: %s\n", err.msg);
+				return 1;
+			}
+			if (r > 0)
+				cpa[r - 1] = now_ms() - t0;
+		}
+		double ml = median(load), ma = median(app), mc = median(cpa);
 
 		if (k == 0) {
 			base_load = ml;
 			base_append = ma;
+			base_cp = mc;
 		}
-		printf("%-8d %12.1f %12.3f %12.3f %10.2f %10.2f\n", sizes[k],
-		       (double)bytes / 1024.0, ml, ma, ml / base_load, ma / base_append);
+		printf("%-8d %12.1f %10.3f %10.3f %14.3f %9.2f %9.2f %9.2f\n", sizes[k],
+		       (double)bytes / 1024.0, ml, ma, mc, ml / base_load, ma / base_append,
+		       mc / base_cp);
 	}
 	store_free(s);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
