@@ -143,6 +143,15 @@ void store_test_buffered_copies(bool on)
 	no_kernel_copy = on;
 }
 
+static void (*after_materials)(void *);
+static void *after_materials_arg;
+
+void store_test_after_materials(void (*fn)(void *), void *arg)
+{
+	after_materials = fn;
+	after_materials_arg = arg;
+}
+
 /* 0: go on; 1: fail this step; 2: tear this write. */
 static int fault_at(unsigned kind)
 {
@@ -2290,6 +2299,10 @@ static int commit_mutation(struct store *s, struct run *r,
 		goto out;
 	if (!create && (rc = put_materials(r, m, t, err)) < 0)
 		goto out;
+#ifdef SW_TESTING
+	if (after_materials != NULL)
+		after_materials(after_materials_arg);
+#endif
 	t->phase = "namespace_verify";
 	if ((rc = verify_materials(r, m, err)) < 0)
 		goto out;

@@ -247,6 +247,9 @@ int store_fault_fired(void);
 /* Ranges of the old run.json go through a buffer, as where the kernel
  * cannot copy them itself. */
 void store_test_buffered_copies(bool on);
+/* Calls fn(arg) in every mutation once its materials are written and
+ * checked, before they are checked again (NULL: no call). */
+void store_test_after_materials(void (*fn)(void *), void *arg);
 /* run.json of `run_id` as it is on disk (*out sw_malloc'd). */
 int store_test_projection(struct store *s, const char *run_id, char **out, size_t *len);
 #endif

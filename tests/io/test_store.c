@@ -416,6 +416,50 @@ Test(io_store, materials_round_trip_and_are_verified)
 	store_free(s);
 }
 
+/* Puts an identical copy (a new file) in place of material `arg`. */
+static void replace_blob(void *arg)
+{
+	const char *blob = arg;
+	char *tmp = sw_asprintf("%s.new", blob);
+	FILE *f = fopen(tmp, "wb");
+
+	cr_assert_not_null(f);
+	fputs("hello material", f);
+	fclose(f);
+	cr_assert_eq(rename(tmp, blob), 0);
+	sw_free(tmp);
+}
+
+/* A material is checked byte for byte once written, and then must stay
+ * that very file until the journal commits: one replaced meanwhile, even
+ * by the same bytes, makes the mutation fail uncommitted. */
+Test(io_store, a_material_replaced_after_its_check_is_refused)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	struct add_spec a = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{}", "hello material", "", 0 };
+	char want[SW_DIGEST_LEN], *blob, *journal, *after;
+
+	make_run(s, "mat");
+	store_material_digest("hello material", 14, want);
+	blob = sw_asprintf("%s%s", run_path("mat", "materials/"), want + 7);
+	journal = slurp(run_path("mat", "journal.jsonl"), NULL);
+	store_test_after_materials(replace_blob, blob);
+	cr_expect_lt(store_update(s, "mat", NULL, add_events, &a, &err), 0);
+	store_test_after_materials(NULL, NULL);
+	cr_expect_str_eq(err.proto, "mutation_not_committed");
+	cr_expect_str_eq(store_last_failure(s)->phase, "namespace_verify");
+	after = slurp(run_path("mat", "journal.jsonl"), NULL);
+	cr_expect_str_eq(after, journal, "nothing was appended");
+	free(after);
+	free(journal);
+	/* Left alone, the same blob commits. */
+	sw_error_clear(&err);
+	cr_expect_eq(store_update(s, "mat", NULL, add_events, &a, &err), 0, "%s", err.msg);
+	sw_free(blob);
+	store_free(s);
+}
+
 Test(io_store, material_size_limits)
 {
 	struct sw_error err = SW_ERROR_INIT;
