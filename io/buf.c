@@ -1,8 +1,10 @@
 #include "io/buf.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/err.h"
 
@@ -90,4 +92,20 @@ void sw_buf_release(struct sw_buf *b)
 	b->p = NULL;
 	b->len = b->cap = 0;
 	b->failed = 0;
+}
+
+size_t sw_pread_full(int fd, void *buf, size_t len, unsigned long long off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return got;
 }

@@ -25,6 +25,10 @@ void sw_buf_fmt(struct sw_buf *b, const char *fmt, ...)
 char *sw_buf_detach(struct sw_buf *b);
 void sw_buf_release(struct sw_buf *b);
 
+/* pread(2) until `len` bytes at `off` are in buf (EINTR retried); stops
+ * early at the end of the file or on an error.  Returns the bytes read. */
+size_t sw_pread_full(int fd, void *buf, size_t len, unsigned long long off);
+
 /* One piece of a file written in order: `len` bytes at `bytes`, or, when
  * `bytes` is NULL, the `len` bytes at offset `from` of the file the write
  * replaces (copied by the kernel, never through this process's memory). */

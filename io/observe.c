@@ -17,6 +17,7 @@
 #include <git2.h>
 #include <jansson.h>
 
+#include "io/buf.h"
 #include "io/json.h"
 
 #define HEAD_UNBORN "unborn"
@@ -511,20 +512,11 @@ static int hash_samples(int fd, int64_t size, struct budget *b,
 	snprintf(dec, sizeof(dec), "%" PRId64, size);
 	sw_sha256_section_str(h, "size", dec);
 	for (size_t i = 0; i < n; i++) {
-		int64_t len = sample_len(size, off[i]), got = 0;
+		int64_t len = sample_len(size, off[i]), got;
 
 		if (deadline_reached(b))
 			goto out;
-		while (got < len) {
-			ssize_t r = pread(fd, buf + got, (size_t)(len - got),
-					  (off_t)(off[i] + got));
-
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			got += r;
-		}
+		got = (int64_t)sw_pread_full(fd, buf, (size_t)len, (unsigned long long)off[i]);
 		b->hashed += got;
 		if (got != len)
 			goto out;

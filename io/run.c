@@ -482,16 +482,10 @@ static char *compose_brief(const json_t *rec, enum fsm_kind kind,
 static char *read_at(int fd, unsigned long long at, size_t len)
 {
 	char *buf = sw_malloc(len + 1);
-	size_t got = 0;
 
-	while (buf != NULL && got < len) {
-		ssize_t n = pread(fd, buf + got, len - got, (off_t)(at + got));
-
-		if (n <= 0) {
-			sw_free(buf);
-			return NULL;
-		}
-		got += (size_t)n;
+	if (buf != NULL && sw_pread_full(fd, buf, len, at) != len) {
+		sw_free(buf);
+		return NULL;
 	}
 	return buf;
 }

@@ -180,11 +180,35 @@ static int fault_at(unsigned kind)
 #define KERNEL_COPY true
 #endif
 
-/* Writes all of buf; *done gets the bytes that reached the file. */
+/* write(2) until all of buf is written; *done (may be NULL) gets the
+ * bytes that reached the file. */
+static int write_all(int fd, const char *p, size_t n, size_t *done)
+{
+	size_t off = 0;
+	int rc = 0;
+
+	while (off < n) {
+		ssize_t w = write(fd, p + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			rc = -1;
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (done)
+		*done = off;
+	return rc;
+}
+
+/* Writes all of buf, as one write step of the fault seam; *done gets the
+ * bytes that reached the file. */
 static int f_write(int fd, const void *buf, size_t n, size_t *done)
 {
-	const char *p = buf;
-	size_t off = 0;
 	int f = fault_at(STORE_STEP_WRITE);
 
 	if (done)
@@ -194,42 +218,12 @@ static int f_write(int fd, const void *buf, size_t n, size_t *done)
 		return -1;
 	}
 	if (f == 2) {
-		ssize_t w = write(fd, p, n / 2);
+		ssize_t w = write(fd, buf, n / 2);
 
 		(void)w;
 		_exit(STORE_FAULT_EXIT);
 	}
-	while (off < n) {
-		ssize_t w = write(fd, p + off, n - off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			if (done)
-				*done = off;
-			return -1;
-		}
-		off += (size_t)w;
-	}
-	if (done)
-		*done = off;
-	return 0;
-}
-
-/* write(2) until all of buf is written. */
-static int f_write_raw(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return write_all(fd, buf, n, done);
 }
 
 /* writev(2) until every iovec is written (modifies iov). */
@@ -284,7 +278,7 @@ static int copy_range(int fd, int src, unsigned long long from, size_t len)
 			}
 		} else {
 			n = pread(src, buf, len < sizeof(buf) ? len : sizeof(buf), (off_t)at);
-			if (n > 0 && f_write_raw(fd, buf, (size_t)n) < 0)
+			if (n > 0 && write_all(fd, buf, (size_t)n, NULL) < 0)
 				return -1;
 			if (n > 0)
 				at += n;
@@ -2004,7 +1998,7 @@ static char *read_leaf(size_t *len, struct stat *st, struct run *r, const char *
 {
 	struct sw_error e = SW_ERROR_INIT;
 	char *buf = NULL;
-	size_t got = 0, n;
+	size_t n;
 	int fd = -1;
 
 	if (open_leaf(&fd, r->fd, name, O_RDONLY, &e) < 0)
@@ -2015,15 +2009,10 @@ static char *read_leaf(size_t *len, struct stat *st, struct run *r, const char *
 	n = want == SIZE_MAX ? (size_t)st->st_size : want;
 	if ((buf = sw_malloc(n + 1)) == NULL)
 		goto out;
-	while (got < n) {
-		ssize_t k = pread(fd, buf + got, n - got, (off_t)got);
-
-		if (k <= 0) {
-			sw_free(buf);
-			buf = NULL;
-			goto out;
-		}
-		got += (size_t)k;
+	if (sw_pread_full(fd, buf, n, 0) != n) {
+		sw_free(buf);
+		buf = NULL;
+		goto out;
 	}
 	buf[n] = '\0';
 	*len = n;
