@@ -517,6 +517,37 @@ static int expand_line(const char *line)
 	return 1;
 }
 
+/* Expands a marker indented by `indent` spaces (inside a list item): the
+ * section is generated into memory, then each non-empty line is indented. */
+static int expand_indented(const char *marker, size_t indent)
+{
+	FILE *saved = stdout, *mem;
+	char *text = NULL;
+	size_t len = 0;
+	int hit;
+
+	if (indent == 0)
+		return expand_line(marker);
+	if ((mem = open_memstream(&text, &len)) == NULL) {
+		fail("cannot expand %s", marker);
+		return 1;
+	}
+	stdout = mem;
+	hit = expand_line(marker);
+	stdout = saved;
+	fclose(mem);
+	for (char *p = text, *nl; hit && p && *p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		if (nl != p)
+			printf("%*s", (int)indent, "");
+		printf("%.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
+		if (nl == NULL)
+			break;
+	}
+	free(text);
+	return hit;
+}
+
 int gencap_expand(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -529,7 +560,10 @@ int gencap_expand(const char *path)
 		return 1;
 	}
 	while ((n = getline(&line, &cap, f)) > 0) {
-		if (strncmp(line, "<!-- slipway:", 13) == 0 && expand_line(line))
+		size_t indent = strspn(line, " ");
+
+		if (strncmp(line + indent, "<!-- slipway:", 13) == 0 &&
+		    expand_indented(line + indent, indent))
 			continue;
 		fwrite(line, 1, (size_t)n, stdout);
 	}
