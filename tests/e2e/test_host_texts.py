@@ -290,6 +290,9 @@ def test_decision_pause_and_answer():
     h.answer("answer-decision", "JSON, please.")
     assert h.st["action"]["kind"] == "orient"
     assert h.t.decision_line.search(h.st["action"]["context"]), h.st["action"]["context"]
+    live = h.status_text()  # the same sections as the final report, so far
+    assert "Report so far:" in live and "JSON, please." in live.split("Confirmed decisions:")[1], live
+    assert "Action reports:\n  - orient" in live and "Voided Actions" in live, live
     h.finish()
     s = ended(h, "decision pause and answer")
     assert "JSON, please." in s and "Confirmed decisions:" in s, s
