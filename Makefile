@@ -84,10 +84,17 @@ build/san/%.o: %.c $(HDRS)
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS_SAN) -c -o $@ $<
 
-# Capability texts are embedded at build time (issue 6); an empty table until then.
-build/gen/capabilities.c: $(sort $(wildcard cli/capabilities/*.md)) cli/embed.sh
+# Capability texts are embedded at build time, after build/gendocs has
+# expanded their contract sections from tables/ and the Outcome decoder.
+CAP_GEN = $(patsubst cli/%,build/gen/%,$(sort $(wildcard cli/capabilities/*.md)))
+
+build/gen/capabilities/%.md: cli/capabilities/%.md build/gendocs
 	@mkdir -p $(dir $@)
-	sh cli/embed.sh $@ $(sort $(wildcard cli/capabilities/*.md))
+	build/gendocs capability $< > $@
+
+build/gen/capabilities.c: $(CAP_GEN) cli/embed.sh
+	@mkdir -p $(dir $@)
+	sh cli/embed.sh $@ $(CAP_GEN)
 
 build/rel/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
@@ -143,8 +150,12 @@ check-headers:
 		$(CC) $(CSTD) $(WARN) $(INC) $(PKG_CFLAGS) -x c -fsyntax-only - ; \
 	done; echo "check-headers: $(words $(filter %.h,$(HDRS))) headers compile alone"
 
-build/gendocs: docs/gendocs.c $(PURE_OBJS)
-	$(CC) $(CFLAGS_REL) -Wno-missing-prototypes -o $@ $< $(PURE_OBJS)
+build/rel/libsw.a: $(PURE_OBJS) $(patsubst %.c,build/rel/%.o,$(IO_SRCS))
+	@rm -f $@
+	ar rcs $@ $^
+
+build/gendocs: docs/gendocs.c docs/gencap.c docs/gencap.h build/rel/libsw.a
+	$(CC) $(CFLAGS_REL) -Wno-missing-prototypes -o $@ docs/gendocs.c docs/gencap.c build/rel/libsw.a $(PKG_LIBS)
 
 GENERATED_DOCS = docs/protocol-tables.md docs/run-states.dot
 

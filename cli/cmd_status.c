@@ -11,6 +11,7 @@
 #include "io/buf.h"
 #include "io/input.h"
 #include "io/render.h"
+#include "io/run.h"
 
 static const char *jstr(const json_t *o, const char *k)
 {
@@ -59,6 +60,21 @@ static void print_question(const json_t *doc)
 	sw_free(text);
 }
 
+/* The destructive request a person is asked to confirm: every target and
+ * the impact, as the host sent them. */
+static void print_request(const json_t *doc)
+{
+	const json_t *req = json_object_get(doc, "pending_destructive_request"), *t;
+	size_t i;
+
+	if (req == NULL)
+		return;
+	printf("Destructive request: %s\nTargets:\n", jstr(req, "request_id"));
+	json_array_foreach(json_object_get(req, "targets"), i, t)
+		printf("  - %s: %s\n", jstr(t, "kind"), jstr(t, "value"));
+	printf("Impact: %s\nScope digest: %s\n", jstr(req, "impact"), jstr(req, "scope_sha256"));
+}
+
 static int print_run(const json_t *doc)
 {
 	const json_t *cur = json_object_get(doc, "current_action");
@@ -75,6 +91,7 @@ static int print_run(const json_t *doc)
 	if (jstr(doc, "pause_reason"))
 		printf("Pause reason: %s\n", jstr(doc, "pause_reason"));
 	print_question(doc);
+	print_request(doc);
 	if (cand) {
 		printf("Current source candidate: %s (%s, %s)\n", jstr(cand, "candidate_id"),
 		       jstr(cand, "classification"), jstr(cand, "classification_code"));
@@ -149,6 +166,13 @@ int cmd_status(int argc, char **argv)
 			struct next *n = driver_run_next(r, 0);
 
 			print_run(doc);
+			if (jstr(doc, "summary") == NULL) {
+				char *report = run_report(r);
+
+				if (report)
+					printf("\nReport so far:\n%s", report);
+				sw_free(report);
+			}
 			if (n && render_next_choices(&choices, n, RENDER_SHELL_NATIVE, NULL, &err) == 0 &&
 			    choices && choices[0])
 				fputs(choices, stdout);

@@ -1,11 +1,14 @@
 /* Writes the generated docs from tables/: `gendocs tables` prints
- * docs/protocol-tables.md, `gendocs dot` prints docs/run-states.dot.
+ * docs/protocol-tables.md, `gendocs dot` prints docs/run-states.dot,
+ * `gendocs capability FILE` prints a capability text with its contract
+ * sections expanded (docs/gencap.c).
  * Built and run by `make docs`; `make docs-check` compares the output
  * with the committed files. */
 
 #include <stdio.h>
 #include <string.h>
 
+#include "docs/gencap.h"
 #include "fsm/fsm.h"
 
 static const enum fsm_status status_order[] = {
@@ -306,6 +309,8 @@ static void dot(void)
 
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "capability") == 0)
+		return gencap_expand(argv[2]);
 	if (argc == 2 && strcmp(argv[1], "dot") == 0) {
 		dot();
 	} else if (argc == 2 && strcmp(argv[1], "tables") == 0) {
@@ -319,7 +324,7 @@ int main(int argc, char **argv)
 		nexts();
 		errors();
 	} else {
-		fprintf(stderr, "usage: gendocs tables|dot\n");
+		fprintf(stderr, "usage: gendocs tables|dot|capability FILE\n");
 		return 2;
 	}
 	return fflush(stdout) == 0 ? 0 : 1;

@@ -118,12 +118,99 @@ static const struct shape outcome_shape = SHAPE(outcome_fields);
 
 /* Destructive target kinds, in enum outcome_target_kind order. */
 static const char *const target_kind_wire[] = {
-	"", "path", "git_ref", "external_resource", "data_domain",
+	"", "path", "git_ref", "external_resource", "data_domain", NULL,
 };
 
 /* Implementation activity kinds. */
-static const char *const activity_kinds[] = { "test", "typecheck", "build", "lint" };
+const char *const outcome_activity_kind_names[] = { "test", "typecheck", "build", "lint", NULL };
+#define activity_kinds outcome_activity_kind_names
+#define N_ACTIVITY_KINDS 4
+
+/* The text rule each string key is checked with (see "text rules" below),
+ * for the documentation view. */
+static const struct {
+	const char *path, *rule;
+} field_rules[] = {
+	{ "action_id",                                   "non-empty plain text; the current Action's id" },
+	{ "action_kind",                                 "the current Action's kind" },
+	{ "summary",                                     "non-empty markdown" },
+	{ "observations[]",                              "markdown, may be empty" },
+	{ "known_issues[]",                              "markdown, may be empty" },
+	{ "suggested_actions[].brief",                   "non-empty markdown, at most 8192 bytes" },
+	{ "pause.question",                              "non-empty markdown" },
+	{ "pause.destructive_request.request_id",        "canonical lowercase UUID, RFC 4122 variant, not all zeros" },
+	{ "pause.destructive_request.targets",           "at least one; sorted bytewise by (kind, value); no duplicates" },
+	{ "pause.destructive_request.targets[].value",   "non-empty plain text" },
+	{ "pause.destructive_request.impact",            "non-empty markdown" },
+	{ "pause.destructive_request.scope_sha256",      "sha256:<64 lowercase hex> of the canonical scope" },
+	{ "pause.supersedes_answer_action_id",           "non-empty plain text; only with decision_required; omit the key otherwise" },
+	{ "implementation.files_changed[]",              "plain text, may be empty" },
+	{ "implementation.activities[].exit_code",       "the real exit code, any integer" },
+	{ "implementation.activities[].command",         "non-empty markdown" },
+	{ "implementation.activities[].summary",         "non-empty markdown" },
+	{ "implementation.uncertainties[]",              "markdown, may be empty" },
+	{ "implementation.attempts",                     "1 or more" },
+	{ "review.findings[].location",                  "non-empty plain text" },
+	{ "review.findings[].summary",                   "non-empty markdown" },
+	{ "review.findings[].detail",                    "non-empty markdown" },
+	{ "review.uncertainties[]",                      "markdown, may be empty" },
+};
 /* clang-format on */
+
+const char *const outcome_target_kind_names[] = {
+	"path", "git_ref", "external_resource", "data_domain", NULL,
+};
+
+static const char *slot_type(enum slot slot)
+{
+	switch (slot) {
+	case SLOT_STR: return "string";
+	case SLOT_INT: return "integer";
+	case SLOT_STRS: return "array of strings";
+	case SLOT_OBJS: return "array of objects";
+	case SLOT_OBJ: return "object or null";
+	case SLOT_OPT_STR: return "string";
+	}
+	return "?";
+}
+
+static void doc_walk(const struct shape *s, const char *path,
+		     outcome_doc_visit_fn *visit, void *payload)
+{
+	char sub[256];
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct field *f = &s->fields[i];
+		const char *rule = "";
+
+		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "", f->name);
+		for (size_t k = 0; k < sizeof(field_rules) / sizeof(field_rules[0]); k++)
+			if (strcmp(field_rules[k].path, sub) == 0)
+				rule = field_rules[k].rule;
+		if (f->slot == SLOT_STRS) {
+			char item[260];
+
+			snprintf(item, sizeof(item), "%s[]", sub);
+			for (size_t k = 0; k < sizeof(field_rules) / sizeof(field_rules[0]); k++)
+				if (strcmp(field_rules[k].path, item) == 0)
+					rule = field_rules[k].rule;
+		}
+		visit(sub, slot_type(f->slot), rule, f->required, payload);
+		if (f->slot == SLOT_OBJ)
+			doc_walk(f->child, sub, visit, payload);
+		if (f->slot == SLOT_OBJS) {
+			char item[260];
+
+			snprintf(item, sizeof(item), "%s[]", sub);
+			doc_walk(f->child, item, visit, payload);
+		}
+	}
+}
+
+void outcome_doc_walk(outcome_doc_visit_fn *visit, void *payload)
+{
+	doc_walk(&outcome_shape, "", visit, payload);
+}
 
 static const struct field *find_field(const struct shape *s, const char *key)
 {
@@ -235,6 +322,34 @@ static int walk_types(const json_t *obj, const struct shape *s,
 	return 0;
 }
 
+/* Names every required key of `s` absent from `obj` in one message. */
+static int missing_fields(const json_t *obj, const struct shape *s,
+			  const char *path, struct sw_error *err)
+{
+	char names[200] = "";
+	size_t i, n = 0, used = 0;
+
+	for (i = 0; i < s->n; i++) {
+		if (!s->fields[i].required ||
+		    json_object_get(obj, s->fields[i].name) != NULL)
+			continue;
+		if (used < sizeof(names)) {
+			int m = snprintf(names + used, sizeof(names) - used, "%s\"%s\"",
+					 n ? ", " : "", s->fields[i].name);
+
+			used += m > 0 ? (size_t)m : 0;
+		}
+		n++;
+	}
+	if (n == 0)
+		return 0;
+	if (used >= sizeof(names))
+		memcpy(names + sizeof(names) - 4, "...", 4);
+	return sw_error_proto(err, INVALID,
+			      "decode outcome: required field%s %s %s missing at %s",
+			      n > 1 ? "s" : "", names, n > 1 ? "are" : "is", path);
+}
+
 /* Phase 3: every required key present, arrays and the optional supersedes
  * string not null.  Runs after the version check, as the reference's. */
 static int walk_shape(const json_t *obj, const struct shape *s,
@@ -244,12 +359,8 @@ static int walk_shape(const json_t *obj, const struct shape *s,
 	size_t i, j;
 	int rc;
 
-	for (i = 0; i < s->n; i++)
-		if (s->fields[i].required &&
-		    json_object_get(obj, s->fields[i].name) == NULL)
-			return sw_error_proto(err, INVALID,
-					      "decode outcome: required field \"%s\" is missing at %s",
-					      s->fields[i].name, path);
+	if ((rc = missing_fields(obj, s, path, err)) < 0)
+		return rc;
 	for (i = 0; i < s->n; i++) {
 		const struct field *f = &s->fields[i];
 		const json_t *v = json_object_get(obj, f->name);
@@ -576,6 +687,12 @@ int outcome_parse(struct outcome *out, const char *buf, size_t len,
 	/* An absent contract_version decodes as 0, so it is a mismatch too. */
 	if ((ver = json_object_get(root, "contract_version")) != NULL)
 		version = (int64_t)json_integer_value(ver);
+	if (ver == NULL) {
+		rc = sw_error_proto(err, MISMATCH,
+				    "required field \"contract_version\" is missing at $; "
+				    "supported version is %d", OUTCOME_CONTRACT_VERSION);
+		goto out;
+	}
 	if (version != OUTCOME_CONTRACT_VERSION) {
 		rc = sw_error_proto(err, MISMATCH,
 				    "contract_version %lld is unsupported; supported version is %d",
@@ -755,7 +872,7 @@ enum outcome_target_kind outcome_target_kind_lookup(const char *s)
 {
 	size_t i;
 
-	for (i = 1; i < sizeof(target_kind_wire) / sizeof(target_kind_wire[0]); i++)
+	for (i = 1; target_kind_wire[i] != NULL; i++)
 		if (strcmp(s, target_kind_wire[i]) == 0)
 			return (enum outcome_target_kind)i;
 	return OUTCOME_TARGET_NONE;
@@ -836,7 +953,9 @@ static int check_targets(const struct outcome_request *r, struct sw_error *err)
 		int ck, cv;
 
 		if (outcome_target_kind_lookup(t->kind) == OUTCOME_TARGET_NONE)
-			return sw_error_set(err, SW_EINVAL, "targets[%zu] has an unsupported kind", i);
+			return sw_error_set(err, SW_EINVAL,
+					    "targets[%zu] has an unsupported kind \"%.64s\"; allowed: path, "
+					    "git_ref, external_resource, data_domain", i, t->kind);
 		if (!outcome_text_nonblank(t->value, strlen(t->value)) ||
 		    !outcome_text_plain(t->value, strlen(t->value)))
 			return sw_error_set(err, SW_EINVAL,
@@ -919,17 +1038,79 @@ static int check_request(const struct outcome_request *r, struct sw_error *err)
 	return sw_error_proto(err, INVALID, "invalid destructive_request: %s", local.msg);
 }
 
+/* ---- allowed values, named in rejection messages ---- */
+
+struct allowed {
+	char text[200];
+	size_t used;
+};
+
+static void allowed_add(struct allowed *a, const char *wire)
+{
+	int m;
+
+	if (a->used >= sizeof(a->text))
+		return;
+	m = snprintf(a->text + a->used, sizeof(a->text) - a->used, "%s%s",
+		     a->used ? ", " : "", wire);
+	a->used += m > 0 ? (size_t)m : 0;
+}
+
+/* The wire spellings of the members of `set` ("none" when empty). */
+static const char *allowed_set(struct allowed *a, unsigned set,
+			       const char *const *wire, int count)
+{
+	a->used = 0;
+	a->text[0] = '\0';
+	for (int i = 1; i < count; i++)
+		if (set & (1u << i))
+			allowed_add(a, wire[i]);
+	return a->used ? a->text : "none";
+}
+
+static const char *allowed_list(struct allowed *a, const char *const *names)
+{
+	a->used = 0;
+	a->text[0] = '\0';
+	for (size_t i = 0; names[i] != NULL; i++)
+		allowed_add(a, names[i]);
+	return a->text;
+}
+
+static unsigned host_pauses(void)
+{
+	unsigned set = 0;
+
+	for (int p = 1; p < FSM_PAUSE__COUNT; p++)
+		if (tbl_pause_host_may_send[p])
+			set |= 1u << p;
+	return set;
+}
+
+static unsigned host_results(enum fsm_branch branch)
+{
+	unsigned set = 0;
+
+	for (int r = 1; r < FSM_RESULT__COUNT; r++)
+		if (tbl_result_host_may_send[r] && tbl_result_branch[r] == branch)
+			set |= 1u << r;
+	return set;
+}
+
 /* ---- content checks ---- */
 
 static int check_pause(const struct outcome_pause *p, struct sw_error *err)
 {
+	struct allowed a;
 	int rc;
 
 	if ((rc = need_nonblank_markdown(p->question, "pause.question", err)) < 0)
 		return rc;
 	if (p->reason_id == FSM_PAUSE_NONE || !tbl_pause_host_may_send[p->reason_id])
 		return sw_error_proto(err, INVALID,
-				      "needs_input requires a supported host pause reason");
+				      "needs_input requires a supported host pause reason: "
+				      "pause.reason \"%.64s\" is not one of %s", p->reason,
+				      allowed_set(&a, host_pauses(), tbl_pause_wire, FSM_PAUSE__COUNT));
 	if (p->supersedes &&
 	    (rc = need_nonblank_plain(p->supersedes,
 				      "pause.supersedes_answer_action_id", err)) < 0)
@@ -942,27 +1123,32 @@ static int check_pause(const struct outcome_pause *p, struct sw_error *err)
 static int check_implementation(const struct outcome_implementation *im,
 				struct sw_error *err)
 {
+	struct allowed a;
 	size_t i, k;
 	int rc;
 
 	if (im->result_id == FSM_RESULT_NONE || !tbl_result_host_may_send[im->result_id])
-		return sw_error_proto(err, INVALID, "implementation has an unsupported result");
+		return sw_error_proto(err, INVALID,
+				      "implementation has an unsupported result \"%.64s\"; allowed: %s",
+				      im->result, allowed_set(&a, host_results(FSM_BRANCH_IMPLEMENTATION),
+							      tbl_result_wire, FSM_RESULT__COUNT));
 	if (im->attempts <= 0)
 		return sw_error_proto(err, INVALID, "implementation.attempts must be positive");
 	if ((rc = need_list(&im->files_changed, "implementation.files_changed", 0, err)) < 0 ||
 	    (rc = need_list(&im->uncertainties, "implementation.uncertainties", 1, err)) < 0)
 		return rc;
 	for (i = 0; i < im->n_activities; i++) {
-		const struct outcome_activity *a = &im->activities[i];
+		const struct outcome_activity *act = &im->activities[i];
 
-		for (k = 0; k < sizeof(activity_kinds) / sizeof(activity_kinds[0]); k++)
-			if (strcmp(a->kind, activity_kinds[k]) == 0)
+		for (k = 0; k < N_ACTIVITY_KINDS; k++)
+			if (strcmp(act->kind, activity_kinds[k]) == 0)
 				break;
-		if (k == sizeof(activity_kinds) / sizeof(activity_kinds[0]))
+		if (k == N_ACTIVITY_KINDS)
 			return sw_error_proto(err, INVALID,
-					      "implementation.activities[%zu] has an unsupported kind", i);
-		if ((rc = need_nonblank_markdown(a->command, "implementation.activities[].command", err)) < 0 ||
-		    (rc = need_nonblank_markdown(a->summary, "implementation.activities[].summary", err)) < 0)
+					      "implementation.activities[%zu] has an unsupported kind \"%.64s\"; allowed: %s",
+					      i, act->kind, allowed_list(&a, activity_kinds));
+		if ((rc = need_nonblank_markdown(act->command, "implementation.activities[].command", err)) < 0 ||
+		    (rc = need_nonblank_markdown(act->summary, "implementation.activities[].summary", err)) < 0)
 			return rc;
 	}
 	return 0;
@@ -970,11 +1156,15 @@ static int check_implementation(const struct outcome_implementation *im,
 
 static int check_review(const struct outcome_review *rv, struct sw_error *err)
 {
+	struct allowed a;
 	size_t i;
 	int rc;
 
 	if (rv->result_id == FSM_RESULT_NONE || !tbl_result_host_may_send[rv->result_id])
-		return sw_error_proto(err, INVALID, "review has an unsupported result");
+		return sw_error_proto(err, INVALID,
+				      "review has an unsupported result \"%.64s\"; allowed: %s",
+				      rv->result, allowed_set(&a, host_results(FSM_BRANCH_REVIEW),
+							      tbl_result_wire, FSM_RESULT__COUNT));
 	if ((rc = need_list(&rv->uncertainties, "review.uncertainties", 1, err)) < 0)
 		return rc;
 	for (i = 0; i < rv->n_findings; i++) {
@@ -988,8 +1178,76 @@ static int check_review(const struct outcome_review *rv, struct sw_error *err)
 	return 0;
 }
 
+static unsigned legal_statuses(enum fsm_kind kind)
+{
+	unsigned set = 0;
+
+	for (int st = 1; st < FSM_STATUS__COUNT; st++)
+		if (tbl_legal[kind][st].legal)
+			set |= 1u << st;
+	return set;
+}
+
+static unsigned suggestible(void)
+{
+	unsigned set = 0;
+
+	for (int k = 1; k < FSM_KIND__COUNT; k++)
+		if (tbl_kind_suggestible[k])
+			set |= 1u << k;
+	return set;
+}
+
+/* A matrix violation, with the values the matrix allows for the Outcome's
+ * kind and status appended where one set of values is at fault. */
+static int violation(const struct outcome *o, enum fsm_violation v,
+		     struct sw_error *err)
+{
+	const struct fsm_legal *cell = &tbl_legal[o->kind][o->status_id];
+	const char *text = tbl_violation_text[v];
+	struct allowed a;
+
+	switch (v) {
+	case FSM_VIOLATION_STATUS:
+		return sw_error_proto(err, INVALID, "%s; allowed for %s: %s", text,
+				      o->action_kind, allowed_set(&a, legal_statuses(o->kind),
+								  tbl_status_wire, FSM_STATUS__COUNT));
+	case FSM_VIOLATION_PAUSE_REASON:
+		return sw_error_proto(err, INVALID, "%s; allowed for %s %s: %s", text,
+				      o->action_kind, o->status,
+				      allowed_set(&a, cell->pauses, tbl_pause_wire, FSM_PAUSE__COUNT));
+	case FSM_VIOLATION_RESULT:
+		return sw_error_proto(err, INVALID, "%s; allowed for %s %s: %s", text,
+				      o->action_kind, o->status,
+				      allowed_set(&a, cell->results, tbl_result_wire, FSM_RESULT__COUNT));
+	case FSM_VIOLATION_SUGGESTIONS:
+		return sw_error_proto(err, INVALID, "%s; at most %u for %s %s", text,
+				      cell->max_suggestions, o->action_kind, o->status);
+	case FSM_VIOLATION_SUGGESTION_KIND:
+		return sw_error_proto(err, INVALID, "%s; allowed for %s %s: %s", text,
+				      o->action_kind, o->status,
+				      allowed_set(&a, cell->suggestion_kinds, tbl_kind_wire, FSM_KIND__COUNT));
+	case FSM_VIOLATION_NONE:
+	case FSM_VIOLATION_KIND_MISMATCH:
+	case FSM_VIOLATION_PAUSE_REQUIRED:
+	case FSM_VIOLATION_PAUSE_FORBIDDEN:
+	case FSM_VIOLATION_SUPERSEDES:
+	case FSM_VIOLATION_REQUEST_REQUIRED:
+	case FSM_VIOLATION_REQUEST_FORBIDDEN:
+	case FSM_VIOLATION_IMPLEMENTATION_REQUIRED:
+	case FSM_VIOLATION_IMPLEMENTATION_FORBIDDEN:
+	case FSM_VIOLATION_REVIEW_REQUIRED:
+	case FSM_VIOLATION_REVIEW_FORBIDDEN:
+	case FSM_VIOLATION_FINDINGS:
+	case FSM_VIOLATION__COUNT:
+		break;
+	}
+	return sw_error_proto(err, INVALID, "%s", text);
+}
+
 int outcome_check(const struct outcome *o, struct sw_error *err)
 {
+	struct allowed a;
 	struct fsm_outcome_shape shape;
 	enum fsm_violation v;
 	size_t i;
@@ -1005,9 +1263,14 @@ int outcome_check(const struct outcome *o, struct sw_error *err)
 	if ((rc = need_nonblank_plain(o->action_id, "action_id", err)) < 0)
 		return rc;
 	if (o->kind == FSM_KIND_NONE)
-		return sw_error_proto(err, INVALID, "invalid outcome action_kind");
+		return sw_error_proto(err, INVALID,
+				      "invalid outcome action_kind \"%.64s\"; allowed: %s", o->action_kind,
+				      allowed_set(&a, ~0u, tbl_kind_wire, FSM_KIND__COUNT));
 	if (o->status_id == FSM_STATUS_INVALID)
-		return sw_error_proto(err, INVALID, "invalid outcome status");
+		return sw_error_proto(err, INVALID,
+				      "invalid outcome status \"%.64s\"; allowed for %s: %s", o->status,
+				      o->action_kind, allowed_set(&a, legal_statuses(o->kind),
+								  tbl_status_wire, FSM_STATUS__COUNT));
 	if ((rc = need_nonblank_markdown(o->summary, "summary", err)) < 0 ||
 	    (rc = need_list(&o->observations, "observations", 1, err)) < 0 ||
 	    (rc = need_list(&o->known_issues, "known_issues", 1, err)) < 0)
@@ -1019,7 +1282,9 @@ int outcome_check(const struct outcome *o, struct sw_error *err)
 
 		if (sg->kind_id == FSM_KIND_NONE || !tbl_kind_suggestible[sg->kind_id])
 			return sw_error_proto(err, INVALID,
-					      "suggested_actions[%zu] has an invalid kind", i);
+					      "suggested_actions[%zu] has an invalid kind \"%.64s\"; allowed: %s",
+					      i, sg->kind, allowed_set(&a, suggestible(), tbl_kind_wire,
+								       FSM_KIND__COUNT));
 		if ((rc = need_nonblank_markdown(sg->brief, "suggested_actions[].brief", err)) < 0)
 			return rc;
 		if (strlen(sg->brief) > OUTCOME_MAX_BRIEF_BYTES)
@@ -1048,7 +1313,7 @@ int outcome_check(const struct outcome *o, struct sw_error *err)
 	shape.suggestions = o->n_suggestions;
 	shape.suggestion_kind = o->n_suggestions ? o->suggestions[0].kind_id : FSM_KIND_NONE;
 	if ((v = fsm_outcome_check(&shape)) != FSM_VIOLATION_NONE)
-		return sw_error_proto(err, INVALID, "%s", tbl_violation_text[v]);
+		return violation(o, v, err);
 	return 0;
 }
 

@@ -160,6 +160,20 @@ void outcome_release(struct outcome *o);
  * the original bytes, so it is not part of the text).  SW_ENOMEM only. */
 int outcome_to_json(char **out, const struct outcome *o, struct sw_error *err);
 
+/* The documentation view of the Outcome key schema, for the generated
+ * capability texts: `visit` is called for every key in document order with
+ * its path ("pause.destructive_request.targets[].kind"), the JSON type the
+ * decoder accepts, the text rule it is checked with (may be ""), and whether
+ * the key must be present. */
+typedef void outcome_doc_visit_fn(const char *path, const char *type,
+				  const char *rule, int required, void *payload);
+void outcome_doc_walk(outcome_doc_visit_fn *visit, void *payload);
+
+/* Wire spellings of destructive target kinds and implementation activity
+ * kinds, NULL-terminated, in the order the decoder lists them. */
+extern const char *const outcome_target_kind_names[];
+extern const char *const outcome_activity_kind_names[];
+
 /* Target kind from its wire spelling; OUTCOME_TARGET_NONE when unknown. */
 enum outcome_target_kind outcome_target_kind_lookup(const char *s);
 

@@ -222,6 +222,19 @@ static void buf_indented(struct sw_buf *b, const char *s, const char *indent,
 	}
 }
 
+/* Appends one pre-existing dirty path as "<path> [<category> <state>;
+ * <observation>[; size=N][; content_sha256=D]]". */
+static void buf_dirty_path(struct sw_buf *b, const json_t *p)
+{
+	sw_buf_fmt(b, "%s [%s %s; %s", str(p, "path"), str(p, "category"),
+		   str(p, "state"), str(p, "observation"));
+	if (json_object_get(p, "size"))
+		sw_buf_fmt(b, "; size=%lld", (long long)json_integer_value(json_object_get(p, "size")));
+	if (str(p, "content_sha256") && str(p, "content_sha256")[0])
+		sw_buf_fmt(b, "; content_sha256=%s", str(p, "content_sha256"));
+	sw_buf_str(b, "]");
+}
+
 /* ---- context ---- */
 
 struct ctx_item {
@@ -457,14 +470,9 @@ static char *compose_brief(const json_t *rec, enum fsm_kind kind,
 		if (json_integer_value(json_object_get(g, "path_count")) == 0)
 			sw_buf_str(&b, " none.");
 		json_array_foreach(paths, i, p) {
-			sw_buf_fmt(&b, " %s [%s %s; %s", str(p, "path"), str(p, "category"),
-				str(p, "state"), str(p, "observation"));
-			if (json_object_get(p, "size"))
-				sw_buf_fmt(&b, "; size=%lld",
-					(long long)json_integer_value(json_object_get(p, "size")));
-			if (str(p, "content_sha256") && str(p, "content_sha256")[0])
-				sw_buf_fmt(&b, "; content_sha256=%s", str(p, "content_sha256"));
-			sw_buf_str(&b, "];");
+			sw_buf_str(&b, " ");
+			buf_dirty_path(&b, p);
+			sw_buf_str(&b, ";");
 		}
 		if (json_is_true(json_object_get(g, "details_truncated")))
 			sw_buf_str(&b, " further paths are left out of this bounded list;");
@@ -525,75 +533,296 @@ static unsigned record_flags(const json_t *v)
 	       (json_is_true(json_object_get(v, "skipped")) ? FZ_SKIPPED : 0);
 }
 
-static char *final_summary(const struct run *r)
+/* Bounds a final summary as the reference does: over `limit` bytes, the
+ * text is cut at a UTF-8 boundary and ends with
+ * "\n\n...[summary truncated omitted_bytes=N original_sha256=sha256:HEX]\n",
+ * the whole result being at most `limit` bytes. */
+static char *bound_summary(const char *s, size_t limit)
 {
-	const json_t *rec = r->rec;
-	json_t *actions = json_object_get(rec, "actions"), *v, *list, *frozen_rec = NULL;
+	size_t n = strlen(s), cut = limit;
+	char digest[SW_DIGEST_LEN], marker[160];
+	int m = 0;
+	char *out;
+
+	if (n <= limit)
+		return sw_strdup(s);
+	sw_sha256_prefixed(s, n, digest);
+	/* The marker's length depends on the omitted count, which depends on
+	 * the cut: four rounds settle it, as upstream. */
+	for (int round = 0; round < 4; round++) {
+		m = snprintf(marker, sizeof(marker),
+			     "\n\n...[summary truncated omitted_bytes=%zu original_sha256=%s]\n",
+			     n - cut, digest);
+		cut = (size_t)m < limit ? limit - (size_t)m : 0;
+		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--;
+	}
+	if ((out = sw_malloc(cut + (size_t)m + 1)) == NULL)
+		return NULL;
+	memcpy(out, s, cut);
+	memcpy(out + cut, marker, (size_t)m + 1);
+	return out;
+}
+
+/* Every Action record in Run order, frozen ones parsed back (a new array;
+ * a frozen record that cannot be read back is left out). */
+static json_t *all_records(const struct run *r)
+{
+	json_t *all = json_array(), *v;
+	size_t i;
+
+	for (i = 0; all && i < r->nfz; i++)
+		if ((v = fz_parse(r->fz, &r->fz->e[i])) != NULL)
+			json_array_append_new(all, v);
+	json_array_foreach(json_object_get(r->rec, "actions"), i, v)
+		if (all)
+			json_array_append(all, v);
+	return all;
+}
+
+static int cmp_json_strings(const void *a, const void *b)
+{
+	return strcmp(json_string_value(*(json_t *const *)a),
+		      json_string_value(*(json_t *const *)b));
+}
+
+/* Sorts an array of strings bytewise, in place. */
+static void sort_strings(json_t *list)
+{
+	size_t n = json_array_size(list), i;
+	json_t **v = n ? sw_calloc(n, sizeof(*v)) : NULL;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(list, i));
+	qsort(v, n, sizeof(*v), cmp_json_strings);
+	json_array_clear(list);
+	for (i = 0; i < n; i++)
+		json_array_append_new(list, v[i]);
+	sw_free(v);
+}
+
+static void list_section(struct sw_buf *b, const char *title, const json_t *list)
+{
+	const json_t *v;
+	size_t i;
+
+	sw_buf_fmt(b, "\n%s:\n", title);
+	if (json_array_size(list) == 0)
+		sw_buf_str(b, "  none.\n");
+	json_array_foreach(list, i, v) {
+		sw_buf_str(b, "  - ");
+		buf_indented(b, json_string_value(v), "    ", 0);
+		sw_buf_str(b, "\n");
+	}
+}
+
+/* The Actions whose record has `flag` set, by kind and id. */
+static void flagged_section(struct sw_buf *b, const char *title, const json_t *records,
+			    const char *flag)
+{
+	const json_t *v;
+	size_t i, n = 0;
+
+	sw_buf_fmt(b, "\n%s:\n", title);
+	json_array_foreach(records, i, v)
+		if (json_is_true(json_object_get(v, flag)) && ++n)
+			sw_buf_fmt(b, "  - %s (action %s)\n", str(json_object_get(v, "action"), "kind"),
+				   str(json_object_get(v, "action"), "action_id"));
+	if (n == 0)
+		sw_buf_str(b, "  none.\n");
+}
+
+/* What happened to Review, when it reported no findings: the reference's
+ * order of reasons. */
+static void review_section(struct sw_buf *b, const struct run *r, const json_t *records)
+{
+	const json_t *v, *review_outcome = NULL;
+	int skipped = 0, voided = 0, nfindings = 0;
+	size_t i, k;
+
+	sw_buf_str(b, "\nReview:\n");
+	json_array_foreach(records, i, v) {
+		const json_t *o = json_object_get(v, "outcome"), *f;
+
+		if (strcmp(str(json_object_get(v, "action"), "kind"), "review") != 0)
+			continue;
+		skipped |= json_is_true(json_object_get(v, "skipped"));
+		voided |= json_is_true(json_object_get(v, "voided"));
+		if (o == NULL || !json_is_object(json_object_get(o, "review")))
+			continue;
+		review_outcome = o;
+		if (strcmp(str(json_object_get(o, "review"), "result"), "findings_reported") != 0)
+			continue;
+		json_array_foreach(json_object_get(json_object_get(o, "review"), "findings"), k, f) {
+			sw_buf_fmt(b, "  - %s: %s\n    ", str(f, "location"), str(f, "summary"));
+			buf_indented(b, str(f, "detail"), "    ", 0);
+			sw_buf_str(b, "\n");
+			nfindings++;
+		}
+	}
+	if (nfindings)
+		return;
+	if (skipped)
+		sw_buf_str(b, "  Review was skipped by the user.\n");
+	else if (review_outcome)
+		sw_buf_fmt(b, "  Review reported %s: %s\n",
+			   str(json_object_get(review_outcome, "review"), "result"),
+			   str(review_outcome, "summary"));
+	else if (voided)
+		sw_buf_str(b, "  A Review Action was issued but voided before it finished.\n");
+	else if (!json_is_true(json_object_get(r->rec, "review_enabled")))
+		sw_buf_str(b, "  Review was disabled for this Run.\n");
+	else
+		sw_buf_str(b, "  Review was not run: no Review Action was issued, as the worktree "
+			   "did not change or no Implement ran.\n");
+}
+
+/* The sections the final summary and `status` share: each Action's report,
+ * files reported changed, confirmed decisions, review, activities, skipped
+ * and voided Actions, observations, known issues, uncertainties and the
+ * paths already dirty at Run start. */
+static void report_sections(struct sw_buf *b, const struct run *r, const json_t *records)
+{
+	const json_t *rec = r->rec, *v, *g = json_object_get(rec, "initial_git");
+	json_t *files = json_array();
+	size_t i, k;
+
+	size_t nreports = 0;
+
+	sw_buf_str(b, "\nAction reports:\n");
+	json_array_foreach(records, i, v) {
+		const json_t *o = json_object_get(v, "outcome"), *f;
+
+		if (o == NULL)
+			continue;
+		nreports++;
+		sw_buf_fmt(b, "  - %s%s: ", str(json_object_get(v, "action"), "kind"),
+			   json_is_true(json_object_get(v, "skipped")) ? " (skipped)" :
+			   json_is_true(json_object_get(v, "voided")) ? " (voided)" : "");
+		buf_indented(b, str(o, "summary"), "    ", 0);
+		sw_buf_str(b, "\n");
+		json_array_foreach(json_object_get(json_object_get(o, "implementation"), "files_changed"), k, f) {
+			const char *p = json_string_value(f);
+			size_t s, n;
+
+			trim_span(p, &s, &n);
+			if (n > 0 && files) {
+				json_t *t = json_stringn(p + s, n);
+
+				if (t && !has_string(files, json_string_value(t)))
+					json_array_append(files, t);
+				json_decref(t);
+			}
+		}
+	}
+	if (nreports == 0)
+		sw_buf_str(b, "  none.\n");
+	sort_strings(files);
+	list_section(b, "Files reported changed by Implement", files);
+	json_decref(files);
+
+	sw_buf_str(b, "\nConfirmed decisions:\n");
+	k = 0;
+	json_array_foreach(json_object_get(rec, "answers"), i, v) {
+		if (!json_is_true(json_object_get(v, "active")) ||
+		    (str(v, "superseded_by") && str(v, "superseded_by")[0]))
+			continue;
+		sw_buf_fmt(b, "  - action %s: ", str(v, "action_id"));
+		buf_indented(b, str(v, "text"), "    ", 0);
+		sw_buf_str(b, "\n");
+		k++;
+	}
+	if (k == 0)
+		sw_buf_str(b, "  none.\n");
+
+	review_section(b, r, records);
+
+	sw_buf_str(b, "\nActivities:\n");
+	if (json_array_size(json_object_get(rec, "activities")) == 0)
+		sw_buf_str(b, "  No test, typecheck, build or lint activity was reported.\n");
+	json_array_foreach(json_object_get(rec, "activities"), i, v)
+		sw_buf_fmt(b, "  - %s `%s` exited %lld: %s\n", str(v, "kind"), str(v, "command"),
+			   (long long)json_integer_value(json_object_get(v, "exit_code")),
+			   str(v, "summary"));
+
+	flagged_section(b, "Skipped Actions", records, "skipped");
+	flagged_section(b, "Voided Actions (closed by an answer, a stop or a resume)", records, "voided");
+
+	list_section(b, "Observations", json_object_get(rec, "observations"));
+	list_section(b, "Known issues", json_object_get(rec, "known_issues"));
+	list_section(b, "Uncertainties", json_object_get(rec, "uncertainties"));
+
+	sw_buf_fmt(b, "\nPaths already dirty at Run start (count=%lld; listed=%zu; path_fingerprint=%s):\n",
+		   (long long)json_integer_value(json_object_get(g, "path_count")),
+		   json_array_size(json_object_get(g, "path_observations")),
+		   str(g, "path_fingerprint") ? str(g, "path_fingerprint") : "");
+	if (json_integer_value(json_object_get(g, "path_count")) == 0)
+		sw_buf_str(b, "  none.\n");
+	json_array_foreach(json_object_get(g, "path_observations"), i, v) {
+		sw_buf_str(b, "  - ");
+		buf_dirty_path(b, v);
+		sw_buf_str(b, "\n");
+	}
+	if (json_is_true(json_object_get(g, "details_truncated")))
+		sw_buf_fmt(b, "  - %lld more path(s) left out of the bounded list.\n",
+			   (long long)(json_integer_value(json_object_get(g, "path_count")) -
+				       (long long)json_array_size(json_object_get(g, "path_observations"))));
+}
+
+/* The report of a Run: on an ended Run its final summary, on a live one
+ * the same sections so far.  NULL on ENOMEM. */
+static char *run_report_text(const struct run *r, int ended)
+{
+	const json_t *rec = r->rec, *v;
+	json_t *records = all_records(r);
 	size_t i, done = 0, voided = 0, skipped = 0;
 	struct sw_buf b = { 0 };
 	const char *report = NULL;
 	char *out;
 
-	for (i = 0; i < r->nfz; i++)
-		count_record(r->fz->e[i].flags, &done, &skipped, &voided);
-	json_array_foreach(actions, i, v) {
+	if (records == NULL)
+		return NULL;
+	json_array_foreach(records, i, v) {
 		count_record(record_flags(v), &done, &skipped, &voided);
 		if (json_object_get(v, "outcome") &&
 		    strcmp(str(json_object_get(v, "action"), "kind"), "summarize") == 0)
 			report = str(json_object_get(v, "outcome"), "summary");
 	}
-	/* The report is the last Summarize outcome, perhaps a frozen one. */
-	for (i = r->nfz; report == NULL && i-- > 0;) {
-		const struct fz_entry *e = &r->fz->e[i];
-
-		if ((e->flags & FZ_OUTCOME) && strcmp(e->kind, "summarize") == 0) {
-			frozen_rec = fz_parse(r->fz, e);
-			report = str(json_object_get(frozen_rec, "outcome"), "summary");
-			break;
-		}
-	}
-	sw_buf_fmt(&b, "Run %s ended after %zu Action(s): %zu with an outcome, %zu skipped, %zu voided.\n",
-		str(rec, "id"), r->nfz + json_array_size(actions), done, skipped, voided);
-	if (!json_is_true(json_object_get(rec, "final_git_observed")))
+	sw_buf_fmt(&b, "Run %s %s %zu Action(s): %zu with an outcome, %zu skipped, %zu voided.\n",
+		str(rec, "id"), ended ? "ended after" : "has issued", json_array_size(records),
+		done, skipped, voided);
+	if (ended && !json_is_true(json_object_get(rec, "final_git_observed")))
 		sw_buf_str(&b, "Git: the final observation could not be made.\n");
 	else if (has_string(json_object_get(rec, "observations"), NOTE_CHANGED))
 		sw_buf_str(&b, "Git: the worktree differs from the Run start; see the attribution note.\n");
 	else
 		sw_buf_str(&b, "Git: no difference from the Run start was observed.\n");
-	sw_buf_str(&b, "\nHost report:\n");
-	buf_indented(&b, report ? report : "(none)", "  ", 1);
-	sw_buf_str(&b, "\n\nActivities:\n");
-	list = json_object_get(rec, "activities");
-	if (json_array_size(list) == 0)
-		sw_buf_str(&b, "  none reported (no test, typecheck, build or lint run was reported).\n");
-	json_array_foreach(list, i, v)
-		sw_buf_fmt(&b, "  - %s `%s` exited %lld: %s\n", str(v, "kind"), str(v, "command"),
-			(long long)json_integer_value(json_object_get(v, "exit_code")),
-			str(v, "summary"));
-	static const char *const sections[][2] = {
-		{ "observations", "Observations" },
-		{ "known_issues", "Known issues" },
-		{ "uncertainties", "Uncertainties" },
-	};
-	for (size_t s = 0; s < 3; s++) {
-		list = json_object_get(rec, sections[s][0]);
-		sw_buf_fmt(&b, "\n%s:\n", sections[s][1]);
-		if (json_array_size(list) == 0)
-			sw_buf_str(&b, "  none.\n");
-		json_array_foreach(list, i, v) {
-			sw_buf_str(&b, "  - ");
-			buf_indented(&b, json_string_value(v), "    ", 0);
-			sw_buf_str(&b, "\n");
-		}
+	if (ended) {
+		sw_buf_str(&b, "\nHost report:\n");
+		buf_indented(&b, report ? report : "(none)", "  ", 1);
+		sw_buf_str(&b, "\n");
 	}
-	json_decref(frozen_rec);
+	report_sections(&b, r, records);
+	json_decref(records);
 	if (b.failed) {
 		sw_free(b.p);
 		return NULL;
 	}
-	out = truncate_marked(b.p, RUN_MAX_SUMMARY_BYTES);
+	out = bound_summary(b.p, RUN_MAX_SUMMARY_BYTES);
 	sw_free(b.p);
 	return out;
+}
+
+static char *final_summary(const struct run *r)
+{
+	return run_report_text(r, 1);
+}
+
+char *run_report(const struct run *r)
+{
+	return run_report_text(r, 0);
 }
 
 /* ---- the record ---- */

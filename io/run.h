@@ -173,6 +173,13 @@ const char *run_id(const struct run *r);
 const char *run_workspace(const struct run *r);
 const struct json_t *run_identity(const struct run *r);
 const struct json_t *run_initial_git(const struct run *r);
+
+/* The sections of the final summary for a Run that has not ended yet
+ * (each Action's report, files reported changed, confirmed decisions,
+ * review, activities, skipped and voided Actions, observations, known
+ * issues, uncertainties, paths dirty at Run start), bounded as the summary
+ * is.  Caller frees with sw_free; NULL on ENOMEM. */
+char *run_report(const struct run *r);
 const struct json_t *run_current_action(const struct run *r);	/* or NULL */
 const char *run_current_action_id(const struct run *r);		/* or NULL */
 const char *run_summary(const struct run *r);			/* or NULL */

@@ -1,5 +1,6 @@
 """The build's own guards: the purity link check of fsm/ and tables/ fails on
-a stray libc call, and swapped enum columns in a rule row do not compile."""
+a stray libc call, swapped enum columns in a rule row do not compile, and a
+capability text with an unknown contract marker does not build."""
 
 import os
 import subprocess
@@ -45,7 +46,31 @@ def test_swapped_rule_columns_do_not_compile():
     assert res.returncode != 0 and "enum" in res.stderr, res.stderr
 
 
+def gendocs_capability(text):
+    res = subprocess.run(["make", "-s", "-C", ROOT, "build/gendocs"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+    d = tempfile.mkdtemp()
+    path = os.path.join(d, "cap.md")
+    with open(path, "w") as f:
+        f.write(text)
+    return subprocess.run([os.path.join(ROOT, "build/gendocs"), "capability", path],
+                          capture_output=True, text=True)
+
+
+def test_capability_markers_expand_and_unknown_ones_fail_the_build():
+    res = gendocs_capability("intro\n<!-- slipway:matrix review -->\n  <!-- slipway:example review-clean -->\nend\n")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("intro\n") and res.stdout.endswith("end\n")
+    assert "| `review` | `partial` |" in res.stdout and "| `implement` |" not in res.stdout
+    assert "  ```json\n  {\n" in res.stdout, "an indented marker keeps its indentation"
+    for bad in ("<!-- slipway:no-such-section -->\n", "<!-- slipway:example no-such-example -->\n",
+                "<!-- slipway:matrix deploy -->\n"):
+        res = gendocs_capability(bad)
+        assert res.returncode != 0 and "gendocs capability" in res.stderr, (bad, res.stdout)
+
+
 if __name__ == "__main__":
     main([test_purity_check_passes_on_the_tree,
           test_purity_check_fails_on_a_stray_puts,
-          test_swapped_rule_columns_do_not_compile])
+          test_swapped_rule_columns_do_not_compile,
+          test_capability_markers_expand_and_unknown_ones_fail_the_build])

@@ -920,3 +920,93 @@ Test(outcome, request_verify_recomputes_the_scope)
 	r.scope_sha256 = "sha256:short";
 	cr_assert_eq(outcome_request_verify(&r, &err), SW_EINVAL);
 }
+
+/* ---- rejection messages name what is wrong and what is allowed ---- */
+
+static void expect_message(const char *text, const char *const *words)
+{
+	struct outcome o;
+	struct sw_error err = SW_ERROR_INIT;
+
+	cr_assert_eq(decode_str(text, &o, &err), SW_EPROTO, "accepted: %s", text);
+	for (size_t i = 0; words[i]; i++)
+		cr_expect(strstr(err.msg, words[i]) != NULL, "'%s' not in '%s'", words[i], err.msg);
+}
+
+Test(outcome, rejections_name_the_missing_fields_and_the_allowed_values)
+{
+	char *base = valid_orient(), *s;
+	static const char *const missing_version[] = { "contract_version", "missing", "2", NULL };
+	static const char *const missing_two[] = { "\"pause\"", "\"review\"", "are missing", NULL };
+	static const char *const reasons[] = { "\"later\"", "decision_required", "environment_unavailable",
+					       "destructive_confirmation_required", NULL };
+	static const char *const statuses[] = { "\"done\"", "completed", "partial", "error", "needs_input", NULL };
+	static const char *const clarify_statuses[] = { "completed", "needs_input", "error", NULL };
+	static const char *const kinds[] = { "\"deploy\"", "clarify", "implement", "summarize", NULL };
+	static const char *const results[] = { "\"done\"", "applied", "partial", "not_needed", "unable", NULL };
+	static const char *const pauses_for_orient[] = { "orient needs_input", "decision_required",
+							 "environment_unavailable", NULL };
+
+	s = subst(base, "\"contract_version\":2,", "");
+	expect_message(s, missing_version);
+	sw_free(s);
+	s = subst(base, ",\"pause\":null", "");
+	{
+		char *t = subst(s, ",\"review\":null", "");
+
+		expect_message(t, missing_two);
+		sw_free(t);
+	}
+	sw_free(s);
+	s = subst(base, "\"status\":\"completed\"", "\"status\":\"done\"");
+	expect_message(s, statuses);
+	sw_free(s);
+	s = subst(base, "\"kind\":\"implement\"", "\"kind\":\"deploy\"");
+	expect_message(s, kinds);
+	sw_free(s);
+	sw_free(base);
+
+	base = outcome_text("orient", "needs_input", "[]",
+			    "{\"reason\":\"later\",\"question\":\"q?\",\"destructive_request\":null}", "null", "null");
+	expect_message(base, reasons);
+	s = subst(base, "later", "destructive_confirmation_required");
+	{
+		char *t = subst(s, "\"destructive_request\":null",
+				"\"destructive_request\":{\"request_id\":\"3f0c6a52-9b1e-4d7a-8c2f-5e4b1a9d7c60\","
+				"\"targets\":[{\"kind\":\"path\",\"value\":\"a\"}],\"impact\":\"gone\",\"scope_sha256\":"
+				"\"sha256:0000000000000000000000000000000000000000000000000000000000000000\"}");
+
+		expect_message(t, (const char *const[]){ "scope_sha256", NULL });
+		sw_free(t);
+	}
+	sw_free(s);
+	sw_free(base);
+
+	base = outcome_text("clarify", "partial", "[]", "null", "null", "null");
+	expect_message(base, clarify_statuses);
+	sw_free(base);
+
+	base = outcome_text("orient", "needs_input", "[]",
+			    "{\"reason\":\"destructive_confirmation_required\",\"question\":\"q?\",\"destructive_request\":"
+			    "{\"request_id\":\"3f0c6a52-9b1e-4d7a-8c2f-5e4b1a9d7c60\",\"targets\":[{\"kind\":\"path\","
+			    "\"value\":\"a\"}],\"impact\":\"gone\",\"scope_sha256\":\"SCOPE\"}}", "null", "null");
+	{
+		struct outcome_target t = { (char *)"path", (char *)"a" };
+		struct outcome_request r = { (char *)"3f0c6a52-9b1e-4d7a-8c2f-5e4b1a9d7c60", &t, 1,
+					     (char *)"gone", NULL };
+		char digest[SW_DIGEST_LEN];
+		struct sw_error err = SW_ERROR_INIT;
+
+		cr_assert_eq(outcome_scope_sha256(&r, digest, &err), 0);
+		s = subst(base, "SCOPE", digest);
+		expect_message(s, pauses_for_orient);
+		sw_free(s);
+	}
+	sw_free(base);
+
+	base = outcome_text("implement", "completed", "[]", "null",
+			    "{\"result\":\"done\",\"files_changed\":[],\"activities\":[],\"uncertainties\":[],\"attempts\":1}",
+			    "null");
+	expect_message(base, results);
+	sw_free(base);
+}

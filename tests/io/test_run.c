@@ -763,3 +763,77 @@ Test(io_run, clones_that_freeze_different_records_keep_their_own_histories)
 	finish(&h);
 }
 
+
+/* Runs orient -> implement -> review (with a finding) -> summarize, with
+ * the Summarize report `report`; the harness holds the ended Run. */
+static void ended_with_finding(struct harness *h, const char *report)
+{
+	struct fsm_step st;
+	json_t *o;
+
+	start(h, 8, 1);
+	submit(h, outcome("orient", "completed",
+			  "{\"suggested_actions\":[{\"kind\":\"implement\",\"brief\":\"Add the flag.\"}]}"), 0);
+	submit(h, outcome("implement", "completed",
+			  "{\"implementation\":{\"result\":\"applied\",\"files_changed\":[\"src/b.c\",\" src/a.c \",\"src/b.c\"],"
+			  "\"activities\":[],\"uncertainties\":[],\"attempts\":1}}"), 1);
+	st = submit(h, outcome("review", "completed",
+			       "{\"review\":{\"result\":\"findings_reported\",\"findings\":[{\"location\":\"src/a.c:12\","
+			       "\"summary\":\"leaks buf\",\"detail\":\"the early return skips free\"}],\"uncertainties\":[]}}"), 1);
+	cr_assert_eq(st.issued, FSM_KIND_SUMMARIZE);
+	o = outcome("summarize", "completed", NULL);
+	json_object_set_new(o, "summary", json_string(report));
+	st = submit(h, o, 1);
+	cr_assert_eq(st.run.state, FSM_ST_ENDED);
+}
+
+Test(io_run, final_summary_keeps_reports_files_findings_and_what_was_not_run)
+{
+	struct harness h = { 0 };
+	const char *s;
+
+	ended_with_finding(&h, "All done.");
+	s = run_summary(h.run);
+	cr_assert(strstr(s, "Host report:\n  All done.\n") != NULL, "%s", s);
+	cr_assert(strstr(s, "  - orient: did orient\n  - implement: did implement\n"
+			    "  - review: did review\n") != NULL, "%s", s);
+	cr_assert(strstr(s, "Files reported changed by Implement:\n  - src/a.c\n  - src/b.c\n\n") != NULL,
+		  "sorted, trimmed, once each: %s", s);
+	cr_assert(strstr(s, "Review:\n  - src/a.c:12: leaks buf\n    the early return skips free\n") != NULL, "%s", s);
+	cr_assert(strstr(s, "No test, typecheck, build or lint activity was reported.") != NULL, "%s", s);
+	cr_assert(strstr(s, "Skipped Actions:\n  none.\n") != NULL, "%s", s);
+	cr_assert(strstr(s, "Paths already dirty at Run start (count=") != NULL, "%s", s);
+	assert_status_valid(&h);
+	finish(&h);
+}
+
+Test(io_run, final_summary_over_64_KiB_ends_with_the_truncation_marker)
+{
+	struct harness h = { 0 };
+	size_t big = RUN_MAX_SUMMARY_BYTES + 5000, n, omitted = 0, kept;
+	char *report = malloc(big + 1), digest[80] = "";
+	const char *s, *m;
+
+	cr_assert_not_null(report);
+	/* two-byte characters, so that the cut must land on a boundary */
+	for (size_t i = 0; i + 1 < big; i += 2)
+		memcpy(report + i, "\xc3\xa9", 2);
+	report[big - (big % 2)] = '\0';
+	ended_with_finding(&h, report);
+	s = run_summary(h.run);
+	n = strlen(s);
+	cr_assert(n <= RUN_MAX_SUMMARY_BYTES, "%zu bytes", n);
+	m = strstr(s, "\n\n...[summary truncated omitted_bytes=");
+	cr_assert_not_null(m);
+	cr_assert_eq(sscanf(m, "\n\n...[summary truncated omitted_bytes=%zu original_sha256=%71[^]]", &omitted, digest), 2);
+	cr_assert_eq(strlen(digest), 71);
+	cr_assert_eq(strncmp(digest, "sha256:", 7), 0);
+	cr_assert_str_eq(m + strlen(m) - 2, "]\n");
+	kept = (size_t)(m - s);
+	cr_assert(kept + omitted > RUN_MAX_SUMMARY_BYTES + 5000,
+		  "kept %zu + omitted %zu is the whole original", kept, omitted);
+	cr_assert(n >= RUN_MAX_SUMMARY_BYTES - 1, "the cut fills the bound up to a character boundary");
+	cr_assert_neq((unsigned char)s[kept - 1], 0xc3, "a character is split at the cut");
+	free(report);
+	finish(&h);
+}
