@@ -74,15 +74,19 @@ deps:
 demo: build/slipway
 	sh tests/e2e/demo.sh $(CURDIR)/build/slipway
 
-build/rel/%.o: %.c $(HDRS)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(CFLAGS_REL) -c -o $@ $<
+# Each object lists the headers it includes in a .d file next to it (-MMD);
+# -MP adds an empty rule per header, so deleting a header breaks no build.
+DEPFLAGS = -MMD -MP
 
-build/san/%.o: %.c $(HDRS)
+build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	@$(CC) $(CFLAGS_SAN) -c -o $@ $<
+	@$(CC) $(CFLAGS_REL) $(DEPFLAGS) -c -o $@ $<
+
+build/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -c -o $@ $<
 
 # Capability texts are embedded at build time, after build/gendocs has
 # expanded their contract sections from tables/ and the Outcome decoder.
@@ -110,10 +114,10 @@ build/slipway: build/rel/cli/main.o $(REL_OBJS)
 build/san/slipway: build/san/cli/main.o $(SAN_OBJS)
 	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(PKG_LIBS)
 
-build/san/tests/%: tests/%.c $(SAN_OBJS) $(TEST_HELPER_OBJS) $(HDRS) $(wildcard tests/support/*.h)
+build/san/tests/%: tests/%.c $(SAN_OBJS) $(TEST_HELPER_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
-	@$(CC) $(CFLAGS_SAN) -Wno-missing-prototypes -o $@ $< $(SAN_OBJS) $(TEST_HELPER_OBJS) \
+	@$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -MF $@.d -MT $@ -Wno-missing-prototypes -o $@ $< $(SAN_OBJS) $(TEST_HELPER_OBJS) \
 		$(PKG_LIBS) $(CRIT_LIBS) $(LDFLAGS_SAN)
 
 # The test command: unit and model checks, the end-to-end CLI suite against the
@@ -186,6 +190,8 @@ uninstall:
 
 clean:
 	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)
 
 # Extra targets (bench, fuzz) live in mk/*.mk, one file per area.
 -include $(sort $(wildcard mk/*.mk))
