@@ -216,7 +216,7 @@ static int fail_store(const struct driver *d, const struct sw_error *err,
 		      const char *run_id_arg)
 {
 	const struct store_failure *f = store_last_failure(d->store);
-	enum tbl_err code = tbl_err_lookup(err->proto);
+	enum tbl_err code = err->proto;
 	struct next *n = NULL;
 	json_t *details = NULL;
 	int rc;
@@ -263,7 +263,7 @@ static int replay_event(const struct store_event *ev, struct run **r, json_t **d
 	int rc;
 
 	if (v == NULL)
-		return sw_error_proto(err, "run_journal_invalid",
+		return sw_error_proto(err, TBL_ERR_RUN_JOURNAL_INVALID,
 				      "journal record %lld: %s", ev->sequence, jerr.text);
 	rc = run_replay(r, tbl_jevent_wire[ev->type], v, err);
 	if (rc < 0 || data == NULL)
@@ -307,7 +307,7 @@ static int check_workspace(const struct driver *d, const struct run *r)
 }
 
 int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
-		int quiet, const char **code)
+		int quiet, enum tbl_err *code)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	struct run *r = NULL;
@@ -315,13 +315,13 @@ int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
 
 	*out = NULL;
 	if (store_visit(d->store, run_id_arg, replay_visit, &r, NULL, &err) < 0 || r == NULL) {
-		enum tbl_err c = tbl_err_lookup(err.proto);
+		enum tbl_err c = err.proto;
 
 		run_free(r);
 		if (c != TBL_ERR_RUN_NOT_FOUND && c != TBL_ERR_RUN_BUSY)
 			c = TBL_ERR_RUN_JOURNAL_INVALID;
 		if (code)
-			*code = tbl_err_wire[c];
+			*code = c;
 		if (quiet)
 			return CLI_EXIT_RUNTIME;
 		{
@@ -500,13 +500,13 @@ static int request_valid(const json_t *req)
 	return outcome_request_verify(&r, &err) == 0;
 }
 
-static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
+static uint64_t input_facts(struct mctx *c, char *why, size_t whylen,
 			    char answer_digest[SW_DIGEST_LEN])
 {
 	struct driver_mutation *m = c->m;
 	const struct run *r = c->run;
 	struct sw_error err = SW_ERROR_INIT;
-	unsigned f = 0;
+	uint64_t f = 0;
 
 	switch (m->event) {
 	case FSM_EV_SUBMIT:
@@ -514,11 +514,11 @@ static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
 		if (run_current_action(r) &&
 		    outcome_validate_for(m->outcome, run_machine(r).action,
 					 run_current_action_id(r), &err) < 0) {
-			f |= FSM_F_OUTCOME_INVALID;
+			f |= FSM_F(OUTCOME_INVALID);
 			snprintf(why, whylen, "%s", err.msg);
 		}
 		if (run_supersession_invalid(r, m->outcome_json))
-			f |= FSM_F_SUPERSEDE_INVALID;
+			f |= FSM_F(SUPERSEDE_INVALID);
 		break;
 	case FSM_EV_ANSWER: {
 		const json_t *req = run_pending_request(r);
@@ -527,26 +527,26 @@ static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
 				    m->text, m->text_len, &err);
 		f = run_answer_facts(r, m->action_id, answer_digest, NULL);
 		if (!outcome_text_nonblank(m->text, m->text_len))
-			f |= FSM_F_TEXT_BLANK;
+			f |= FSM_F(TEXT_BLANK);
 		if (m->confirm)
-			f |= FSM_F_CONFIRM;
+			f |= FSM_F(CONFIRM);
 		if (m->scope && m->scope[0]) {
-			f |= FSM_F_SCOPE_GIVEN;
+			f |= FSM_F(SCOPE_GIVEN);
 			if (sw_digest_valid(m->scope))
-				f |= FSM_F_SCOPE_WELLFORMED;
+				f |= FSM_F(SCOPE_WELLFORMED);
 			if (req && jstr(req, "scope_sha256") &&
 			    strcmp(jstr(req, "scope_sha256"), m->scope) == 0)
-				f |= FSM_F_SCOPE_MATCH;
+				f |= FSM_F(SCOPE_MATCH);
 		}
 		if (run_machine(r).state == FSM_ST_PAUSED_DESTRUCTIVE && !request_valid(req))
-			f |= FSM_F_REQUEST_INVALID;
+			f |= FSM_F(REQUEST_INVALID);
 		if (run_supersession_invalid(r, run_current_outcome(r)))
-			f |= FSM_F_SUPERSEDE_INVALID;
+			f |= FSM_F(SUPERSEDE_INVALID);
 		break;
 	}
 	case FSM_EV_SKIP:
 		f = run_submit_facts(r, m->action_id, NULL) &
-		    (FSM_F_NAMED_CURRENT | FSM_F_NAMED_VOIDED);
+		    (FSM_F(NAMED_CURRENT) | FSM_F(NAMED_VOIDED));
 		break;
 	case FSM_EV_RESUME:
 	case FSM_EV_RESUME_PINNED:
@@ -556,9 +556,9 @@ static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
 	case FSM_EV_CHOOSE_PINNED:
 	case FSM_EV_CHOOSE_ADOPT:
 		if (m->budget_given)
-			f |= FSM_F_BUDGET_GIVEN;
+			f |= FSM_F(BUDGET_GIVEN);
 		if (m->source_options)
-			f |= FSM_F_SOURCE_OPTIONS;
+			f |= FSM_F(SOURCE_OPTIONS);
 		break;
 	case FSM_EV_STOP:
 	case FSM_EV_START:
@@ -1181,7 +1181,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	int rc = 0;
 
 	if (c->run == NULL)
-		return sw_error_proto(err, "runtime_error", "the run journal is empty");
+		return sw_error_proto(err, TBL_ERR_RUNTIME_ERROR, "the run journal is empty");
 #ifdef SW_TESTING
 	if (c->resumed)
 		check_resumed(c);
@@ -1204,7 +1204,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	    (m->event == FSM_EV_SUBMIT || m->event == FSM_EV_SKIP) &&
 	    tbl_kind_observes_git[machine.action]) {
 		observe_now(c->d, c->run, &g);
-		in.facts |= g.ok ? (g.changed ? FSM_F_CHANGED : 0) : FSM_F_GIT_FAILED;
+		in.facts |= g.ok ? (g.changed ? FSM_F(CHANGED) : 0) : FSM_F(GIT_FAILED);
 		m->step = fsm_step(&machine, &in);
 	}
 	if (m->step.verdict == FSM_REJECT || m->step.verdict == FSM_IDEMPOTENT) {
@@ -1266,7 +1266,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 			goto out;
 		}
 	}
-	if (m->step.ops & (FSM_OP_END | FSM_OP_END_SKIPPED))
+	if (m->step.ops & (FSM_OP(END) | FSM_OP(END_SKIPPED)))
 		observe_now(c->d, c->run, &fin);
 	fx.now = now;
 	fx.new_action_id = action_id;
@@ -1444,7 +1444,7 @@ int driver_start(struct driver *d, const char *goal, unsigned budget, int review
 	*out = NULL;
 	if (vcs_observe(&obs, &d->ws, NULL, &err) < 0 ||
 	    (obs_json = vcs_observation_to_json(&obs)) == NULL) {
-		in.facts |= FSM_F_GIT_FAILED;
+		in.facts |= FSM_F(GIT_FAILED);
 	}
 	st = fsm_step(&fresh, &in);
 	if (st.verdict != FSM_APPLY) {
@@ -1472,7 +1472,7 @@ int driver_start(struct driver *d, const char *goal, unsigned budget, int review
 	fx.now = now;
 	fx.new_action_id = action_id;
 	if (run_create(&c.run, &s, &st, &fx, &err) < 0) {
-		enum tbl_err code = tbl_err_lookup(err.proto);
+		enum tbl_err code = err.proto;
 
 		if (code == TBL_ERR_ACTION_TOO_LARGE)
 			next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review,
@@ -1603,7 +1603,7 @@ static int header_visit(const struct store_event *ev, void *payload, struct sw_e
 	if (data == NULL || ev->type != TBL_JEVENT_RUN_STARTED ||
 	    !json_is_object(json_object_get(data, "initialize"))) {
 		json_decref(data);
-		return sw_error_proto(err, "run_journal_invalid", "the first record is not run_started");
+		return sw_error_proto(err, TBL_ERR_RUN_JOURNAL_INVALID, "the first record is not run_started");
 	}
 	h->init = json_incref(json_object_get(data, "initialize"));
 	json_decref(data);
@@ -1675,7 +1675,7 @@ int driver_list(struct driver *d, struct driver_listing *out)
 	for (size_t i = 0; i < n; i++) {
 		struct header_ctx h = { NULL };
 		struct run *r = NULL;
-		const char *code = NULL;
+		enum tbl_err code = TBL_ERR_NONE;
 		json_t *entry = NULL;
 
 		sw_error_clear(&err);
@@ -1714,8 +1714,9 @@ int driver_list(struct driver *d, struct driver_listing *out)
 		if (driver_load(d, ids[i], &r, 1, &code) != 0) {
 			json_array_append_new(out->unavailable,
 					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
-							strcmp(code, "run_busy") == 0 ? "run_busy"
-										      : "run_journal_invalid",
+							tbl_err_wire[code == TBL_ERR_RUN_BUSY
+								     ? TBL_ERR_RUN_BUSY
+								     : TBL_ERR_RUN_JOURNAL_INVALID],
 							"detail", "the run journal cannot be replayed"));
 			continue;
 		}
@@ -1929,7 +1930,6 @@ int driver_material(struct driver *d, const char *run_id_arg, const char *action
 	const json_t *actions, *rec = NULL, *v, *out_status, *reqs, *sec;
 	const char *state;
 	struct run *r = NULL;
-	const char *code = NULL;
 	char *markdown = NULL, msg[300];
 	json_t *doc = NULL;
 	size_t i;
@@ -1938,7 +1938,7 @@ int driver_material(struct driver *d, const char *run_id_arg, const char *action
 	if (!key_valid(section))
 		return fail_material(d, run_id_arg, TBL_ERR_MATERIAL_SECTION_INVALID,
 				     "section must match ^[a-z0-9][a-z0-9._-]{0,63}$");
-	if ((rc = driver_load(d, run_id_arg, &r, 0, &code)) != 0)
+	if ((rc = driver_load(d, run_id_arg, &r, 0, NULL)) != 0)
 		return rc;
 	if (action_id == NULL) {
 		rc = pinned_material(d, r, section, human);

@@ -837,7 +837,7 @@ static int manifest_load(struct manifest *m, const char *root, const struct host
 	}
 	if (strcmp(h->id, "kiro") == 0) {
 		if ((s = kiro_surface(m->surface)) == SURF_NONE) {
-			rc = sw_error_proto(err, "invalid_adapter_surface",
+			rc = sw_error_proto(err, TBL_ERR_INVALID_ADAPTER_SURFACE,
 					    "the kiro ownership manifest records no valid surface (ide or cli)");
 			goto out;
 		}
@@ -993,7 +993,7 @@ static int select_hosts(int sel[ADAPTER_NHOSTS], const struct adapter_request *r
 				const struct host *h;
 
 				if ((size_t)(e - p) >= sizeof(id))
-					return sw_error_proto(err, "unknown_host_adapter",
+					return sw_error_proto(err, TBL_ERR_UNKNOWN_HOST_ADAPTER,
 							      "unknown host adapter \"%.*s\"", (int)(e - p), p);
 				for (; p < e; p++)
 					id[n++] = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : *p;
@@ -1004,7 +1004,7 @@ static int select_hosts(int sel[ADAPTER_NHOSTS], const struct adapter_request *r
 				} else if ((h = host_lookup(id)) != NULL) {
 					sel[h - hosts] = 1;
 				} else {
-					return sw_error_proto(err, "unknown_host_adapter",
+					return sw_error_proto(err, TBL_ERR_UNKNOWN_HOST_ADAPTER,
 							      "unknown host adapter \"%s\"", id);
 				}
 			}
@@ -1016,7 +1016,7 @@ static int select_hosts(int sel[ADAPTER_NHOSTS], const struct adapter_request *r
 	for (size_t i = 0; i < ADAPTER_NHOSTS; i++)
 		count += sel[i];
 	if (count == 0)
-		return sw_error_proto(err, "host_adapter_required",
+		return sw_error_proto(err, TBL_ERR_HOST_ADAPTER_REQUIRED,
 				      "--tool must name at least one host adapter");
 	return count;
 }
@@ -1109,14 +1109,14 @@ static int plan_install(struct adapter_report *rep, struct adapter_txn *txn,
 	if (m.found && kiro) {
 		s = kiro_surface(m.surface);
 		if (chosen != SURF_NONE && chosen != s) {
-			rc = sw_error_proto(err, "invalid_adapter_surface",
+			rc = sw_error_proto(err, TBL_ERR_INVALID_ADAPTER_SURFACE,
 					    "kiro is installed with the %s surface; --surface %s does not match",
 					    m.surface, chosen == SURF_KIRO_CLI ? "cli" : "ide");
 			goto out;
 		}
 	} else if (kiro) {
 		if (chosen == SURF_NONE) {
-			rc = sw_error_proto(err, "invalid_adapter_surface",
+			rc = sw_error_proto(err, TBL_ERR_INVALID_ADAPTER_SURFACE,
 					    "the first kiro install needs --surface ide or --surface cli");
 			goto out;
 		}
@@ -1252,7 +1252,7 @@ out:
 
 static int is_surface_error(const struct sw_error *err)
 {
-	return err->code == SW_EPROTO && strcmp(err->proto, "invalid_adapter_surface") == 0;
+	return err->code == SW_EPROTO && err->proto == TBL_ERR_INVALID_ADAPTER_SURFACE;
 }
 
 static int run_txn(struct adapter_report *rep, struct adapter_txn *txn,
@@ -1291,12 +1291,12 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 		goto out;
 	if (surface_given) {
 		if (!sel[5]) {
-			rc = sw_error_proto(err, "invalid_adapter_surface",
+			rc = sw_error_proto(err, TBL_ERR_INVALID_ADAPTER_SURFACE,
 					    "--surface applies only when kiro is among the selected hosts");
 			goto out;
 		}
 		if ((chosen = kiro_surface(req->surface)) == SURF_NONE) {
-			rc = sw_error_proto(err, "invalid_adapter_surface",
+			rc = sw_error_proto(err, TBL_ERR_INVALID_ADAPTER_SURFACE,
 					    "the kiro surface must be ide or cli");
 			goto out;
 		}
@@ -1318,7 +1318,7 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 				continue;
 			}
 			if (is_surface_error(&herr))
-				rc = sw_error_proto(err, "invalid_adapter_surface", "%s", herr.msg);
+				rc = sw_error_proto(err, TBL_ERR_INVALID_ADAPTER_SURFACE, "%s", herr.msg);
 			else
 				rc = sw_error_set(err, herr.code, "cannot plan the %s install: %s", hosts[i].id, herr.msg);
 			goto out;

@@ -973,7 +973,7 @@ static int issue_action(struct run *r, enum fsm_kind kind,
 	/* The encoded Action, newline included, stays within 256 KiB. */
 	without = strlen(enc) + 1;
 	if (without >= RUN_MAX_ACTION_BYTES) {
-		rc = sw_error_proto(err, "action_too_large", "the next Action exceeds %u bytes",
+		rc = sw_error_proto(err, TBL_ERR_ACTION_TOO_LARGE, "the next Action exceeds %u bytes",
 				    RUN_MAX_ACTION_BYTES);
 		goto out;
 	}
@@ -1053,9 +1053,9 @@ static int drop_queue(json_t *rec, const char *why)
 
 static const char *drop_reason(const struct fsm_step *st)
 {
-	if (st->ops & FSM_OP_SKIP)
+	if (st->ops & FSM_OP(SKIP))
 		return "the current Action was skipped";
-	if (st->ops & FSM_OP_ANSWER_INACTIVE)
+	if (st->ops & FSM_OP(ANSWER_INACTIVE))
 		return "the destructive confirmation issued the authorized Implement";
 	return "an observed change sent the Run to Review first";
 }
@@ -1128,14 +1128,14 @@ int run_apply(struct run *r, const struct fsm_step *st,
 	json_t *grant = NULL, *popped = NULL;
 	const json_t *outcome = fx->outcome;
 	const char *suggested = NULL;
-	unsigned ops = st->ops;
+	uint32_t ops = st->ops;
 	int rc = 0;
 
 	if (st->verdict != FSM_APPLY && st->verdict != FSM_APPLY_ERROR) {
 		rc = sw_error_set(err, SW_EINVAL, "run_apply on a refused step");
 		goto out;
 	}
-	if ((ops & FSM_OP_RECORD_OUTCOME) && record && outcome) {
+	if ((ops & FSM_OP(RECORD_OUTCOME)) && record && outcome) {
 		json_t *impl = json_object_get(outcome, "implementation");
 		json_t *review = json_object_get(outcome, "review");
 
@@ -1149,15 +1149,15 @@ int run_apply(struct run *r, const struct fsm_step *st,
 		    extend(rec, "uncertainties", json_object_get(review, "uncertainties")) < 0)
 			goto nomem;
 	}
-	if ((ops & FSM_OP_OBSERVE) && fx->observation) {
+	if ((ops & FSM_OP(OBSERVE)) && fx->observation) {
 		if (record_observation(rec, fx, fx->observation, fx->changed,
 				       fx->observation_complete) < 0)
 			goto nomem;
-		if ((ops & FSM_OP_RECORD_OUTCOME) && outcome &&
+		if ((ops & FSM_OP(RECORD_OUTCOME)) && outcome &&
 		    implementation_discrepancy(rec, outcome, fx->changed) < 0)
 			goto nomem;
 	}
-	if (ops & FSM_OP_GIT_FAILED) {
+	if (ops & FSM_OP(GIT_FAILED)) {
 		char *note = sw_asprintf("Git observation failed: %s",
 					 fx->git_error ? fx->git_error : "unknown error");
 
@@ -1166,10 +1166,10 @@ int run_apply(struct run *r, const struct fsm_step *st,
 		if (rc < 0)
 			goto nomem;
 	}
-	if ((ops & FSM_OP_QUEUE) && outcome &&
+	if ((ops & FSM_OP(QUEUE)) && outcome &&
 	    extend(rec, "pending_actions", json_object_get(outcome, "suggested_actions")) < 0)
 		goto nomem;
-	if (ops & FSM_OP_POP) {
+	if (ops & FSM_OP(POP)) {
 		json_t *pending = json_object_get(rec, "pending_actions");
 
 		popped = json_incref(json_array_get(pending, 0));
@@ -1178,22 +1178,22 @@ int run_apply(struct run *r, const struct fsm_step *st,
 		if (json_array_size(pending) == 0)
 			json_object_del(rec, "pending_actions");
 	}
-	if ((ops & FSM_OP_DROP_QUEUE) && drop_queue(rec, drop_reason(st)) < 0)
+	if ((ops & FSM_OP(DROP_QUEUE)) && drop_queue(rec, drop_reason(st)) < 0)
 		goto nomem;
-	if (ops & FSM_OP_CLEAR_QUEUE)
+	if (ops & FSM_OP(CLEAR_QUEUE))
 		json_object_del(rec, "pending_actions");
-	if ((ops & FSM_OP_VOID) && record &&
+	if ((ops & FSM_OP(VOID)) && record &&
 	    json_object_set_new(record, "voided", json_true()) < 0)
 		goto nomem;
-	if ((ops & FSM_OP_SKIP) && record &&
+	if ((ops & FSM_OP(SKIP)) && record &&
 	    json_object_set_new(record, "skipped", json_true()) < 0)
 		goto nomem;
-	if ((ops & FSM_OP_REVIEW_NOT_RUN) && record &&
+	if ((ops & FSM_OP(REVIEW_NOT_RUN)) && record &&
 	    json_object_set_new(record, "review_projection",
 				json_pack("{s:s, s:[], s:[]}", "result", "not_run",
 					  "findings", "uncertainties")) < 0)
 		goto nomem;
-	if ((ops & FSM_OP_SUPERSEDE) && record) {
+	if ((ops & FSM_OP(SUPERSEDE)) && record) {
 		const char *old = str(json_object_get(json_object_get(record, "outcome"), "pause"),
 				      "supersedes_answer_action_id");
 		json_t *a;
@@ -1205,7 +1205,7 @@ int run_apply(struct run *r, const struct fsm_step *st,
 			     json_object_set_new(a, "superseded_by", json_string(str(cur, "action_id"))) < 0))
 				goto nomem;
 	}
-	if (ops & (FSM_OP_ANSWER_ACTIVE | FSM_OP_ANSWER_INACTIVE)) {
+	if (ops & (FSM_OP(ANSWER_ACTIVE) | FSM_OP(ANSWER_INACTIVE))) {
 		json_t *ans = json_pack("{s:s, s:s, s:b}", "action_id", str(cur, "action_id"),
 					"text", fx->answer_text ? fx->answer_text : "",
 					"confirm_destructive", fx->confirm);
@@ -1220,18 +1220,18 @@ int run_apply(struct run *r, const struct fsm_step *st,
 		      json_object_set(ans, "requirements_revision",
 				      json_object_get(json_object_get(rec, "pinned_source"),
 						      "requirements_revision")) < 0)) ||
-		    json_object_set_new(ans, "active", json_boolean(ops & FSM_OP_ANSWER_ACTIVE)) < 0 ||
+		    json_object_set_new(ans, "active", json_boolean(ops & FSM_OP(ANSWER_ACTIVE))) < 0 ||
 		    json_object_set_new(ans, "at", json_string(fx->now)) < 0 ||
 		    json_array_append_new(arr(rec, "answers"), ans) < 0)
 			goto nomem;
 	}
-	if ((ops & FSM_OP_RECORD_REQUEST) && outcome &&
+	if ((ops & FSM_OP(RECORD_REQUEST)) && outcome &&
 	    json_object_get(json_object_get(outcome, "pause"), "destructive_request") &&
 	    json_object_set(rec, "pending_destructive_request",
 			    json_object_get(json_object_get(outcome, "pause"),
 					    "destructive_request")) < 0)
 		goto nomem;
-	if (ops & FSM_OP_GRANT) {
+	if (ops & FSM_OP(GRANT)) {
 		const json_t *req = json_object_get(rec, "pending_destructive_request");
 
 		grant = json_pack("{s:O, s:s, s:i, s:O, s:O, s:O, s:s}",
@@ -1245,7 +1245,7 @@ int run_apply(struct run *r, const struct fsm_step *st,
 		if (grant == NULL)
 			goto nomem;
 	}
-	if (!(ops & FSM_OP_RECORD_REQUEST))
+	if (!(ops & FSM_OP(RECORD_REQUEST)))
 		json_object_del(rec, "pending_destructive_request");
 	json_object_del(rec, "destructive_grant");
 
@@ -1265,7 +1265,7 @@ int run_apply(struct run *r, const struct fsm_step *st,
 	    json_object_set_new(rec, "remaining_budget", json_integer(st->run.remaining)) < 0 ||
 	    json_object_set_new(rec, "updated_at", json_string(fx->now)) < 0)
 		goto nomem;
-	if (!(ops & FSM_OP_KEEP_ACTION) || st->issued != FSM_KIND_NONE)
+	if (!(ops & FSM_OP(KEEP_ACTION)) || st->issued != FSM_KIND_NONE)
 		json_object_del(rec, "current_action");
 	if (st->issued != FSM_KIND_NONE) {
 		if (grant && json_object_set(rec, "destructive_grant", grant) < 0)
@@ -1275,8 +1275,8 @@ int run_apply(struct run *r, const struct fsm_step *st,
 		if (rc < 0)
 			goto out;
 	}
-	if ((ops & (FSM_OP_END | FSM_OP_END_SKIPPED)) &&
-	    end_run(r, fx, (ops & FSM_OP_END_SKIPPED) != 0) < 0)
+	if ((ops & (FSM_OP(END) | FSM_OP(END_SKIPPED))) &&
+	    end_run(r, fx, (ops & FSM_OP(END_SKIPPED)) != 0) < 0)
 		goto nomem;
 	goto out;
 nomem:
@@ -1543,7 +1543,7 @@ int run_thaw(struct run *r, struct sw_error *err)
 	if (r->nfz == 0)
 		return 0;
 	if ((all = fz_records(r)) == NULL)
-		return sw_error_proto(err, "run_journal_invalid", "a frozen Action record does not parse");
+		return sw_error_proto(err, TBL_ERR_RUN_JOURNAL_INVALID, "a frozen Action record does not parse");
 	json_array_foreach(json_object_get(r->rec, "actions"), i, v)
 		if (json_array_append(all, v) < 0) {
 			json_decref(all);
@@ -1705,7 +1705,7 @@ static int known_field(const char *k)
 
 static int bad(struct sw_error *err, const char *what)
 {
-	return sw_error_proto(err, "run_journal_invalid", "journal event data: %s", what);
+	return sw_error_proto(err, TBL_ERR_RUN_JOURNAL_INVALID, "journal event data: %s", what);
 }
 
 int run_replay(struct run **rp, const char *type, const json_t *data,
@@ -2122,36 +2122,36 @@ static unsigned named_record(const struct run *r, const char *action_id, const c
 	return 0;
 }
 
-static unsigned named_facts(const struct run *r, const char *action_id)
+static uint64_t named_facts(const struct run *r, const char *action_id)
 {
 	const char *cur = run_current_action_id(r), *sha;
-	unsigned f = 0;
+	uint64_t f = 0;
 
 	if (cur && action_id && strcmp(cur, action_id) == 0)
-		f |= FSM_F_NAMED_CURRENT;
+		f |= FSM_F(NAMED_CURRENT);
 	if (named_record(r, action_id, &sha) & FZ_VOIDED)
-		f |= FSM_F_NAMED_VOIDED;
+		f |= FSM_F(NAMED_VOIDED);
 	return f;
 }
 
-unsigned run_submit_facts(const struct run *r, const char *action_id,
+uint64_t run_submit_facts(const struct run *r, const char *action_id,
 			  const char *outcome_sha256)
 {
 	const char *sha;
-	unsigned f = named_facts(r, action_id);
+	uint64_t f = named_facts(r, action_id);
 
 	if (named_record(r, action_id, &sha) & FZ_OUTCOME) {
-		f |= FSM_F_PRIOR;
+		f |= FSM_F(PRIOR);
 		if (outcome_sha256 && strcmp(sha, outcome_sha256) == 0)
-			f |= FSM_F_PRIOR_SAME;
+			f |= FSM_F(PRIOR_SAME);
 	}
 	return f;
 }
 
-unsigned run_answer_facts(const struct run *r, const char *action_id,
+uint64_t run_answer_facts(const struct run *r, const char *action_id,
 			  const char *answer_sha256, int *prior_confirm)
 {
-	unsigned f = named_facts(r, action_id);
+	uint64_t f = named_facts(r, action_id);
 	json_t *a;
 	size_t i;
 
@@ -2160,9 +2160,9 @@ unsigned run_answer_facts(const struct run *r, const char *action_id,
 	json_array_foreach(json_object_get(r->rec, "answers"), i, a) {
 		if (strcmp(str(a, "action_id"), action_id) != 0)
 			continue;
-		f |= FSM_F_PRIOR;
+		f |= FSM_F(PRIOR);
 		if (answer_sha256 && strcmp(str(a, "payload_sha256"), answer_sha256) == 0)
-			f |= FSM_F_PRIOR_SAME;
+			f |= FSM_F(PRIOR_SAME);
 		if (prior_confirm)
 			*prior_confirm = json_is_true(json_object_get(a, "confirm_destructive"));
 		break;

@@ -58,7 +58,7 @@ struct run_effects {
 	int confirm;
 	const char *scope_sha256;		/* "" when none */
 	const char *answer_sha256;
-	/* Git, when the event observed it (FSM_OP_OBSERVE / GIT_FAILED) */
+	/* Git, when the event observed it (FSM_OP(OBSERVE) / GIT_FAILED) */
 	const struct json_t *observation;	/* gitObservation, or NULL */
 	int observation_complete;
 	int changed;				/* differs from the Run start */
@@ -206,12 +206,12 @@ int run_add_observation(struct run *r, const char *text, struct sw_error *err);
 int run_set_resume_result(struct run *r, const char *operation,
 			  int budget_applied, struct sw_error *err);
 
-/* Facts about the Action named `action_id` (FSM_F_NAMED_CURRENT,
+/* Facts about the Action named `action_id` (FSM_F(NAMED_CURRENT),
  * NAMED_VOIDED, PRIOR, PRIOR_SAME) for a submit whose payload digest is
  * `outcome_sha256`, or for an answer whose digest is `answer_sha256`. */
-unsigned run_submit_facts(const struct run *r, const char *action_id,
+uint64_t run_submit_facts(const struct run *r, const char *action_id,
 			  const char *outcome_sha256);
-unsigned run_answer_facts(const struct run *r, const char *action_id,
+uint64_t run_answer_facts(const struct run *r, const char *action_id,
 			  const char *answer_sha256, int *prior_confirm);
 
 /* 1 when the waiting Outcome names a superseded answer that is not an

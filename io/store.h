@@ -60,7 +60,7 @@ struct store_event {
 
 /* Details of the last failure (cliError details shapes M and J). */
 struct store_failure {
-	char code[64];		/* wire code, "" after success */
+	enum tbl_err code;	/* wire code, TBL_ERR_NONE after success */
 	bool has_mutation;	/* shape M below is meaningful */
 	char phase[32];
 	bool committed;

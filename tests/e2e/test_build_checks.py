@@ -1,5 +1,6 @@
 """The build's own guards: the purity link check of fsm/ and tables/ fails on
-a stray libc call, swapped enum columns in a rule row do not compile, and a
+a stray libc call, swapped enum columns (or swapped need and deny fact sets)
+in a rule row do not compile, and a
 capability text with an unknown contract marker does not build."""
 
 import os
@@ -38,12 +39,18 @@ def test_purity_check_fails_on_a_stray_puts():
 
 def test_swapped_rule_columns_do_not_compile():
     d = tempfile.mkdtemp()
-    good = ('#include "fsm/fsm.h"\nconst struct fsm_rule r = { 0, FSM_EV_STOP, 0, 0, FSM_APPLY, '
-            'TBL_ERR_NONE, FSM_ST_STOPPED, FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, "x" };\n')
+    good = ('#include "fsm/fsm.h"\nconst struct fsm_rule r = { 0, FSM_EV_STOP, FSM_NEED(FSM_F(CONFIRM)), '
+            'FSM_DENY(FSM_F(BUDGET)), FSM_APPLY, TBL_ERR_NONE, FSM_ST_STOPPED, FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, "x" };\n')
     swapped = good.replace("FSM_ST_STOPPED, FSM_ISSUE_NONE", "FSM_ISSUE_NONE, FSM_ST_STOPPED")
     assert compile_c(good, os.path.join(d, "good.o")).returncode == 0
     res = compile_c(swapped, os.path.join(d, "swapped.o"))
     assert res.returncode != 0 and "enum" in res.stderr, res.stderr
+    # need and deny are two types: a row that swaps them does not compile.
+    swapped = good.replace("FSM_NEED(FSM_F(CONFIRM)), FSM_DENY(FSM_F(BUDGET))",
+                           "FSM_DENY(FSM_F(BUDGET)), FSM_NEED(FSM_F(CONFIRM))")
+    assert swapped != good
+    res = compile_c(swapped, os.path.join(d, "swapped_facts.o"))
+    assert res.returncode != 0 and "fsm_need" in res.stderr, res.stderr
 
 
 def gendocs_capability(text):

@@ -8,22 +8,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <inttypes.h>
+
 #include "fsm/fsm.h"
 
 /* The fact bits rows for `ev` read (ANY rows included). */
-static unsigned relevant_bits(enum fsm_event ev)
+static uint64_t relevant_bits(enum fsm_event ev)
 {
-	unsigned bits = 0;
+	uint64_t bits = 0;
 
 	for (size_t i = 0; i < tbl_rules_len; i++)
 		if (tbl_rules[i].on == ev || tbl_rules[i].on == FSM_EV_INVALID)
-			bits |= tbl_rules[i].need | tbl_rules[i].deny;
+			bits |= tbl_rules[i].need.all | tbl_rules[i].deny.any;
 	return bits;
 }
 
 /* Enumerates every subset of `mask`. */
 #define FOR_SUBSETS(sub, mask) \
-	for (unsigned sub = 0, _done = 0; !_done; \
+	for (uint64_t sub = 0, _done = 0; !_done; \
 	     _done = (sub == (mask)), sub = (sub - (mask)) & (mask))
 
 Test(fsm_rules, every_state_and_event_has_a_row_and_no_row_is_shadowed)
@@ -34,14 +36,14 @@ Test(fsm_rules, every_state_and_event_has_a_row_and_no_row_is_shadowed)
 	cr_assert_not_null(hits);
 	for (int s = FSM_ST_INVALID + 1; s < FSM_ST__COUNT; s++)
 		for (int e = FSM_EV_INVALID + 1; e < FSM_EV__COUNT; e++) {
-			unsigned mask = relevant_bits((enum fsm_event)e);
+			uint64_t mask = relevant_bits((enum fsm_event)e);
 
 			FOR_SUBSETS(f, mask) {
 				size_t row = fsm_match((enum fsm_state)s,
 						       (enum fsm_event)e, f);
 
 				cr_expect_neq(row, FSM_NO_RULE,
-					      "no row for state=%s event=%s facts=%#x",
+					      "no row for state=%s event=%s facts=%#" PRIx64,
 					      tbl_state_name[s], tbl_event_name[e], f);
 				if (row != FSM_NO_RULE)
 					hits[row]++;
@@ -124,15 +126,15 @@ static int add_state(struct explorer *x, const struct fsm_run *r, size_t depth)
  * `current`. */
 static size_t build_inputs(struct fsm_input *out, size_t cap, enum fsm_kind current)
 {
-	static const unsigned named_submit[] = {
-		FSM_F_NAMED_CURRENT,
-		FSM_F_NAMED_CURRENT | FSM_F_PRIOR | FSM_F_PRIOR_SAME,
-		FSM_F_NAMED_CURRENT | FSM_F_PRIOR,
+	static const uint64_t named_submit[] = {
+		FSM_F(NAMED_CURRENT),
+		FSM_F(NAMED_CURRENT) | FSM_F(PRIOR) | FSM_F(PRIOR_SAME),
+		FSM_F(NAMED_CURRENT) | FSM_F(PRIOR),
 		0,
-		FSM_F_NAMED_VOIDED,
-		FSM_F_NAMED_VOIDED | FSM_F_PRIOR | FSM_F_PRIOR_SAME,
+		FSM_F(NAMED_VOIDED),
+		FSM_F(NAMED_VOIDED) | FSM_F(PRIOR) | FSM_F(PRIOR_SAME),
 	};
-	static const unsigned git[] = { 0, FSM_F_CHANGED, FSM_F_GIT_FAILED };
+	static const uint64_t git[] = { 0, FSM_F(CHANGED), FSM_F(GIT_FAILED) };
 	size_t n = 0;
 
 	/* start */
@@ -144,7 +146,7 @@ static size_t build_inputs(struct fsm_input *out, size_t cap, enum fsm_kind curr
 				for (unsigned gf = 0; gf < 2; gf++)
 					out[n++] = (struct fsm_input){
 						.event = FSM_EV_START,
-						.facts = gf ? FSM_F_GIT_FAILED : 0,
+						.facts = gf ? FSM_F(GIT_FAILED) : 0,
 						.budget = start_budgets[bi], .review = rev,
 						.issue_backed = ib };
 	/* submit: every legal shape for the current kind, plus an illegal one */
@@ -179,30 +181,30 @@ static size_t build_inputs(struct fsm_input *out, size_t cap, enum fsm_kind curr
 					out[n++] = (struct fsm_input){
 						.event = FSM_EV_SUBMIT,
 						.facts = named_submit[k] | git[g] |
-							 (sup ? FSM_F_SUPERSEDE_INVALID : 0),
+							 (sup ? FSM_F(SUPERSEDE_INVALID) : 0),
 						.outcome = o };
 				}
 	}
 	/* answer */
 	for (unsigned f = 0; f < 256; f++) {
-		unsigned facts = 0;
+		uint64_t facts = 0;
 
-		facts |= (f & 1) ? FSM_F_NAMED_CURRENT : 0;
-		facts |= (f & 2) ? FSM_F_PRIOR : 0;
-		facts |= (f & 4) ? FSM_F_PRIOR_SAME | FSM_F_PRIOR : 0;
-		facts |= (f & 8) ? FSM_F_TEXT_BLANK : 0;
-		facts |= (f & 16) ? FSM_F_CONFIRM : 0;
-		facts |= (f & 32) ? FSM_F_REQUEST_INVALID : 0;
-		facts |= (f & 64) ? FSM_F_SUPERSEDE_INVALID : 0;
+		facts |= (f & 1) ? FSM_F(NAMED_CURRENT) : 0;
+		facts |= (f & 2) ? FSM_F(PRIOR) : 0;
+		facts |= (f & 4) ? FSM_F(PRIOR_SAME) | FSM_F(PRIOR) : 0;
+		facts |= (f & 8) ? FSM_F(TEXT_BLANK) : 0;
+		facts |= (f & 16) ? FSM_F(CONFIRM) : 0;
+		facts |= (f & 32) ? FSM_F(REQUEST_INVALID) : 0;
+		facts |= (f & 64) ? FSM_F(SUPERSEDE_INVALID) : 0;
 		for (int scope = 0; scope < 4; scope++) {
-			unsigned sf = facts;
+			uint64_t sf = facts;
 
 			if (scope >= 1)
-				sf |= FSM_F_SCOPE_GIVEN;
+				sf |= FSM_F(SCOPE_GIVEN);
 			if (scope >= 2)
-				sf |= FSM_F_SCOPE_WELLFORMED;
+				sf |= FSM_F(SCOPE_WELLFORMED);
 			if (scope >= 3)
-				sf |= FSM_F_SCOPE_MATCH;
+				sf |= FSM_F(SCOPE_MATCH);
 			if (f & 128)
 				continue;
 			cr_assert_lt(n, cap);
@@ -214,31 +216,31 @@ static size_t build_inputs(struct fsm_input *out, size_t cap, enum fsm_kind curr
 		for (size_t g = 0; g < 3; g++)
 			out[n++] = (struct fsm_input){
 				.event = FSM_EV_SKIP,
-				.facts = (cur ? FSM_F_NAMED_CURRENT : 0) | git[g] };
+				.facts = (cur ? FSM_F(NAMED_CURRENT) : 0) | git[g] };
 	out[n++] = (struct fsm_input){ .event = FSM_EV_STOP };
 	for (unsigned b = 0; b < 3; b++)	/* none, --budget 1, --budget 8 */
 		for (int so = 0; so < 2; so++)
 			out[n++] = (struct fsm_input){
 				.event = FSM_EV_RESUME,
-				.facts = (b ? FSM_F_BUDGET_GIVEN : 0) |
-					 (so ? FSM_F_SOURCE_OPTIONS : 0),
+				.facts = (b ? FSM_F(BUDGET_GIVEN) : 0) |
+					 (so ? FSM_F(SOURCE_OPTIONS) : 0),
 				.budget = b == 2 ? 8 : b };
 	for (unsigned b = 0; b < 3; b++) {	/* --use-pinned-source / --source-file [--budget N] */
 		out[n++] = (struct fsm_input){
 			.event = FSM_EV_RESUME_PINNED,
-			.facts = b ? FSM_F_BUDGET_GIVEN : 0,
+			.facts = b ? FSM_F(BUDGET_GIVEN) : 0,
 			.budget = b == 2 ? 8 : b };
 		out[n++] = (struct fsm_input){
 			.event = FSM_EV_RESUME_REFRESH,
-			.facts = b ? FSM_F_BUDGET_GIVEN : 0,
+			.facts = b ? FSM_F(BUDGET_GIVEN) : 0,
 			.budget = b == 2 ? 8 : b };
 		out[n++] = (struct fsm_input){
 			.event = FSM_EV_CHOOSE_PINNED,
-			.facts = b ? FSM_F_BUDGET_GIVEN : 0,
+			.facts = b ? FSM_F(BUDGET_GIVEN) : 0,
 			.budget = b == 2 ? 8 : b };
 		out[n++] = (struct fsm_input){
 			.event = FSM_EV_CHOOSE_ADOPT,
-			.facts = b ? FSM_F_BUDGET_GIVEN : 0,
+			.facts = b ? FSM_F(BUDGET_GIVEN) : 0,
 			.budget = b == 2 ? 8 : b };
 	}
 	/* a refreshed envelope that becomes a candidate (budget untouched) */
@@ -288,11 +290,11 @@ static void check_invariants(const struct fsm_run *before, const struct fsm_inpu
 	if (st->issued != FSM_KIND_NONE) {
 		unsigned avail = before->remaining;
 
-		if ((st->ops & FSM_OP_RESUME_BUDGET) && (in->facts & FSM_F_BUDGET_GIVEN))
+		if ((st->ops & FSM_OP(RESUME_BUDGET)) && (in->facts & FSM_F(BUDGET_GIVEN)))
 			avail = in->budget;
-		else if ((st->ops & FSM_OP_RESUME_BUDGET) && avail == 0)
+		else if ((st->ops & FSM_OP(RESUME_BUDGET)) && avail == 0)
 			avail = before->initial_budget > 3 ? before->initial_budget : 3;
-		if (st->ops & FSM_OP_CREATE)
+		if (st->ops & FSM_OP(CREATE))
 			avail = in->budget;
 		cr_assert_geq(avail, 1, "an Action was issued with zero budget");
 		cr_assert_eq(r->remaining, avail - 1);
@@ -302,7 +304,7 @@ static void check_invariants(const struct fsm_run *before, const struct fsm_inpu
 	if (r->grant)
 		cr_assert(r->action == FSM_KIND_IMPLEMENT && r->state == FSM_ST_ACTIVE &&
 			  r->request && in->event == FSM_EV_ANSWER &&
-			  (in->facts & FSM_F_CONFIRM) &&
+			  (in->facts & FSM_F(CONFIRM)) &&
 			  before->state == FSM_ST_PAUSED_DESTRUCTIVE,
 			  "a grant outside its Implement");
 	/* Resume only where next says resume. */

@@ -218,7 +218,7 @@ static struct fsm_step submit(struct harness *h, json_t *o, int dirty)
 
 	json_object_set_new(o, "action_id", json_string(run_current_action_id(h->run)));
 	in.facts = run_submit_facts(h->run, run_current_action_id(h->run), DIGEST_A) |
-		   (dirty ? FSM_F_CHANGED : 0);
+		   (dirty ? FSM_F(CHANGED) : 0);
 	in.outcome = shape_of(o);
 	st = step(h, &in, &fx);
 	json_decref(o);
@@ -348,7 +348,7 @@ Test(io_run, decision_answer_and_destructive_grant_replay_and_validate)
 	cr_assert_eq(st.run.state, FSM_ST_PAUSED_DESTRUCTIVE);
 	assert_status_valid(&h);
 	in.facts = run_answer_facts(h.run, run_current_action_id(h.run), DIGEST_B, NULL) |
-		   FSM_F_CONFIRM | FSM_F_SCOPE_GIVEN | FSM_F_SCOPE_WELLFORMED | FSM_F_SCOPE_MATCH;
+		   FSM_F(CONFIRM) | FSM_F(SCOPE_GIVEN) | FSM_F(SCOPE_WELLFORMED) | FSM_F(SCOPE_MATCH);
 	fx.answer_text = "";
 	fx.confirm = 1;
 	fx.scope_sha256 = DIGEST_A;
@@ -393,7 +393,7 @@ Test(io_run, skip_stop_resume_replay)
 	in.event = FSM_EV_RESUME;
 	st = step(&h, &in, &fx);
 	in.event = FSM_EV_SKIP;
-	in.facts = FSM_F_NAMED_CURRENT;
+	in.facts = FSM_F(NAMED_CURRENT);
 	fx.observation = h.obs_clean;
 	fx.observation_complete = 1;
 	st = step(&h, &in, &fx);
@@ -415,7 +415,7 @@ Test(io_run, replay_rejects_foreign_and_unknown_data)
 				"run_id", "x");
 
 	cr_assert_lt(run_replay(&r, "outcome_submitted", bad, &err), 0);
-	cr_assert_str_eq(err.proto, "run_journal_invalid");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "run_journal_invalid");
 	json_decref(bad);
 }
 
@@ -532,7 +532,7 @@ Test(io_run, the_action_size_limit_counts_the_source_fields)
 	memset(goal, 'g', room + 8191);
 	goal[room + 8191] = '\0';
 	cr_assert_lt(create_issue_backed(&r, goal, pinned, &err), 0);
-	cr_assert_str_eq(err.proto, "action_too_large");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "action_too_large");
 	cr_assert_null(r);
 	goal[room - 64] = '\0';
 	sw_error_clear(&err);
@@ -674,8 +674,8 @@ Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_cont
 	first = json_string_value(json_object_get(json_object_get(json_array_get(
 		json_object_get(run_json(plain.run), "actions"), 0), "action"), "action_id"));
 	cr_assert_eq(run_submit_facts(back, first, DIGEST_A), run_submit_facts(plain.run, first, DIGEST_A));
-	cr_assert_eq(run_submit_facts(back, first, DIGEST_A) & (FSM_F_PRIOR | FSM_F_PRIOR_SAME),
-		     FSM_F_PRIOR | FSM_F_PRIOR_SAME);
+	cr_assert_eq(run_submit_facts(back, first, DIGEST_A) & (FSM_F(PRIOR) | FSM_F(PRIOR_SAME)),
+		     FSM_F(PRIOR) | FSM_F(PRIOR_SAME));
 	cr_assert_eq(run_thaw(back, &err), 0);
 	cr_assert(json_equal(run_json(back), run_json(plain.run)), "the thawed record differs");
 	/* A checkpoint that does not match the projection is refused. */
