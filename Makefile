@@ -49,7 +49,7 @@ TEST_HELPER_OBJS = $(patsubst %.c,build/san/%.o,$(TEST_HELPERS))
 PURE_ALLOWED = __assert_fail memcmp memset memcpy strcmp strlen __stack_chk_fail
 
 DEBIAN_PKGS = build-essential pkg-config git libjansson-dev libssl-dev libgit2-dev libxxhash-dev \
-	      libcriterion-dev python3-jsonschema graphviz clang libclang-rt-14-dev
+	      libcriterion-dev python3-jsonschema jq graphviz clang libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers docs docs-check \
@@ -84,10 +84,12 @@ build/san/%.o: %.c $(HDRS)
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS_SAN) -c -o $@ $<
 
-# Capability texts are embedded at build time (issue 6); an empty table until then.
-build/gen/capabilities.c: $(sort $(wildcard cli/capabilities/*.md)) cli/embed.sh
+# Capability texts are embedded at build time; NAME.md.in templates are
+# expanded first (mk/captext.mk).
+CAP_GEN = $(patsubst cli/capabilities/%.md.in,build/gen/capabilities/%.md,$(sort $(wildcard cli/capabilities/*.md.in)))
+build/gen/capabilities.c: $(sort $(wildcard cli/capabilities/*.md)) $(CAP_GEN) cli/embed.sh
 	@mkdir -p $(dir $@)
-	sh cli/embed.sh $@ $(sort $(wildcard cli/capabilities/*.md))
+	sh cli/embed.sh $@ $(sort $(wildcard cli/capabilities/*.md)) $(CAP_GEN)
 
 build/rel/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)

@@ -1,0 +1,284 @@
+"""From idea to Issue to Run, with the installed capability texts as the only
+guide.  Each walk installs the texts into a scratch repository, reads the
+installed files, and runs what they say: the envelope procedure's saved
+query and filter blocks and its shell commands against a fake `gh` on PATH
+that answers from recorded GitHub JSON (tests/e2e/fake_github.py); the
+propose text's worked example as the Issue that gets published.  Slipway
+itself then judges the result.  A text whose commands or example are wrong
+makes these walks fail (see the *_fails tests)."""
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+
+from fake_github import FakeGitHub
+from slipway_e2e import framed, run, scratch_repo, validate
+
+OWNER, REPO, NUMBER = "acme", "rocket", 42
+ISSUE_ID = "I_kwDOAcme42"
+
+
+# ---- the installed texts ------------------------------------------------
+
+def installed(repo, rel):
+    with open(os.path.join(repo, ".claude/skills", rel), encoding="utf-8") as f:
+        return f.read()
+
+
+def install(repo):
+    res = run("install", "--tool", "claude", "--root", repo, "--json", cwd=repo)
+    assert res.code == 0, res.err
+    return {
+        "envelope": installed(repo, "slipway-run/references/source-envelope.md"),
+        "run": installed(repo, "slipway-run/SKILL.md"),
+        "propose": installed(repo, "slipway-propose/SKILL.md"),
+        "decompose": installed(repo, "slipway-decompose/SKILL.md"),
+        "workflow": installed(repo, "slipway-workflow/SKILL.md"),
+    }
+
+
+def section(text, heading):
+    """The Markdown from `heading` (a whole line) to the next heading of the
+    same or a higher level."""
+    level = heading.split(" ")[0]
+    start = text.index("\n" + heading + "\n") + 1
+    m = re.compile(r"^#{1,%d} " % len(level), re.M).search(text, start + len(heading))
+    return text[start:m.start() if m else len(text)]
+
+
+def fences(text):
+    """Every fenced block as (info, content), fences of 3 or more backticks."""
+    out = []
+    for m in re.finditer(r"^(`{3,})([^\n`]*)\n(.*?)\n\1\s*$", text, re.M | re.S):
+        out.append((m.group(2).strip(), m.group(3)))
+    return out
+
+
+def saved_blocks(text):
+    """`Save as NAME` blocks of the envelope procedure: {NAME: content}."""
+    out = {}
+    for m in re.finditer(r"^Save as `([^`]+)`[^\n]*\n\n```[a-z]*\n(.*?)\n```$", text, re.M | re.S):
+        out[m.group(1)] = m.group(2) + "\n"
+    return out
+
+
+def fetch_script(text):
+    """The shell commands of "## The fetch", in order."""
+    return [c for info, c in fences(section(text, "## The fetch")) if info == "sh"]
+
+
+def follow_envelope_procedure(texts, gh, owner=OWNER, repo=REPO, number=NUMBER, edit=None):
+    """Does what the envelope reference says, as a host would: saves its
+    blocks into a private directory, runs its commands with OWNER, REPO,
+    NUMBER set.  Returns (exit status, envelope path or None, stderr)."""
+    work = tempfile.mkdtemp(prefix="slipway-envelope-work-")
+    blocks = saved_blocks(texts["envelope"])
+    if edit:
+        blocks = edit(blocks)
+    for name, content in blocks.items():
+        with open(os.path.join(work, name), "w", encoding="utf-8") as f:
+            f.write(content)
+    out = os.path.join(tempfile.mkdtemp(prefix="slipway-envelope-out-"), "source-path")
+    script = "set -e\n" + "\n".join(fetch_script(texts["envelope"])) + '\nprintf %s "$SOURCE" > "$OUT"\n'
+    env = dict(os.environ)
+    env.update(gh.env())
+    env.update({"WORK": work, "OWNER": owner, "REPO": repo, "NUMBER": str(number), "OUT": out})
+    p = subprocess.run(["sh", "-c", script], env=env, capture_output=True, timeout=60)
+    path = None
+    if os.path.exists(out):
+        with open(out) as f:
+            path = f.read()
+    return p.returncode, (path or None), p.stderr.decode()
+
+
+# ---- an Issue published on the fake GitHub --------------------------------
+
+SECTIONS = [
+    ("outcome", "outcome", "Outcome", "Launch reports its altitude."),
+    ("requirements", "requirements", "Requirements", "- Print the altitude in metres after each burn."),
+    ("acceptance-examples", "acceptance_examples", "Acceptance examples", "Given a burn of 3 s, the log shows `altitude=`."),
+    ("constraints", "constraints", "Constraints", "No new dependencies."),
+    ("non-goals", "non_goals", "Non-goals", "Imperial units."),
+]
+
+
+def publish(gh, sections=SECTIONS, number=NUMBER, issue_id=ISSUE_ID, base_db=9000, parent=None,
+            marker="<!-- slipway-level: change/v2 -->"):
+    """Posts one comment per section and a body whose manifest names them,
+    as the propose text's publication procedure ends.  Returns the
+    manifest."""
+    entries = []
+    for n, (key, role, title, payload) in enumerate(sections):
+        node, db = "IC_kwDO%d" % (base_db + n), base_db + n
+        body = "<!-- slipway-section:v1 key=%s -->\n%s\n" % (key, payload)
+        gh.add_comment(number, node, db, body)
+        entries.append({"key": key, "role": role, "title": title, "comment_node_id": node,
+                        "comment_database_id": db, "body_sha256": framed("slipway-comment-body/v1", body)})
+    manifest = {"manifest_version": 2, "profile": "change/v2", "sections": entries}
+    if parent:
+        manifest["parent_requirements_revision"] = parent
+    body = "%s\n```slipway-manifest\n%s\n```\n" % (marker, json.dumps(manifest, indent=2))
+    if any(i["number"] == number for i in gh.state["issues"]):
+        gh.set_body(number, body, "2026-11-30T12:00:00Z")
+    else:
+        gh.add_issue(number, issue_id, "[Change] Report altitude", body, labels=["level:change"])
+    # A discussion comment the manifest does not name: never fetched.
+    gh.add_comment(number, "IC_kwDOchat%d" % base_db, base_db + 99, "Looks good to me!")
+    return manifest
+
+
+def start_run(repo, source):
+    goal = os.path.join(tempfile.mkdtemp(), "goal")
+    with open(goal, "w") as f:
+        f.write("Deliver the Change in acme/rocket#42\n")
+    return run("run", "--goal-file", goal, "--source-file", source, "--budget", "8", "--json", cwd=repo)
+
+
+class EnvelopeWalk(unittest.TestCase):
+    def setUp(self):
+        self.repo = scratch_repo()
+        self.texts = install(self.repo)
+        self.gh = FakeGitHub(OWNER, REPO)
+
+    def test_run_points_to_the_installed_envelope_reference(self):
+        tail = self.texts["run"].split("## Issue-backed Runs", 1)
+        self.assertEqual(len(tail), 2, "slipway-run must end with the pointer section")
+        self.assertIn("references/source-envelope.md", tail[1])
+
+    def test_envelope_from_the_procedure_starts_a_run_and_materials_read_back(self):
+        manifest = publish(self.gh)
+        rc, source, err = follow_envelope_procedure(self.texts, self.gh)
+        self.assertEqual(rc, 0, err)
+        with open(source, encoding="utf-8") as f:
+            env = json.load(f)
+        self.assertEqual(oct(os.stat(source).st_mode & 0o777), "0o600")
+        # Only reads, and exactly the comments the manifest names.
+        calls = self.gh.calls()
+        self.assertEqual([c[:2] for c in calls], [["api", "graphql"]] * 2)
+        asked = sorted(a.split("=", 1)[1] for a in calls[1] if a.startswith("ids[]="))
+        self.assertEqual(asked, sorted(s["comment_node_id"] for s in manifest["sections"]))
+        self.assertNotIn("IC_kwDOchat9000", json.dumps(env))
+        self.assertEqual(env["labels"], ["level:change"])
+        self.assertEqual(env["canonical_url"], "https://github.com/acme/rocket/issues/42")
+
+        res = start_run(self.repo, source)
+        self.assertEqual(res.code, 0, res.err)
+        doc = res.json_out()
+        validate(doc, "protocolState")
+        pin = doc["pinned_source"]
+        self.assertEqual([s["key"] for s in pin["sections"]], [s[0] for s in SECTIONS])
+        self.assertEqual(pin["repository_id"], "R_kgDOAcmeRkt")
+        self.assertEqual(pin["issue_id"], ISSUE_ID)
+        for key, _, _, payload in SECTIONS:
+            # The reader variant the Action offers, plus the section.
+            reader = doc["action"]["requirements"]["reader"]
+            self.assertEqual(reader["base_argv"][:3], ["slipway", "protocol", "material"])
+            m = run(*reader["base_argv"][1:], reader["input"]["flag"], key, cwd=self.repo)
+            self.assertEqual(m.code, 0, m.err)
+            mat = m.json_out()
+            self.assertEqual(mat["section"]["markdown"], payload + "\n")
+
+    def test_a_query_that_forgets_a_field_fails_the_walk(self):
+        publish(self.gh)
+
+        def drop_minimized(blocks):
+            blocks["envelope.graphql"] = blocks["envelope.graphql"].replace("isMinimized ", "")
+            return blocks
+        rc, source, err = follow_envelope_procedure(self.texts, self.gh, edit=drop_minimized)
+        self.assertEqual(rc, 0, err)
+        res = start_run(self.repo, source)
+        self.assertEqual(res.code, 2)
+        self.assertEqual(res.json_err()["code"], "invalid_source")
+
+    def test_an_issue_without_a_manifest_gives_an_envelope_slipway_classifies(self):
+        self.gh.add_issue(NUMBER, ISSUE_ID, "Make it faster", "Please make the rocket faster.\n")
+        rc, source, err = follow_envelope_procedure(self.texts, self.gh)
+        self.assertEqual(rc, 0, err)
+        with open(source, encoding="utf-8") as f:
+            self.assertEqual(json.load(f)["comments"], [])
+        res = start_run(self.repo, source)
+        self.assertEqual(res.code, 2)
+        doc = res.json_err()
+        self.assertEqual(doc["code"], "invalid_source")
+        self.assertIn("change_marker_required", doc["message"])
+        # The rejection table tells the host what to do about it.
+        row = [l for l in self.texts["envelope"].splitlines() if l.startswith("| `change_marker_required`")]
+        self.assertEqual(len(row), 1)
+        self.assertIn("slipway-propose", row[0])
+
+    def test_a_missing_issue_stops_the_procedure(self):
+        rc, source, err = follow_envelope_procedure(self.texts, self.gh, number=7)
+        self.assertNotEqual(rc, 0)
+        self.assertIn("Could not resolve to an Issue", err)
+
+    def test_refresh_after_an_amendment_yields_a_valid_candidate(self):
+        publish(self.gh)
+        rc, source, err = follow_envelope_procedure(self.texts, self.gh)
+        self.assertEqual(rc, 0, err)
+        doc = start_run(self.repo, source).json_out()
+        run_id, pinned = doc["run_id"], doc["pinned_source"]
+        stop = run("stop", run_id, "--root", self.repo, "--json", cwd=self.repo)
+        self.assertEqual(stop.code, 0, stop.err)
+
+        # Unchanged Issue: the refresh is not material.
+        rc, source, err = follow_envelope_procedure(self.texts, self.gh)
+        self.assertEqual(rc, 0, err)
+        res = run("protocol", "resume", run_id, "--root", self.repo, "--source-file", source,
+                  cwd=self.repo)
+        self.assertEqual(res.code, 0, res.err)
+        self.assertEqual(res.json_out()["resume_operation"], "source_refreshed")
+        run("stop", run_id, "--root", self.repo, "--json", cwd=self.repo)
+
+        # The amendment: replacement comments and a manifest naming the
+        # pinned requirements revision as its parent.
+        changed = [s if s[0] != "requirements" else
+                   ("requirements", "requirements", "Requirements", "- Print the altitude in feet too.")
+                   for s in SECTIONS]
+        publish(self.gh, changed, base_db=9100, parent=pinned["requirements_revision"])
+        rc, source, err = follow_envelope_procedure(self.texts, self.gh)
+        self.assertEqual(rc, 0, err)
+        res = run("protocol", "resume", run_id, "--root", self.repo, "--source-file", source,
+                  cwd=self.repo)
+        self.assertEqual(res.code, 0, res.err)
+        out = res.json_out()
+        self.assertEqual(out["resume_operation"], "source_candidate_created")
+        cand = out["source_candidate"]
+        self.assertTrue(cand["valid"])
+        self.assertNotEqual(cand["requirements_revision"], pinned["requirements_revision"])
+        req = [s for s in cand["snapshot"]["sections"] if s["key"] == "requirements"][0]
+        self.assertEqual(req["provenance"]["comment_database_id"], 9101)
+        self.assertEqual(req["material_sha256"], framed("slipway-material/v1", "- Print the altitude in feet too.\n"))
+
+    def test_refresh_of_a_broken_issue_yields_an_invalid_candidate(self):
+        publish(self.gh)
+        rc, source, err = follow_envelope_procedure(self.texts, self.gh)
+        run_id = start_run(self.repo, source).json_out()["run_id"]
+        run("stop", run_id, "--root", self.repo, "--json", cwd=self.repo)
+        iss = self.gh.issue(NUMBER)
+        self.gh.set_body(NUMBER, iss["body"].replace("change/v2 -->", "change/v9 -->", 1), "2026-11-30T13:00:00Z")
+        rc, source, err = follow_envelope_procedure(self.texts, self.gh)
+        self.assertEqual(rc, 0, err)
+        res = run("protocol", "resume", run_id, "--root", self.repo, "--source-file", source,
+                  cwd=self.repo)
+        self.assertEqual(res.code, 0, res.err)
+        cand = res.json_out()["source_candidate"]
+        self.assertFalse(cand["valid"])
+        self.assertEqual(cand["classification_code"], "unsupported_marker")
+
+    def test_every_source_code_in_the_tables_has_a_row_in_the_installed_table(self):
+        table = section(self.texts["envelope"], "## Rejections and their fixes")
+        codes = re.findall(r"^\| `([a-z_]+)` \|", table, re.M)
+        root = os.path.join(os.path.dirname(__file__), "../..")
+        with open(os.path.join(root, "tables/source_classes.def")) as f:
+            classes = re.findall(r'^SOURCE_CLASS\(\w+,\s*"([a-z_]+)"\)', f.read(), re.M)
+        with open(os.path.join(root, "tables/error_codes.def")) as f:
+            errs = [c for c in re.findall(r'^ERR\(\w+,\s*"([a-z_]+)"', f.read(), re.M) if "source" in c]
+        want = [c for c in classes if c != "valid_change"] + errs
+        self.assertEqual(sorted(codes), sorted(want))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
