@@ -3,7 +3,8 @@ installed capability texts.  Nothing here reaches the network.
 
 FakeGitHub keeps one repository with Issues and comments as GitHub's GraphQL
 API would return them.  Its `gh` script answers `--version`, `auth status`
-and read-only `api graphql` calls: it parses the query's selection set and
+read-only REST reads of one Issue or comment, and read-only `api graphql`
+calls: for GraphQL it parses the query's selection set and
 returns only the fields the query asks for (so a query that forgets a field
 produces a document without it), enforces declared non-null variables,
 applies `--jq` through the jq program as gh applies its built-in one, and
@@ -29,14 +30,52 @@ def fail(msg):
     sys.stderr.write(msg + "\n")
     sys.exit(1)
 
+def emit(doc, jq):
+    """Prints the response, through --jq as gh applies it; exits."""
+    text = json.dumps(doc)
+    if jq is None:
+        print(text)
+        sys.exit(0)
+    p = subprocess.run(["jq", "-r", jq], input=text.encode(), capture_output=True)
+    sys.stdout.buffer.write(p.stdout)
+    sys.stderr.buffer.write(p.stderr)
+    sys.exit(0 if p.returncode == 0 else 1)
+
 argv = sys.argv[1:]
 if argv == ["--version"]:
     print("gh version 2.95.0 (2026-01-01)")
     sys.exit(0)
 if argv[:2] == ["auth", "status"]:
     sys.exit(0 if state.get("authenticated", True) else 1)
+if len(argv) >= 2 and argv[0] == "api" and argv[1].startswith("repos/"):
+    # REST reads (GET only): one Issue or one comment.
+    rest = argv[2:]
+    jq = None
+    if rest[:1] in (["--jq"], ["-q"]):
+        jq = rest[1]
+        rest = rest[2:]
+    if rest:
+        fail("fake gh: only REST reads are recorded: %r" % argv)
+    repo = state["repository"]
+    parts = argv[1].split("/")
+    if parts[1:3] != [repo["owner"], repo["name"]]:
+        fail("gh: Not Found (HTTP 404)")
+    obj = None
+    if parts[3:5] == ["issues", "comments"] and len(parts) == 6:
+        for c in state["comments"].values():
+            if str(c["databaseId"]) == parts[5]:
+                obj = {"id": c["databaseId"], "node_id": c["id"], "html_url": c["url"],
+                       "body": c["body"], "updated_at": c["updatedAt"]}
+    elif parts[3] == "issues" and len(parts) == 5:
+        for iss in state["issues"]:
+            if str(iss["number"]) == parts[4]:
+                obj = {"number": iss["number"], "node_id": iss["id"], "html_url": iss["url"],
+                       "title": iss["title"], "body": iss["body"], "updated_at": iss["updatedAt"]}
+    if obj is None:
+        fail("gh: Not Found (HTTP 404)")
+    emit(obj, jq)
 if argv[:2] != ["api", "graphql"]:
-    fail("fake gh: only read-only api graphql calls are recorded: %r" % argv)
+    fail("fake gh: only reads are recorded: %r" % argv)
 
 fields, jq = {}, None
 i = 2
@@ -190,16 +229,7 @@ def project(parent, sel):
             out[name] = project(val, sub)
     return out
 
-doc = {"data": project(ROOT, root_sel)}
-text = json.dumps(doc)
-if jq is None:
-    print(text)
-    sys.exit(0)
-p = subprocess.run(["jq", "-r", jq], input=text.encode(), capture_output=True)
-sys.stdout.buffer.write(p.stdout)
-if p.returncode != 0:
-    sys.stderr.buffer.write(p.stderr)
-    sys.exit(1)
+emit({"data": project(ROOT, root_sel)}, jq)
 '''
 
 

@@ -137,11 +137,16 @@ def start_run(repo, source):
     return run("run", "--goal-file", goal, "--source-file", source, "--budget", "8", "--json", cwd=repo)
 
 
-class EnvelopeWalk(unittest.TestCase):
+class Walk(unittest.TestCase):
+    """A scratch repository with the texts installed, and a fake GitHub."""
+
     def setUp(self):
         self.repo = scratch_repo()
         self.texts = install(self.repo)
         self.gh = FakeGitHub(OWNER, REPO)
+
+
+class EnvelopeWalk(Walk):
 
     def test_run_points_to_the_installed_envelope_reference(self):
         tail = self.texts["run"].split("## Issue-backed Runs", 1)
@@ -278,6 +283,79 @@ class EnvelopeWalk(unittest.TestCase):
             errs = [c for c in re.findall(r'^ERR\(\w+,\s*"([a-z_]+)"', f.read(), re.M) if "source" in c]
         want = [c for c in classes if c != "valid_change"] + errs
         self.assertEqual(sorted(codes), sorted(want))
+
+
+# ---- propose: the worked example is a real Change Issue -------------------
+
+def worked_example(texts):
+    """The propose text's worked example: [(key, node id, database id,
+    comment body)] and the Issue body, as the text says GitHub holds them
+    (each comment body ends with a line break)."""
+    ex = section(texts["propose"], "## 3. Worked example")
+    comments = [(m.group(1), m.group(2), int(m.group(3)), m.group(4) + "\n") for m in re.finditer(
+        r"^Comment \d+, key `([^`]+)` \(node id `([^`]+)`, database id `(\d+)`\):\n\n```markdown\n(.*?)\n```$",
+        ex, re.M | re.S)]
+    bodies = [c for info, c in fences(ex) if info == "markdown" and c.startswith("<!-- slipway-level:")]
+    assert len(bodies) == 1, "the worked example must show one Issue body"
+    return comments, bodies[0] + "\n"
+
+
+def publish_example(gh, comments, body):
+    gh.add_issue(NUMBER, ISSUE_ID, "[Change] Report altitude after each burn", body)
+    for key, node, db, text in comments:
+        gh.add_comment(NUMBER, node, db, text)
+    gh.add_comment(NUMBER, "IC_kwDOchat", 2999, "Nice idea.")
+
+
+class ProposeWalk(Walk):
+
+    def test_installed_texts_have_no_unexpanded_tokens(self):
+        for name, text in self.texts.items():
+            self.assertNotIn("{{", text, name)
+
+    def test_worked_example_published_is_accepted_by_slipway_run(self):
+        comments, body = worked_example(self.texts)
+        self.assertEqual(len(comments), 5)
+        publish_example(self.gh, comments, body)
+        rc, source, err = follow_envelope_procedure(self.texts, self.gh)
+        self.assertEqual(rc, 0, err)
+        res = start_run(self.repo, source)
+        self.assertEqual(res.code, 0, res.err)
+        pin = res.json_out()["pinned_source"]
+        self.assertEqual([(s["key"], s["provenance"]["comment_database_id"]) for s in pin["sections"]],
+                         [(c[0], c[2]) for c in comments])
+        for sec, c in zip(pin["sections"], comments):
+            payload = c[3].split("\n", 1)[1]
+            self.assertEqual(sec["material_sha256"], framed("slipway-material/v1", payload))
+
+    def test_digest_command_reproduces_every_example_digest(self):
+        comments, body = worked_example(self.texts)
+        publish_example(self.gh, comments, body)
+        manifest = json.loads(body.split("```slipway-manifest\n", 1)[1].split("\n```", 1)[0])
+        want = {s["comment_database_id"]: s["body_sha256"] for s in manifest["sections"]}
+        cmd = [c for info, c in fences(section(self.texts["propose"], "## 2. What a Change Issue is made of"))
+               if info == "sh" and "python3" in c]
+        self.assertEqual(len(cmd), 1)
+        env = dict(os.environ)
+        env.update(self.gh.env())
+        for _, _, db, _ in comments:
+            script = cmd[0].replace("OWNER", OWNER).replace("REPO", REPO).replace("COMMENT_ID", str(db))
+            p = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout.strip(), want[db])
+
+    def test_a_wrong_worked_example_fails(self):
+        comments, body = worked_example(self.texts)
+        key, node, db, text = comments[1]
+        comments[1] = (key, node, db, text.replace("whole metres", "whole meters"))
+        publish_example(self.gh, comments, body)
+        rc, source, err = follow_envelope_procedure(self.texts, self.gh)
+        self.assertEqual(rc, 0, err)
+        res = start_run(self.repo, source)
+        self.assertEqual(res.code, 2)
+        doc = res.json_err()
+        self.assertEqual(doc["code"], "invalid_source")
+        self.assertIn("source_section_hash_mismatch", doc["message"])
 
 
 if __name__ == "__main__":
