@@ -688,6 +688,8 @@ class CapabilityTextTest(Base):
                 out[cap] = f.read()
         with open(r.path(".claude/skills/slipway-clarify/references/decision-interview.md")) as f:
             out["decision-interview"] = f.read()
+        with open(r.path(".claude/skills/slipway-run/references/source-envelope.md")) as f:
+            out["source-envelope"] = f.read()
         return out
 
     def test_every_shown_command_line_is_accepted(self):

@@ -358,5 +358,54 @@ class ProposeWalk(Walk):
         self.assertIn("source_section_hash_mismatch", doc["message"])
 
 
+# ---- workflow and decompose ---------------------------------------------
+
+CAPS = ["slipway-run", "slipway-clarify", "slipway-propose", "slipway-decompose",
+        "slipway-implement", "slipway-review", "slipway-workflow"]
+
+
+class RouteTexts(Walk):
+    def routes(self):
+        table = section(self.texts["workflow"], "## What the user has, and where it leads")
+        rows = [l.split("|")[1:-1] for l in table.splitlines() if l.startswith("| ") and "---" not in l]
+        return {r[0].strip(): r[1].strip() for r in rows[1:]}
+
+    def test_every_starting_point_leads_to_one_installed_capability(self):
+        routes = self.routes()
+        for have, cap in routes.items():
+            self.assertTrue(cap in CAPS or cap in ("the doctor", "nothing"), (have, cap))
+        # The starting points this path must cover, and where they lead.
+        self.assertEqual(routes["A settled idea they want as a GitHub Issue"], "slipway-propose")
+        self.assertEqual(routes["An idea too large for one delivery"], "slipway-decompose")
+        self.assertEqual(routes["An Issue that is a Change Issue"], "slipway-run")
+        self.assertEqual(routes["An Issue that is a planning Objective"], "slipway-decompose")
+        self.assertEqual(routes["A source envelope file"], "slipway-run")
+        self.assertEqual(routes["A stopped or out-of-budget Run"], "slipway-run")
+
+    def test_the_issue_kind_rule_matches_the_parser(self):
+        # The marker workflow tells Change Issues by is the one a worked
+        # example starts with and slipway accepts (ProposeWalk).
+        m = re.search(r"`([^`]+)` is a Change Issue", self.texts["workflow"])
+        _, body = worked_example(self.texts)
+        self.assertTrue(body.startswith(m.group(1) + "\n"))
+        # An Issue that starts with the Objective spelling is classified so.
+        m = re.search(r"a line containing `([^`]+)` is an Objective", self.texts["workflow"])
+        self.gh.add_issue(NUMBER, ISSUE_ID, "Plan", m.group(1) + "v1 -->\nThe plan.\n")
+        rc, source, err = follow_envelope_procedure(self.texts, self.gh)
+        self.assertEqual(rc, 0, err)
+        res = start_run(self.repo, source)
+        self.assertIn("objective_marker", res.json_err()["message"])
+        self.assertIn("slipway-decompose", [l for l in self.texts["envelope"].splitlines()
+                                           if l.startswith("| `objective_marker`")][0])
+
+    def test_decompose_publishes_with_the_propose_rules(self):
+        t = self.texts["decompose"]
+        self.assertIn("slipway-propose's publication procedure", t)
+        for rule in ("confirms the complete plan", "never retried blindly", "re-fetching"):
+            self.assertIn(rule, t)
+        for role in ("`outcome`", "`requirements`", "`acceptance_examples`", "`constraints`", "`non_goals`"):
+            self.assertIn(role, t)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
