@@ -3,7 +3,8 @@ installed capability texts.  Nothing here reaches the network.
 
 FakeGitHub keeps one repository with Issues and comments as GitHub's GraphQL
 API would return them.  Its `gh` script answers `--version`, `auth status`
-read-only REST reads of one Issue or comment, and read-only `api graphql`
+read-only REST reads of the repository, one Issue or one comment, and
+read-only `api graphql`
 calls: for GraphQL it parses the query's selection set and
 returns only the fields the query asks for (so a query that forgets a field
 produces a document without it), enforces declared non-null variables,
@@ -42,6 +43,12 @@ def emit(doc, jq):
     sys.exit(0 if p.returncode == 0 else 1)
 
 argv = sys.argv[1:]
+# `--hostname github.com` may come anywhere after `api`; it selects nothing here.
+if argv[:1] == ["api"] and "--hostname" in argv:
+    k = argv.index("--hostname")
+    if argv[k + 1] != "github.com":
+        fail("fake gh: only github.com is recorded")
+    argv = argv[:k] + argv[k + 2:]
 if argv == ["--version"]:
     print("gh version 2.95.0 (2026-01-01)")
     sys.exit(0)
@@ -61,7 +68,10 @@ if len(argv) >= 2 and argv[0] == "api" and argv[1].startswith("repos/"):
     if parts[1:3] != [repo["owner"], repo["name"]]:
         fail("gh: Not Found (HTTP 404)")
     obj = None
-    if parts[3:5] == ["issues", "comments"] and len(parts) == 6:
+    if len(parts) == 3:
+        obj = {"node_id": repo["id"], "full_name": repo["owner"] + "/" + repo["name"],
+               "permissions": state.get("permissions", {"pull": True})}
+    elif parts[3:5] == ["issues", "comments"] and len(parts) == 6:
         for c in state["comments"].values():
             if str(c["databaseId"]) == parts[5]:
                 obj = {"id": c["databaseId"], "node_id": c["id"], "html_url": c["url"],
@@ -97,8 +107,6 @@ while i < len(argv):
         fields[key] = val
     elif a == "--jq" or a == "-q":
         jq = argv[i + 1]
-        i += 2
-    elif a in ("--hostname",):
         i += 2
     else:
         fail("fake gh: unexpected argument %r" % a)

@@ -407,5 +407,54 @@ class RouteTexts(Walk):
             self.assertIn(role, t)
 
 
+# ---- doctor: what this path needs on the machine ------------------------
+
+class DoctorForTheIssuePath(Walk):
+    def doctor(self, path):
+        res = run("doctor", "--root", self.repo, "--json", cwd=self.repo,
+                  env={"PATH": path, "FAKE_GH_STATE": self.gh.dir})
+        self.assertEqual(res.code, 0, res.err)
+        return {c["code"]: c for c in res.json_out()["checks"] if c["name"].startswith("github")}
+
+    def fake_path(self):
+        return self.gh.env()["PATH"]
+
+    def test_missing_gh_is_reported_with_where_to_get_it(self):
+        empty = tempfile.mkdtemp(prefix="no-gh-")
+        checks = self.doctor(empty)
+        self.assertEqual(list(checks), ["github_cli_unavailable"])
+        self.assertIn("https://cli.github.com/", checks["github_cli_unavailable"]["detail"])
+
+    def test_unauthenticated_gh_names_the_login_command_and_stops(self):
+        self.gh.state["authenticated"] = False
+        self.gh.save()
+        checks = self.doctor(self.fake_path())
+        self.assertEqual(list(checks), ["github_cli_compatible", "github_auth_unavailable"])
+        self.assertIn("gh auth login --hostname github.com", checks["github_auth_unavailable"]["detail"])
+
+    def test_a_readable_repository_is_reported_and_only_read_commands_run(self):
+        subprocess.run(["git", "-C", self.repo, "remote", "add", "origin",
+                        "https://github.com/acme/rocket.git"], check=True)
+        self.gh.state["permissions"] = {"pull": True, "triage": False, "push": False}
+        self.gh.save()
+        checks = self.doctor(self.fake_path())
+        self.assertEqual(list(checks), ["github_cli_compatible", "github_auth_available",
+                                        "github_issue_permissions_limited"])
+        detail = checks["github_issue_permissions_limited"]["detail"]
+        self.assertIn("acme/rocket: read=true triage=false write=false", detail)
+        self.assertIn("Change Issues published", detail)
+        self.assertEqual(self.gh.calls(), [["--version"], ["auth", "status", "--hostname", "github.com"],
+                                           ["api", "--hostname", "github.com", "repos/acme/rocket",
+                                            "--jq", ".permissions"]])
+
+    def test_an_unreadable_repository_names_the_fix(self):
+        subprocess.run(["git", "-C", self.repo, "remote", "add", "origin",
+                        "git@github.com:acme/rocket.git"], check=True)
+        self.gh.state["permissions"] = {"pull": False}
+        self.gh.save()
+        detail = self.doctor(self.fake_path())["github_issue_permissions_limited"]["detail"]
+        self.assertIn("no source envelope can be built", detail)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
