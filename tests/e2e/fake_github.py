@@ -3,13 +3,15 @@ installed capability texts.  Nothing here reaches the network.
 
 FakeGitHub keeps one repository with Issues and comments as GitHub's GraphQL
 API would return them.  Its `gh` script answers `--version`, `auth status`
-read-only REST reads of the repository, one Issue or one comment, and
-read-only `api graphql`
+REST reads of the repository, an Issue, a comment or an Issue's comments
+(and, only when a test makes the state writable, the three REST writes the
+propose text uses), and read-only `api graphql`
 calls: for GraphQL it parses the query's selection set and
 returns only the fields the query asks for (so a query that forgets a field
 produces a document without it), enforces declared non-null variables,
 applies `--jq` through the jq program as gh applies its built-in one, and
-logs every invocation.  Anything else exits 1, as a refused write would."""
+logs every invocation.  Anything else exits 1.  It is no GitHub: it knows
+exactly the calls the installed texts make."""
 
 import json
 import os
@@ -54,35 +56,95 @@ if argv == ["--version"]:
     sys.exit(0)
 if argv[:2] == ["auth", "status"]:
     sys.exit(0 if state.get("authenticated", True) else 1)
+def save():
+    with open(os.path.join(STATE, "state.json"), "w", encoding="utf-8") as f:
+        json.dump(state, f)
+
+def tick():
+    state["clock"] = state.get("clock", 0) + 1
+    return "2026-11-30T14:%02d:00Z" % state["clock"]
+
+def rest_comment(c):
+    return {"id": c["databaseId"], "node_id": c["id"], "html_url": c["url"], "body": c["body"],
+            "updated_at": c["updatedAt"], "user": {"login": "octo", "node_id": c["author"]["id"]}}
+
+def rest_issue(iss):
+    return {"number": iss["number"], "node_id": iss["id"], "html_url": iss["url"], "title": iss["title"],
+            "body": iss["body"], "updated_at": iss["updatedAt"], "labels": [{"name": n} for n in iss["labels"]]}
+
 if len(argv) >= 2 and argv[0] == "api" and argv[1].startswith("repos/"):
-    # REST reads (GET only): one Issue or one comment.
-    rest = argv[2:]
-    jq = None
-    if rest[:1] in (["--jq"], ["-q"]):
-        jq = rest[1]
-        rest = rest[2:]
-    if rest:
-        fail("fake gh: only REST reads are recorded: %r" % argv)
+    # REST: reads of the repository, an Issue, a comment or an Issue's
+    # comments; writes (create Issue, create comment, edit Issue body) only
+    # when the state says `writable`.
+    method, body, jq, i = "GET", {}, None, 2
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-X", "--method"):
+            method = argv[i + 1]
+        elif a in ("-f", "--raw-field", "-F", "--field"):
+            key, _, val = argv[i + 1].partition("=")
+            if a in ("-F", "--field") and val.startswith("@"):
+                with open(val[1:], encoding="utf-8", newline="") as f:
+                    val = f.read()
+            body[key] = val
+        elif a in ("--jq", "-q"):
+            jq = argv[i + 1]
+        elif a == "--paginate":
+            i += 1
+            continue
+        else:
+            fail("fake gh: unexpected argument %r" % a)
+        i += 2
+    if body and method == "GET":
+        method = "POST"
+    if method != "GET" and not state.get("writable"):
+        fail("fake gh: writes are not recorded here: %r" % argv)
     repo = state["repository"]
-    parts = argv[1].split("/")
+    path = argv[1].split("?")[0]
+    parts = path.split("/")
     if parts[1:3] != [repo["owner"], repo["name"]]:
         fail("gh: Not Found (HTTP 404)")
-    obj = None
-    if len(parts) == 3:
+    route, obj = (method,) + tuple("N" if p.isdigit() else p for p in parts[3:]), None
+    issue = None
+    if len(parts) >= 5 and parts[3] == "issues" and parts[4].isdigit():
+        issue = next((x for x in state["issues"] if x["number"] == int(parts[4])), None)
+        if issue is None:
+            fail("gh: Not Found (HTTP 404)")
+    if route == ("GET",):
         obj = {"node_id": repo["id"], "full_name": repo["owner"] + "/" + repo["name"],
                "permissions": state.get("permissions", {"pull": True})}
-    elif parts[3:5] == ["issues", "comments"] and len(parts) == 6:
-        for c in state["comments"].values():
-            if str(c["databaseId"]) == parts[5]:
-                obj = {"id": c["databaseId"], "node_id": c["id"], "html_url": c["url"],
-                       "body": c["body"], "updated_at": c["updatedAt"]}
-    elif parts[3] == "issues" and len(parts) == 5:
-        for iss in state["issues"]:
-            if str(iss["number"]) == parts[4]:
-                obj = {"number": iss["number"], "node_id": iss["id"], "html_url": iss["url"],
-                       "title": iss["title"], "body": iss["body"], "updated_at": iss["updatedAt"]}
+    elif route == ("GET", "issues", "comments", "N"):
+        obj = next((rest_comment(c) for c in state["comments"].values()
+                    if str(c["databaseId"]) == parts[5]), None)
+    elif route == ("GET", "issues", "N"):
+        obj = rest_issue(issue)
+    elif route == ("GET", "issues", "N", "comments"):
+        obj = [rest_comment(c) for c in sorted(state["comments"].values(), key=lambda c: c["databaseId"])
+               if c["issue_number"] == issue["number"]]
+    elif route == ("POST", "issues"):
+        n = max([x["number"] for x in state["issues"]] + [0]) + 1
+        url = "https://github.com/%s/%s/issues/%d" % (repo["owner"], repo["name"], n)
+        issue = {"id": "I_kwDOfake%d" % n, "number": n, "url": url, "title": body["title"],
+                 "body": body.get("body", ""), "updatedAt": tick(), "labels": [], "parent": None,
+                 "repository_id": repo["id"]}
+        state["issues"].append(issue)
+        obj = rest_issue(issue)
+    elif route == ("POST", "issues", "N", "comments"):
+        db = 7000 + len(state["comments"])
+        c = {"id": "IC_kwDOfake%d" % db, "databaseId": db, "url": "%s#issuecomment-%d" % (issue["url"], db),
+             "updatedAt": tick(), "isMinimized": False, "body": body["body"],
+             "author": {"__typename": "User", "login": "octo", "id": "U_kgDOAuthor"},
+             "issue_number": issue["number"]}
+        state["comments"][c["id"]] = c
+        obj = rest_comment(c)
+    elif route == ("PATCH", "issues", "N"):
+        issue.update({k: v for k, v in body.items() if k in ("title", "body")})
+        issue["updatedAt"] = tick()
+        obj = rest_issue(issue)
     if obj is None:
         fail("gh: Not Found (HTTP 404)")
+    if method != "GET":
+        save()
     emit(obj, jq)
 if argv[:2] != ["api", "graphql"]:
     fail("fake gh: only reads are recorded: %r" % argv)

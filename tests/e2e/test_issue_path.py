@@ -3,7 +3,8 @@ guide.  Each walk installs the texts into a scratch repository, reads the
 installed files, and runs what they say: the envelope procedure's saved
 query and filter blocks and its shell commands against a fake `gh` on PATH
 that answers from recorded GitHub JSON (tests/e2e/fake_github.py); the
-propose text's worked example as the Issue that gets published.  Slipway
+propose text's worked example as the Issue, published by running the
+propose text's own publication commands against a writable fake.  Slipway
 itself then judges the result.  A text whose commands or example are wrong
 makes these walks fail (see the *_fails tests)."""
 
@@ -15,7 +16,7 @@ import tempfile
 import unittest
 
 from fake_github import FakeGitHub
-from slipway_e2e import framed, run, scratch_repo, validate
+from slipway_e2e import SHARED, framed, run, scratch_repo, validate
 
 OWNER, REPO, NUMBER = "acme", "rocket", 42
 ISSUE_ID = "I_kwDOAcme42"
@@ -50,10 +51,13 @@ def section(text, heading):
 
 
 def fences(text):
-    """Every fenced block as (info, content), fences of 3 or more backticks."""
+    """Every fenced block as (info, content), fences of 3 or more backticks,
+    indented blocks (inside list items) dedented."""
     out = []
-    for m in re.finditer(r"^(`{3,})([^\n`]*)\n(.*?)\n\1\s*$", text, re.M | re.S):
-        out.append((m.group(2).strip(), m.group(3)))
+    for m in re.finditer(r"^( *)(`{3,})([^\n`]*)\n(.*?)\n\1\2[ \t]*$", text, re.M | re.S):
+        ind = len(m.group(1))
+        body = "\n".join(l[ind:] if l[:ind].strip() == "" else l for l in m.group(4).split("\n"))
+        out.append((m.group(3).strip(), body))
     return out
 
 
@@ -185,6 +189,32 @@ class EnvelopeWalk(Walk):
             self.assertEqual(m.code, 0, m.err)
             mat = m.json_out()
             self.assertEqual(mat["section"]["markdown"], payload + "\n")
+
+    def test_procedure_reproduces_the_reference_fixture(self):
+        # Extra step, only where ../shared/reference exists: GitHub holding
+        # the fixture's Issue yields the fixture, byte for byte in every
+        # observed field.
+        fixture_path = os.path.join(SHARED, "reference/fixtures/container-source-envelope.json")
+        if not os.path.exists(fixture_path):
+            self.skipTest("skipped: %s is absent (no ../shared/reference)" % fixture_path)
+        with open(fixture_path, encoding="utf-8") as f:
+            want = json.load(f)
+        owner, name = want["canonical_url"].split("/")[3:5]
+        gh = FakeGitHub(owner, name, want["repository_id"])
+        gh.add_issue(want["issue_number"], want["issue_id"], want["title"], want["body"],
+                     labels=want["labels"], updated=want["updated_at"])
+        for c in want["comments"]:
+            gh.add_comment(want["issue_number"], c["node_id"], c["database_id"], c["body"],
+                           author=c["author_id"], updated=c["updated_at"], minimized=c["is_minimized"])
+        rc, source, err = follow_envelope_procedure(self.texts, gh, owner, name, want["issue_number"])
+        self.assertEqual(rc, 0, err)
+        with open(source, encoding="utf-8") as f:
+            got = json.load(f)
+        self.assertRegex(got.pop("fetched_at"), r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+        want.pop("fetched_at")
+        key = lambda c: c["node_id"]
+        self.assertEqual(sorted(got.pop("comments"), key=key), sorted(want.pop("comments"), key=key))
+        self.assertEqual(got, want)
 
     def test_a_query_that_forgets_a_field_fails_the_walk(self):
         publish(self.gh)
@@ -356,6 +386,83 @@ class ProposeWalk(Walk):
         doc = res.json_err()
         self.assertEqual(doc["code"], "invalid_source")
         self.assertIn("source_section_hash_mismatch", doc["message"])
+
+
+# ---- propose: the publication procedure, followed step by step ------------
+
+class PublicationWalk(Walk):
+    """Runs the publication commands of the installed propose text against a
+    writable fake GitHub, with the worked example's sections as the drafts
+    the person confirmed, then builds the envelope and starts a Run."""
+
+    def sh(self, script, **subst):
+        for k, v in subst.items():
+            script = script.replace(k, str(v))
+        env = dict(os.environ)
+        env.update(self.gh.env())
+        p = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, (script, p.stderr))
+        return p.stdout
+
+    def private(self, text):
+        fd, path = tempfile.mkstemp(prefix="slipway-draft-")
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        return path
+
+    def test_publishing_the_confirmed_drafts_gives_an_issue_slipway_accepts(self):
+        self.gh.state["writable"] = True
+        self.gh.save()
+        propose = self.texts["propose"]
+        pub = section(propose, "## 4. Publishing: the person confirms the exact writes")
+        blocks = [c for info, c in fences(pub) if info == "sh"]
+
+        def block(marker):
+            found = [b for b in blocks if marker in b]
+            self.assertEqual(len(found), 1, marker)
+            return found[0]
+        digest_cmd = [c for info, c in fences(section(propose, "## 2. What a Change Issue is made of"))
+                      if info == "sh" and "python3" in c][0]
+        title = re.search(r"for example `(\[Change\][^`]+)`", propose).group(1)
+        placeholder = re.search(r"placeholder body that holds no Slipway marker, for example `([^`]+)`", pub).group(1)
+        comments, example_body = worked_example(self.texts)
+        confirmed = json.loads(example_body.split("```slipway-manifest\n", 1)[1].split("\n```", 1)[0])
+        repo = {"OWNER": OWNER, "REPO": REPO}
+
+        # 1. Create the Issue with the placeholder body.
+        out = self.sh(block("-X POST -f title"), TITLE=title, PLACEHOLDER=self.private(placeholder + "\n"), **repo)
+        number, issue_node, url = out.split()
+        # 2. Post each confirmed section, in order; note the ids.
+        ids = []
+        for key, _, _, text in comments:
+            out = self.sh(block("/comments -X POST"), NUMBER=number, SECTION_FILE=self.private(text), **repo)
+            db, node = out.split()
+            ids.append((int(db), node))
+        # 3. Read each comment back and compute its digest.
+        digests = [self.sh(digest_cmd, COMMENT_ID=db, **repo).strip() for db, _ in ids]
+        # 4. The manifest: confirmed keys, roles, titles and order; GitHub's
+        # ids; the digests of what GitHub returned.
+        for sec, (db, node), dg in zip(confirmed["sections"], ids, digests):
+            sec.update({"comment_database_id": db, "comment_node_id": node, "body_sha256": dg})
+        body = "<!-- slipway-level: change/v2 -->\n```slipway-manifest\n%s\n```\n" % json.dumps(confirmed, indent=2)
+        # 5. Re-fetch before editing: still the placeholder.
+        out = self.sh(block("--jq '.updated_at, .body'"), NUMBER=number, **repo)
+        self.assertEqual(out.split("\n", 1)[1].strip(), placeholder)
+        # 6. Replace the body.
+        self.assertEqual(self.sh(block("-X PATCH"), NUMBER=number, BODY_FILE=self.private(body), **repo).strip(), url)
+        # The reconcile read lists what exists.
+        listing = re.search(r"`(gh api repos/OWNER/REPO/issues/NUMBER/comments --paginate[^`]*)`", pub).group(1)
+        out = self.sh(listing, NUMBER=number, **repo)
+        self.assertEqual([l.split("\t") for l in out.strip().split("\n")],
+                         [[str(db), node] for db, node in ids])
+
+        rc, source, err = follow_envelope_procedure(self.texts, self.gh, number=int(number))
+        self.assertEqual(rc, 0, err)
+        res = start_run(self.repo, source)
+        self.assertEqual(res.code, 0, res.err)
+        pin = res.json_out()["pinned_source"]
+        self.assertEqual(pin["issue_id"], issue_node)
+        self.assertEqual([s["key"] for s in pin["sections"]], [c[0] for c in comments])
 
 
 # ---- workflow and decompose ---------------------------------------------
