@@ -267,8 +267,13 @@ class EnvelopeWalk(Walk):
         self.assertEqual(res.json_out()["resume_operation"], "source_refreshed")
         run("stop", run_id, "--root", self.repo, "--json", cwd=self.repo)
 
-        # The amendment: replacement comments and a manifest naming the
-        # pinned requirements revision as its parent.
+        # The amendment: replacement comments and a manifest naming, as its
+        # parent, the pinned requirements revision read where the propose
+        # text says to read it.
+        st = run("status", run_id, "--root", self.repo, "--json", cwd=self.repo)
+        self.assertEqual(st.code, 0, st.err)
+        self.assertEqual(st.json_out()["pinned_source"]["requirements_revision"], pinned["requirements_revision"])
+        self.assertIn("field `pinned_source.requirements_revision`", self.texts["propose"])
         changed = [s if s[0] != "requirements" else
                    ("requirements", "requirements", "Requirements", "- Print the altitude in feet too.")
                    for s in SECTIONS]
