@@ -115,19 +115,25 @@ static void print_role_list(FILE *out)
 		fprintf(out, "%s%s", i == 1 ? "" : " ", role_wire[i]);
 }
 
-static void print_rejections(FILE *out)
+static int expand_text(FILE *out, const char *text, const char *src);
+
+/* The rejection table; fix texts may use tokens too.  0 on a bad token. */
+static int print_rejections(FILE *out)
 {
 	fputs("| Code | Reported as | Fix |\n| --- | --- | --- |\n", out);
 	for (size_t i = 0; i < NFIXES; i++) {
 		const struct fix *f = &fixes[i];
 
 		if (f->is_err)
-			fprintf(out, "| `%s` | error, exit %d | %s |\n",
-				errs[f->id].wire, errs[f->id].exit, f->text);
+			fprintf(out, "| `%s` | error, exit %d | ", errs[f->id].wire, errs[f->id].exit);
 		else
-			fprintf(out, "| `%s` | `classification_code` of an invalid candidate; at `slipway run`, `invalid_source` | %s |\n",
-				class_wire[f->id], f->text);
+			fprintf(out, "| `%s` | `classification_code` of an invalid candidate; at `slipway run`, `invalid_source` | ",
+				class_wire[f->id]);
+		if (!expand_text(out, f->text, "tables/source_fixes.def"))
+			return 0;
+		fputs(" |\n", out);
 	}
+	return 1;
 }
 
 /* Writes the expansion of token `name` (with optional `arg`); 0 if the
@@ -186,9 +192,49 @@ static int expand(FILE *out, const char *name, const char *arg)
 	else if (strcmp(name, "ROLE_LIST") == 0)
 		print_role_list(out);
 	else if (strcmp(name, "REJECTION_TABLE") == 0)
-		print_rejections(out);
+		return print_rejections(out);
 	else
 		return 0;
+	return 1;
+}
+
+/* Copies `text` to `out`, expanding every token; 0 (reported on stderr
+ * against `src`) on an unclosed or unknown token. */
+static int expand_text(FILE *out, const char *text, const char *src)
+{
+	const char *p;
+	size_t line = 1;
+
+	for (p = text; *p;) {
+		const char *open = strstr(p, "{{"), *close;
+		char name[64], *arg = NULL, *sp;
+
+		if (open == NULL) {
+			fputs(p, out);
+			break;
+		}
+		for (const char *q = p; q < open; q++)
+			line += *q == '\n';
+		fwrite(p, 1, (size_t)(open - p), out);
+		close = strstr(open + 2, "}}");
+		if (close == NULL || memchr(open, '\n', (size_t)(close - open)) ||
+		    (size_t)(close - open - 2) >= sizeof(name)) {
+			fprintf(stderr, "%s:%zu: unclosed or overlong {{ token\n", src, line);
+			return 0;
+		}
+		memcpy(name, open + 2, (size_t)(close - open - 2));
+		name[close - open - 2] = '\0';
+		if ((sp = strchr(name, ' ')) != NULL) {
+			*sp = '\0';
+			arg = sp + 1;
+		}
+		if (!expand(out, name, arg)) {
+			fprintf(stderr, "%s:%zu: unknown token {{%s%s%s}}\n", src, line,
+				name, arg ? " " : "", arg ? arg : "");
+			return 0;
+		}
+		p = close + 2;
+	}
 	return 1;
 }
 
@@ -213,10 +259,9 @@ static char *slurp(const char *path)
 
 int main(int argc, char **argv)
 {
-	char *in, *p, *tmp = NULL;
+	char *in, *tmp = NULL;
 	FILE *out = NULL;
-	int ok = 1;
-	size_t line = 1;
+	int ok;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: expand IN OUT\n");
@@ -239,37 +284,7 @@ int main(int argc, char **argv)
 		free(tmp);
 		return 1;
 	}
-	for (p = in; *p && ok;) {
-		char *open = strstr(p, "{{"), *close, *sp;
-		char name[64], *arg = NULL;
-
-		if (open == NULL) {
-			fputs(p, out);
-			break;
-		}
-		for (char *q = p; q < open; q++)
-			line += *q == '\n';
-		fwrite(p, 1, (size_t)(open - p), out);
-		close = strstr(open + 2, "}}");
-		if (close == NULL || memchr(open, '\n', (size_t)(close - open)) ||
-		    (size_t)(close - open - 2) >= sizeof(name)) {
-			fprintf(stderr, "%s:%zu: unclosed or overlong {{ token\n", argv[1], line);
-			ok = 0;
-			break;
-		}
-		memcpy(name, open + 2, (size_t)(close - open - 2));
-		name[close - open - 2] = '\0';
-		if ((sp = strchr(name, ' ')) != NULL) {
-			*sp = '\0';
-			arg = sp + 1;
-		}
-		if (!expand(out, name, arg)) {
-			fprintf(stderr, "%s:%zu: unknown token {{%s%s%s}}\n", argv[1], line,
-				name, arg ? " " : "", arg ? arg : "");
-			ok = 0;
-		}
-		p = close + 2;
-	}
+	ok = expand_text(out, in, argv[1]);
 	if (fclose(out) != 0)
 		ok = 0;
 	if (ok && rename(tmp, argv[2]) != 0)
