@@ -157,6 +157,27 @@ class EnvelopeWalk(Walk):
         self.assertEqual(len(tail), 2, "slipway-run must end with the pointer section")
         self.assertIn("references/source-envelope.md", tail[1])
 
+    def test_every_host_gets_the_reference_beside_its_run_text(self):
+        repo = scratch_repo()
+        hosts = "claude,codex,copilot,cursor,kilo,opencode,pi,qwen,windsurf"
+        for args in (["--tool", hosts], ["--tool", "kiro", "--surface", "ide"]):
+            res = run("install", *args, "--root", repo, "--json", cwd=repo)
+            self.assertEqual(res.code, 0, res.err)
+        bodies = []
+        for d, _, files in os.walk(repo):
+            for f in files:
+                path = os.path.join(d, f)
+                if ".git" + os.sep in path or not f.startswith(("slipway-run", "SKILL.md")):
+                    continue
+                with open(path, encoding="utf-8") as fh:
+                    if "## Issue-backed Runs" in fh.read():
+                        bodies.append(path)
+        self.assertEqual(len(bodies), 10, bodies)
+        for path in bodies:
+            ref = os.path.join(os.path.dirname(path), "references", "source-envelope.md")
+            with open(ref, encoding="utf-8") as f:
+                self.assertEqual(f.read(), self.texts["envelope"], ref)
+
     def test_envelope_from_the_procedure_starts_a_run_and_materials_read_back(self):
         manifest = publish(self.gh)
         rc, source, err = follow_envelope_procedure(self.texts, self.gh)
