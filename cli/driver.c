@@ -107,10 +107,11 @@ struct next *driver_run_next(const struct run *r, int resume_only)
 	struct next *n = NULL;
 	struct fsm_run as_resume = m;
 
-	if (resume_only) {
-		/* The resume variants of this Run whatever its state. */
+	if (resume_only && m.state != FSM_ST_ENDED) {
+		/* Only the resume choices, whatever else the state offers: a
+		 * waiting candidate's choices, or the plain resume variants.  An
+		 * ended Run has none (its next stays none). */
 		as_resume.state = FSM_ST_STOPPED;
-		as_resume.candidate = 0;
 		as_resume.action = FSM_KIND_NONE;
 		rule = fsm_next(&as_resume, NULL);
 	} else {
