@@ -8,7 +8,12 @@ import stat
 
 from slipway_e2e import assert_cli_error, main, run, scratch_repo, validate
 from test_issue_backed import (fixture, invalid_candidate_run, observations, refresh,
-                               resume, runs_dir, start, stopped_run)
+                               resume, runs_dir, start, stopped_run, write_env)
+
+
+def start_raw(repo, env):
+    return run("run", "--source-file", write_env(env), "--json", "--", "ship the change",
+               cwd=repo)
 
 
 def skip_current(repo, st):
@@ -40,7 +45,45 @@ def test_errors_while_a_candidate_waits_offer_the_candidate_choices():
         assert err["next"] == st["next"], err["next"]
 
 
+def test_a_refresh_without_body_pauses_on_a_change_marker_candidate():
+    repo = scratch_repo()
+    doc = stopped_run(repo)
+    env = fixture()
+    del env["body"]
+    res = refresh(repo, doc["run_id"], env)
+    assert res.code == 0, res.err
+    st = res.json_out()
+    validate(st, "protocolState")
+    assert st["state"] == "paused" and st["pause_reason"] == "decision_required"
+    assert st["resume_operation"] == "source_candidate_created"
+    cand = st["source_candidate"]
+    assert cand["valid"] is False and cand["classification_code"] == "change_marker_required"
+
+
+def test_absent_envelope_members_are_validated_as_zero_values():
+    repo = scratch_repo()
+    env = fixture()
+    for c in env["comments"]:
+        del c["is_minimized"]
+    doc = start(repo, env)
+    assert doc["state"] == "active"
+    for key in ("title", "labels", "comments", "issue_number"):
+        env = fixture()
+        del env[key]
+        err = assert_cli_error(start_raw(repo, env), "invalid_source", 2)
+        assert err["message"].find("validate source") >= 0, err
+    env = fixture()
+    env["body"] = None
+    err = assert_cli_error(start_raw(repo, env), "invalid_source", 2)
+    assert "validate source" not in err["message"], err
+    env = fixture()
+    env["Body"] = env.pop("body")
+    assert_cli_error(start_raw(repo, env), "invalid_source", 2)
+
+
 TESTS = [
+    test_a_refresh_without_body_pauses_on_a_change_marker_candidate,
+    test_absent_envelope_members_are_validated_as_zero_values,
     test_a_choice_conflict_on_an_ended_run_offers_no_resume,
     test_errors_while_a_candidate_waits_offer_the_candidate_choices,
 ]
