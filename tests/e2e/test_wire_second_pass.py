@@ -81,7 +81,40 @@ def test_absent_envelope_members_are_validated_as_zero_values():
     assert_cli_error(start_raw(repo, env), "invalid_source", 2)
 
 
+INCOMPLETE = "git_content_observation_incomplete:"
+
+
+def start_adhoc(repo):
+    res = run("run", "--json", "--", "look around", cwd=repo)
+    assert res.code == 0, res.err
+    return observations(repo, res.json_out()["run_id"])
+
+
+def test_an_incomplete_start_observation_is_recorded_at_start():
+    repo = scratch_repo()
+    full = start_adhoc(repo)
+    assert full["initial_git"]["content_observation_complete"] is True
+    assert not [u for u in full.get("uncertainties", []) if u.startswith(INCOMPLETE)]
+    # Over the 64 MiB content budget: sparse files cost no disk.
+    repo = scratch_repo()
+    for i in range(5):
+        with open(os.path.join(repo, "big%d.bin" % i), "wb") as f:
+            f.truncate(14 * 1024 * 1024)
+    full = start_adhoc(repo)
+    assert full["initial_git"]["content_byte_limit_exceeded"] is True
+    assert full["initial_git"]["content_observation_complete"] is False
+    assert len([u for u in full.get("uncertainties", []) if u.startswith(INCOMPLETE)]) == 1, \
+        full.get("uncertainties", [])
+    # A deleted tracked file cannot be fingerprinted either.
+    repo = scratch_repo()
+    os.unlink(os.path.join(repo, "README"))
+    full = start_adhoc(repo)
+    assert full["initial_git"]["content_observation_complete"] is False
+    assert [u for u in full.get("uncertainties", []) if u.startswith(INCOMPLETE)], full.get("uncertainties", [])
+
+
 TESTS = [
+    test_an_incomplete_start_observation_is_recorded_at_start,
     test_a_refresh_without_body_pauses_on_a_change_marker_candidate,
     test_absent_envelope_members_are_validated_as_zero_values,
     test_a_choice_conflict_on_an_ended_run_offers_no_resume,
