@@ -1697,14 +1697,16 @@ int driver_list(struct driver *d, struct driver_listing *out)
 			if (next_build_form(&nx, NEXT_FORM_FOREIGN_RUN, jstr(pid, "id"),
 					    jstr(pid, "worktree_root"), &fill, &err) < 0)
 				next_none_identity(&nx, jstr(pid, "id") ? jstr(pid, "id") : d->ws.id, &err);
-			entry = json_pack("{s:i, s:O, s:O, s:O, s:O, s:b, s:O, s:O, s:o}",
-					  "contract_version", 2, "id", json_object_get(h.init, "id"),
-					  "goal", json_object_get(h.init, "goal"),
-					  "workspace", json_object_get(h.init, "workspace"),
-					  "workspace_identity", pid, "workspace_foreign", 1,
-					  "state", json_object_get(h.init, "state"),
+			/* The reference encodes the stub from a map: keys sorted. */
+			entry = json_pack("{s:i, s:O, s:O, s:O, s:o, s:O, s:O, s:b, s:O}",
+					  "contract_version", 2,
 					  "created_at", json_object_get(h.init, "created_at"),
-					  "next", next_to_json(nx));
+					  "goal", json_object_get(h.init, "goal"),
+					  "id", json_object_get(h.init, "id"),
+					  "next", next_to_json(nx),
+					  "state", json_object_get(h.init, "state"),
+					  "workspace", json_object_get(h.init, "workspace"),
+					  "workspace_foreign", 1, "workspace_identity", pid);
 			next_free(nx);
 			if (entry)
 				json_array_append_new(out->runs, entry);

@@ -5,6 +5,7 @@ JSON bytes on stdout and in the journal, and the run lock's mode."""
 import json
 import os
 import stat
+import subprocess
 
 from slipway_e2e import assert_cli_error, main, run, scratch_repo, validate
 from test_issue_backed import (fixture, invalid_candidate_run, observations, refresh,
@@ -113,7 +114,95 @@ def test_an_incomplete_start_observation_is_recorded_at_start():
     assert [u for u in full.get("uncertainties", []) if u.startswith(INCOMPLETE)], full.get("uncertainties", [])
 
 
+def go_string(s, html):
+    """A JSON string as Go's encoding/json writes it."""
+    out = ['"']
+    for ch in s:
+        o = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch in "\b\f\n\r\t":
+            out.append({"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}[ch])
+        elif o < 0x20 or o in (0x2028, 0x2029) or (html and ch in "<>&"):
+            out.append("\\u%04x" % o)
+        else:
+            out.append(ch)
+    return "".join(out) + '"'
+
+
+def go_json(v, html=False):
+    """Compact JSON, keys in document order, escaped as Go's encoder does."""
+    if isinstance(v, dict):
+        return "{" + ",".join(go_string(k, html) + ":" + go_json(x, html)
+                              for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ",".join(go_json(x, html) for x in v) + "]"
+    if isinstance(v, str):
+        return go_string(v, html)
+    return json.dumps(v)
+
+
+def assert_go_bytes(raw, html=False):
+    doc = json.loads(raw.decode())
+    assert raw.decode() == go_json(doc, html) + "\n", raw
+    return doc
+
+
+GOAL = "ship <b>&</b> \u2028 and \u2029 \u20ac\t"
+
+
+def test_printed_documents_are_the_reference_encoders_bytes():
+    repo = scratch_repo()
+    res = run("run", "--json", "--", GOAL, cwd=repo)
+    assert res.code == 0, res.err
+    assert b"\\u2028" in res.out and b"\\u2029" in res.out and b"<b>&</b>" in res.out
+    doc = assert_go_bytes(res.out)
+    rid = doc["run_id"]
+    # status goes through json.Marshal upstream: HTML escaped as well.
+    res = run("status", rid, "--json", cwd=repo)
+    assert res.code == 0, res.err
+    assert b"\\u003cb\\u003e\\u0026" in res.out
+    assert assert_go_bytes(res.out, html=True)["goal"] == GOAL
+    # In the list only the run entries are; unavailable_runs is not.
+    os.makedirs(os.path.join(runs_dir(repo), "broken<&>"))
+    os.makedirs(os.path.join(runs_dir(repo), "junk"))
+    with open(os.path.join(runs_dir(repo), "junk", "journal.jsonl"), "w") as f:
+        f.write("not json <&>\n")
+    res = run("status", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    listing = json.loads(res.out.decode())
+    expect = ('{"contract_version":2,"runs":[' +
+              ",".join(go_json(r, True) for r in listing["runs"]) +
+              '],"unavailable_runs":' + go_json(listing["unavailable_runs"]) + "}\n")
+    assert res.out.decode() == expect
+    assert [r["goal"] for r in listing["runs"]] == [GOAL]
+    # Errors on stderr, and the other documents, with HTML left alone.
+    res = run("stop", rid, "--json", cwd=repo)
+    assert_go_bytes(res.out)
+    res = run("protocol", "resume", rid, "--root", repo, "--budget", "0", cwd=repo)
+    assert res.code == 2, res.err
+    assert_go_bytes(res.err)
+    res = run("list", "--json", cwd=repo)
+    assert_go_bytes(res.out)
+
+
+def test_a_foreign_run_stub_is_printed_with_sorted_keys():
+    repo = scratch_repo()
+    other = repo + "-wt"
+    subprocess.run(["git", "-C", repo, "worktree", "add", "-q", other], check=True)
+    res = run("run", "--json", "--", GOAL, cwd=other)
+    assert res.code == 0, res.err
+    res = run("status", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    stub = json.loads(res.out.decode())["runs"][0]
+    assert stub["workspace_foreign"] is True
+    assert list(stub) == sorted(stub), list(stub)
+    assert go_json(stub, True) in res.out.decode()
+
+
 TESTS = [
+    test_printed_documents_are_the_reference_encoders_bytes,
+    test_a_foreign_run_stub_is_printed_with_sorted_keys,
     test_an_incomplete_start_observation_is_recorded_at_start,
     test_a_refresh_without_body_pauses_on_a_change_marker_candidate,
     test_absent_envelope_members_are_validated_as_zero_values,
