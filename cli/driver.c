@@ -226,7 +226,9 @@ static int fail_store(const struct driver *d, const struct sw_error *err,
 		code = TBL_ERR_RUNTIME_ERROR;
 	if (code == TBL_ERR_RUN_NOT_FOUND)	/* mutations on a missing run */
 		code = TBL_ERR_RUNTIME_ERROR;
-	if (f && f->has_mutation)
+	/* Details of the code's own shape: a record over the limit also fails
+	 * its mutation, but reports the limit (context, size, limit). */
+	if (f && f->has_mutation && tbl_err_details[code] != TBL_DETAILS_JOURNAL)
 		details = json_pack("{s:s, s:b, s:b, s:b, s:b}", "phase", f->phase,
 				    "committed", f->committed, "projection_stale",
 				    f->projection_stale, "namespace_detached",

@@ -200,7 +200,69 @@ def test_a_foreign_run_stub_is_printed_with_sorted_keys():
     assert go_json(stub, True) in res.out.decode()
 
 
+def big_outcome(action, ch="\u2028"):
+    """An Orient Outcome of just under 1 MiB whose one observation is `ch`
+    repeated (raw UTF-8 in the file)."""
+    doc = {"contract_version": 2, "action_id": action["action_id"], "action_kind": "orient",
+           "status": "completed", "summary": "looked", "observations": [""],
+           "known_issues": [], "suggested_actions": [], "pause": None,
+           "implementation": None, "review": None}
+    room = 1048576 - len(json.dumps(doc, ensure_ascii=False).encode())
+    doc["observations"][0] = ch * (room // len(ch.encode()))
+    raw = json.dumps(doc, ensure_ascii=False).encode()
+    assert len(raw) <= 1048576
+    return raw
+
+
+def submit_stdin(repo, doc, raw):
+    a = doc["action"]
+    return run("protocol", "submit", "--run", doc["run_id"], "--action", a["action_id"],
+               "--root", repo, "--outcome-stdin", cwd=repo, stdin=raw)
+
+
+def test_the_journal_record_is_sized_as_the_reference_encodes_it():
+    repo = scratch_repo()
+    res = run("run", "--json", "--", "look", cwd=repo)
+    doc = res.json_out()
+    jpath = os.path.join(runs_dir(repo), doc["run_id"], "journal.jsonl")
+    before = open(jpath, "rb").read()
+    # Raw, the record would fit; encoded as \u2028 (six bytes each) it does not.
+    err = assert_cli_error(submit_stdin(repo, doc, big_outcome(doc["action"])),
+                           "journal_record_too_large", 3)
+    d = err["details"]
+    assert d["context"] == "event payload" and d["limit"] == 4128768 and d["size"] > d["limit"], d
+    assert open(jpath, "rb").read() == before
+    # The same size in a character that needs no escape is accepted.
+    res = submit_stdin(repo, doc, big_outcome(doc["action"], "\u20ac"))
+    assert res.code == 0, res.err[:300]
+    assert open(jpath, "rb").read() != before
+
+
+def test_journals_written_with_raw_line_separators_still_load():
+    """Earlier versions wrote U+2028/U+2029 raw in journal data; such a
+    journal replays to the same Run and later records are escaped."""
+    repo = scratch_repo()
+    res = run("run", "--json", "--", GOAL, cwd=repo)
+    doc = res.json_out()
+    rid = doc["run_id"]
+    jpath = os.path.join(runs_dir(repo), rid, "journal.jsonl")
+    new = open(jpath, "rb").read()
+    assert b"\\u2028" in new and "\u2028".encode() not in new
+    old = new.replace(b"\\u2028", "\u2028".encode()).replace(b"\\u2029", "\u2029".encode())
+    with open(jpath, "wb") as f:
+        f.write(old)
+    full = observations(repo, rid)
+    assert full["goal"] == GOAL
+    res = run("stop", rid, "--json", cwd=repo)
+    assert res.code == 0, res.err
+    after = open(jpath, "rb").read()
+    assert after.startswith(old) and len(after) > len(old)
+    assert observations(repo, rid)["state"] == "stopped"
+
+
 TESTS = [
+    test_journals_written_with_raw_line_separators_still_load,
+    test_the_journal_record_is_sized_as_the_reference_encodes_it,
     test_printed_documents_are_the_reference_encoders_bytes,
     test_a_foreign_run_stub_is_printed_with_sorted_keys,
     test_an_incomplete_start_observation_is_recorded_at_start,
