@@ -262,6 +262,71 @@ static int add_tracked(struct collect *c, const struct tent *t)
 	return push_rec(c, t->path, "ordinary", xy);
 }
 
+/* 1 when the index entry at `path` keeps git's skip-worktree bit: git then
+ * never looks at the worktree for it (libgit2 still reports a missing file
+ * deleted). */
+static int skip_worktree(git_index *index, const char *path)
+{
+	const git_index_entry *e = path ? git_index_get_bypath(index, path, 0) : NULL;
+
+	return e != NULL && (e->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) != 0;
+}
+
+/* In a sparse checkout (core.sparseCheckout, and not
+ * sparse.expectFilesOutsideOfPatterns) git clears, in memory, the
+ * skip-worktree bit of every entry whose path is present in the worktree,
+ * so that such a file is compared like any other.  Does the same to the
+ * loaded index (never written back). */
+/* Boolean `key` as git reads it: $GIT_DIR/config.worktree first when
+ * extensions.worktreeConfig is on (git sparse-checkout writes its settings
+ * there; this libgit2 does not read that file), then the usual levels.
+ * 0 when unset. */
+static int config_flag(git_repository *repo, git_config *cfg, const char *key)
+{
+	git_config *wt = NULL;
+	int on = 0, v;
+
+	if (git_config_get_bool(&v, cfg, "extensions.worktreeConfig") == 0 && v) {
+		char *path = sw_asprintf("%sconfig.worktree", git_repository_path(repo));
+		struct stat st;
+
+		if (path && stat(path, &st) == 0 && git_config_open_ondisk(&wt, path) == 0 &&
+		    git_config_get_bool(&v, wt, key) == 0) {
+			git_config_free(wt);
+			sw_free(path);
+			return v;
+		}
+		git_config_free(wt);
+		sw_free(path);
+	}
+	if (git_config_get_bool(&v, cfg, key) == 0)
+		on = v;
+	return on;
+}
+
+static void unskip_present_files(git_repository *repo, git_index *index, int rootfd)
+{
+	git_config *cfg = NULL;
+	int sparse, expect;
+
+	if (git_repository_config_snapshot(&cfg, repo) < 0)
+		return;
+	sparse = config_flag(repo, cfg, "core.sparseCheckout");
+	expect = config_flag(repo, cfg, "sparse.expectFilesOutsideOfPatterns");
+	git_config_free(cfg);
+	if (!sparse || expect)
+		return;
+	for (size_t i = 0, n = git_index_entrycount(index); i < n; i++) {
+		/* libgit2 hands entries out const; only this flag changes. */
+		git_index_entry *e = (git_index_entry *)git_index_get_byindex(index, i);
+		struct stat st;
+
+		if ((e->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) &&
+		    fstatat(rootfd, e->path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			e->flags_extended &= (uint16_t)~GIT_INDEX_ENTRY_SKIP_WORKTREE;
+	}
+}
+
 /* Turns one libgit2 status entry into dirty-path records and canonical
  * status lines. */
 static int add_entry(struct collect *c, git_index *index,
@@ -284,6 +349,8 @@ static int add_entry(struct collect *c, git_index *index,
 	 * as deleted; git reports it modified, keeping the index mode. */
 	if (t.y == 'D' && i2w != NULL && special_file(c->rootfd, i2w->old_file.path))
 		t.y = 'M';
+	if (t.y != '.' && i2w != NULL && skip_worktree(index, i2w->old_file.path))
+		t.y = '.';
 	if (t.x == '.' && t.y == '.')
 		return 0;
 	/* HEAD and index sides: from the head-to-index delta when the index
@@ -1814,6 +1881,7 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 			rc = git_fail(err, "cannot read index");
 			goto out;
 		}
+		unskip_present_files(repo, index, rootfd);
 		if ((rc = libgit2_status(&c, repo, index, renames, err)) < 0)
 			goto out;
 	}
