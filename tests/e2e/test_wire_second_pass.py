@@ -2,6 +2,7 @@
 resume next of a Run that cannot resume, tolerant envelope decoding, the exact
 JSON bytes on stdout and in the journal, and the run lock's mode."""
 
+import hashlib
 import json
 import os
 import stat
@@ -260,7 +261,30 @@ def test_journals_written_with_raw_line_separators_still_load():
     assert observations(repo, rid)["state"] == "stopped"
 
 
+def git_out(repo, *args):
+    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
+    return subprocess.run(["git", "-c", "core.fsmonitor=false", "-C", repo] + list(args),
+                          check=True, capture_output=True, env=env).stdout
+
+
+def test_a_dirty_submodule_is_fingerprinted_as_git_prints_it():
+    up, repo = scratch_repo(), scratch_repo()
+    git_out(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", up, "sub")
+    git_out(repo, "commit", "-qm", "sub")
+    with open(os.path.join(repo, "sub", "README"), "a") as f:
+        f.write("more\n")
+    with open(os.path.join(repo, "sub", "new"), "w") as f:
+        f.write("new\n")
+    res = run("run", "--json", "--", "look", cwd=repo)
+    assert res.code == 0, res.err
+    g = observations(repo, res.json_out()["run_id"])["initial_git"]
+    raw = git_out(repo, "status", "--porcelain=v2", "-z", "--untracked-files=all")
+    assert b" S.MU " in raw, raw
+    assert g["status_fingerprint"] == "sha256:" + hashlib.sha256(raw).hexdigest(), raw
+
+
 TESTS = [
+    test_a_dirty_submodule_is_fingerprinted_as_git_prints_it,
     test_journals_written_with_raw_line_separators_still_load,
     test_the_journal_record_is_sized_as_the_reference_encodes_it,
     test_printed_documents_are_the_reference_encoders_bytes,

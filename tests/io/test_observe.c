@@ -626,6 +626,53 @@ Test(observe, skip_worktree_entries_are_observed_as_git_does)
 	sw_free(dir);
 }
 
+/* Porcelain v2 gives a submodule's state as S<C><M><U> (new commits,
+ * modified content, untracked content); the fingerprint is git's bytes. */
+Test(observe, submodules_are_observed_as_git_prints_them)
+{
+	char *dir = repo_with_commit(), *up = repo_with_commit();
+
+	fx_sh(dir, "git -c protocol.file.allow=always submodule add -q '%s' sub && "
+		   "git commit -q -m sub", up);
+	assert_observed_as_git(dir);
+	fx_sh(dir, "echo x >> sub/a.txt");			/* modified content */
+	assert_observed_as_git(dir);
+	fx_sh(dir, "cd sub && git checkout -q a.txt && echo u > untracked");
+	assert_observed_as_git(dir);				/* untracked content */
+	fx_sh(dir, "cd sub && rm untracked && echo n > n && git add n && git commit -q -m n");
+	assert_observed_as_git(dir);				/* new commits */
+	fx_sh(dir, "echo x >> sub/a.txt && echo u > sub/untracked");
+	assert_observed_as_git(dir);				/* all three */
+	fx_sh(dir, "git add sub && mkdir nested && cd nested && git init -q . && echo x > x");
+	assert_observed_as_git(dir);				/* staged, and a nested repository */
+	fx_sh(dir, "git commit -q -m bump && cd sub && git reset -q --hard && git clean -qfd && "
+		   "git -c protocol.file.allow=always submodule add -q '%s' inner && "
+		   "git commit -q -m inner && echo u > inner/u", up);
+	assert_observed_as_git(dir);				/* a nested submodule's content */
+	fx_sh(dir, "git mv sub moved");
+	assert_observed_as_git(dir);				/* renamed */
+	fx_sh(dir, "git rm -qf --cached moved && rm -rf nested");
+	assert_observed_as_git(dir);				/* gone from the index */
+	fx_rmrf(up);
+	fx_rmrf(dir);
+	sw_free(up);
+	sw_free(dir);
+}
+
+Test(observe, a_removed_or_unpopulated_submodule_is_observed_as_git_does)
+{
+	char *dir = repo_with_commit(), *up = repo_with_commit();
+
+	fx_sh(dir, "git -c protocol.file.allow=always submodule add -q '%s' sub && "
+		   "git -c protocol.file.allow=always submodule add -q '%s' two && "
+		   "git commit -q -m subs && rm -rf sub && rm -rf two && mkdir two", up, up);
+	assert_observed_as_git(dir);
+	fx_rmrf(up);
+	fx_rmrf(dir);
+	sw_free(up);
+	sw_free(dir);
+}
+
 Test(observe, decode_and_copy_survive_every_allocation_failure)
 {
 	char *dir = repo_with_commit();
