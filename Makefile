@@ -49,7 +49,7 @@ TEST_HELPER_OBJS = $(patsubst %.c,build/san/%.o,$(TEST_HELPERS))
 PURE_ALLOWED = __assert_fail memcmp memset memcpy strcmp strlen __stack_chk_fail
 
 DEBIAN_PKGS = build-essential pkg-config git libjansson-dev libssl-dev libgit2-dev libxxhash-dev \
-	      libcriterion-dev python3-jsonschema graphviz clang libclang-rt-14-dev
+	      libcriterion-dev python3-jsonschema jq graphviz clang libclang-rt-14-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers docs docs-check \
@@ -88,9 +88,12 @@ build/san/%.o: %.c
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -c -o $@ $<
 
-# Capability texts are embedded at build time, after build/gendocs has
-# expanded their contract sections from tables/ and the Outcome decoder.
-CAP_GEN = $(patsubst cli/%,build/gen/%,$(sort $(wildcard cli/capabilities/*.md)))
+# Capability texts are embedded at build time.  Plain NAME.md texts have
+# their contract sections expanded by build/gendocs from tables/ and the
+# Outcome decoder; NAME.md.in templates are expanded by build/captext with
+# the source parser's spellings (mk/captext.mk).
+CAP_GEN = $(patsubst cli/%,build/gen/%,$(sort $(wildcard cli/capabilities/*.md))) \
+	  $(patsubst cli/capabilities/%.md.in,build/gen/capabilities/%.md,$(sort $(wildcard cli/capabilities/*.md.in)))
 
 build/gen/capabilities/%.md: cli/capabilities/%.md build/gendocs
 	@mkdir -p $(dir $@)
@@ -98,7 +101,7 @@ build/gen/capabilities/%.md: cli/capabilities/%.md build/gendocs
 
 build/gen/capabilities.c: $(CAP_GEN) cli/embed.sh
 	@mkdir -p $(dir $@)
-	sh cli/embed.sh $@ $(CAP_GEN)
+	sh cli/embed.sh $@ $(sort $(CAP_GEN))
 
 build/rel/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)

@@ -218,9 +218,9 @@ const char *cli_raw_root(int argc, char **argv)
 	return root;
 }
 
-static int write_doc(FILE *f, const json_t *doc)
+/* Writes `s` (sw_malloc'd, freed here; NULL is a failure) plus "\n". */
+static int write_text(FILE *f, char *s)
 {
-	char *s = sw_json_dump(doc);
 	int rc = 0;
 
 	if (s == NULL)
@@ -231,9 +231,24 @@ static int write_doc(FILE *f, const json_t *doc)
 	return rc;
 }
 
+static int write_doc(FILE *f, const json_t *doc)
+{
+	return write_text(f, sw_json_dump(doc));
+}
+
 int cli_print_json(const json_t *doc)
 {
 	return write_doc(stdout, doc);
+}
+
+int cli_print_json_html(const json_t *doc)
+{
+	return write_text(stdout, sw_json_dump_html(doc));
+}
+
+int cli_print_json_text(char *text)
+{
+	return write_text(stdout, text);
 }
 
 int cli_fail(enum tbl_err code, int exit_override, const char *message,

@@ -73,6 +73,12 @@ const char *cli_raw_root(int argc, char **argv);
 /* Writes `doc` compactly plus "\n" to stdout and flushes.  Returns 0, or -1
  * when the write failed. */
 int cli_print_json(const struct json_t *doc);
+/* As cli_print_json with HTML escaping (< > & as \u003c \u003e \u0026),
+ * as the reference's status output, which goes through json.Marshal. */
+int cli_print_json_html(const struct json_t *doc);
+/* Writes already-encoded JSON `text` (sw_malloc'd, taken over; NULL counts
+ * as a failed write) plus "\n" to stdout and flushes.  0 or -1. */
+int cli_print_json_text(char *text);
 
 /* Writes a cliError for `code` to stderr and returns the exit status to use
  * (`exit_override` when non-zero, else the table's).  `next` is borrowed;

@@ -107,10 +107,11 @@ struct next *driver_run_next(const struct run *r, int resume_only)
 	struct next *n = NULL;
 	struct fsm_run as_resume = m;
 
-	if (resume_only) {
-		/* The resume variants of this Run whatever its state. */
+	if (resume_only && m.state != FSM_ST_ENDED) {
+		/* Only the resume choices, whatever else the state offers: a
+		 * waiting candidate's choices, or the plain resume variants.  An
+		 * ended Run has none (its next stays none). */
 		as_resume.state = FSM_ST_STOPPED;
-		as_resume.candidate = 0;
 		as_resume.action = FSM_KIND_NONE;
 		rule = fsm_next(&as_resume, NULL);
 	} else {
@@ -225,7 +226,9 @@ static int fail_store(const struct driver *d, const struct sw_error *err,
 		code = TBL_ERR_RUNTIME_ERROR;
 	if (code == TBL_ERR_RUN_NOT_FOUND)	/* mutations on a missing run */
 		code = TBL_ERR_RUNTIME_ERROR;
-	if (f && f->has_mutation)
+	/* Details of the code's own shape: a record over the limit also fails
+	 * its mutation, but reports the limit (context, size, limit). */
+	if (f && f->has_mutation && tbl_err_details[code] != TBL_DETAILS_JOURNAL)
 		details = json_pack("{s:s, s:b, s:b, s:b, s:b}", "phase", f->phase,
 				    "committed", f->committed, "projection_stale",
 				    f->projection_stale, "namespace_detached",
@@ -1696,14 +1699,16 @@ int driver_list(struct driver *d, struct driver_listing *out)
 			if (next_build_form(&nx, NEXT_FORM_FOREIGN_RUN, jstr(pid, "id"),
 					    jstr(pid, "worktree_root"), &fill, &err) < 0)
 				next_none_identity(&nx, jstr(pid, "id") ? jstr(pid, "id") : d->ws.id, &err);
-			entry = json_pack("{s:i, s:O, s:O, s:O, s:O, s:b, s:O, s:O, s:o}",
-					  "contract_version", 2, "id", json_object_get(h.init, "id"),
-					  "goal", json_object_get(h.init, "goal"),
-					  "workspace", json_object_get(h.init, "workspace"),
-					  "workspace_identity", pid, "workspace_foreign", 1,
-					  "state", json_object_get(h.init, "state"),
+			/* The reference encodes the stub from a map: keys sorted. */
+			entry = json_pack("{s:i, s:O, s:O, s:O, s:o, s:O, s:O, s:b, s:O}",
+					  "contract_version", 2,
 					  "created_at", json_object_get(h.init, "created_at"),
-					  "next", next_to_json(nx));
+					  "goal", json_object_get(h.init, "goal"),
+					  "id", json_object_get(h.init, "id"),
+					  "next", next_to_json(nx),
+					  "state", json_object_get(h.init, "state"),
+					  "workspace", json_object_get(h.init, "workspace"),
+					  "workspace_foreign", 1, "workspace_identity", pid);
 			next_free(nx);
 			if (entry)
 				json_array_append_new(out->runs, entry);

@@ -377,6 +377,7 @@ static int generate(struct gen_set *g, const struct host *h, enum surface s,
 {
 	const struct adapter_text *common = text_find(texts, "_common.md");
 	const struct adapter_text *ref = text_find(texts, "decision-interview.md");
+	const struct adapter_text *env = text_find(texts, "source-envelope.md");
 	char *desc = NULL, *desc_q = NULL, *data = NULL;
 	size_t len;
 	int rc = 0;
@@ -385,7 +386,7 @@ static int generate(struct gen_set *g, const struct host *h, enum surface s,
 	g->n = 0;
 	if (s == SURF_NONE)
 		return 0;
-	if (common == NULL || ref == NULL)
+	if (common == NULL || ref == NULL || env == NULL)
 		return sw_error_set(err, SW_ENOTFOUND, "capability texts are missing");
 	for (size_t i = 0; i < ADAPTER_NCAPS; i++) {
 		const char *cap = adapter_capabilities[i], *front, *body;
@@ -458,12 +459,23 @@ static int generate(struct gen_set *g, const struct host *h, enum surface s,
 		sw_free(desc_q);
 		desc = desc_q = NULL;
 	}
-	if (s == SURF_SKILL)
-		rc = gen_add(g, sw_asprintf("%s/slipway-clarify/references/decision-interview.md", h->skills),
-			     sw_strndup(ref->bytes, ref->len), ref->len, "slipway-clarify", 0, 0, err);
-	else
-		rc = gen_add(g, sw_asprintf("%s/references/decision-interview.md", surface_dir(s)),
-			     sw_strndup(ref->bytes, ref->len), ref->len, "slipway-clarify", 0, 0, err);
+	/* References sit next to the capability that points at them, so the
+	 * relative path `references/NAME` works from every host's file. */
+	{
+		const struct { const struct adapter_text *t; const char *name, *cap; } refs[] = {
+			{ ref, "decision-interview.md", "slipway-clarify" },
+			{ env, "source-envelope.md", "slipway-run" },
+		};
+
+		for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]) && rc >= 0; i++) {
+			char *rel = s == SURF_SKILL
+				? sw_asprintf("%s/%s/references/%s", h->skills, refs[i].cap, refs[i].name)
+				: sw_asprintf("%s/references/%s", surface_dir(s), refs[i].name);
+
+			rc = gen_add(g, rel, sw_strndup(refs[i].t->bytes, refs[i].t->len),
+				     refs[i].t->len, refs[i].cap, 0, 0, err);
+		}
+	}
 out:
 	sw_free(desc);
 	sw_free(desc_q);

@@ -32,8 +32,9 @@ extern const char *const adapter_host_ids[ADAPTER_NHOSTS];
 extern const char *const adapter_capabilities[ADAPTER_NCAPS];
 
 /* One capability source file: "slipway-run.md" ... "slipway-workflow.md"
- * (frontmatter + body), "decision-interview.md" and "_common.md" (the shared
- * rules appended to every capability).  Arrays end with name == NULL. */
+ * (frontmatter + body), the references "decision-interview.md" (installed
+ * beside slipway-clarify) and "source-envelope.md" (beside slipway-run), and
+ * "_common.md" (the shared rules appended to every capability).  Arrays end with name == NULL. */
 struct adapter_text {
 	const char *name;
 	const char *bytes;

@@ -290,14 +290,14 @@ static int gh_checks(struct adapter_checks *c, const char *root, struct sw_error
 
 	if (gh == NULL)
 		return adapter_checks_add(c, "github_cli_unavailable", "warning", "-", "github_cli",
-					  "the GitHub CLI (gh) is not on PATH; issue-backed work needs gh or an official REST client", err);
+					  "the GitHub CLI (gh) is not on PATH; issue-backed work needs it to read Issues: install it from https://cli.github.com/, or run ad hoc from a goal file", err);
 	{
 		char *args[] = { (char *)"gh", (char *)"--version", NULL };
 		int ran = run_bounded(gh, args, &out, &len);
 
 		if (ran < 0 || !adapter_gh_version_parse(out, len, v))
 			rc = adapter_checks_add(c, "github_cli_version_unknown", "warning", "-", "github_cli",
-						"the GitHub CLI version could not be determined, so support for issue relationships is unknown", err);
+						"the GitHub CLI version could not be determined, so support for issue relationships is unknown; check that `gh --version` runs", err);
 		else if (v[0] < 2 || (v[0] == 2 && v[1] < 94))
 			rc = (detail = sw_asprintf("GitHub CLI %d.%d.%d predates 2.94.0; parent, sub-issue and dependency operations need the official REST fallback",
 						   v[0], v[1], v[2])) == NULL
@@ -326,7 +326,7 @@ static int gh_checks(struct adapter_checks *c, const char *root, struct sw_error
 		out = NULL;
 		if (ran < 0) {
 			rc = adapter_checks_add(c, "github_auth_unavailable", "warning", "-", "github_auth",
-						"gh is not authenticated for github.com; log in before issue-backed work", err);
+						"gh is not authenticated for github.com; run `gh auth login --hostname github.com` before issue-backed work", err);
 			goto out;
 		}
 		if ((rc = adapter_checks_add(c, "github_auth_available", "ok", "-", "github_auth",
@@ -352,7 +352,7 @@ static int gh_checks(struct adapter_checks *c, const char *root, struct sw_error
 		}
 		if (!valid) {
 			rc = adapter_checks_add(c, "github_issue_permissions_unknown", "warning", "-", "github_permissions",
-						"the repository permissions could not be read from GitHub; retry when the network and API are reachable", err);
+						"the repository permissions could not be read from GitHub; retry when the network and API are reachable, and check that the origin remote names a repository this account can see", err);
 			goto out;
 		}
 		{
@@ -362,9 +362,16 @@ static int gh_checks(struct adapter_checks *c, const char *root, struct sw_error
 				    json_is_true(json_object_get(perms, "admin"));
 			int triage = json_is_true(json_object_get(perms, "triage")) || write;
 
-			if ((detail = sw_asprintf("issue permissions on %s: read=%s triage=%s write=%s", slug,
+			/* What the issue path can do with these permissions, and the fix. */
+			const char *means = !read
+				? "; Issues cannot be read, so no source envelope can be built: ask for read access or fix the origin remote"
+				: !triage ? "; Issues can be read and Change Issues published; adding labels needs triage access"
+				: !write ? "; Issues can be read, published and labelled; sub-issue and dependency links need write access"
+				: "";
+
+			if ((detail = sw_asprintf("issue permissions on %s: read=%s triage=%s write=%s%s", slug,
 						  read ? "true" : "false", triage ? "true" : "false",
-						  write ? "true" : "false")) == NULL) {
+						  write ? "true" : "false", means)) == NULL) {
 				rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 				goto out;
 			}

@@ -7,7 +7,10 @@
  * A journal record is one compact JSON line
  *   {"sequence":N,"type":T,"at":RFC3339Nano,"data":<JSON>}\n
  * with exactly those four keys.  `data` is kept as the caller's JSON text
- * with insignificant whitespace removed and no HTML escaping.  run.json is
+ * with insignificant whitespace removed and no HTML escaping; callers encode
+ * it with sw_json_dump, as the reference's encoder does (U+2028/U+2029
+ * escaped), so its size is the reference's.  Records written raw by earlier
+ * versions decode to the same values.  run.json is
  * {"revision": N, "data": ...} indented two spaces, HTML characters escaped
  * as \u003c \u003e \u0026, then "\n". */
 

@@ -199,15 +199,93 @@ int sw_json_load_strict_nul(struct json_t **out, const char *buf, size_t len,
 	return load_strict(out, buf, len, limit, JSON_ALLOW_NUL, err);
 }
 
-char *sw_json_dump(const struct json_t *v)
+/* Rewrites Jansson's compact text `in` (`*len` bytes, sw_malloc'd) into the
+ * bytes Go's encoder writes for the same value: \u escapes with lowercase
+ * hex, U+2028 and U+2029 always escaped, and with `html` also < > & as
+ * \u003c \u003e \u0026.  Outside strings none of these bytes occur, so only
+ * escape sequences need skipping.  Returns `in` itself when only hex case
+ * changed (in place), a new buffer (freeing `in`), or NULL on ENOMEM. */
+static char *go_escapes(char *in, size_t *len, int html)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t extra = 0, n = *len, k = 0;
+	char *out;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		if (c == '\\') {
+			if (i + 1 < n && in[i + 1] == 'u')
+				for (size_t h = i + 2; h < i + 6 && h < n; h++)
+					if (in[h] >= 'A' && in[h] <= 'F')
+						in[h] = (char)(in[h] - 'A' + 'a');
+			i += in[i + 1] == 'u' ? 5 : 1;
+		} else if (c == 0xe2 && i + 2 < n && (unsigned char)in[i + 1] == 0x80 &&
+			   ((unsigned char)in[i + 2] & 0xfe) == 0xa8) {
+			extra += 3;
+			i += 2;
+		} else if (html && (c == '<' || c == '>' || c == '&')) {
+			extra += 5;
+		}
+	}
+	if (extra == 0)
+		return in;
+	if ((out = sw_malloc(n + extra + 1)) == NULL) {
+		sw_free(in);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		if (c == '\\') {
+			size_t m = in[i + 1] == 'u' ? 6 : 2;
+
+			memcpy(out + k, in + i, m);
+			k += m;
+			i += m - 1;
+		} else if (c == 0xe2 && i + 2 < n && (unsigned char)in[i + 1] == 0x80 &&
+			   ((unsigned char)in[i + 2] & 0xfe) == 0xa8) {
+			memcpy(out + k, (unsigned char)in[i + 2] == 0xa8 ? "\\u2028" : "\\u2029", 6);
+			k += 6;
+			i += 2;
+		} else if (html && (c == '<' || c == '>' || c == '&')) {
+			memcpy(out + k, "\\u00", 4);
+			out[k + 4] = hex[c >> 4];
+			out[k + 5] = hex[c & 0xf];
+			k += 6;
+		} else {
+			out[k++] = (char)c;
+		}
+	}
+	out[k] = '\0';
+	sw_free(in);
+	*len = k;
+	return out;
+}
+
+static char *dump(const struct json_t *v, int html)
 {
 	unsigned long failures = sw_alloc_failures();
 	char *out = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	size_t len;
 
 	/* The dumper, too, can drop bytes when a buffer cannot grow. */
 	if (out != NULL && sw_alloc_failures() != failures) {
 		sw_free(out);
 		out = NULL;
 	}
-	return out;
+	if (out == NULL)
+		return NULL;
+	len = strlen(out);
+	return go_escapes(out, &len, html);
+}
+
+char *sw_json_dump(const struct json_t *v)
+{
+	return dump(v, 0);
+}
+
+char *sw_json_dump_html(const struct json_t *v)
+{
+	return dump(v, 1);
 }

@@ -45,8 +45,15 @@ int sw_hex_digit(int c);
 /* 1 if the `len` bytes at `s` are valid UTF-8, else 0. */
 int sw_utf8_valid(const char *s, size_t len);
 
-/* Encodes `v` compactly, keys in insertion order, non-ASCII kept as UTF-8,
- * no HTML escaping.  Returns a sw_malloc'd string or NULL on ENOMEM. */
+/* Encodes `v` compactly, keys in insertion order, byte for byte as the
+ * reference's Go encoder with HTML escaping off: non-ASCII kept as UTF-8
+ * except U+2028 and U+2029 (always \u2028, \u2029); `\" \\ \b \f \n \r \t`
+ * short; other C0 controls \u00xx in lowercase hex.  Returns a sw_malloc'd
+ * string or NULL on ENOMEM. */
 char *sw_json_dump(const struct json_t *v);
+
+/* As sw_json_dump with Go's HTML escaping on (json.Marshal): < > & are also
+ * written \u003c \u003e \u0026. */
+char *sw_json_dump_html(const struct json_t *v);
 
 #endif

@@ -1317,6 +1317,13 @@ int run_create(struct run **out, const struct run_start *s,
 		run_free(r);
 		return oom(err);
 	}
+	/* The start snapshot's own incompleteness is recorded at start, as every
+	 * later observation's is (record_observation). */
+	if (json_is_false(json_object_get(s->initial_git, "content_observation_complete")) &&
+	    append_unique(r->rec, "uncertainties", NOTE_INCOMPLETE) < 0) {
+		run_free(r);
+		return oom(err);
+	}
 	if ((rc = run_apply(r, first, fx, err)) < 0) {
 		run_free(r);
 		return rc;

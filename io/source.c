@@ -61,7 +61,7 @@ struct envelope {
 	json_t *labels;
 	struct source__comment *comments;
 	size_t ncomments;
-	int has_parent;
+	int has_parent, has_comments;
 	const char *parent_repository_id, *parent_issue_id, *parent_url;
 };
 
@@ -85,27 +85,55 @@ static int only_keys(json_t *o, const char *const *keys, size_t n,
 	return 1;
 }
 
-/* Required string member; NULL if missing or not a string. */
-static const char *need_str(json_t *o, const char *k, const char **bad)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	if (s == NULL && *bad == NULL)
-		*bad = k;
-	return s;
-}
-
-static int need_int(json_t *o, const char *k, int64_t *v, const char **bad)
+/* The envelope decodes as the reference's Go decoder does: an absent member
+ * keeps its zero value ("" / 0 / false / no array) and the validation that
+ * follows decides; a member that is present must have its type, and null is
+ * a type error for strings, numbers and booleans. */
+static const char *field_str(json_t *o, const char *k, const char **bad)
 {
 	json_t *x = json_object_get(o, k);
 
+	if (x == NULL)
+		return "";
+	if (!json_is_string(x)) {
+		if (*bad == NULL)
+			*bad = k;
+		return "";
+	}
+	return json_string_value(x);
+}
+
+static size_t field_str_len(json_t *o, const char *k)
+{
+	return json_string_length(json_object_get(o, k));
+}
+
+static void field_int(json_t *o, const char *k, int64_t *v, const char **bad)
+{
+	json_t *x = json_object_get(o, k);
+
+	*v = 0;
+	if (x == NULL)
+		return;
 	if (!json_is_integer(x)) {
 		if (*bad == NULL)
 			*bad = k;
-		return 0;
+		return;
 	}
 	*v = json_integer_value(x);
-	return 1;
+}
+
+/* An array member: absent or null is no array (NULL, refused later by the
+ * validation), anything else but an array is a type error. */
+static json_t *field_array(json_t *o, const char *k, const char **bad)
+{
+	json_t *x = json_object_get(o, k);
+
+	if (x == NULL || json_is_null(x))
+		return NULL;
+	if (!json_is_array(x) && *bad == NULL)
+		*bad = k;
+	return json_is_array(x) ? x : NULL;
 }
 
 static int decode_envelope(struct envelope *e, json_t *root,
@@ -131,25 +159,23 @@ static int decode_envelope(struct envelope *e, json_t *root,
 	if (!only_keys(root, top, 14, &unknown))
 		return sw_error_set(err, SW_EPARSE, "parse source: unknown field "
 				    "\"%s\"", unknown);
-	need_int(root, "source_version", &e->source_version, &bad);
-	e->provider = need_str(root, "provider", &bad);
-	e->host = need_str(root, "host", &bad);
-	e->repository_id = need_str(root, "repository_id", &bad);
-	e->issue_id = need_str(root, "issue_id", &bad);
-	need_int(root, "issue_number", &e->issue_number, &bad);
-	e->canonical_url = need_str(root, "canonical_url", &bad);
-	e->updated_at = need_str(root, "updated_at", &bad);
-	e->fetched_at = need_str(root, "fetched_at", &bad);
-	e->title = need_str(root, "title", &bad);
-	e->body = need_str(root, "body", &bad);
+	field_int(root, "source_version", &e->source_version, &bad);
+	e->provider = field_str(root, "provider", &bad);
+	e->host = field_str(root, "host", &bad);
+	e->repository_id = field_str(root, "repository_id", &bad);
+	e->issue_id = field_str(root, "issue_id", &bad);
+	field_int(root, "issue_number", &e->issue_number, &bad);
+	e->canonical_url = field_str(root, "canonical_url", &bad);
+	e->updated_at = field_str(root, "updated_at", &bad);
+	e->fetched_at = field_str(root, "fetched_at", &bad);
+	e->title = field_str(root, "title", &bad);
+	e->body = field_str(root, "body", &bad);
+	e->body_len = field_str_len(root, "body");
+	e->labels = field_array(root, "labels", &bad);
+	arr = field_array(root, "comments", &bad);
 	if (bad)
-		return sw_error_set(err, SW_EPARSE, "parse source: \"%s\" is "
-				    "missing or has the wrong type", bad);
-	e->body_len = json_string_length(json_object_get(root, "body"));
-	e->labels = json_object_get(root, "labels");
-	if (!json_is_array(e->labels))
-		return sw_error_set(err, SW_EPARSE, "parse source: \"labels\" "
-				    "must be an array");
+		return sw_error_set(err, SW_EPARSE, "parse source: \"%s\" has "
+				    "the wrong type", bad);
 	json_array_foreach(e->labels, i, v)
 		if (!json_is_string(v))
 			return sw_error_set(err, SW_EPARSE, "parse source: "
@@ -161,18 +187,14 @@ static int decode_envelope(struct envelope *e, json_t *root,
 					    "\"parent\" must be an object of "
 					    "repository_id, issue_id, canonical_url");
 		e->has_parent = 1;
-		e->parent_repository_id = need_str(p, "repository_id", &bad);
-		e->parent_issue_id = need_str(p, "issue_id", &bad);
-		e->parent_url = need_str(p, "canonical_url", &bad);
+		e->parent_repository_id = field_str(p, "repository_id", &bad);
+		e->parent_issue_id = field_str(p, "issue_id", &bad);
+		e->parent_url = field_str(p, "canonical_url", &bad);
 		if (bad)
 			return sw_error_set(err, SW_EPARSE, "parse source: "
-					    "parent.%s is missing or has the "
-					    "wrong type", bad);
+					    "parent.%s has the wrong type", bad);
 	}
-	arr = json_object_get(root, "comments");
-	if (!json_is_array(arr))
-		return sw_error_set(err, SW_EPARSE, "parse source: \"comments\" "
-				    "must be an array");
+	e->has_comments = arr != NULL;
 	e->ncomments = json_array_size(arr);
 	if (e->ncomments &&
 	    (e->comments = sw_calloc(e->ncomments, sizeof(*e->comments))) == NULL)
@@ -185,21 +207,21 @@ static int decode_envelope(struct envelope *e, json_t *root,
 			return sw_error_set(err, SW_EPARSE, "parse source: "
 					    "comments[%zu] must be an object of "
 					    "known fields", i);
-		c->node_id = need_str(v, "node_id", &bad);
-		need_int(v, "database_id", &c->database_id, &bad);
-		c->url = need_str(v, "url", &bad);
-		c->updated_at = need_str(v, "updated_at", &bad);
-		c->author_id = need_str(v, "author_id", &bad);
-		c->body = need_str(v, "body", &bad);
+		c->node_id = field_str(v, "node_id", &bad);
+		field_int(v, "database_id", &c->database_id, &bad);
+		c->url = field_str(v, "url", &bad);
+		c->updated_at = field_str(v, "updated_at", &bad);
+		c->author_id = field_str(v, "author_id", &bad);
+		c->body = field_str(v, "body", &bad);
 		m = json_object_get(v, "is_minimized");
-		if (!json_is_boolean(m) && bad == NULL)
+		if (m != NULL && !json_is_boolean(m) && bad == NULL)
 			bad = "is_minimized";
 		if (bad)
 			return sw_error_set(err, SW_EPARSE, "parse source: "
-					    "comments[%zu].%s is missing or has "
-					    "the wrong type", i, bad);
+					    "comments[%zu].%s has the wrong "
+					    "type", i, bad);
 		c->is_minimized = json_is_true(m);
-		c->body_len = json_string_length(json_object_get(v, "body"));
+		c->body_len = field_str_len(v, "body");
 	}
 	return 0;
 }
@@ -277,6 +299,8 @@ static int validate_envelope(const struct envelope *e, struct sw_error *err)
 					   e->issue_number)) != NULL)
 		return sw_error_set(err, SW_EINVAL, "validate source: canonical_url "
 				    "%s", why);
+	if (e->labels == NULL)
+		return invalid(err, "labels must be an initialized array");
 	if (json_array_size(e->labels) > SOURCE_MAX_LABELS)
 		return invalid(err, "labels must contain at most 100 entries");
 	json_array_foreach(e->labels, i, v) {
@@ -287,6 +311,8 @@ static int validate_envelope(const struct envelope *e, struct sw_error *err)
 					    "labels[%zu] must be nonempty plain "
 					    "text", i);
 	}
+	if (!e->has_comments)
+		return invalid(err, "comments must be an initialized array");
 	if (e->ncomments > SOURCE_MAX_SECTIONS)
 		return invalid(err, "comments must contain at most 64 entries");
 	for (i = 0; i < e->ncomments; i++) {

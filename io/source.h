@@ -40,6 +40,24 @@
 #define SOURCE_MAX_URL_ALIASES 64u
 #define SOURCE_MAX_TITLE_BYTES 512u
 #define SOURCE_MAX_CLASS_ERROR_BYTES 1024u
+#define SOURCE_MIN_SECTIONS 5u
+
+/* The body format of a Change Issue.  The parser (io/source_body.c) and the
+ * capability texts that teach hosts to write and fetch such an Issue
+ * (cli/capabilities/NAME.md.in, expanded at build time) both take these
+ * spellings from here, so the two cannot drift apart. */
+#define SOURCE_CHANGE_MARKER "<!-- slipway-level: change/v2 -->"
+#define SOURCE_LEVEL_MARKER_PREFIX "<!-- slipway-level:"
+#define SOURCE_OBJECTIVE_MARKER_HINT "slipway-level: objective/"
+#define SOURCE_MANIFEST_FENCE "```slipway-manifest"
+#define SOURCE_MANIFEST_CLOSE "```"
+/* A section comment's first non-blank line: prefix, key, suffix. */
+#define SOURCE_SECTION_MARKER_PREFIX "<!-- slipway-section:v1 key="
+#define SOURCE_SECTION_MARKER_SUFFIX " -->"
+/* What source__key_valid accepts, spelled for the texts. */
+#define SOURCE_KEY_PATTERN "^[a-z0-9][a-z0-9._-]{0,63}$"
+/* Domain tag of a comment body digest (manifest `body_sha256`). */
+#define SOURCE_COMMENT_BODY_DOMAIN "slipway-comment-body/v1"
 
 enum source_role {
 #define SOURCE_ROLE(id, wire) SOURCE_ROLE_##id,

@@ -7,9 +7,10 @@
 #include "io/json.h"
 #include "io/source_util.h"
 
-static const char change_marker[] = "<!-- slipway-level: change/v2 -->";
-static const char manifest_fence[] = "```slipway-manifest";
-static const char section_prefix[] = "<!-- slipway-section:v1 key=";
+static const char change_marker[] = SOURCE_CHANGE_MARKER;
+static const char manifest_fence[] = SOURCE_MANIFEST_FENCE;
+static const char section_prefix[] = SOURCE_SECTION_MARKER_PREFIX;
+static const char section_suffix[] = SOURCE_SECTION_MARKER_SUFFIX;
 
 /* ---- lines ---------------------------------------------------------- */
 
@@ -540,7 +541,7 @@ static int scan_lines(const struct line *lines, size_t n, char *why,
 			s.para = np;
 			np = tmp;
 		}
-		if (contains(l, "<!-- slipway-level:")) {
+		if (contains(l, SOURCE_LEVEL_MARKER_PREFIX)) {
 			snprintf(why, whylen, "source body contains an additional "
 				 "slipway-level marker outside a code fence");
 			rc = 1;
@@ -692,9 +693,11 @@ static const char *section_payload(const char *body, size_t len,
 		if (!line_blank(l)) {
 			size_t kl = strlen(key), pl = sizeof(section_prefix) - 1;
 
-			if (l.n != pl + kl + 4 || memcmp(l.p, section_prefix, pl) != 0 ||
+			size_t sl = sizeof(section_suffix) - 1;
+
+			if (l.n != pl + kl + sl || memcmp(l.p, section_prefix, pl) != 0 ||
 			    memcmp(l.p + pl, key, kl) != 0 ||
-			    memcmp(l.p + pl + kl, " -->", 4) != 0)
+			    memcmp(l.p + pl + kl, section_suffix, sl) != 0)
 				break;
 			if (nl == NULL) {
 				*plen = 0;
@@ -708,7 +711,7 @@ static const char *section_payload(const char *body, size_t len,
 		i = end + 1;
 	}
 	snprintf(why, whylen, "manifest section \"%s\" comment must begin with "
-		 "%s%s -->", key, section_prefix, key);
+		 "%s%s%s", key, section_prefix, key, section_suffix);
 	return NULL;
 }
 
@@ -848,7 +851,7 @@ out:
 
 static enum source_class marker_class(struct line l)
 {
-	if (contains(l, "slipway-level: objective/"))
+	if (contains(l, SOURCE_OBJECTIVE_MARKER_HINT))
 		return SOURCE_CLASS_OBJECTIVE_MARKER;
 	if (contains(l, "slipway-level:"))
 		return SOURCE_CLASS_UNSUPPORTED_MARKER;
@@ -888,7 +891,7 @@ int source__classify(struct source_pinned *pin, enum source_class *code,
 		goto out;
 	}
 	for (size_t i = (size_t)fence + 1; i < n; i++)
-		if (line_eq(lines[i], "```")) {
+		if (line_eq(lines[i], SOURCE_MANIFEST_CLOSE)) {
 			close = (long)i;
 			break;
 		}

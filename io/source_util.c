@@ -351,7 +351,7 @@ int source__framed(char out[SW_DIGEST_LEN], const struct source__field *f,
 int source__comment_digest(char out[SW_DIGEST_LEN], const char *body,
 			   size_t len, struct sw_error *err)
 {
-	struct source__field f[] = { STR("slipway-comment-body/v1"), { body, len } };
+	struct source__field f[] = { STR(SOURCE_COMMENT_BODY_DOMAIN), { body, len } };
 
 	return source__framed(out, f, 2, err);
 }
@@ -459,9 +459,9 @@ const char *source__manifest_check(const struct source__manifest_section *s,
 {
 	unsigned roles[SOURCE_ROLE__COUNT] = { 0 };
 
-	if (n < 5 || n > SOURCE_MAX_SECTIONS) {
-		snprintf(why, whylen, "sections must contain 5..%u entries",
-			 SOURCE_MAX_SECTIONS);
+	if (n < SOURCE_MIN_SECTIONS || n > SOURCE_MAX_SECTIONS) {
+		snprintf(why, whylen, "sections must contain %u..%u entries",
+			 SOURCE_MIN_SECTIONS, SOURCE_MAX_SECTIONS);
 		return why;
 	}
 	for (size_t i = 0; i < n; i++) {

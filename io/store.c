@@ -968,7 +968,8 @@ static int run_lock(struct run *r, struct store *s, bool exclusive,
 	return run_valid(s, r, err);
 }
 
-/* Creates the empty run.lock marker on first exclusive lock. */
+/* Creates the empty run.lock marker on first exclusive lock; every
+ * exclusive lock makes it owner-only again (0600), like the reference. */
 static int ensure_lock_file(struct run *r, struct txn *t, struct sw_error *err)
 {
 	struct stat st;
@@ -978,7 +979,12 @@ static int ensure_lock_file(struct run *r, struct txn *t, struct sw_error *err)
 	if (fstatat(r->fd, LOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!S_ISREG(st.st_mode))
 			return sw_error_set(err, SW_EUNSAFE, "run lock is not a regular file");
-		return 0;
+		if ((rc = open_leaf(&fd, r->fd, LOCK_NAME, O_RDONLY, err)) < 0)
+			return rc;
+		if (fchmod(fd, 0600) < 0)
+			rc = sw_error_sys(err, errno, "cannot secure run lock");
+		close_fd(&fd);
+		return rc;
 	}
 	if (errno != ENOENT)
 		return sw_error_sys(err, errno, "cannot inspect run lock");

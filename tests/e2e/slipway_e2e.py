@@ -2,8 +2,10 @@
 validate documents against the reference schema, make scratch repositories."""
 
 import copy
+import hashlib
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -37,6 +39,17 @@ def validate_any(doc):
     """Every printed document must validate against the whole schema."""
     jsonschema.Draft202012Validator(
         _SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).validate(doc)
+
+
+def framed(*fields):
+    """The framed digest: per field, an 8-byte big-endian length then the
+    bytes; "sha256:" + hex."""
+    h = hashlib.sha256()
+    for f in fields:
+        b = f.encode() if isinstance(f, str) else f
+        h.update(struct.pack(">Q", len(b)))
+        h.update(b)
+    return "sha256:" + h.hexdigest()
 
 
 class Result:

@@ -57,6 +57,12 @@ def tree_digest(root):
     return out
 
 
+def no_gh_path(path):
+    """`path` without the directories that hold an executable gh."""
+    return os.pathsep.join(d for d in path.split(os.pathsep)
+                           if d and not os.access(os.path.join(d, "gh"), os.X_OK))
+
+
 class Repo:
     def __init__(self):
         self.dir = os.path.realpath(tempfile.mkdtemp(prefix="slipway-adapters-"))
@@ -71,6 +77,8 @@ class Repo:
     def run(self, *args, env=None):
         e = dict(os.environ)
         e.setdefault("ASAN_OPTIONS", "detect_leaks=1")
+        # doctor must never reach a real gh (and so the network) in tests.
+        e["PATH"] = no_gh_path(e.get("PATH", ""))
         if env:
             e.update(env)
         p = subprocess.run([BIN, *args], cwd=self.dir, env=e, capture_output=True, text=True, timeout=60)
@@ -253,7 +261,7 @@ class LifecycleTest(Base):
         self.assertRegex(out, r"claude\s+yes\s+yes\s+-\s+7/7")
         rc, out, _ = r.run("doctor")
         self.assertEqual(rc, 0)
-        self.assertRegex(out, r"ok\s+claude\s+adapter_healthy\s+8 managed files")
+        self.assertRegex(out, r"ok\s+claude\s+adapter_healthy\s+9 managed files")
         rc, out, _ = r.run("uninstall")
         self.assertEqual(rc, 0)
         self.assertIn("Uninstall result for: claude\n", out)
@@ -522,7 +530,7 @@ class DoctorTest(Base):
         os.chmod(p, 0o755)
 
     def doctor(self, **env):
-        e = {"PATH": self.bin + ":/usr/bin:/bin", "GH_VERSION": "2.95.1", "GH_LOG": self.log,
+        e = {"PATH": self.bin + ":" + no_gh_path("/usr/bin:/bin"), "GH_VERSION": "2.95.1", "GH_LOG": self.log,
              "GH_PERMS": '{"admin":false,"maintain":false,"push":true,"triage":true,"pull":true}'}
         e.update(env)
         doc = self.repo.ok_json("doctorReport", "doctor", env=e)
@@ -680,6 +688,8 @@ class CapabilityTextTest(Base):
                 out[cap] = f.read()
         with open(r.path(".claude/skills/slipway-clarify/references/decision-interview.md")) as f:
             out["decision-interview"] = f.read()
+        with open(r.path(".claude/skills/slipway-run/references/source-envelope.md")) as f:
+            out["source-envelope"] = f.read()
         return out
 
     def test_every_shown_command_line_is_accepted(self):

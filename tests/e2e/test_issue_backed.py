@@ -7,22 +7,12 @@ import copy
 import hashlib
 import json
 import os
-import struct
 import tempfile
 
-from slipway_e2e import SHARED, assert_cli_error, main, run, scratch_repo, validate
+from slipway_e2e import SHARED, assert_cli_error, framed, main, run, scratch_repo, validate
 
 FIXTURE = os.path.join(SHARED, "reference/fixtures/container-source-envelope.json")
 MANIFEST_FENCE = "```slipway-manifest\n"
-
-
-def framed(*fields):
-    h = hashlib.sha256()
-    for f in fields:
-        b = f.encode() if isinstance(f, str) else f
-        h.update(struct.pack(">Q", len(b)))
-        h.update(b)
-    return "sha256:" + h.hexdigest()
 
 
 def fixture():

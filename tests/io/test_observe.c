@@ -551,6 +551,128 @@ Test(observe, fast_scan_lists_a_nested_repository_as_a_directory)
 	sw_free(dir);
 }
 
+/* The fingerprints are the digests of what git itself prints (the
+ * reference hashes its ls-files and porcelain v2 output). */
+static void assert_fingerprints_match_git(const struct vcs_observation *o, const char *dir)
+{
+	char want[SW_DIGEST_LEN], *raw;
+	size_t len;
+
+	raw = fx_sh_out(dir, &len, "git -c core.fsmonitor=false status --porcelain=v2 -z "
+				   "--untracked-files=all");
+	sw_sha256_prefixed(raw, len, want);
+	cr_expect_str_eq(o->status_fingerprint, want, "status: %.*s", (int)len, raw);
+	sw_free(raw);
+	raw = fx_sh_out(dir, &len, "git -c core.fsmonitor=false ls-files --stage -z");
+	sw_sha256_prefixed(raw, len, want);
+	cr_expect_str_eq(o->index_fingerprint, want);
+	sw_free(raw);
+}
+
+static void assert_observed_as_git(const char *dir)
+{
+	struct vcs_observation o;
+
+	observe(&o, dir, NULL);
+	assert_matches_git(&o, dir);
+	assert_fingerprints_match_git(&o, dir);
+	vcs_observation_release(&o);
+}
+
+/* b/ leaves the checkout; then b/y comes back modified, b/w unchanged and
+ * b/new untracked: git compares a present file like any other (it clears
+ * its skip-worktree bit in memory) and ignores the missing ones. */
+#define SPARSE_REPO "git init -q . && mkdir -p a b/c && echo 1 > a/x && echo 2 > b/y && " \
+	"echo 3 > b/w && echo 4 > b/c/z && echo 5 > top && git add -A && git commit -q -m s && "
+#define SPARSE_RETURN "mkdir -p b && echo changed > b/y && echo 3 > b/w && echo u > b/new && " \
+	"echo n > a/new"
+
+Test(observe, cone_sparse_checkout_is_observed_as_git_does)
+{
+	char *dir = fx_tmpdir();
+
+	fx_sh(dir, SPARSE_REPO "git sparse-checkout set --cone a");
+	assert_observed_as_git(dir);
+	fx_sh(dir, SPARSE_RETURN);
+	assert_observed_as_git(dir);
+	fx_sh(dir, "git config sparse.expectFilesOutsideOfPatterns true");
+	assert_observed_as_git(dir);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, non_cone_sparse_checkout_is_observed_as_git_does)
+{
+	char *dir = fx_tmpdir();
+
+	fx_sh(dir, SPARSE_REPO "git sparse-checkout set --no-cone '/a/' '/top'");
+	assert_observed_as_git(dir);
+	fx_sh(dir, SPARSE_RETURN " && echo gone > top && git rm -q --cached a/x");
+	assert_observed_as_git(dir);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+Test(observe, skip_worktree_entries_are_observed_as_git_does)
+{
+	char *dir = fx_tmpdir();
+
+	fx_sh(dir, SPARSE_REPO "git update-index --skip-worktree b/y b/c/z top && "
+		   "echo changed > b/y && rm b/c/z && echo staged > top && "
+		   "git update-index --cacheinfo 100644,$(git hash-object -w top),top && "
+		   "git update-index --skip-worktree top && rm top");
+	assert_observed_as_git(dir);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+/* Porcelain v2 gives a submodule's state as S<C><M><U> (new commits,
+ * modified content, untracked content); the fingerprint is git's bytes. */
+Test(observe, submodules_are_observed_as_git_prints_them)
+{
+	char *dir = repo_with_commit(), *up = repo_with_commit();
+
+	fx_sh(dir, "git -c protocol.file.allow=always submodule add -q '%s' sub && "
+		   "git commit -q -m sub", up);
+	assert_observed_as_git(dir);
+	fx_sh(dir, "echo x >> sub/a.txt");			/* modified content */
+	assert_observed_as_git(dir);
+	fx_sh(dir, "cd sub && git checkout -q a.txt && echo u > untracked");
+	assert_observed_as_git(dir);				/* untracked content */
+	fx_sh(dir, "cd sub && rm untracked && echo n > n && git add n && git commit -q -m n");
+	assert_observed_as_git(dir);				/* new commits */
+	fx_sh(dir, "echo x >> sub/a.txt && echo u > sub/untracked");
+	assert_observed_as_git(dir);				/* all three */
+	fx_sh(dir, "git add sub && mkdir nested && cd nested && git init -q . && echo x > x");
+	assert_observed_as_git(dir);				/* staged, and a nested repository */
+	fx_sh(dir, "git commit -q -m bump && cd sub && git reset -q --hard && git clean -qfd && "
+		   "git -c protocol.file.allow=always submodule add -q '%s' inner && "
+		   "git commit -q -m inner && echo u > inner/u", up);
+	assert_observed_as_git(dir);				/* a nested submodule's content */
+	fx_sh(dir, "git mv sub moved");
+	assert_observed_as_git(dir);				/* renamed */
+	fx_sh(dir, "git rm -qf --cached moved && rm -rf nested");
+	assert_observed_as_git(dir);				/* gone from the index */
+	fx_rmrf(up);
+	fx_rmrf(dir);
+	sw_free(up);
+	sw_free(dir);
+}
+
+Test(observe, a_removed_or_unpopulated_submodule_is_observed_as_git_does)
+{
+	char *dir = repo_with_commit(), *up = repo_with_commit();
+
+	fx_sh(dir, "git -c protocol.file.allow=always submodule add -q '%s' sub && "
+		   "git -c protocol.file.allow=always submodule add -q '%s' two && "
+		   "git commit -q -m subs && rm -rf sub && rm -rf two && mkdir two", up, up);
+	assert_observed_as_git(dir);
+	fx_rmrf(up);
+	fx_rmrf(dir);
+	sw_free(up);
+	sw_free(dir);
+}
+
 Test(observe, decode_and_copy_survive_every_allocation_failure)
 {
 	char *dir = repo_with_commit();

@@ -947,7 +947,6 @@ static void m_version(json_t *e) { json_object_set_new(e, "source_version", json
 static void m_version_real(json_t *e) { json_object_set_new(e, "source_version", json_real(2.0)); }
 static void m_unknown(json_t *e) { json_object_set_new(e, "extra", json_true()); }
 static void m_missing(json_t *e) { json_object_del(e, "fetched_at"); }
-static void m_missing_body(json_t *e) { json_object_del(e, "body"); }
 static void m_provider(json_t *e) { json_object_set_new(e, "provider", json_string("gitlab")); }
 static void m_host(json_t *e) { json_object_set_new(e, "host", json_string("GitHub.com")); }
 static void m_repo_space(json_t *e) { json_object_set_new(e, "repository_id", json_string("R \u00a0x")); }
@@ -1028,8 +1027,7 @@ Test(io_source, envelope_rules_are_hard_errors)
 	expect_hard(m_version, SW_EINVAL, "source_version 1");
 	expect_hard(m_version_real, SW_EPARSE, "source_version 2.0");
 	expect_hard(m_unknown, SW_EPARSE, "unknown key");
-	expect_hard(m_missing, SW_EPARSE, "missing fetched_at");
-	expect_hard(m_missing_body, SW_EPARSE, "missing body");
+	expect_hard(m_missing, SW_EINVAL, "missing fetched_at is empty, not rfc3339");
 	expect_hard(m_provider, SW_EINVAL, "provider");
 	expect_hard(m_host, SW_EINVAL, "host");
 	expect_hard(m_repo_space, SW_EINVAL, "repository id with NBSP");
@@ -1048,7 +1046,7 @@ Test(io_source, envelope_rules_are_hard_errors)
 	expect_hard(m_url_escape, SW_EINVAL, "url escape");
 	expect_hard(m_url_dotdot, SW_EINVAL, "url ..");
 	expect_hard(m_url_user, SW_EINVAL, "url userinfo");
-	expect_hard(m_labels_null, SW_EPARSE, "labels null");
+	expect_hard(m_labels_null, SW_EINVAL, "labels null is an uninitialised array");
 	expect_hard(m_label_blank, SW_EINVAL, "blank label");
 	expect_hard(m_labels_101, SW_EINVAL, "101 labels");
 	expect_hard(m_comments_65, SW_EINVAL, "65 comments");
@@ -1063,7 +1061,7 @@ Test(io_source, envelope_rules_are_hard_errors)
 	expect_hard(m_dup_node, SW_EINVAL, "duplicate node id");
 	expect_hard(m_dup_dbid, SW_EINVAL, "duplicate database id");
 	expect_hard(m_parent_url, SW_EINVAL, "parent url");
-	expect_hard(m_parent_key, SW_EPARSE, "parent missing key");
+	expect_hard(m_parent_key, SW_EINVAL, "parent missing key is empty, then invalid");
 }
 
 static void m_parent_null(json_t *e) { json_object_set_new(e, "parent", json_null()); }
@@ -1623,4 +1621,129 @@ Test(io_source, decoders_and_clone_survive_every_allocation_failure)
 	json_decref(e);
 	source_candidate_free(c);
 	builder_release(&b);
+}
+
+/* The reference decodes the envelope into Go structs: an absent member keeps
+ * its zero value and the validation after it decides, while null stays a type
+ * error for a string, number or boolean (an absent or null array is refused
+ * by the validation as uninitialised). */
+struct member_case {
+	int in_comment;			/* the member of comments[0], else top level */
+	const char *key;
+	json_t *value;			/* stolen; NULL deletes the member */
+};
+
+/* Parses the built envelope with one member changed; *c gets the candidate. */
+static int parse_changed(const struct member_case *mc, struct source_candidate **c,
+			 struct sw_error *err)
+{
+	struct builder b;
+	json_t *e, *holder;
+	int rc;
+
+	builder_init(&b);
+	e = envelope(&b);
+	holder = mc->in_comment ? first_comment(e) : e;
+	if (mc->value)
+		json_object_set_new(holder, mc->key, mc->value);
+	else
+		json_object_del(holder, mc->key);
+	rc = parse_json(c, e, err);
+	json_decref(e);
+	builder_release(&b);
+	return rc;
+}
+
+/* Copies the member names of the built envelope (with a parent) or of its
+ * first comment into out; returns how many. */
+static size_t member_names(char out[][32], size_t max, int in_comment)
+{
+	struct builder b;
+	json_t *e, *v;
+	const char *k;
+	size_t n = 0;
+
+	builder_init(&b);
+	e = envelope(&b);
+	json_object_set_new(e, "parent", json_null());
+	json_object_foreach(in_comment ? first_comment(e) : e, k, v)
+		if (n < max)
+			snprintf(out[n++], 32, "%s", k);
+	json_decref(e);
+	builder_release(&b);
+	return n;
+}
+
+Test(io_source, an_absent_envelope_member_keeps_its_zero_value)
+{
+	for (int in_comment = 0; in_comment <= 1; in_comment++) {
+		char names[16][32];
+		size_t n = member_names(names, 16, in_comment);
+
+		cr_assert_eq(n, in_comment ? 7u : 14u);
+		for (size_t i = 0; i < n; i++) {
+			struct member_case mc = { in_comment, names[i], NULL };
+			struct sw_error err = SW_ERROR_INIT;
+			struct source_candidate *c = NULL;
+			int rc = parse_changed(&mc, &c, &err);
+			const char *k = names[i];
+
+			if (!in_comment && strcmp(k, "parent") == 0) {
+				cr_expect(rc == 0 && c && c->valid, "an absent parent is no parent");
+			} else if (!in_comment && strcmp(k, "body") == 0) {
+				cr_expect(rc == 0 && c && !c->valid &&
+					  c->code == SOURCE_CLASS_CHANGE_MARKER_REQUIRED,
+					  "an absent body is an empty body: %s", err.msg);
+			} else if (in_comment && strcmp(k, "is_minimized") == 0) {
+				cr_expect(rc == 0 && c && c->valid, "an absent is_minimized is false");
+			} else if (in_comment && strcmp(k, "body") == 0) {
+				cr_expect(rc == 0 && c && !c->valid &&
+					  c->code == SOURCE_CLASS_SECTION_HASH_MISMATCH,
+					  "an absent comment body is an empty body: %s", err.msg);
+			} else {
+				cr_expect_eq(rc, SW_EINVAL, "%s%s: rc %d (%s)",
+					     in_comment ? "comments[0]." : "", k, rc, err.msg);
+				cr_expect(strncmp(err.msg, "validate source: ", 17) == 0, "%s", err.msg);
+			}
+			source_candidate_free(c);
+		}
+	}
+}
+
+Test(io_source, null_members_are_type_errors_and_null_arrays_uninitialised)
+{
+	static const struct { int in_comment; const char *key; enum sw_code rc; } rows[] = {
+		{ 0, "source_version", SW_EPARSE }, { 0, "provider", SW_EPARSE },
+		{ 0, "issue_number", SW_EPARSE }, { 0, "body", SW_EPARSE },
+		{ 0, "labels", SW_EINVAL }, { 0, "comments", SW_EINVAL },
+		{ 1, "is_minimized", SW_EPARSE }, { 1, "database_id", SW_EPARSE },
+		{ 1, "body", SW_EPARSE },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct member_case mc = { rows[i].in_comment, rows[i].key, json_null() };
+		struct sw_error err = SW_ERROR_INIT;
+		struct source_candidate *c = NULL;
+
+		cr_expect_eq(parse_changed(&mc, &c, &err), rows[i].rc, "%s: %s",
+			     rows[i].key, err.msg);
+		cr_expect_null(c);
+	}
+}
+
+Test(io_source, unknown_members_stay_refused_whatever_their_case)
+{
+	static const struct member_case rows[] = {
+		{ 0, "Body", NULL }, { 1, "Is_minimized", NULL }, { 0, "extra", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct member_case mc = rows[i];
+		struct sw_error err = SW_ERROR_INIT;
+		struct source_candidate *c = NULL;
+
+		mc.value = json_false();
+		cr_expect_eq(parse_changed(&mc, &c, &err), SW_EPARSE, "%s", mc.key);
+		cr_expect_null(c);
+	}
 }

@@ -109,6 +109,30 @@ Test(io_store, journal_line_layout_and_private_modes)
 	store_free(s);
 }
 
+/* The reference makes run.lock 0600 on every exclusive acquisition, even when
+ * the mutation then writes nothing; read-only opens never chmod it. */
+Test(io_store, run_lock_is_made_private_on_every_exclusive_lock)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true), *ro;
+	struct add_spec a = { 0, TBL_JEVENT_RUN_STOPPED, "{}", "{}", NULL, "", 0 };
+	struct seen seen = { 0 };
+	struct stat st;
+
+	make_run(s, "lk");
+	cr_assert_eq(chmod(run_path("lk", "run.lock"), 0644), 0);
+	ro = open_store(false);
+	cr_assert_eq(store_visit(ro, "lk", collect, &seen, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(stat(run_path("lk", "run.lock"), &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0644, "a read-only visit must not chmod");
+	cr_assert_eq(store_update(s, "lk", NULL, add_events, &a, &err), 0, "%s", err.msg);
+	cr_assert_eq(stat(run_path("lk", "run.lock"), &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0600);
+	seen_free(&seen);
+	store_free(ro);
+	store_free(s);
+}
+
 Test(io_store, time_format_trims_fraction_like_go)
 {
 	char out[JOURNAL_TIME_LEN];

@@ -170,7 +170,8 @@ size_t fx_git_dirty(const char *dir, struct fx_dirty **out)
 		}
 	}
 	sw_free(raw);
-	qsort(v, n, sizeof(*v), cmp_dirty);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_dirty);
 	*out = v;
 	return n;
 }
