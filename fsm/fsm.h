@@ -96,8 +96,11 @@ enum fsm_issue {
 	FSM_ISSUE_END		/* the Run ends */
 };
 
-/* One routing rule; the first row that matches wins (R4). */
+/* One routing rule; the first row that matches wins (R4).  `id` is the
+ * row's stable name: the journal records it, never the row's position, so
+ * inserting a row re-points no old trace.  Ids are never reused. */
 struct fsm_rule {
+	const char *id;
 	unsigned from;			/* set of states, FSM_IN(...) */
 	enum fsm_event on;
 	struct fsm_need need;		/* facts that must hold */

@@ -87,7 +87,8 @@ struct fsm_run run_machine(const struct run *r);
 int run_apply(struct run *r, const struct fsm_step *st,
 	      const struct run_effects *fx, struct sw_error *err);
 
-/* The journal data of the change from `before` to `after` (new reference). */
+/* The journal data of the change from `before` to `after` (new reference);
+ * it names tbl_rules[rule] by its stable id ("rule_id"), never by index. */
 struct json_t *run_delta(const struct run *before, const struct run *after,
 			 size_t rule);
 

@@ -16,23 +16,23 @@
 #define EXISTS (FSM_IN_LIVE | FSM_IN(STOPPED) | FSM_IN(ENDED))
 #define DONE (FSM_IN(STOPPED) | FSM_IN(ENDED))
 
-#define REJECT(from, on, need, deny, err, why) \
-	{ from, FSM_EV_##on, need, deny, FSM_REJECT, E(err), ST(INVALID), \
+#define REJECT(id, from, on, need, deny, err, why) \
+	{ id, from, FSM_EV_##on, need, deny, FSM_REJECT, E(err), ST(INVALID), \
 	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, why }
-#define SAME(from, on, need, deny, why) \
-	{ from, FSM_EV_##on, need, deny, FSM_IDEMPOTENT, E(NONE), ST(INVALID), \
+#define SAME(id, from, on, need, deny, why) \
+	{ id, from, FSM_EV_##on, need, deny, FSM_IDEMPOTENT, E(NONE), ST(INVALID), \
 	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, why }
-#define MOVE(from, on, need, deny, to, ops, why) \
-	{ from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(to), \
+#define MOVE(id, from, on, need, deny, to, ops, why) \
+	{ id, from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(to), \
 	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, ops, why }
-#define ISSUE(from, on, need, deny, kind, brief, ops, why) \
-	{ from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(ACTIVE), \
+#define ISSUE(id, from, on, need, deny, kind, brief, ops, why) \
+	{ id, from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(ACTIVE), \
 	  FSM_ISSUE_KIND, FSM_KIND_##kind, FSM_BRIEF_##brief, ops, why }
-#define SUGGEST(from, on, need, deny, ops, why) \
-	{ from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(ACTIVE), \
+#define SUGGEST(id, from, on, need, deny, ops, why) \
+	{ id, from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(ACTIVE), \
 	  FSM_ISSUE_SUGGESTED, FSM_KIND_NONE, FSM_BRIEF_SUGGESTED, ops, why }
-#define END(from, on, need, deny, ops, why) \
-	{ from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(ENDED), \
+#define END(id, from, on, need, deny, ops, why) \
+	{ id, from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(ENDED), \
 	  FSM_ISSUE_END, FSM_KIND_NONE, FSM_BRIEF_NONE, ops, why }
 
 #define ACTIVE_ FSM_IN(ACTIVE)
@@ -45,124 +45,124 @@
 /* clang-format off */
 const struct fsm_rule tbl_rules[] = {
 	/* ---- start: the first Orient ---- */
-	REJECT(NEW_,    START,  NEED(F(GIT_FAILED)), DENY(0),                     GIT_OBSERVATION_FAILED, "the run-start Git observation failed"),
-	ISSUE (NEW_,    START,  NEED(0), DENY(0),                ORIENT, START,   O(CREATE),              "a new Run issues Orient"),
-	REJECT(NEW_,    ANY_EVENT, NEED(0), DENY(0),                              RUNTIME_ERROR,          "no Run exists under that id"),
-	REJECT(EXISTS,  START,  NEED(0), DENY(0),                                 RUNTIME_ERROR,          "a Run with that id exists"),
+	REJECT ("start.run-start-git-observation-failed", NEW_,   START,     NEED(F(GIT_FAILED)), DENY(0), GIT_OBSERVATION_FAILED, "the run-start Git observation failed"),
+	ISSUE  ("start.new-run-issues-orient",            NEW_,   START,     NEED(0),             DENY(0), ORIENT, START, O(CREATE), "a new Run issues Orient"),
+	REJECT ("any.no-run-exists-under-id",             NEW_,   ANY_EVENT, NEED(0),             DENY(0), RUNTIME_ERROR, "no Run exists under that id"),
+	REJECT ("start.run-id-exists",                    EXISTS, START,     NEED(0),             DENY(0), RUNTIME_ERROR, "a Run with that id exists"),
 
 	/* ---- submit: gates, in the reference's order ---- */
-	REJECT(EXISTS,  SUBMIT, NEED(F(PRIOR) | F(NAMED_VOIDED)), DENY(0),        STALE_ACTION,           "the Action was voided after its outcome"),
-	SAME  (EXISTS,  SUBMIT, NEED(F(PRIOR) | F(PRIOR_SAME)), DENY(0),                                  "the same bytes again replay the answer"),
-	REJECT(EXISTS,  SUBMIT, NEED(F(PRIOR)), DENY(0),                          OUTCOME_CONFLICT,       "different bytes for an Action with an outcome"),
-	REJECT(DONE,    SUBMIT, NEED(0), DENY(0),                                 RUN_NOT_ACTIVE,         "a stopped or ended Run takes no outcome"),
-	REJECT(EXISTS,  SUBMIT, NEED(F(NAMED_VOIDED)), DENY(0),                   STALE_ACTION,           "the Action was voided"),
-	REJECT(PAUSED,  SUBMIT, NEED(0), DENY(0),                                 RUN_NOT_ACTIVE,         "a paused Run takes no outcome"),
-	REJECT(ACTIVE_, SUBMIT, NEED(0), DENY(F(NAMED_CURRENT)),                  STALE_ACTION,           "the Action is not the current one"),
-	REJECT(ACTIVE_, SUBMIT, NEED(F(OUTCOME_INVALID)), DENY(0),                INVALID_OUTCOME,        "the Outcome breaks the legal-outcome matrix"),
-	REJECT(ACTIVE_, SUBMIT, NEED(F(SUPERSEDE_INVALID)), DENY(0),              INVALID_DECISION_SUPERSESSION, "the superseded answer is not active"),
+	REJECT ("submit.action-voided-after-outcome",         EXISTS,  SUBMIT, NEED(F(PRIOR) | F(NAMED_VOIDED)), DENY(0),                STALE_ACTION, "the Action was voided after its outcome"),
+	SAME   ("submit.same-bytes-replay-answer",            EXISTS,  SUBMIT, NEED(F(PRIOR) | F(PRIOR_SAME)),   DENY(0),                "the same bytes again replay the answer"),
+	REJECT ("submit.different-bytes-action-outcome",      EXISTS,  SUBMIT, NEED(F(PRIOR)),                   DENY(0),                OUTCOME_CONFLICT, "different bytes for an Action with an outcome"),
+	REJECT ("submit.stopped-or-ended-run-takes",          DONE,    SUBMIT, NEED(0),                          DENY(0),                RUN_NOT_ACTIVE, "a stopped or ended Run takes no outcome"),
+	REJECT ("submit.action-voided",                       EXISTS,  SUBMIT, NEED(F(NAMED_VOIDED)),            DENY(0),                STALE_ACTION, "the Action was voided"),
+	REJECT ("submit.paused-run-takes-no-outcome",         PAUSED,  SUBMIT, NEED(0),                          DENY(0),                RUN_NOT_ACTIVE, "a paused Run takes no outcome"),
+	REJECT ("submit.action-not-current-one",              ACTIVE_, SUBMIT, NEED(0),                          DENY(F(NAMED_CURRENT)), STALE_ACTION, "the Action is not the current one"),
+	REJECT ("submit.outcome-breaks-legal-outcome-matrix", ACTIVE_, SUBMIT, NEED(F(OUTCOME_INVALID)),         DENY(0),                INVALID_OUTCOME, "the Outcome breaks the legal-outcome matrix"),
+	REJECT ("submit.superseded-answer-not-active",        ACTIVE_, SUBMIT, NEED(F(SUPERSEDE_INVALID)),       DENY(0),                INVALID_DECISION_SUPERSESSION, "the superseded answer is not active"),
 
 	/* ---- submit: needs_input keeps the Action current and pauses ---- */
-	MOVE  (ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(GIT_FAILED)), DENY(0),    PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(GIT_FAILED) | O(KEEP_ACTION), "Git observation failed: the host's reason is replaced"),
-	MOVE  (ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(ASK_DECISION)), DENY(0),  PAUSED_DECISION,    O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION), "the host needs a decision"),
-	MOVE  (ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(ASK_ENVIRONMENT)), DENY(0), PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION), "the host's environment is unavailable"),
-	MOVE  (ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(ASK_DESTRUCTIVE)), DENY(0), PAUSED_DESTRUCTIVE, O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION) | O(RECORD_REQUEST), "the host asks to confirm a destructive scope"),
+	MOVE   ("submit.git-observation-failed-host-reason",  ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(GIT_FAILED)),      DENY(0), PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(GIT_FAILED) | O(KEEP_ACTION), "Git observation failed: the host's reason is replaced"),
+	MOVE   ("submit.host-needs-decision",                 ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(ASK_DECISION)),    DENY(0), PAUSED_DECISION, O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION), "the host needs a decision"),
+	MOVE   ("submit.host-environment-unavailable",        ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(ASK_ENVIRONMENT)), DENY(0), PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION), "the host's environment is unavailable"),
+	MOVE   ("submit.host-asks-confirm-destructive-scope", ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(ASK_DESTRUCTIVE)), DENY(0), PAUSED_DESTRUCTIVE, O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION) | O(RECORD_REQUEST), "the host asks to confirm a destructive scope"),
 
 	/* ---- submit: routing after a finished Action ---- */
-	MOVE  (ACTIVE_, SUBMIT, NEED(F(OBSERVES) | F(GIT_FAILED)), DENY(0),       PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(QUEUE) | O(GIT_FAILED), "Git observation failed after the Action"),
-	ISSUE (ACTIVE_, SUBMIT, NEED(F(OBSERVES) | F(REVIEW_ENABLED) | F(CHANGED)), DENY(0), REVIEW, DEFAULT, O(RECORD_OUTCOME) | O(OBSERVE) | O(QUEUE) | O(DROP_QUEUE), "a change was observed: Review comes first and the queue is dropped"),
-	SUGGEST(ACTIVE_, SUBMIT, NEED(F(SUGGESTION)), DENY(0),                    O(RECORD_OUTCOME) | O(OBSERVE) | O(QUEUE) | O(POP), "the host's suggestion is issued"),
-	END   (ACTIVE_, SUBMIT, NEED(F(KIND_SUMMARIZE)), DENY(0),                 O(RECORD_OUTCOME) | O(END), "Summarize ends the Run"),
-	ISSUE (ACTIVE_, SUBMIT, NEED(F(KIND_REVIEW)), DENY(0),   SUMMARIZE, DEFAULT, O(RECORD_OUTCOME) | O(CLEAR_REVIEW), "Review is followed by Summarize"),
-	ISSUE (ACTIVE_, SUBMIT, NEED(0), DENY(0),                SUMMARIZE, DEFAULT, O(RECORD_OUTCOME) | O(OBSERVE), "with nothing else to do, Summarize"),
+	MOVE   ("submit.git-observation-failed-after-action", ACTIVE_, SUBMIT, NEED(F(OBSERVES) | F(GIT_FAILED)),                  DENY(0), PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(QUEUE) | O(GIT_FAILED), "Git observation failed after the Action"),
+	ISSUE  ("submit.change-observed-review-comes-first",  ACTIVE_, SUBMIT, NEED(F(OBSERVES) | F(REVIEW_ENABLED) | F(CHANGED)), DENY(0), REVIEW, DEFAULT, O(RECORD_OUTCOME) | O(OBSERVE) | O(QUEUE) | O(DROP_QUEUE), "a change was observed: Review comes first and the queue is dropped"),
+	SUGGEST("submit.host-suggestion-issued",              ACTIVE_, SUBMIT, NEED(F(SUGGESTION)),                                DENY(0), O(RECORD_OUTCOME) | O(OBSERVE) | O(QUEUE) | O(POP), "the host's suggestion is issued"),
+	END    ("submit.summarize-ends-run",                  ACTIVE_, SUBMIT, NEED(F(KIND_SUMMARIZE)),                            DENY(0), O(RECORD_OUTCOME) | O(END), "Summarize ends the Run"),
+	ISSUE  ("submit.review-followed-summarize",           ACTIVE_, SUBMIT, NEED(F(KIND_REVIEW)),                               DENY(0), SUMMARIZE, DEFAULT, O(RECORD_OUTCOME) | O(CLEAR_REVIEW), "Review is followed by Summarize"),
+	ISSUE  ("submit.nothing-else-do-summarize",           ACTIVE_, SUBMIT, NEED(0),                                            DENY(0), SUMMARIZE, DEFAULT, O(RECORD_OUTCOME) | O(OBSERVE), "with nothing else to do, Summarize"),
 
 	/* ---- answer: gates ---- */
-	REJECT(BUDGET_, ANSWER, NEED(F(PRIOR) | F(PRIOR_SAME) | F(CONFIRM)), DENY(F(BUDGET)), BUDGET_EXHAUSTED, "a replayed confirmation still has no budget"),
-	SAME  (EXISTS,  ANSWER, NEED(F(PRIOR) | F(PRIOR_SAME)), DENY(0),                                  "the same answer again replays"),
-	REJECT(EXISTS,  ANSWER, NEED(F(PRIOR)), DENY(0),                          ANSWER_CONFLICT,        "a different answer for an answered Action"),
-	REJECT(ACTIVE_ | DONE, ANSWER, NEED(0), DENY(0),                          ANSWER_NOT_EXPECTED,    "the Run is not paused"),
-	REJECT(ENV_,    ANSWER, NEED(0), DENY(0),                                 ANSWER_NOT_ALLOWED,     "an unavailable environment is resumed, not answered"),
-	REJECT(BUDGET_, ANSWER, NEED(0), DENY(0),                                 ANSWER_NOT_EXPECTED,    "an exhausted budget is resumed, not answered"),
-	REJECT(DECISION_ | DESTRUCTIVE_, ANSWER, NEED(0), DENY(F(NAMED_CURRENT)), STALE_ACTION,           "the Action is not the waiting one"),
+	REJECT ("answer.replayed-confirmation-no-budget",              BUDGET_,                  ANSWER, NEED(F(PRIOR) | F(PRIOR_SAME) | F(CONFIRM)), DENY(F(BUDGET)),        BUDGET_EXHAUSTED, "a replayed confirmation still has no budget"),
+	SAME   ("answer.same-answer-replays",                          EXISTS,                   ANSWER, NEED(F(PRIOR) | F(PRIOR_SAME)),              DENY(0),                "the same answer again replays"),
+	REJECT ("answer.different-answer-answered-action",             EXISTS,                   ANSWER, NEED(F(PRIOR)),                              DENY(0),                ANSWER_CONFLICT, "a different answer for an answered Action"),
+	REJECT ("answer.run-not-paused",                               ACTIVE_ | DONE,           ANSWER, NEED(0),                                     DENY(0),                ANSWER_NOT_EXPECTED, "the Run is not paused"),
+	REJECT ("answer.unavailable-environment-resumed-not-answered", ENV_,                     ANSWER, NEED(0),                                     DENY(0),                ANSWER_NOT_ALLOWED, "an unavailable environment is resumed, not answered"),
+	REJECT ("answer.exhausted-budget-resumed-not-answered",        BUDGET_,                  ANSWER, NEED(0),                                     DENY(0),                ANSWER_NOT_EXPECTED, "an exhausted budget is resumed, not answered"),
+	REJECT ("answer.action-not-waiting-one",                       DECISION_ | DESTRUCTIVE_, ANSWER, NEED(0),                                     DENY(F(NAMED_CURRENT)), STALE_ACTION, "the Action is not the waiting one"),
 
 	/* ---- answer: a decision ---- */
-	REJECT(DECISION_, ANSWER, NEED(F(CONFIRM)), DENY(0),                      DESTRUCTIVE_CONFIRMATION_NOT_EXPECTED, "a decision takes no destructive confirmation"),
-	REJECT(DECISION_, ANSWER, NEED(F(SCOPE_GIVEN)), DENY(0),                  DESTRUCTIVE_CONFIRMATION_NOT_EXPECTED, "a decision takes no scope digest"),
-	REJECT(DECISION_, ANSWER, NEED(F(TEXT_BLANK)), DENY(0),                   ANSWER_REQUIRED,        "a decision needs text"),
-	REJECT(DECISION_, ANSWER, NEED(F(SUPERSEDE_INVALID)), DENY(0),            INVALID_DECISION_SUPERSESSION, "the superseded answer is no longer active"),
-	ISSUE (DECISION_, ANSWER, NEED(0), DENY(0),              ORIENT, AFTER_DECISION, O(SUPERSEDE) | O(VOID) | O(ANSWER_ACTIVE) | O(CLEAR_QUEUE), "a decision re-orients"),
+	REJECT ("answer.decision-takes-no-destructive-confirmation", DECISION_, ANSWER, NEED(F(CONFIRM)),           DENY(0), DESTRUCTIVE_CONFIRMATION_NOT_EXPECTED, "a decision takes no destructive confirmation"),
+	REJECT ("answer.decision-takes-no-scope-digest",             DECISION_, ANSWER, NEED(F(SCOPE_GIVEN)),       DENY(0), DESTRUCTIVE_CONFIRMATION_NOT_EXPECTED, "a decision takes no scope digest"),
+	REJECT ("answer.decision-needs-text",                        DECISION_, ANSWER, NEED(F(TEXT_BLANK)),        DENY(0), ANSWER_REQUIRED, "a decision needs text"),
+	REJECT ("answer.superseded-answer-no-longer-active",         DECISION_, ANSWER, NEED(F(SUPERSEDE_INVALID)), DENY(0), INVALID_DECISION_SUPERSESSION, "the superseded answer is no longer active"),
+	ISSUE  ("answer.decision-re-orients",                        DECISION_, ANSWER, NEED(0),                    DENY(0), ORIENT, AFTER_DECISION, O(SUPERSEDE) | O(VOID) | O(ANSWER_ACTIVE) | O(CLEAR_QUEUE), "a decision re-orients"),
 
 	/* ---- answer: a destructive request ---- */
-	REJECT(DESTRUCTIVE_, ANSWER, NEED(F(REQUEST_INVALID)), DENY(0),           INVALID_DESTRUCTIVE_REQUEST, "the pending request no longer validates"),
-	REJECT(DESTRUCTIVE_, ANSWER, NEED(F(SCOPE_GIVEN)), DENY(F(CONFIRM)),      DESTRUCTIVE_CONFIRMATION_FLAG_REQUIRED, "a digest alone confirms nothing"),
-	REJECT(DESTRUCTIVE_, ANSWER, NEED(F(TEXT_BLANK)), DENY(F(CONFIRM)),       ANSWER_REQUIRED,        "feedback needs text"),
-	ISSUE (DESTRUCTIVE_, ANSWER, NEED(0), DENY(F(CONFIRM)),  ORIENT, AFTER_DECLINE, O(VOID) | O(ANSWER_ACTIVE) | O(CLEAR_QUEUE), "text never authorizes: decline or feedback re-orients"),
-	REJECT(DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)), DENY(F(SCOPE_WELLFORMED)), DESTRUCTIVE_SCOPE_REQUIRED, "confirmation needs a sha256 scope digest"),
-	REJECT(DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)), DENY(F(SCOPE_MATCH)),      DESTRUCTIVE_SCOPE_MISMATCH, "the digest is not the request's"),
-	{ DESTRUCTIVE_, FSM_EV_ANSWER, NEED(F(CONFIRM)), DENY(F(BUDGET)), FSM_APPLY_ERROR, E(BUDGET_EXHAUSTED), ST(PAUSED_BUDGET), FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE,
+	REJECT ("answer.pending-request-no-longer-validates",    DESTRUCTIVE_, ANSWER, NEED(F(REQUEST_INVALID)), DENY(0),                   INVALID_DESTRUCTIVE_REQUEST, "the pending request no longer validates"),
+	REJECT ("answer.digest-alone-confirms-nothing",          DESTRUCTIVE_, ANSWER, NEED(F(SCOPE_GIVEN)),     DENY(F(CONFIRM)),          DESTRUCTIVE_CONFIRMATION_FLAG_REQUIRED, "a digest alone confirms nothing"),
+	REJECT ("answer.feedback-needs-text",                    DESTRUCTIVE_, ANSWER, NEED(F(TEXT_BLANK)),      DENY(F(CONFIRM)),          ANSWER_REQUIRED, "feedback needs text"),
+	ISSUE  ("answer.text-never-authorizes-decline-or",       DESTRUCTIVE_, ANSWER, NEED(0),                  DENY(F(CONFIRM)),          ORIENT, AFTER_DECLINE, O(VOID) | O(ANSWER_ACTIVE) | O(CLEAR_QUEUE), "text never authorizes: decline or feedback re-orients"),
+	REJECT ("answer.confirmation-needs-sha256-scope-digest", DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)),         DENY(F(SCOPE_WELLFORMED)), DESTRUCTIVE_SCOPE_REQUIRED, "confirmation needs a sha256 scope digest"),
+	REJECT ("answer.digest-not-request",                     DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)),         DENY(F(SCOPE_MATCH)),      DESTRUCTIVE_SCOPE_MISMATCH, "the digest is not the request's"),
+	{ "answer.confirmed-no-budget-recorded-paused", DESTRUCTIVE_, FSM_EV_ANSWER, NEED(F(CONFIRM)), DENY(F(BUDGET)), FSM_APPLY_ERROR, E(BUDGET_EXHAUSTED), ST(PAUSED_BUDGET), FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE,
 	  O(ANSWER_INACTIVE) | O(DROP_QUEUE) | O(VOID), "confirmed with no budget: recorded, paused, and reported" },
-	ISSUE (DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)), DENY(0),  IMPLEMENT, AUTHORIZED, O(ANSWER_INACTIVE) | O(DROP_QUEUE) | O(GRANT) | O(RECORD_REQUEST), "the exact scope re-issues Implement with a one-shot grant"),
+	ISSUE  ("answer.exact-scope-re-issues-implement",        DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)),         DENY(0),                   IMPLEMENT, AUTHORIZED, O(ANSWER_INACTIVE) | O(DROP_QUEUE) | O(GRANT) | O(RECORD_REQUEST), "the exact scope re-issues Implement with a one-shot grant"),
 
 	/* ---- skip ---- */
-	REJECT(NEW_ | DONE, SKIP, NEED(0), DENY(0),                               RUN_NOT_SKIPPABLE,      "only an active or paused Run has a skippable Action"),
-	REJECT(LIVE,    SKIP,   NEED(0), DENY(F(NAMED_CURRENT)),                  STALE_ACTION,           "the Action is not the current one"),
-	ISSUE (LIVE,    SKIP,   NEED(F(KIND_REVIEW)), DENY(0),   SUMMARIZE, AFTER_REVIEW_SKIP, O(SKIP) | O(REVIEW_NOT_RUN) | O(CLEAR_REVIEW) | O(DROP_QUEUE), "skipped Review goes to Summarize"),
-	END   (LIVE,    SKIP,   NEED(F(KIND_SUMMARIZE)), DENY(0),                 O(SKIP) | O(DROP_QUEUE) | O(END_SKIPPED), "skipped Summarize ends the Run"),
-	MOVE  (LIVE,    SKIP,   NEED(F(GIT_FAILED)), DENY(0),                     PAUSED_ENVIRONMENT, O(SKIP) | O(DROP_QUEUE) | O(GIT_FAILED), "Git observation failed after the skip"),
-	ISSUE (LIVE,    SKIP,   NEED(F(REVIEW_ENABLED) | F(CHANGED)), DENY(0), REVIEW, REVIEW_AFTER_SKIP, O(SKIP) | O(DROP_QUEUE) | O(OBSERVE), "a change was observed: Review"),
-	ISSUE (LIVE,    SKIP,   NEED(0), DENY(0),                SUMMARIZE, SUMMARY_AFTER_SKIP, O(SKIP) | O(DROP_QUEUE) | O(OBSERVE), "otherwise Summarize"),
+	REJECT ("skip.only-active-or-paused-run",         NEW_ | DONE, SKIP, NEED(0),                              DENY(0),                RUN_NOT_SKIPPABLE, "only an active or paused Run has a skippable Action"),
+	REJECT ("skip.action-not-current-one",            LIVE,        SKIP, NEED(0),                              DENY(F(NAMED_CURRENT)), STALE_ACTION, "the Action is not the current one"),
+	ISSUE  ("skip.skipped-review-goes-summarize",     LIVE,        SKIP, NEED(F(KIND_REVIEW)),                 DENY(0),                SUMMARIZE, AFTER_REVIEW_SKIP, O(SKIP) | O(REVIEW_NOT_RUN) | O(CLEAR_REVIEW) | O(DROP_QUEUE), "skipped Review goes to Summarize"),
+	END    ("skip.skipped-summarize-ends-run",        LIVE,        SKIP, NEED(F(KIND_SUMMARIZE)),              DENY(0),                O(SKIP) | O(DROP_QUEUE) | O(END_SKIPPED), "skipped Summarize ends the Run"),
+	MOVE   ("skip.git-observation-failed-after-skip", LIVE,        SKIP, NEED(F(GIT_FAILED)),                  DENY(0),                PAUSED_ENVIRONMENT, O(SKIP) | O(DROP_QUEUE) | O(GIT_FAILED), "Git observation failed after the skip"),
+	ISSUE  ("skip.change-observed-review",            LIVE,        SKIP, NEED(F(REVIEW_ENABLED) | F(CHANGED)), DENY(0),                REVIEW, REVIEW_AFTER_SKIP, O(SKIP) | O(DROP_QUEUE) | O(OBSERVE), "a change was observed: Review"),
+	ISSUE  ("skip.otherwise-summarize",               LIVE,        SKIP, NEED(0),                              DENY(0),                SUMMARIZE, SUMMARY_AFTER_SKIP, O(SKIP) | O(DROP_QUEUE) | O(OBSERVE), "otherwise Summarize"),
 
 	/* ---- stop ---- */
-	REJECT(FSM_IN(ENDED), STOP, NEED(0), DENY(0),                             RUN_ALREADY_ENDED,      "an ended Run cannot be stopped"),
-	MOVE  (FSM_IN(STOPPED), STOP, NEED(0), DENY(0),                           STOPPED, 0,             "stopping again is journaled"),
-	MOVE  (LIVE,    STOP,   NEED(0), DENY(0),                                 STOPPED, O(VOID),       "stop voids the current Action"),
+	REJECT ("stop.ended-run-cannot-stopped",  FSM_IN(ENDED),   STOP, NEED(0), DENY(0), RUN_ALREADY_ENDED, "an ended Run cannot be stopped"),
+	MOVE   ("stop.stopping-journaled",        FSM_IN(STOPPED), STOP, NEED(0), DENY(0), STOPPED, 0, "stopping again is journaled"),
+	MOVE   ("stop.stop-voids-current-action", LIVE,            STOP, NEED(0), DENY(0), STOPPED, O(VOID), "stop voids the current Action"),
 
 	/* ---- resume ---- */
-	REJECT(FSM_IN(ENDED), RESUME, NEED(0), DENY(0),                           RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
-	REJECT(EXISTS,  RESUME, NEED(0), DENY(F(NEXT_RESUME)),                    RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
-	REJECT(EXISTS,  RESUME, NEED(F(SOURCE_OPTIONS)), DENY(F(ISSUE_BACKED)),   SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source option"),
-	REJECT(EXISTS,  RESUME, NEED(F(ISSUE_BACKED) | F(CANDIDATE)), DENY(F(SOURCE_OPTIONS)), SOURCE_CHOICE_REQUIRED, "a waiting source candidate needs a choice"),
-	REJECT(EXISTS,  RESUME, NEED(F(ISSUE_BACKED)), DENY(F(SOURCE_OPTIONS)),   SOURCE_MODE_REQUIRED,   "an issue-backed Run resumes through a source mode"),
-	REJECT(EXISTS,  RESUME, NEED(F(ISSUE_BACKED)), DENY(0),                   STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
-	ISSUE (EXISTS,  RESUME, NEED(0), DENY(F(ISSUE_BACKED)),  ORIENT, RESUMED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "resume issues a fresh Orient"),
+	REJECT ("resume.ended-run-cannot-resumed",              FSM_IN(ENDED), RESUME, NEED(0),                              DENY(0),                 RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
+	REJECT ("resume.run-next-operation-not-resume",         EXISTS,        RESUME, NEED(0),                              DENY(F(NEXT_RESUME)),    RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
+	REJECT ("resume.ad-hoc-run-takes-no",                   EXISTS,        RESUME, NEED(F(SOURCE_OPTIONS)),              DENY(F(ISSUE_BACKED)),   SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source option"),
+	REJECT ("resume.waiting-source-candidate-needs-choice", EXISTS,        RESUME, NEED(F(ISSUE_BACKED) | F(CANDIDATE)), DENY(F(SOURCE_OPTIONS)), SOURCE_CHOICE_REQUIRED, "a waiting source candidate needs a choice"),
+	REJECT ("resume.issue-backed-run-resumes-through",      EXISTS,        RESUME, NEED(F(ISSUE_BACKED)),                DENY(F(SOURCE_OPTIONS)), SOURCE_MODE_REQUIRED, "an issue-backed Run resumes through a source mode"),
+	REJECT ("resume.source-choice-names-no-waiting",        EXISTS,        RESUME, NEED(F(ISSUE_BACKED)),                DENY(0),                 STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
+	ISSUE  ("resume.resume-issues-fresh-orient",            EXISTS,        RESUME, NEED(0),                              DENY(F(ISSUE_BACKED)),   ORIENT, RESUMED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "resume issues a fresh Orient"),
 
 	/* ---- resume --use-pinned-source: the Issue is not re-read ---- */
-	REJECT(FSM_IN(ENDED), RESUME_PINNED, NEED(0), DENY(0),                    RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
-	REJECT(EXISTS,  RESUME_PINNED, NEED(0), DENY(F(NEXT_RESUME)),             RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
-	REJECT(EXISTS,  RESUME_PINNED, NEED(0), DENY(F(ISSUE_BACKED)),            SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run pins no source to keep"),
-	REJECT(EXISTS,  RESUME_PINNED, NEED(F(CANDIDATE)), DENY(0),               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
-	ISSUE (EXISTS,  RESUME_PINNED, NEED(0), DENY(0),         ORIENT, RESUMED_PINNED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "keeping the pinned source issues a fresh Orient"),
+	REJECT ("resume_pinned.ended-run-cannot-resumed",                FSM_IN(ENDED), RESUME_PINNED, NEED(0),            DENY(0),               RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
+	REJECT ("resume_pinned.run-next-operation-not-resume",           EXISTS,        RESUME_PINNED, NEED(0),            DENY(F(NEXT_RESUME)),  RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
+	REJECT ("resume_pinned.ad-hoc-run-pins-no",                      EXISTS,        RESUME_PINNED, NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run pins no source to keep"),
+	REJECT ("resume_pinned.waiting-source-candidate-resolved-first", EXISTS,        RESUME_PINNED, NEED(F(CANDIDATE)), DENY(0),               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
+	ISSUE  ("resume_pinned.keeping-pinned-source-issues-fresh",      EXISTS,        RESUME_PINNED, NEED(0),            DENY(0),               ORIENT, RESUMED_PINNED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "keeping the pinned source issues a fresh Orient"),
 
 	/* ---- resume --source-file: the same manifest is re-pinned ---- */
-	REJECT(FSM_IN(ENDED), RESUME_REFRESH, NEED(0), DENY(0),                   RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
-	REJECT(EXISTS,  RESUME_REFRESH, NEED(0), DENY(F(NEXT_RESUME)),            RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
-	REJECT(EXISTS,  RESUME_REFRESH, NEED(0), DENY(F(ISSUE_BACKED)),           SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
-	REJECT(EXISTS,  RESUME_REFRESH, NEED(F(CANDIDATE)), DENY(0),              SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
-	ISSUE (EXISTS,  RESUME_REFRESH, NEED(0), DENY(0),        ORIENT, RESUMED_REFRESHED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "the refreshed source is re-pinned and a fresh Orient issued"),
+	REJECT ("resume_refresh.ended-run-cannot-resumed",                FSM_IN(ENDED), RESUME_REFRESH, NEED(0),            DENY(0),               RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
+	REJECT ("resume_refresh.run-next-operation-not-resume",           EXISTS,        RESUME_REFRESH, NEED(0),            DENY(F(NEXT_RESUME)),  RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
+	REJECT ("resume_refresh.ad-hoc-run-no-issue",                     EXISTS,        RESUME_REFRESH, NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
+	REJECT ("resume_refresh.waiting-source-candidate-resolved-first", EXISTS,        RESUME_REFRESH, NEED(F(CANDIDATE)), DENY(0),               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
+	ISSUE  ("resume_refresh.refreshed-source-re-pinned-fresh",        EXISTS,        RESUME_REFRESH, NEED(0),            DENY(0),               ORIENT, RESUMED_REFRESHED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "the refreshed source is re-pinned and a fresh Orient issued"),
 
 	/* ---- resume --source-file: a candidate waits for a human (no budget) ---- */
-	REJECT(FSM_IN(ENDED), CANDIDATE_INVALID, NEED(0), DENY(0),                RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
-	REJECT(EXISTS,  CANDIDATE_INVALID, NEED(0), DENY(F(NEXT_RESUME)),         RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
-	REJECT(EXISTS,  CANDIDATE_INVALID, NEED(0), DENY(F(ISSUE_BACKED)),        SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
-	REJECT(EXISTS,  CANDIDATE_INVALID, NEED(F(CANDIDATE)), DENY(0),           SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
-	MOVE  (EXISTS,  CANDIDATE_INVALID, NEED(0), DENY(0),                      PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_INVALID), "an invalid refreshed body pauses for a decision"),
-	REJECT(FSM_IN(ENDED), CANDIDATE_VALID, NEED(0), DENY(0),                  RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
-	REJECT(EXISTS,  CANDIDATE_VALID, NEED(0), DENY(F(NEXT_RESUME)),           RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
-	REJECT(EXISTS,  CANDIDATE_VALID, NEED(0), DENY(F(ISSUE_BACKED)),          SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
-	REJECT(EXISTS,  CANDIDATE_VALID, NEED(F(CANDIDATE)), DENY(0),             SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
-	MOVE  (EXISTS,  CANDIDATE_VALID, NEED(0), DENY(0),                        PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_VALID), "an amended Issue pauses for a decision"),
+	REJECT ("candidate_invalid.ended-run-cannot-resumed",                FSM_IN(ENDED), CANDIDATE_INVALID, NEED(0),            DENY(0),               RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
+	REJECT ("candidate_invalid.run-next-operation-not-resume",           EXISTS,        CANDIDATE_INVALID, NEED(0),            DENY(F(NEXT_RESUME)),  RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
+	REJECT ("candidate_invalid.ad-hoc-run-no-issue",                     EXISTS,        CANDIDATE_INVALID, NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
+	REJECT ("candidate_invalid.waiting-source-candidate-resolved-first", EXISTS,        CANDIDATE_INVALID, NEED(F(CANDIDATE)), DENY(0),               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
+	MOVE   ("candidate_invalid.invalid-refreshed-body-pauses-decision",  EXISTS,        CANDIDATE_INVALID, NEED(0),            DENY(0),               PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_INVALID), "an invalid refreshed body pauses for a decision"),
+	REJECT ("candidate_valid.ended-run-cannot-resumed",                  FSM_IN(ENDED), CANDIDATE_VALID,   NEED(0),            DENY(0),               RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
+	REJECT ("candidate_valid.run-next-operation-not-resume",             EXISTS,        CANDIDATE_VALID,   NEED(0),            DENY(F(NEXT_RESUME)),  RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
+	REJECT ("candidate_valid.ad-hoc-run-no-issue",                       EXISTS,        CANDIDATE_VALID,   NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
+	REJECT ("candidate_valid.waiting-source-candidate-resolved-first",   EXISTS,        CANDIDATE_VALID,   NEED(F(CANDIDATE)), DENY(0),               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
+	MOVE   ("candidate_valid.amended-issue-pauses-decision",             EXISTS,        CANDIDATE_VALID,   NEED(0),            DENY(0),               PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_VALID), "an amended Issue pauses for a decision"),
 
 	/* ---- resume --source-choice pinned|adopt --candidate ID ---- */
-	REJECT(FSM_IN(ENDED), CHOOSE_PINNED, NEED(0), DENY(0),                    RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
-	REJECT(EXISTS,  CHOOSE_PINNED, NEED(0), DENY(F(NEXT_RESUME)),             RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
-	REJECT(EXISTS,  CHOOSE_PINNED, NEED(0), DENY(F(ISSUE_BACKED)),            SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source choice"),
-	REJECT(EXISTS,  CHOOSE_PINNED, NEED(0), DENY(F(CANDIDATE)),               STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
-	ISSUE (EXISTS,  CHOOSE_PINNED, NEED(0), DENY(0),         ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "keeping the pinned requirements re-orients"),
-	REJECT(FSM_IN(ENDED), CHOOSE_ADOPT, NEED(0), DENY(0),                     RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
-	REJECT(EXISTS,  CHOOSE_ADOPT, NEED(0), DENY(F(NEXT_RESUME)),              RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
-	REJECT(EXISTS,  CHOOSE_ADOPT, NEED(0), DENY(F(ISSUE_BACKED)),             SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source choice"),
-	REJECT(EXISTS,  CHOOSE_ADOPT, NEED(0), DENY(F(CANDIDATE)),                STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
-	REJECT(EXISTS,  CHOOSE_ADOPT, NEED(0), DENY(F(CANDIDATE_VALID)),          INVALID_SOURCE_CANDIDATE_CHOICE, "an invalid candidate cannot be adopted"),
-	ISSUE (EXISTS,  CHOOSE_ADOPT, NEED(0), DENY(0),          ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "adopting the amended requirements re-orients"),
+	REJECT ("choose_pinned.ended-run-cannot-resumed",                FSM_IN(ENDED), CHOOSE_PINNED, NEED(0), DENY(0),                  RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
+	REJECT ("choose_pinned.run-next-operation-not-resume",           EXISTS,        CHOOSE_PINNED, NEED(0), DENY(F(NEXT_RESUME)),     RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
+	REJECT ("choose_pinned.ad-hoc-run-takes-no",                     EXISTS,        CHOOSE_PINNED, NEED(0), DENY(F(ISSUE_BACKED)),    SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source choice"),
+	REJECT ("choose_pinned.source-choice-names-no-waiting",          EXISTS,        CHOOSE_PINNED, NEED(0), DENY(F(CANDIDATE)),       STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
+	ISSUE  ("choose_pinned.keeping-pinned-requirements-re-orients",  EXISTS,        CHOOSE_PINNED, NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "keeping the pinned requirements re-orients"),
+	REJECT ("choose_adopt.ended-run-cannot-resumed",                 FSM_IN(ENDED), CHOOSE_ADOPT,  NEED(0), DENY(0),                  RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
+	REJECT ("choose_adopt.run-next-operation-not-resume",            EXISTS,        CHOOSE_ADOPT,  NEED(0), DENY(F(NEXT_RESUME)),     RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
+	REJECT ("choose_adopt.ad-hoc-run-takes-no",                      EXISTS,        CHOOSE_ADOPT,  NEED(0), DENY(F(ISSUE_BACKED)),    SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source choice"),
+	REJECT ("choose_adopt.source-choice-names-no-waiting",           EXISTS,        CHOOSE_ADOPT,  NEED(0), DENY(F(CANDIDATE)),       STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
+	REJECT ("choose_adopt.invalid-candidate-cannot-adopted",         EXISTS,        CHOOSE_ADOPT,  NEED(0), DENY(F(CANDIDATE_VALID)), INVALID_SOURCE_CANDIDATE_CHOICE, "an invalid candidate cannot be adopted"),
+	ISSUE  ("choose_adopt.adopting-amended-requirements-re-orients", EXISTS,        CHOOSE_ADOPT,  NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "adopting the amended requirements re-orients"),
 };
 /* clang-format on */
 

@@ -310,6 +310,38 @@ Test(io_run, happy_path_replays_and_validates)
 	finish(&h);
 }
 
+/* Journal events name the rule that fired by its stable id; a journal from
+ * before ids, which carries the row's index under "rule", still replays to
+ * the same record. */
+Test(io_run, events_name_rows_by_stable_id_and_index_journals_still_replay)
+{
+	struct harness h = { 0 };
+	json_t *ev;
+	size_t i;
+
+	start(&h, 8, 1);
+	submit(&h, outcome("orient", "completed", NULL), 0);
+	json_array_foreach(h.journal, i, ev) {
+		json_t *data = json_array_get(ev, 1);
+		const char *id = json_string_value(json_object_get(data, "rule_id"));
+		size_t row;
+
+		cr_assert_not_null(id, "event %zu has no rule_id", i);
+		cr_assert_null(json_object_get(data, "rule"), "event %zu records an index", i);
+		for (row = 0; row < tbl_rules_len; row++)
+			if (strcmp(tbl_rules[row].id, id) == 0)
+				break;
+		cr_assert_lt(row, tbl_rules_len, "event %zu: unknown rule id %s", i, id);
+		/* The old form: the row's index, no id. */
+		json_object_del(data, "rule_id");
+		json_object_set_new(data, "rule", json_integer((json_int_t)row));
+	}
+	cr_assert(json_is_integer(json_object_get(json_array_get(json_array_get(h.journal, 0), 1),
+						  "rule")));
+	assert_replay_equals(&h);
+	finish(&h);
+}
+
 Test(io_run, decision_answer_and_destructive_grant_replay_and_validate)
 {
 	struct harness h = { 0 };
