@@ -83,14 +83,6 @@ void driver_close(struct driver *d)
 
 /* ---- next ---- */
 
-static enum next_form form_for(enum tbl_variant v)
-{
-	for (int f = 1; f < NEXT_FORM__COUNT; f++)
-		if (next_form_variant((enum next_form)f) == v)
-			return (enum next_form)f;
-	return NEXT_FORM_INVALID;
-}
-
 static const char *jstr(const json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
@@ -121,16 +113,9 @@ struct next *driver_run_next(const struct run *r, int resume_only)
 	fill.action_id = run_current_action_id(r);
 	fill.scope_digest = jstr(run_pending_request(r), "scope_sha256");
 	fill.candidate_id = jstr(json_object_get(run_json(r), "source_candidate"), "candidate_id");
-	if (rule == NULL || next_new(&n, rule->op, id, run_workspace(r), &err) < 0)
-		goto none;
-	for (int i = 0; i < 4 && rule->variants[i] != TBL_VARIANT_INVALID; i++)
-		if (next_add_form(n, form_for(rule->variants[i]), &fill, &err) < 0)
-			goto none;
-	if (next_validate(n, &err) == 0)
+	if (rule != NULL &&
+	    next_from_rule(&n, rule, id, run_workspace(r), &fill, &err) == 0)
 		return n;
-none:
-	next_free(n);
-	n = NULL;
 	sw_error_clear(&err);
 	next_none_identity(&n, id, &err);
 	return n;

@@ -129,19 +129,6 @@ int sw_digest_valid(const char *s)
 	return 1;
 }
 
-void sw_sha256_peek_hex(const struct sw_sha256 *h, char out[SW_HEX_LEN])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-	EVP_MD_CTX *copy = EVP_MD_CTX_new();
-
-	out[0] = '\0';
-	if (copy != NULL && EVP_MD_CTX_copy_ex(copy, h->ctx) == 1 &&
-	    EVP_DigestFinal_ex(copy, md, &n) == 1 && n == 32)
-		to_hex(md, out);
-	EVP_MD_CTX_free(copy);
-}
-
 /* ---- XXH3-128 ---- */
 
 struct sw_xxh {

@@ -148,14 +148,6 @@ void sw_free(void *p)
 	free(p);
 }
 
-void sw_free_secret(void *p, size_t n)
-{
-	if (p == NULL)
-		return;
-	explicit_bzero(p, n);
-	free(p);
-}
-
 char *sw_asprintf(const char *fmt, ...)
 {
 	va_list ap;

@@ -60,8 +60,6 @@ void *sw_realloc(void *p, size_t n);
 char *sw_strdup(const char *s);
 char *sw_strndup(const char *s, size_t n);
 void sw_free(void *p);
-/* Wipes `n` bytes at `p` before freeing it (R10f). */
-void sw_free_secret(void *p, size_t n);
 /* Installs sw_malloc/sw_free into Jansson.  Call once at start-up. */
 void sw_alloc_init(void);
 /* How many sw_malloc/sw_calloc/sw_realloc calls have failed so far.  Compare

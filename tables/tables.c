@@ -46,12 +46,6 @@ const char *const tbl_runstate_wire[FSM_RUN__COUNT] = {
 #undef RUNSTATE
 };
 
-const char *const tbl_branch_wire[FSM_BRANCH__COUNT] = {
-#define BRANCH(id, wire) [FSM_BRANCH_##id] = wire,
-#include "tables/branches.def"
-#undef BRANCH
-};
-
 const char *const tbl_result_wire[FSM_RESULT__COUNT] = {
 #define RESULT(id, branch, wire, host) [FSM_RESULT_##id] = wire,
 #include "tables/results.def"
@@ -186,21 +180,6 @@ enum fsm_result tbl_result_lookup(enum fsm_branch branch, const char *s)
 enum tbl_jevent tbl_jevent_lookup(const char *s)
 {
 	return (enum tbl_jevent)lookup(tbl_jevent_wire, TBL_JEVENT__COUNT, s);
-}
-
-enum tbl_nextop tbl_nextop_lookup(const char *s)
-{
-	return (enum tbl_nextop)lookup(tbl_nextop_wire, TBL_NEXTOP__COUNT, s);
-}
-
-enum tbl_variant tbl_variant_lookup(const char *s)
-{
-	return (enum tbl_variant)lookup(tbl_variant_wire, TBL_VARIANT__COUNT, s);
-}
-
-enum tbl_err tbl_err_lookup(const char *s)
-{
-	return (enum tbl_err)lookup(tbl_err_wire, TBL_ERR__COUNT, s);
 }
 
 const char *const tbl_kind_default_brief[FSM_KIND__COUNT] = {

@@ -112,7 +112,6 @@ extern const char *const tbl_kind_wire[FSM_KIND__COUNT];
 extern const char *const tbl_status_wire[FSM_STATUS__COUNT];
 extern const char *const tbl_pause_wire[FSM_PAUSE__COUNT];
 extern const char *const tbl_runstate_wire[FSM_RUN__COUNT];
-extern const char *const tbl_branch_wire[FSM_BRANCH__COUNT];
 extern const char *const tbl_result_wire[FSM_RESULT__COUNT];
 extern const char *const tbl_event_name[FSM_EV__COUNT];
 extern const char *const tbl_jevent_wire[TBL_JEVENT__COUNT];
@@ -145,8 +144,5 @@ enum fsm_pause tbl_pause_lookup(const char *s);
 enum fsm_runstate tbl_runstate_lookup(const char *s);
 enum fsm_result tbl_result_lookup(enum fsm_branch branch, const char *s);
 enum tbl_jevent tbl_jevent_lookup(const char *s);
-enum tbl_nextop tbl_nextop_lookup(const char *s);
-enum tbl_variant tbl_variant_lookup(const char *s);
-enum tbl_err tbl_err_lookup(const char *s);
 
 #endif
