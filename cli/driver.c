@@ -14,6 +14,7 @@
 #include "io/outcome.h"
 #include "io/input.h"
 #include "io/render.h"
+#include "io/run_check.h"
 #include "io/source.h"
 #include "io/source_json.h"
 #include "io/store.h"
@@ -302,7 +303,8 @@ int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
 	int rc;
 
 	*out = NULL;
-	if (store_visit(d->store, run_id_arg, replay_visit, &r, NULL, &err) < 0 || r == NULL) {
+	if (store_visit(d->store, run_id_arg, replay_visit, &r, NULL, &err) < 0 || r == NULL ||
+	    run_check(r, &err) < 0) {
 		enum tbl_err c = err.proto;
 
 		run_free(r);
@@ -1170,6 +1172,8 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 
 	if (c->run == NULL)
 		return sw_error_proto(err, TBL_ERR_RUNTIME_ERROR, "the run journal is empty");
+	if ((rc = run_check(c->run, err)) < 0)
+		return rc;
 #ifdef SW_TESTING
 	if (c->resumed)
 		check_resumed(c);
