@@ -1277,13 +1277,13 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	fx.final_observation = fin.ok ? fin.json : NULL;
 	fx.final_changed = fin.changed;
 	fx.final_error = fin.error;
+	fx.candidate = refresh.candidate;
 	/* A re-pinned or chosen source is in place before the next Action is
 	 * issued, so that Action carries its catalog. */
 	if ((rc = run_clone(&after, c->run, err)) < 0 ||
 	    (refresh.pinned && (rc = run_set_pinned_source(after, refresh.pinned, err)) < 0) ||
 	    (choice_pinned && (rc = run_set_pinned_source(after, choice_pinned, err)) < 0) ||
 	    (choice_answers && (rc = run_set_field(after, "answers", choice_answers, err)) < 0) ||
-	    (choice_pinned && (rc = run_set_field(after, "source_candidate", NULL, err)) < 0) ||
 	    (rc = run_apply(after, &m->step, &fx, err)) < 0)
 		goto out;
 	if (refresh.note && (rc = run_add_observation(after, refresh.note, err)) < 0)
@@ -1296,7 +1296,6 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		result = json_pack("{s:s, s:b, s:s}", "operation", "source_candidate_created",
 				   "budget_applied", 0, "candidate_id", candidate_id);
 		if (result == NULL ||
-		    (rc = run_set_field(after, "source_candidate", refresh.candidate, err)) < 0 ||
 		    (rc = run_set_field(after, "last_resume_result", result, err)) < 0)
 			goto nomem;
 	}

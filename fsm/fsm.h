@@ -71,7 +71,7 @@ struct fsm_deny {
 /* Effects, one line each in tables/effects.def; FSM_OP(id) is the bit of
  * effect `id` in a rule's `ops`. */
 enum fsm_effect {
-#define EFFECT(id, name, doc) FSM_EFFECT_##id,
+#define EFFECT(id, name, phase, doc) FSM_EFFECT_##id,
 #include "tables/effects.def"
 #undef EFFECT
 	FSM_EFFECT__COUNT

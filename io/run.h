@@ -67,6 +67,8 @@ struct run_effects {
 	const struct json_t *final_observation;	/* NULL when it failed */
 	int final_changed;
 	const char *final_error;
+	/* CANDIDATE_VALID / CANDIDATE_INVALID: the candidate that waits */
+	const struct json_t *candidate;
 };
 
 int run_create(struct run **out, const struct run_start *start,

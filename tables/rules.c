@@ -256,7 +256,7 @@ const uint64_t tbl_facts_input = 0
 	;
 
 const char *const tbl_op_name[FSM_EFFECT__COUNT] = {
-#define EFFECT(id, name, doc) [FSM_EFFECT_##id] = name,
+#define EFFECT(id, name, phase, doc) [FSM_EFFECT_##id] = name,
 #include "tables/effects.def"
 #undef EFFECT
 };

@@ -1,6 +1,7 @@
 """The build's own guards: the purity link check of fsm/ and tables/ fails on
 a stray libc call, swapped enum columns (or swapped need and deny fact sets)
-in a rule row do not compile, and a
+in a rule row do not compile, an effect without its handler does not compile,
+and a
 capability text with an unknown contract marker does not build."""
 
 import os
@@ -53,6 +54,25 @@ def test_swapped_rule_columns_do_not_compile():
     assert res.returncode != 0 and "fsm_need" in res.stderr, res.stderr
 
 
+def test_an_effect_without_a_handler_does_not_compile():
+    d = tempfile.mkdtemp()
+    os.makedirs(os.path.join(d, "tables"))
+    with open(os.path.join(ROOT, "tables", "effects.def"), encoding="utf-8") as f:
+        effects = f.read()
+    with open(os.path.join(d, "tables", "effects.def"), "w", encoding="utf-8") as f:
+        f.write(effects + 'EFFECT(UNHANDLED, "unhandled", BEFORE, "no handler")\n')
+    pkg = subprocess.run(["pkg-config", "--cflags", "jansson", "libgit2", "openssl"],
+                         capture_output=True, text=True).stdout.split()
+    res = subprocess.run(["cc"] + CFLAGS[:-2] + ["-I", d, "-I", ROOT] + pkg +
+                         ["-fsyntax-only", os.path.join(ROOT, "io", "run.c")],
+                         capture_output=True, text=True)
+    assert res.returncode != 0 and "effect_UNHANDLED" in res.stderr, res.stderr[-2000:]
+    res = subprocess.run(["cc"] + CFLAGS[:-2] + ["-I", ROOT] + pkg +
+                         ["-fsyntax-only", os.path.join(ROOT, "io", "run.c")],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-2000:]
+
+
 def gendocs_capability(text):
     res = subprocess.run(["make", "-s", "-C", ROOT, "build/gendocs"], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
@@ -80,4 +100,5 @@ if __name__ == "__main__":
     main([test_purity_check_passes_on_the_tree,
           test_purity_check_fails_on_a_stray_puts,
           test_swapped_rule_columns_do_not_compile,
+          test_an_effect_without_a_handler_does_not_compile,
           test_capability_markers_expand_and_unknown_ones_fail_the_build])

@@ -342,6 +342,31 @@ Test(io_run, events_name_rows_by_stable_id_and_index_journals_still_replay)
 	finish(&h);
 }
 
+/* The candidate effects change the record themselves: a row that names
+ * them is enough, no caller edits the record by event. */
+Test(io_run, candidate_effects_set_and_clear_the_waiting_candidate)
+{
+	struct harness h = { 0 };
+	struct sw_error err = SW_ERROR_INIT;
+	json_t *cand = json_pack("{s:s, s:b}", "candidate_id", "cand-1", "valid", 1);
+	struct run_effects fx = { .now = "2026-11-29T10:00:01Z", .candidate = cand };
+	struct fsm_step st = { .verdict = FSM_APPLY };
+
+	start(&h, 8, 1);
+	st.run = run_machine(h.run);
+	st.run.state = FSM_ST_PAUSED_DECISION;
+	st.ops = FSM_OP(CANDIDATE_VALID);
+	cr_assert_eq(run_apply(h.run, &st, &fx, &err), 0, "%s", err.msg);
+	cr_assert(json_equal(json_object_get(run_json(h.run), "source_candidate"), cand));
+	cr_assert(run_machine(h.run).candidate && run_machine(h.run).candidate_valid);
+	st.ops = FSM_OP(CANDIDATE_CLEAR);
+	st.run.state = FSM_ST_ACTIVE;
+	cr_assert_eq(run_apply(h.run, &st, &fx, &err), 0, "%s", err.msg);
+	cr_assert_null(json_object_get(run_json(h.run), "source_candidate"));
+	json_decref(cand);
+	finish(&h);
+}
+
 Test(io_run, decision_answer_and_destructive_grant_replay_and_validate)
 {
 	struct harness h = { 0 };
