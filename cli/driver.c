@@ -1508,6 +1508,28 @@ struct context_reader {
 	const char *run_id;
 };
 
+/* Every caller of driver_print_state has committed its mutation: when the
+ * reply cannot be derived or written the change is still saved, so the
+ * error says so and points at the Run instead of a blind retry. */
+static int fail_committed_output(const struct driver *d, const char *run_id_arg,
+				 const char *why)
+{
+	struct next *n = inspect_next(d, run_id_arg);
+	json_t *details = json_pack("{s:s, s:b, s:b, s:b, s:b}", "phase", "response_output",
+				    "committed", 1, "projection_stale", 0,
+				    "namespace_detached", 0, "ambiguous", 0);
+	char msg[300];
+	int rc;
+
+	snprintf(msg, sizeof(msg), "the mutation is committed but its response could not be "
+		 "written (%s); inspect the Run before retrying", why);
+	rc = cli_fail(TBL_ERR_MUTATION_COMMITTED_OUTPUT_FAILED, 0, msg, n,
+		      d->ws.worktree_root, details);
+	json_decref(details);
+	next_free(n);
+	return rc;
+}
+
 int driver_print_state(struct driver *d, const struct run *r, int human,
 		       const char *headline, int with_facts, const char *resume_operation)
 {
@@ -1515,15 +1537,16 @@ int driver_print_state(struct driver *d, const struct run *r, int human,
 	const json_t *rec = run_json(r);
 	struct next *n = driver_run_next(r, 0);
 	json_t *doc = NULL;
+	const char *why = "out of memory";
 	int rc = CLI_EXIT_OK;
 
 	if (n == NULL)
-		return CLI_EXIT_DEFECT;
+		return fail_committed_output(d, run_id(r), "cannot derive the next operation");
 	if (!human) {
 		doc = json_pack("{s:i, s:s, s:s}", "contract_version", 2, "run_id", run_id(r),
 				"state", jstr(rec, "state"));
 		if (doc == NULL)
-			goto defect;
+			goto fail;
 		if (json_object_get(rec, "pause_reason"))
 			json_object_set(doc, "pause_reason", json_object_get(rec, "pause_reason"));
 		if (json_object_get(rec, "summary"))
@@ -1533,7 +1556,8 @@ int driver_print_state(struct driver *d, const struct run *r, int human,
 
 			if (full == NULL) {
 				json_decref(doc);
-				goto defect;
+				why = "cannot read the current Action's context";
+				goto fail;
 			}
 			json_object_set_new(doc, "action", full);
 		}
@@ -1557,7 +1581,7 @@ int driver_print_state(struct driver *d, const struct run *r, int human,
 						: json_true());
 		}
 		if (cli_print_json(doc) < 0)
-			rc = CLI_EXIT_DEFECT;
+			rc = fail_committed_output(d, run_id(r), "cannot write to standard output");
 	} else {
 		char *choices = NULL;
 		struct sw_error err = SW_ERROR_INIT;
@@ -1579,14 +1603,14 @@ int driver_print_state(struct driver *d, const struct run *r, int human,
 			fputs(choices, stdout);
 		sw_free(choices);
 		if (fflush(stdout) == EOF)
-			rc = CLI_EXIT_DEFECT;
+			rc = fail_committed_output(d, run_id(r), "cannot write to standard output");
 	}
 	json_decref(doc);
 	next_free(n);
 	return rc;
-defect:
+fail:
 	next_free(n);
-	return CLI_EXIT_DEFECT;
+	return fail_committed_output(d, run_id(r), why);
 }
 
 /* ---- listing ---- */
@@ -1982,7 +2006,9 @@ int driver_material(struct driver *d, const char *run_id_arg, const char *action
 			"action_id", action_id,
 			"requirements_revision", json_object_get(reqs, "requirements_revision"),
 			"section", section_json(sec, markdown));
-	rc = doc == NULL || cli_print_json(doc) < 0 ? CLI_EXIT_DEFECT : 0;
+	if (doc == NULL || cli_print_json(doc) < 0)
+		rc = fail_material(d, run_id_arg, TBL_ERR_RUNTIME_ERROR,
+				   "cannot write the action material to standard output");
 out:
 	json_decref(doc);
 	sw_free(markdown);

@@ -1,8 +1,11 @@
 /* slipway: the command table and the process entry point. */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -76,12 +79,30 @@ int cmd_help(int argc, char **argv)
 	return c->fn(2, sub);
 }
 
+/* A standard descriptor the caller closed must not be handed out to the
+ * first file the run store opens, or the reply would land in a journal.
+ * Park /dev/null there, opened the wrong way round, so that writing the
+ * reply (or reading stdin) still fails and is reported as such. */
+static void reserve_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int got;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		got = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY));
+		if (got >= 0 && got != fd)
+			close(got);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
 	char msg[300];
 	int rc;
 
+	reserve_std_fds();
 	sw_alloc_init();
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)

@@ -1,0 +1,123 @@
+"""Wire conformance under faults: a committed mutation whose reply cannot be
+written, the recovery offered while a source candidate waits, preflight
+nexts, large destructive requests, damaged run directories, the journal's
+file checks and the escaping of human output."""
+
+import json
+import os
+import subprocess
+
+from protocol_support import (decision_pause, destructive_pause, encode, outcome, start,
+                              submit, write_tmp)
+from slipway_e2e import BIN, assert_cli_error, main, run, scratch_repo, validate
+import test_issue_backed as ib
+
+COMMITTED = {"phase": "response_output", "committed": True, "projection_stale": False,
+             "namespace_detached": False, "ambiguous": False}
+
+
+def run_to_full(*args, cwd=None, stdin=None):
+    """Runs the binary with stdout on /dev/full: every write to it fails."""
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([BIN] + list(args), cwd=cwd, input=stdin, stdout=full,
+                              stderr=subprocess.PIPE, timeout=60)
+    return proc.returncode, proc.stderr
+
+
+def run_stdout_closed(*args, cwd=None):
+    """Runs the binary with its stdout closed."""
+    proc = subprocess.run([BIN] + list(args), cwd=cwd, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, timeout=60,
+                          preexec_fn=lambda: os.close(1))
+    return proc.returncode, proc.stderr
+
+
+def committed_output_error(code, err, repo, run_id):
+    assert code == 3, "exit %d: %r" % (code, err)
+    doc = json.loads(err.decode())
+    validate(doc, "cliError")
+    assert doc["code"] == "mutation_committed_output_failed", doc
+    assert doc["details"] == COMMITTED, doc
+    assert [v["id"] for v in doc["next"]["variants"]] == ["inspect-run"], doc
+    assert doc["next"]["variants"][0]["base_argv"] == \
+        ["slipway", "status", run_id, "--root", repo], doc
+    return doc
+
+
+def runs(repo):
+    return run("status", "--json", cwd=repo).json_out()["runs"]
+
+
+# ---- 1: a committed mutation whose reply cannot be written ----
+
+def test_run_whose_reply_cannot_be_written_is_committed_output_failed():
+    repo = scratch_repo()
+    for mode in (["--json"], []):
+        before = {r["id"] for r in runs(repo)}
+        code, err = run_to_full("run", *mode, "--", "goal", cwd=repo)
+        after = runs(repo)
+        new = [r for r in after if r["id"] not in before]
+        assert len(new) == 1, after
+        committed_output_error(code, err, repo, new[0]["id"])
+        run("stop", new[0]["id"], cwd=repo)
+
+
+def test_run_with_stdout_closed_is_committed_output_failed_and_writes_no_file():
+    repo = scratch_repo()
+    code, err = run_stdout_closed("run", "--json", "--", "goal", cwd=repo)
+    listed = runs(repo)
+    assert len(listed) == 1, listed
+    committed_output_error(code, err, repo, listed[0]["id"])
+    rdir = os.path.join(repo, ".git", "slipway", "runs", listed[0]["id"])
+    for line in open(os.path.join(rdir, "journal.jsonl"), "rb").read().splitlines():
+        assert b"protocolState" not in line and json.loads(line)["sequence"] >= 1
+
+
+def test_each_mutation_whose_reply_fails_reports_the_commit():
+    repo = scratch_repo()
+    st = start(repo)
+    rid = st["run_id"]
+    # submit
+    path = write_tmp(encode(outcome(st["action"], summary="oriented", suggest="implement")))
+    code, err = run_to_full("protocol", "submit", "--run", rid, "--action",
+                            st["action"]["action_id"], "--outcome-file", path, cwd=repo)
+    committed_output_error(code, err, repo, rid)
+    cur = run("status", rid, "--json", cwd=repo).json_out()
+    assert cur["current_action"]["kind"] == "implement", cur
+    # answer (a decision pause first)
+    paused = submit(repo, {"run_id": rid, "action": cur["current_action"]}, status="needs_input",
+                    pause=decision_pause())
+    text = write_tmp(b"this way")
+    code, err = run_to_full("protocol", "answer", "--run", rid, "--action",
+                            paused["action"]["action_id"], "--text-file", text, cwd=repo)
+    committed_output_error(code, err, repo, rid)
+    cur = run("status", rid, "--json", cwd=repo).json_out()
+    assert cur["state"] == "active", cur
+    # skip
+    code, err = run_to_full("protocol", "skip", "--run", rid, "--action",
+                            cur["current_action"]["action_id"], cwd=repo)
+    committed_output_error(code, err, repo, rid)
+    # stop, then resume
+    code, err = run_to_full("stop", rid, "--json", cwd=repo)
+    committed_output_error(code, err, repo, rid)
+    assert run("status", rid, "--json", cwd=repo).json_out()["state"] == "stopped"
+    code, err = run_to_full("protocol", "resume", rid, cwd=repo)
+    committed_output_error(code, err, repo, rid)
+    assert run("status", rid, "--json", cwd=repo).json_out()["state"] == "active"
+
+
+def test_material_whose_output_fails_is_runtime_error_with_inspect_run():
+    repo = scratch_repo()
+    doc = ib.start(repo)
+    rid = doc["run_id"]
+    code, err = run_to_full("protocol", "material", "--run", rid, "--action",
+                            doc["action"]["action_id"], "--section", "outcome", cwd=repo)
+    assert code == 3, (code, err)
+    e = json.loads(err.decode())
+    validate(e, "cliError")
+    assert e["code"] == "runtime_error", e
+    assert [v["id"] for v in e["next"]["variants"]] == ["inspect-run"], e
+
+
+if __name__ == "__main__":
+    main([v for k, v in sorted(globals().items()) if k.startswith("test_")])
