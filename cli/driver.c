@@ -108,9 +108,10 @@ struct next *driver_run_next(const struct run *r, int resume_only)
 	struct fsm_run as_resume = m;
 
 	if (resume_only) {
-		/* The resume variants of this Run whatever its state. */
+		/* The resume variants of this Run whatever its state; a
+		 * waiting source candidate still needs its choice, so it
+		 * keeps offering keep-pinned (and adopt). */
 		as_resume.state = FSM_ST_STOPPED;
-		as_resume.candidate = 0;
 		as_resume.action = FSM_KIND_NONE;
 		rule = fsm_next(&as_resume, NULL);
 	} else {

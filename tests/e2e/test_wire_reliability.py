@@ -119,5 +119,42 @@ def test_material_whose_output_fails_is_runtime_error_with_inspect_run():
     assert [v["id"] for v in e["next"]["variants"]] == ["inspect-run"], e
 
 
+# ---- 2: while a source candidate waits ----
+
+def test_errors_while_a_candidate_waits_offer_the_choice():
+    repo = scratch_repo()
+    doc, st = ib.invalid_candidate_run(repo)
+    rid, cid = doc["run_id"], st["source_candidate"]["candidate_id"]
+    for res, code, exit_code in (
+            (ib.resume(repo, rid, "--use-pinned-source"), "source_candidate_pending", 3),
+            (ib.resume(repo, rid), "source_choice_required", 3),
+            (ib.resume(repo, rid, "--source-choice", "adopt", "--candidate", cid),
+             "invalid_source_candidate_choice", 3)):
+        err = assert_cli_error(res, code, exit_code)
+        assert [v["id"] for v in err["next"]["variants"]] == ["keep-pinned"], err
+        assert "--candidate" in err["next"]["variants"][0]["base_argv"], err
+    # An unreadable refreshed envelope in that state.
+    bad = write_tmp(b"[]")
+    err = assert_cli_error(ib.resume(repo, rid, "--source-file", bad),
+                           "invalid_source_candidate", 2)
+    assert [v["id"] for v in err["next"]["variants"]] == ["keep-pinned"], err
+    # Following the offered variant works.
+    argv = err["next"]["variants"][0]["base_argv"]
+    res = run(*argv[1:], cwd=repo)
+    assert res.code == 0, res.err
+
+
+def test_errors_while_a_valid_candidate_waits_offer_keep_and_adopt():
+    repo = scratch_repo()
+    doc = ib.stopped_run(repo)
+    rid = doc["run_id"]
+    env = ib.amended(ib.fixture(), "requirements", "# Requirements\n\nAmended.\n",
+                     parent=doc["pinned_source"]["requirements_revision"])
+    assert ib.refresh(repo, rid, env).code == 0
+    err = assert_cli_error(ib.resume(repo, rid, "--use-pinned-source"),
+                           "source_candidate_pending", 3)
+    assert [v["id"] for v in err["next"]["variants"]] == ["keep-pinned", "adopt"], err
+
+
 if __name__ == "__main__":
     main([v for k, v in sorted(globals().items()) if k.startswith("test_")])
