@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -262,6 +263,25 @@ int cli_fail(enum tbl_err code, int exit_override, const char *message,
 	json_decref(doc);
 	next_free(own);
 	return exit_code;
+}
+
+int cli_fail_inspect(enum tbl_err code, const char *message, const char *root,
+		     const char *run)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct next_fill fill = { .run_id = run };
+	struct next *n = NULL;
+	char cwd[4096];
+	int rc;
+
+	if (root == NULL || root[0] == '\0')
+		root = getcwd(cwd, sizeof(cwd)) ? cwd : "/";
+	if (next_build_form(&n, run ? NEXT_FORM_INSPECT_RUN : NEXT_FORM_INSPECT_RUNS, NULL,
+			    root, &fill, &err) < 0)
+		n = NULL;
+	rc = cli_fail(code, 0, message, n, root, NULL);
+	next_free(n);
+	return rc;
 }
 
 int cli_print_help(const char *path, const struct cli_command *cmd)

@@ -82,6 +82,12 @@ int cli_fail(enum tbl_err code, int exit_override, const char *message,
 	     const struct next *next, const char *root,
 	     const struct json_t *details);
 
+/* A preflight error (before the store is opened) whose next inspects the
+ * Run `run` (inspect-run), or every Run when `run` is NULL (inspect-runs),
+ * in `root` (the current directory when NULL or empty). */
+int cli_fail_inspect(enum tbl_err code, const char *message, const char *root,
+		     const char *run);
+
 /* Prints help for `cmd` to stdout; returns CLI_EXIT_OK or DEFECT. */
 int cli_print_help(const char *path, const struct cli_command *cmd);
 

@@ -20,20 +20,7 @@
 static int preflight_fail(const char *root, const char *run, enum tbl_err code,
 			  const char *msg)
 {
-	struct sw_error err = SW_ERROR_INIT;
-	struct next_fill fill = { .run_id = run };
-	struct next *n = NULL;
-	char cwd[4096];
-	int rc;
-
-	if (root == NULL || root[0] == '\0')
-		root = getcwd(cwd, sizeof(cwd)) ? cwd : "/";
-	if (next_build_form(&n, run ? NEXT_FORM_INSPECT_RUN : NEXT_FORM_INSPECT_RUNS, NULL,
-			    root, &fill, &err) < 0)
-		n = NULL;
-	rc = cli_fail(code, 0, msg, n, root, NULL);
-	next_free(n);
-	return rc;
+	return cli_fail_inspect(code, msg, root, run);
 }
 
 /* run_id_required / invalid_run_id, shared by every operation. */

@@ -124,7 +124,8 @@ int cmd_status(int argc, char **argv)
 		goto out;
 	}
 	if (opts[2].seen && section[0] == '\0') {
-		rc = driver_usage(&d, TBL_ERR_MATERIAL_SECTION_REQUIRED, "section cannot be empty");
+		rc = cli_fail_inspect(TBL_ERR_MATERIAL_SECTION_REQUIRED, "section cannot be empty",
+				      d.root_arg, pos[0]);
 		goto out;
 	}
 	if ((rc = driver_open(&d, false)) != 0)

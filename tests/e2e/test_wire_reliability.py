@@ -156,5 +156,15 @@ def test_errors_while_a_valid_candidate_waits_offer_keep_and_adopt():
     assert [v["id"] for v in err["next"]["variants"]] == ["keep-pinned", "adopt"], err
 
 
+# ---- 3: status --section "" ----
+
+def test_status_with_an_empty_section_offers_inspect_run():
+    repo = scratch_repo()
+    err = assert_cli_error(run("status", "abc", "--section", "", cwd=repo),
+                           "material_section_required", 2)
+    assert [v["id"] for v in err["next"]["variants"]] == ["inspect-run"], err
+    assert err["next"]["variants"][0]["base_argv"] == ["slipway", "status", "abc", "--root", repo]
+
+
 if __name__ == "__main__":
     main([v for k, v in sorted(globals().items()) if k.startswith("test_")])
