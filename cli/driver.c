@@ -474,31 +474,36 @@ static struct fsm_outcome_shape shape_of(const struct outcome *o)
 }
 
 /* Re-validates the pending destructive request recorded in the Run: its
- * scope digest is recomputed from request id, targets and impact. */
+ * scope digest is recomputed from request id, targets and impact.  The
+ * target list is as long as the Outcome made it (the reference caps only
+ * the Outcome's size). */
 static int request_valid(const json_t *req)
 {
-	struct outcome_target targets[64];
 	struct outcome_request r = { 0 };
 	struct sw_error err = SW_ERROR_INIT;
 	const json_t *list = json_object_get(req, "targets"), *t;
 	size_t i;
+	int ok = 0;
 
-	if (!json_is_object(req) || json_array_size(list) > sizeof(targets) / sizeof(*targets))
+	if (!json_is_object(req) || !json_is_array(list))
 		return 0;
 	r.request_id = (char *)jstr(req, "request_id");
 	r.impact = (char *)jstr(req, "impact");
 	r.scope_sha256 = (char *)jstr(req, "scope_sha256");
-	r.targets = targets;
 	r.n_targets = json_array_size(list);
-	json_array_foreach(list, i, t) {
-		targets[i].kind = (char *)jstr(t, "kind");
-		targets[i].value = (char *)jstr(t, "value");
-		if (!targets[i].kind || !targets[i].value)
-			return 0;
-	}
-	if (!r.request_id || !r.impact || !r.scope_sha256)
+	if (r.n_targets > 0 && (r.targets = sw_calloc(r.n_targets, sizeof(*r.targets))) == NULL)
 		return 0;
-	return outcome_request_verify(&r, &err) == 0;
+	json_array_foreach(list, i, t) {
+		r.targets[i].kind = (char *)jstr(t, "kind");
+		r.targets[i].value = (char *)jstr(t, "value");
+		if (!r.targets[i].kind || !r.targets[i].value)
+			goto out;
+	}
+	if (r.request_id && r.impact && r.scope_sha256)
+		ok = outcome_request_verify(&r, &err) == 0;
+out:
+	sw_free(r.targets);
+	return ok;
 }
 
 static unsigned input_facts(struct mctx *c, char *why, size_t whylen,

@@ -8,7 +8,7 @@ import os
 import subprocess
 
 from protocol_support import (decision_pause, destructive_pause, encode, outcome, start,
-                              submit, write_tmp)
+                              state_of, submit, write_tmp)
 from slipway_e2e import BIN, assert_cli_error, main, run, scratch_repo, validate
 import test_issue_backed as ib
 
@@ -164,6 +164,26 @@ def test_status_with_an_empty_section_offers_inspect_run():
                            "material_section_required", 2)
     assert [v["id"] for v in err["next"]["variants"]] == ["inspect-run"], err
     assert err["next"]["variants"][0]["base_argv"] == ["slipway", "status", "abc", "--root", repo]
+
+
+# ---- 6: destructive requests with hundreds of targets ----
+
+def test_destructive_request_with_hundreds_of_targets_can_be_confirmed():
+    repo = scratch_repo()
+    st = start(repo, "delete many files", "--budget", "20", "--no-review")
+    rid = st["run_id"]
+    st = submit(repo, st, suggest="implement")
+    targets = sorted([{"kind": "path", "value": "build/out/file-%04d.o" % i} for i in range(600)],
+                     key=lambda t: (t["kind"], t["value"]))
+    pause = destructive_pause(targets)
+    digest = pause["destructive_request"]["scope_sha256"]
+    paused = submit(repo, st, status="needs_input", summary="confirm", pause=pause)
+    assert paused["pause_reason"] == "destructive_confirmation_required"
+    res = run("protocol", "answer", "--run", rid, "--action", st["action"]["action_id"],
+              "--confirm-destructive", "--scope-sha256", digest, cwd=repo)
+    granted = state_of(res)
+    auth = granted["action"]["destructive_authorization"]
+    assert auth["scope_sha256"] == digest and auth["targets"] == targets
 
 
 if __name__ == "__main__":
