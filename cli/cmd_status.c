@@ -139,8 +139,8 @@ int cmd_status(int argc, char **argv)
 
 		if ((rc = driver_load(&d, pos[0], &r, 0, NULL)) != 0)
 			goto close;
-		if ((doc = driver_status_json(&d, r)) == NULL) {
-			rc = CLI_EXIT_DEFECT;
+		if ((doc = driver_status_json(&d, r, &err)) == NULL) {
+			rc = driver_fail_status(&d, &err);
 			goto close;
 		}
 		if (json) {

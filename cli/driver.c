@@ -1512,6 +1512,7 @@ static char *read_context(const char *digest, void *payload);
 struct context_reader {
 	struct driver *d;
 	const char *run_id;
+	struct sw_error err;	/* why a context could not be read */
 };
 
 /* Every caller of driver_print_state has committed its mutation: when the
@@ -1539,7 +1540,7 @@ static int fail_committed_output(const struct driver *d, const char *run_id_arg,
 int driver_print_state(struct driver *d, const struct run *r, int human,
 		       const char *headline, int with_facts, const char *resume_operation)
 {
-	struct context_reader cr = { d, run_id(r) };
+	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
 	const json_t *rec = run_json(r);
 	struct next *n = driver_run_next(r, 0);
 	json_t *doc = NULL;
@@ -1749,9 +1750,13 @@ int driver_list(struct driver *d, struct driver_listing *out)
 							"detail", "the run journal cannot be replayed"));
 			continue;
 		}
-		entry = driver_status_json(d, r);
+		entry = driver_status_json(d, r, &err);
 		if (entry)
 			json_array_append_new(out->runs, entry);
+		else	/* listed, never dropped: say why it cannot be shown */
+			json_array_append_new(out->unavailable,
+					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
+							"run_unavailable", "detail", err.msg));
 		run_free(r);
 	}
 	store_list_free(ids, n);
@@ -1770,21 +1775,20 @@ void driver_listing_release(struct driver_listing *l)
 static char *read_context(const char *digest, void *payload)
 {
 	struct context_reader *cr = payload;
-	struct sw_error err = SW_ERROR_INIT;
 	void *bytes = NULL;
 	size_t len = 0;
 	char *text;
 
-	if (store_read_material(&bytes, &len, cr->d->store, cr->run_id, digest, &err) < 0)
+	if (store_read_material(&bytes, &len, cr->d->store, cr->run_id, digest, &cr->err) < 0)
 		return NULL;
 	text = sw_strndup(bytes, len);
 	sw_free(bytes);
 	return text;
 }
 
-json_t *driver_status_json(struct driver *d, const struct run *r)
+json_t *driver_status_json(struct driver *d, const struct run *r, struct sw_error *err)
 {
-	struct context_reader cr = { d, run_id(r) };
+	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
 	json_t *doc = run_status_json(r, 1, read_context, &cr);
 	struct next *n = driver_run_next(r, 0);
 
@@ -1792,9 +1796,28 @@ json_t *driver_status_json(struct driver *d, const struct run *r)
 	    json_object_set_new(doc, "next", next_to_json(n)) < 0) {
 		json_decref(doc);
 		doc = NULL;
+		if (cr.err.code != SW_OK)
+			sw_error_set(err, cr.err.code, "the current Action's context cannot be "
+				     "read from the run's materials: %s", cr.err.msg);
+		else
+			sw_error_set(err, SW_ENOMEM, "out of memory");
 	}
 	next_free(n);
 	return doc;
+}
+
+int driver_fail_status(struct driver *d, const struct sw_error *err)
+{
+	struct next *n = NULL;
+	int rc;
+
+	if (next_build_form(&n, NEXT_FORM_LIST_RUNS, d->ws.id, d->ws.worktree_root,
+			    &(struct next_fill){ 0 }, &(struct sw_error)SW_ERROR_INIT) < 0)
+		next_none_identity(&n, d->ws.id, &(struct sw_error)SW_ERROR_INIT);
+	rc = cli_fail(err->code == SW_ENOMEM ? TBL_ERR_RUNTIME_ERROR : TBL_ERR_MATERIAL_UNAVAILABLE,
+		      0, err->msg, n, d->ws.worktree_root, NULL);
+	next_free(n);
+	return rc;
 }
 
 /* ---- material ---- */

@@ -186,5 +186,46 @@ def test_destructive_request_with_hundreds_of_targets_can_be_confirmed():
     assert auth["scope_sha256"] == digest and auth["targets"] == targets
 
 
+# ---- 8: missing or damaged materials/ ----
+
+def run_dir(repo, run_id):
+    return os.path.join(repo, ".git", "slipway", "runs", run_id)
+
+
+def damage_materials(rdir, how):
+    mdir = os.path.join(rdir, "materials")
+    if how == "missing":
+        subprocess.run(["rm", "-rf", mdir], check=True)
+    elif how == "file":
+        subprocess.run(["rm", "-rf", mdir], check=True)
+        with open(mdir, "w") as f:
+            f.write("not a directory\n")
+    else:
+        for name in os.listdir(mdir):
+            with open(os.path.join(mdir, name), "ab") as f:
+                f.write(b"tampered")
+
+
+def test_damaged_materials_are_a_structured_error_and_the_run_stays_listed():
+    for how in ("missing", "file", "tampered"):
+        repo = scratch_repo()
+        st = start(repo)
+        rid = st["run_id"]
+        damage_materials(run_dir(repo, rid), how)
+        for args in (("status", rid, "--json"), ("status", rid)):
+            err = assert_cli_error(run(*args, cwd=repo), "material_unavailable", 3)
+            assert [v["id"] for v in err["next"]["variants"]] == ["list-runs"], err
+        listing = run("status", "--json", cwd=repo)
+        assert listing.code == 0, listing.err
+        doc = listing.json_out()
+        validate(doc, "statusList")
+        assert doc["runs"] == [], doc
+        assert [(u["id"], u["code"]) for u in doc["unavailable_runs"]] == \
+            [(rid, "run_unavailable")], (how, doc)
+        human = run("status", cwd=repo)
+        assert human.code == 0 and ("%s  unavailable  code=run_unavailable" % rid).encode() \
+            in human.out, human.out
+
+
 if __name__ == "__main__":
     main([v for k, v in sorted(globals().items()) if k.startswith("test_")])
