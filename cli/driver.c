@@ -307,6 +307,24 @@ static int check_workspace(const struct driver *d, const struct run *r)
 	return rc;
 }
 
+/* The run directory could not be read for a reason of the system (no
+ * permission, no file descriptor left, no memory, an I/O error), not
+ * because of what it holds: no journal is blamed for that. */
+static bool system_failure(const struct sw_error *err)
+{
+	return err->code == SW_EIO || err->code == SW_ENOMEM;
+}
+
+/* The unavailableRun code for a Run that cannot be listed. */
+static const char *unavailable_code(const struct sw_error *err)
+{
+	if (system_failure(err))
+		return "run_unavailable";
+	if (tbl_err_lookup(err->proto) == TBL_ERR_RUN_BUSY)
+		return "run_busy";
+	return "run_journal_invalid";
+}
+
 int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
 		int quiet, const char **code)
 {
@@ -319,7 +337,9 @@ int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
 		enum tbl_err c = tbl_err_lookup(err.proto);
 
 		run_free(r);
-		if (c != TBL_ERR_RUN_NOT_FOUND && c != TBL_ERR_RUN_BUSY)
+		if (system_failure(&err))
+			c = TBL_ERR_RUNSTORE_UNAVAILABLE;
+		else if (c != TBL_ERR_RUN_NOT_FOUND && c != TBL_ERR_RUN_BUSY)
 			c = TBL_ERR_RUN_JOURNAL_INVALID;
 		if (code)
 			*code = tbl_err_wire[c];
@@ -330,6 +350,9 @@ int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
 
 			if (c == TBL_ERR_RUN_BUSY)
 				n = inspect_next(d, run_id_arg);
+			else if (c == TBL_ERR_RUNSTORE_UNAVAILABLE)
+				next_build_form(&n, NEXT_FORM_RUN_DOCTOR, d->ws.id, d->ws.worktree_root,
+						&(struct next_fill){ 0 }, &err);
 			else if (next_build_form(&n, NEXT_FORM_LIST_RUNS, d->ws.id,
 						 d->ws.worktree_root, &(struct next_fill){ 0 }, &err) < 0)
 				next_none_identity(&n, d->ws.id, &err);
@@ -1713,7 +1736,7 @@ int driver_list(struct driver *d, struct driver_listing *out)
 		if (store_first_event(d->store, ids[i], header_visit, &h, &err) < 0 || h.init == NULL) {
 			json_array_append_new(out->unavailable,
 					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
-							"run_journal_invalid", "detail",
+							unavailable_code(&err), "detail",
 							err.msg[0] ? err.msg : "the run header cannot be read"));
 			json_decref(h.init);
 			continue;
@@ -1743,11 +1766,15 @@ int driver_list(struct driver *d, struct driver_listing *out)
 		}
 		json_decref(h.init);
 		if (driver_load(d, ids[i], &r, 1, &code) != 0) {
+			const char *wire = strcmp(code, "runstore_unavailable") == 0 ? "run_unavailable"
+					   : strcmp(code, "run_busy") == 0 ? "run_busy"
+					   : "run_journal_invalid";
+
 			json_array_append_new(out->unavailable,
-					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
-							strcmp(code, "run_busy") == 0 ? "run_busy"
-										      : "run_journal_invalid",
-							"detail", "the run journal cannot be replayed"));
+					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code", wire,
+							"detail", strcmp(wire, "run_unavailable") == 0
+							? "the run directory cannot be read (see slipway doctor)"
+							: "the run journal cannot be replayed"));
 			continue;
 		}
 		entry = driver_status_json(d, r, &err);

@@ -48,9 +48,10 @@ struct run {
 	int fd;
 	struct stat st;
 	int lock_fd;
+	off_t cut_at;	/* a torn only record to cut when the journal is next appended */
 };
 
-#define RUN_INIT { NULL, -1, { 0 }, -1 }
+#define RUN_INIT { NULL, -1, { 0 }, -1, -1 }
 
 /* What is known about an in-flight mutation (upstream mutationTracker). */
 struct txn {
@@ -578,6 +579,28 @@ static int open_leaf(int *fd, int dfd, const char *name, int flags,
 		return 0;
 	}
 	return sw_error_set(err, SW_EUNSAFE, "'%s' changed while opening", name);
+}
+
+/* open_leaf for the journal, which is appended in place: a second hard
+ * link would let those appends reach a file outside the run directory,
+ * so a journal with more than one link is refused. */
+static int open_journal(int *fd, int dfd, int flags, struct sw_error *err)
+{
+	struct stat st;
+	int rc = open_leaf(fd, dfd, JOURNAL_NAME, flags, err);
+
+	if (rc < 0)
+		return rc;
+	if (fstat(*fd, &st) < 0)
+		rc = sw_error_sys(err, errno, "cannot stat '%s'", JOURNAL_NAME);
+	else if (st.st_nlink != 1)
+		rc = sw_error_set(err, SW_EUNSAFE, "'%s' has %ju hard links; a journal must "
+				  "have exactly one", JOURNAL_NAME, (uintmax_t)st.st_nlink);
+	if (rc < 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	return rc;
 }
 
 /* fsync of a directory after re-proving its identity. */
@@ -1121,8 +1144,7 @@ static int replay(struct store *s, struct run *r, bool repair,
 	{
 		struct sw_error e = SW_ERROR_INIT;
 
-		rc = open_leaf(&fd, r->fd, JOURNAL_NAME,
-			       repair ? O_RDWR : O_RDONLY, &e);
+		rc = open_journal(&fd, r->fd, repair ? O_RDWR : O_RDONLY, &e);
 		/* A run whose create died before the journal: no events. */
 		if (rc == SW_ENOTFOUND)
 			return 0;
@@ -1197,6 +1219,15 @@ static int replay(struct store *s, struct run *r, bool repair,
 			break;
 		}
 	}
+	/* A torn record with no complete one before it is all the Run has:
+	 * cutting it now would leave an empty journal behind a mutation that
+	 * is then refused, so the cut waits for the append that commits. */
+	if (repair && truncate_at >= 0 && n == 0) {
+		r->cut_at = truncate_at;
+		repair = false;
+		if (from)
+			from->repaired = true;
+	}
 	if (repair && (truncate_at >= 0 || append_nl)) {
 		if ((rc = check_leaf(r->fd, JOURNAL_NAME, fd, err)) < 0)
 			goto out;
@@ -1270,7 +1301,7 @@ int store_first_event(struct store *s, const char *run_id,
 	{
 		struct sw_error e = SW_ERROR_INIT;
 
-		rc = open_leaf(&fd, r.fd, JOURNAL_NAME, O_RDONLY, &e);
+		rc = open_journal(&fd, r.fd, O_RDONLY, &e);
 		if (rc == SW_ENOTFOUND) {
 			rc = sw_error_set(err, SW_EPARSE, "run journal is missing");
 			goto out;
@@ -1919,8 +1950,7 @@ static int append_journal(bool *existed, struct store *s, struct run *r,
 		return rc;
 	if (fstatat(r->fd, JOURNAL_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		*existed = true;
-		if ((rc = open_leaf(&fd, r->fd, JOURNAL_NAME, O_WRONLY | O_APPEND,
-				    err)) < 0)
+		if ((rc = open_journal(&fd, r->fd, O_WRONLY | O_APPEND, err)) < 0)
 			return rc;
 	} else if (errno != ENOENT) {
 		return sw_error_sys(err, errno, "cannot inspect journal");
@@ -1934,6 +1964,10 @@ static int append_journal(bool *existed, struct store *s, struct run *r,
 	t->phase = "journal_verify";
 	if ((rc = check_leaf(r->fd, JOURNAL_NAME, fd, err)) < 0)
 		goto out;
+	if (*existed && r->cut_at >= 0 && ftruncate(fd, r->cut_at) < 0) {
+		rc = sw_error_sys(err, errno, "cannot truncate torn journal record");
+		goto out;
+	}
 	t->phase = "journal_write";
 	if (f_write(fd, bytes, len, &done) < 0) {
 		if (done > 0)
@@ -2111,7 +2145,7 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_x
 	{
 		struct sw_error e = SW_ERROR_INIT;
 
-		if (open_leaf(&jfd, r->fd, JOURNAL_NAME, O_RDONLY, &e) < 0 ||
+		if (open_journal(&jfd, r->fd, O_RDONLY, &e) < 0 ||
 		    fstat(jfd, &jst) < 0 || jst.st_size < jbytes ||
 		    (buf = sw_malloc(65536)) == NULL || sw_xxh_new(&h, &e) < 0)
 			goto out;

@@ -227,5 +227,93 @@ def test_damaged_materials_are_a_structured_error_and_the_run_stays_listed():
             in human.out, human.out
 
 
+# ---- 12: system failures, a torn only line, hard links ----
+
+def run_limited_fds(limit, *args, cwd=None):
+    import resource
+
+    def lower():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+    proc = subprocess.run([BIN] + list(args), cwd=cwd, capture_output=True, timeout=60,
+                          preexec_fn=lower)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_fd_exhaustion_is_not_blamed_on_the_journal():
+    repo = scratch_repo()
+    rid = start(repo)["run_id"]
+    seen = set()
+    for limit in range(4, 40):
+        code, out, err = run_limited_fds(limit, "status", rid, "--json", cwd=repo)
+        if code == 0:
+            continue
+        doc = json.loads(err.decode().splitlines()[-1])
+        assert doc["code"] != "run_journal_invalid", (limit, doc)
+        seen.add(doc["code"])
+        code, out, err = run_limited_fds(limit, "status", "--json", cwd=repo)
+        if code == 0:
+            listing = json.loads(out)
+            validate(listing, "statusList")
+            for u in listing["unavailable_runs"]:
+                assert u["code"] == "run_unavailable", (limit, listing)
+                seen.add("listed:" + u["code"])
+    assert "runstore_unavailable" in seen and "listed:run_unavailable" in seen, seen
+
+
+def test_permission_denied_journal_is_runstore_unavailable():
+    if os.geteuid() != 0 or not os.path.exists("/usr/bin/setpriv"):
+        print("skip: needs root and setpriv to read as another user")
+        return
+    repo = scratch_repo()
+    rid = start(repo)["run_id"]
+    subprocess.run(["chmod", "755", repo], check=True)
+    subprocess.run(["chown", "-R", "nobody", repo], check=True)
+    journal = os.path.join(run_dir(repo, rid), "journal.jsonl")
+    os.chown(journal, 0, 0)
+    as_nobody = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", BIN]
+    env = dict(os.environ, HOME="/tmp")
+    proc = subprocess.run(as_nobody + ["status", rid, "--json"], cwd=repo, capture_output=True,
+                          env=env, timeout=60)
+    assert proc.returncode == 3, proc.stderr
+    doc = json.loads(proc.stderr)
+    validate(doc, "cliError")
+    assert doc["code"] == "runstore_unavailable" and "Permission denied" in doc["message"], doc
+    proc = subprocess.run(as_nobody + ["status", "--json"], cwd=repo, capture_output=True,
+                          env=env, timeout=60)
+    listing = json.loads(proc.stdout)
+    assert [(u["id"], u["code"]) for u in listing["unavailable_runs"]] == \
+        [(rid, "run_unavailable")], listing
+
+
+def test_rejected_mutation_keeps_a_journal_whose_only_line_is_torn():
+    repo = scratch_repo()
+    st = start(repo)
+    rid, aid = st["run_id"], st["action"]["action_id"]
+    journal = os.path.join(run_dir(repo, rid), "journal.jsonl")
+    torn = open(journal, "rb").read()[:300]
+    assert b"\n" not in torn
+    with open(journal, "wb") as f:
+        f.write(torn)
+    for args in (("protocol", "skip", "--run", rid, "--action", aid), ("stop", rid),
+                 ("protocol", "resume", rid)):
+        res = run(*args, cwd=repo)
+        assert res.code == 3, res.err
+        assert open(journal, "rb").read() == torn, args
+
+
+def test_a_hard_linked_journal_is_refused_and_the_other_name_is_untouched():
+    repo = scratch_repo()
+    rid = start(repo)["run_id"]
+    journal = os.path.join(run_dir(repo, rid), "journal.jsonl")
+    outside = os.path.join(scratch_repo(commit=False), "outside.jsonl")
+    os.link(journal, outside)
+    before = open(outside, "rb").read()
+    err = assert_cli_error(run("stop", rid, "--json", cwd=repo), "mutation_not_committed", 3)
+    assert "hard link" in err["message"], err
+    assert open(outside, "rb").read() == before
+    err = assert_cli_error(run("status", rid, "--json", cwd=repo), "run_journal_invalid", 3)
+    assert "hard link" in err["message"], err
+
+
 if __name__ == "__main__":
     main([v for k, v in sorted(globals().items()) if k.startswith("test_")])
