@@ -301,3 +301,120 @@ int cli_print_help(const char *path, const struct cli_command *cmd)
 	printf("  -h, --help                       help for %s\n", path);
 	return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
 }
+
+/* ---- human output ---- */
+
+/* Code points that reorder or break the lines a terminal shows: the bidi
+ * marks, embeddings, overrides and isolates, and the Unicode line and
+ * paragraph separators.  Human output writes them as "<U+XXXX>"; JSON
+ * output is never filtered. */
+static int invisible(unsigned cp)
+{
+	return cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+	       (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+struct human_out {
+	int fd;
+	unsigned char held[2];	/* a sequence split by the stdio buffer */
+	size_t nheld;
+};
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The length of the UTF-8 sequence at p that may encode one of them (the
+ * lead bytes 0xD8 and 0xE2), else 0. */
+static size_t candidate_len(unsigned char lead)
+{
+	return lead == 0xD8 ? 2 : lead == 0xE2 ? 3 : 0;
+}
+
+static ssize_t human_write(void *cookie, const char *buf, size_t len)
+{
+	struct human_out *h = cookie;
+	unsigned char *all = sw_malloc(h->nheld + len + 1);
+	size_t n, i = 0, from = 0, keep = 0;
+
+	if (all == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(all, h->held, h->nheld);
+	memcpy(all + h->nheld, buf, len);
+	n = h->nheld + len;
+	h->nheld = 0;
+	while (i < n) {
+		size_t k = candidate_len(all[i]);
+		unsigned cp;
+		char shown[16];
+
+		if (k == 0) {
+			i++;
+			continue;
+		}
+		if (n - i < k) {	/* the rest comes with the next write */
+			keep = n - i;
+			break;
+		}
+		cp = k == 2 ? ((all[i] & 0x1Fu) << 6) | (all[i + 1] & 0x3Fu)
+			    : ((all[i] & 0x0Fu) << 12) | ((all[i + 1] & 0x3Fu) << 6) |
+			      (all[i + 2] & 0x3Fu);
+		if (!invisible(cp)) {
+			i++;
+			continue;
+		}
+		snprintf(shown, sizeof(shown), "<U+%04X>", cp);
+		if (write_all(h->fd, all + from, i - from) < 0 ||
+		    write_all(h->fd, shown, strlen(shown)) < 0)
+			goto fail;
+		i += k;
+		from = i;
+	}
+	if (write_all(h->fd, all + from, n - keep - from) < 0)
+		goto fail;
+	memcpy(h->held, all + n - keep, keep);
+	h->nheld = keep;
+	sw_free(all);
+	return (ssize_t)len;
+fail:
+	sw_free(all);
+	return -1;
+}
+
+static int human_close(void *cookie)
+{
+	struct human_out *h = cookie;
+
+	return h->nheld ? write_all(h->fd, h->held, h->nheld) : 0;
+}
+
+int cli_human_output(void)
+{
+	static const cookie_io_functions_t io = { NULL, human_write, NULL, human_close };
+	static struct human_out h;	/* one stdout, for the process's life */
+	FILE *f;
+
+	if (fflush(stdout) == EOF)
+		return -1;
+	h.fd = STDOUT_FILENO;
+	h.nheld = 0;
+	if ((f = fopencookie(&h, "w", io)) == NULL)
+		return -1;
+	stdout = f;
+	return 0;
+}

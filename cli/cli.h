@@ -88,6 +88,13 @@ int cli_fail(enum tbl_err code, int exit_override, const char *message,
 int cli_fail_inspect(enum tbl_err code, const char *message, const char *root,
 		     const char *run);
 
+/* Routes what the command prints on stdout from here on through a filter
+ * that shows bidi controls and U+2028/U+2029 as "<U+XXXX>", so text from
+ * a goal, summary, answer or material cannot reorder or break what the
+ * person reads.  For human output only: a command printing JSON never
+ * calls it.  Write errors still reach fflush/ferror.  Returns 0 or -1. */
+int cli_human_output(void);
+
 /* Prints help for `cmd` to stdout; returns CLI_EXIT_OK or DEFECT. */
 int cli_print_help(const char *path, const struct cli_command *cmd);
 

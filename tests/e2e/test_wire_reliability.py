@@ -279,6 +279,69 @@ def test_debris_of_older_versions_is_reported_by_status_and_doctor():
     assert runs_entries(repo) == [".tmp-killed-0123456789abcdef", "left-empty", "left-partial"]
 
 
+# ---- 11: bidi controls and line separators in human output ----
+
+INVISIBLE = ["\u061c", "\u200e", "\u200f", "\u2028", "\u2029", "\u202a", "\u202b", "\u202c",
+             "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"]
+
+
+def shown(ch):
+    return "<U+%04X>" % ord(ch)
+
+
+def assert_escaped(text, chars):
+    for ch in INVISIBLE:
+        assert ch not in text, "raw %r in human output" % shown(ch)
+    for ch in chars:
+        assert shown(ch) in text, (shown(ch), text[:400])
+
+
+def test_human_output_escapes_bidi_controls_and_json_keeps_them():
+    repo = scratch_repo()
+    goal = "fix " + "".join("%s%d" % (ch, i) for i, ch in enumerate(INVISIBLE)) + " done"
+    res = run("run", "--", goal, cwd=repo)
+    assert res.code == 0, res.err
+    assert_escaped(res.out.decode(), INVISIBLE)
+    # (json.loads on the bytes: str.splitlines would split at U+2028)
+    doc = json.loads(run("status", "--json", cwd=repo).out)
+    rid = doc["runs"][0]["id"]
+    assert doc["runs"][0]["goal"] == goal, "JSON carries the goal unchanged"
+    st = json.loads(run("status", rid, "--json", cwd=repo).out)
+    question = "Which \u202eone\u2029?"
+    path = write_tmp(encode(outcome(st["current_action"], status="needs_input",
+                                    pause=decision_pause(question))))
+    res = run("protocol", "submit", "--run", rid, "--action", st["current_action"]["action_id"],
+              "--outcome-file", path, cwd=repo)
+    assert res.code == 0, res.err
+    for args, shows in ((("status", rid), ["\u202e", "\u2029"]), (("status",), ["\u202e"]),
+                        (("stop", rid), [])):
+        res = run(*args, cwd=repo)
+        assert res.code == 0, res.err
+        assert_escaped(res.out.decode(), shows)
+    assert question in run("status", rid, "--json", cwd=repo).out.decode(), "JSON is unchanged"
+
+
+def test_escaping_holds_across_the_output_buffer():
+    repo = scratch_repo()
+    goal = "ab\u202e" * 6000 + "c\u2028" * 3000
+    res = run("run", "--", goal, cwd=repo)
+    assert res.code == 0, res.err
+    text = res.out.decode()
+    assert_escaped(text, ["\u202e", "\u2028"])
+    assert text.count("<U+202E>") == 6000 and text.count("<U+2028>") == 3000
+
+
+def test_human_material_escapes_bidi_controls():
+    repo = scratch_repo()
+    payload = "# Constraints\n\nKeep \u202eevil\u202c text\u2029 out.\n"
+    doc = ib.start(repo, ib.with_section_payload(ib.fixture(), "constraints", payload))
+    res = run("status", doc["run_id"], "--section", "constraints", cwd=repo)
+    assert res.code == 0, res.err
+    assert_escaped(res.out.decode(), ["\u202e", "\u202c", "\u2029"])
+    res = run("status", doc["run_id"], "--section", "constraints", "--json", cwd=repo)
+    assert json.loads(res.out)["section"]["markdown"] == payload
+
+
 # ---- 12: system failures, a torn only line, hard links ----
 
 def run_limited_fds(limit, *args, cwd=None):
