@@ -20,24 +20,78 @@ static struct cli_opt *find_opt(struct cli_opt *opts, const char *name,
 	return NULL;
 }
 
-static int push_strings(struct cli_strings *s, const char *value)
+static int push_field(struct cli_strings *s, const char *p, size_t len)
+{
+	char **grown = sw_realloc(s->v, (s->n + 2) * sizeof(*grown));
+
+	if (grown == NULL)
+		return -1;
+	s->v = grown;
+	if ((s->v[s->n] = sw_malloc(len + 1)) == NULL)
+		return -1;
+	/* A quoted field's doubled quotes stand for one. */
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < len; i++) {
+			s->v[s->n][k++] = p[i];
+			if (p[i] == '"')
+				i++;
+		}
+		s->v[s->n][k] = '\0';
+	}
+	s->v[++s->n] = NULL;
+	return 0;
+}
+
+/* Appends the fields of `value` read as one CSV record, as the
+ * reference's string-slice flags do: comma-separated, a field in double
+ * quotes may hold commas and "" for a quote, a bare quote elsewhere is an
+ * error; "" gives no field.  Returns 0, -1 (out of memory) or -2 with
+ * `why` set (a parse error). */
+static int push_strings(struct cli_strings *s, const char *value, const char **why)
 {
 	const char *p = value;
 
+	if (*p == '\0')
+		return 0;
 	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		char **grown = sw_realloc(s->v, (s->n + 2) * sizeof(*grown));
+		const char *start = p;
+		size_t len;
 
-		if (grown == NULL)
+		if (*p == '"') {
+			start = ++p;
+			for (;; p++) {
+				if (*p == '\0') {
+					*why = "extraneous or missing \" in quoted-field";
+					return -2;
+				}
+				if (*p == '"' && p[1] == '"')
+					p++;
+				else if (*p == '"')
+					break;
+			}
+			len = (size_t)(p - start);
+			p++;
+			if (*p != ',' && *p != '\0' && *p != '\n') {
+				*why = "extraneous or missing \" in quoted-field";
+				return -2;
+			}
+		} else {
+			while (*p != ',' && *p != '\0' && *p != '\n') {
+				if (*p == '"') {
+					*why = "bare \" in non-quoted-field";
+					return -2;
+				}
+				p++;
+			}
+			len = (size_t)(p - start);
+		}
+		if (push_field(s, start, len) < 0)
 			return -1;
-		s->v = grown;
-		if ((s->v[s->n] = sw_strndup(p, len)) == NULL)
-			return -1;
-		s->v[++s->n] = NULL;
-		if (comma == NULL)
-			return 0;
-		p = comma + 1;
+		if (*p != ',')
+			return 0;	/* the record ends at its line */
+		p++;
 	}
 }
 
@@ -69,12 +123,21 @@ static int set_value(struct cli_opt *o, const char *value, char *msg,
 	case CLI_OPT_STRING:
 		*(const char **)o->dest = value;
 		break;
-	case CLI_OPT_STRINGS:
-		if (push_strings(o->dest, value) < 0) {
+	case CLI_OPT_STRINGS: {
+		const char *why = NULL;
+		int rc = push_strings(o->dest, value, &why);
+
+		if (rc == -2) {
+			snprintf(msg, msglen, "invalid argument \"%s\" for \"--%s\" flag: %s",
+				 value, o->name, why);
+			return CLI_EXIT_USAGE;
+		}
+		if (rc < 0) {
 			snprintf(msg, msglen, "out of memory");
 			return CLI_EXIT_RUNTIME;
 		}
 		break;
+	}
 	case CLI_OPT_INT: {
 		char *end = NULL;
 		long v;
@@ -202,6 +265,44 @@ int cli_max_args(size_t npos, size_t max, const char *root_arg)
 		return 0;
 	snprintf(msg, sizeof(msg), "accepts at most %zu arg(s), received %zu", max, npos);
 	return cli_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, root_arg, NULL);
+}
+
+/* 1 when `flag` (without its dashes) is in `bools`. */
+static int takes_no_value(const char *flag, const char *const *bools)
+{
+	for (; *bools; bools++)
+		if (strcmp(flag, *bools) == 0)
+			return 1;
+	return 0;
+}
+
+int cli_hoist_command(int argc, char **argv, const char *const *bools)
+{
+	int at = 0;
+
+	for (int i = 1; i < argc && at == 0; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--") == 0)
+			break;
+		if (a[0] != '-') {
+			at = i;
+		} else if (strchr(a, '=') == NULL &&
+			   ((a[1] == '-' && !takes_no_value(a + 2, bools)) ||
+			    (a[1] != '-' && a[1] != '\0' && a[2] == '\0' &&
+			     !takes_no_value(a + 1, bools)))) {
+			if (i + 2 >= argc)	/* no command can follow */
+				break;
+			i++;			/* its value */
+		}
+	}
+	if (at > 1) {
+		char *name = argv[at];
+
+		memmove(argv + 2, argv + 1, (size_t)(at - 1) * sizeof(*argv));
+		argv[1] = name;
+	}
+	return at;
 }
 
 const char *cli_raw_root(int argc, char **argv)

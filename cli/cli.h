@@ -16,7 +16,7 @@ struct json_t;
 enum cli_opt_type {
 	CLI_OPT_BOOL,		/* --x, --x=true, --x=false */
 	CLI_OPT_STRING,		/* --x V, --x=V; last one wins */
-	CLI_OPT_STRINGS,	/* repeatable and comma-separated: --x a,b --x c */
+	CLI_OPT_STRINGS,	/* repeatable, each value one CSV record: --x a,b --x '"c,d"' */
 	CLI_OPT_INT		/* --x N (decimal, may be negative) */
 };
 
@@ -66,6 +66,15 @@ int cli_no_args(size_t npos, char *const *pos, const char *path,
 /* invalid_usage unless there are at most `max` positional arguments;
  * 0 when there are. */
 int cli_max_args(size_t npos, size_t max, const char *root_arg);
+
+/* Finds the command name in argv[1..argc) as the reference's command
+ * lookup does: flags before it are skipped, one without "=" taking the
+ * next argument as its value unless its name (without dashes) is in
+ * `bools` (NULL-terminated); "--" ends the search.  When found at index
+ * k > 1, argv is reordered to name, the flags that preceded it, then the
+ * rest, so the command parses those flags as its own.  Returns k, or 0
+ * when argv holds no command name. */
+int cli_hoist_command(int argc, char **argv, const char *const *bools);
 
 /* The raw --root value appearing before "--", or NULL. */
 const char *cli_raw_root(int argc, char **argv);

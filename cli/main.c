@@ -28,6 +28,9 @@ struct command {
 	int hidden;
 };
 
+/* The root's own flags that take no value. */
+static const char *const root_bools[] = { "help", "h", "version", "v", NULL };
+
 /* Sorted by name, as the help lists them. */
 static const struct command commands[] = {
 	{ "_help", cmd_help, "Help about any command", 1 },
@@ -112,6 +115,10 @@ int main(int argc, char **argv)
 		       SLIPWAY_COMMIT, SLIPWAY_DATE);
 		return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
 	}
+	/* A flag before the command name is the command's own
+	 * (slipway --root R status). */
+	if (argv[1][0] == '-')
+		(void)cli_hoist_command(argc, argv, root_bools);
 	if ((c = find(argv[1])) == NULL) {
 		if (argv[1][0] == '-')
 			snprintf(msg, sizeof(msg), "unknown flag: %s", argv[1]);

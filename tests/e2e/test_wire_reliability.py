@@ -166,6 +166,57 @@ def test_status_with_an_empty_section_offers_inspect_run():
     assert err["next"]["variants"][0]["base_argv"] == ["slipway", "status", "abc", "--root", repo]
 
 
+# ---- 5: the command-line grammar the reference parses ----
+
+def test_protocol_takes_its_persistent_root_before_the_operation():
+    repo = scratch_repo()
+    other = scratch_repo()
+    st = start(repo)
+    rid, aid = st["run_id"], st["action"]["action_id"]
+    res = run("protocol", "--root", repo, "skip", "--run", rid, "--action", aid, cwd=other)
+    doc = state_of(res)
+    assert doc["action"]["action_id"] != aid, "the skip went to the Run in --root"
+    res = run("protocol", "--root=" + repo, "skip", "--run", rid, "--action",
+              doc["action"]["action_id"], cwd=other)
+    state_of(res)
+    for args in (("protocol", "--root", repo), ("protocol", "--root=" + repo)):
+        err = assert_cli_error(run(*args, cwd=other), "protocol_operation_required", 2)
+        assert err["next"]["operation"] == "none"
+    assert_cli_error(run("protocol", "--json", cwd=repo), "invalid_usage", 2)
+    assert_cli_error(run("protocol", "--root", cwd=repo), "invalid_usage", 2)
+
+
+def test_a_root_level_flag_before_the_command_name_belongs_to_the_command():
+    repo = scratch_repo()
+    other = scratch_repo()
+    rid = start(repo)["run_id"]
+    doc = json.loads(run("--root", repo, "status", "--json", cwd=other).out)
+    assert [r["id"] for r in doc["runs"]] == [rid], doc
+    doc = json.loads(run("--root=" + repo, "status", rid, "--json", cwd=other).out)
+    assert doc["id"] == rid
+    res = run("--root", repo, "protocol", "--root", repo, "resume", rid, cwd=other)
+    assert_cli_error(res, "run_not_resumable", 3)
+    err = assert_cli_error(run("--root", repo, cwd=other), "invalid_usage", 2)
+    assert "unknown flag: --root" in err["message"]
+    assert_cli_error(run("--bogus", "status", cwd=repo), "invalid_usage", 2)
+
+
+def test_tool_values_are_read_as_csv_records():
+    repo = scratch_repo()
+    for d in (".claude", ".codex", ".cursor"):
+        os.makedirs(os.path.join(repo, d))
+    res = run("install", "--tool", '"claude,codex"', "--json", cwd=repo)
+    assert res.code == 0, res.err
+    assert res.json_out()["hosts"] == ["claude", "codex"]
+    res = run("uninstall", "--tool", '"claude,codex"', "--tool", "cursor", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    assert res.json_out()["hosts"] == ["claude", "codex", "cursor"]
+    err = assert_cli_error(run("install", "--tool", 'cl"aude', cwd=repo), "invalid_usage", 2)
+    assert "bare" in err["message"], err
+    assert_cli_error(run("install", "--tool", '"claude', cwd=repo), "invalid_usage", 2)
+    assert_cli_error(run("install", "--tool", "", cwd=repo), "host_adapter_required", 2)
+
+
 # ---- 6: destructive requests with hundreds of targets ----
 
 def test_destructive_request_with_hundreds_of_targets_can_be_confirmed():
