@@ -91,7 +91,9 @@ int driver_start(struct driver *d, const char *goal, unsigned budget,
  * `headline`, with `with_facts` the state, goal, budget and current Action,
  * then the next choices.  `resume_operation` (may be NULL) adds
  * resume_operation and budget_applied, taken from the Run's
- * last_resume_result when it has one. */
+ * last_resume_result when it has one.  Every caller has committed its
+ * mutation, so a reply that cannot be derived or written is reported as
+ * mutation_committed_output_failed (exit 3, inspect-run), never exit 1. */
 int driver_print_state(struct driver *d, const struct run *r, int human,
 		       const char *headline, int with_facts, const char *resume_operation);
 

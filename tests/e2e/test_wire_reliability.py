@@ -133,11 +133,11 @@ def test_errors_while_a_candidate_waits_offer_the_choice():
         err = assert_cli_error(res, code, exit_code)
         assert [v["id"] for v in err["next"]["variants"]] == ["keep-pinned"], err
         assert "--candidate" in err["next"]["variants"][0]["base_argv"], err
-    # An unreadable refreshed envelope in that state.
-    bad = write_tmp(b"[]")
-    err = assert_cli_error(ib.resume(repo, rid, "--source-file", bad),
-                           "invalid_source_candidate", 2)
-    assert [v["id"] for v in err["next"]["variants"]] == ["keep-pinned"], err
+    # An unreadable or unusable refreshed envelope in that state.
+    for bad in (write_tmp(b"[]"), os.path.join(repo, "no-such-envelope.json")):
+        err = assert_cli_error(ib.resume(repo, rid, "--source-file", bad),
+                               "invalid_source_candidate", 2)
+        assert [v["id"] for v in err["next"]["variants"]] == ["keep-pinned"], err
     # Following the offered variant works.
     argv = err["next"]["variants"][0]["base_argv"]
     res = run(*argv[1:], cwd=repo)
