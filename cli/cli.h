@@ -16,7 +16,7 @@ struct json_t;
 enum cli_opt_type {
 	CLI_OPT_BOOL,		/* --x, --x=true, --x=false */
 	CLI_OPT_STRING,		/* --x V, --x=V; last one wins */
-	CLI_OPT_STRINGS,	/* repeatable and comma-separated: --x a,b --x c */
+	CLI_OPT_STRINGS,	/* repeatable, each value one CSV record: --x a,b --x '"c,d"' */
 	CLI_OPT_INT		/* --x N (decimal, may be negative) */
 };
 
@@ -67,6 +67,15 @@ int cli_no_args(size_t npos, char *const *pos, const char *path,
  * 0 when there are. */
 int cli_max_args(size_t npos, size_t max, const char *root_arg);
 
+/* Finds the command name in argv[1..argc) as the reference's command
+ * lookup does: flags before it are skipped, one without "=" taking the
+ * next argument as its value unless its name (without dashes) is in
+ * `bools` (NULL-terminated); "--" ends the search.  When found at index
+ * k > 1, argv is reordered to name, the flags that preceded it, then the
+ * rest, so the command parses those flags as its own.  Returns k, or 0
+ * when argv holds no command name. */
+int cli_hoist_command(int argc, char **argv, const char *const *bools);
+
 /* The raw --root value appearing before "--", or NULL. */
 const char *cli_raw_root(int argc, char **argv);
 
@@ -87,6 +96,19 @@ int cli_print_json_text(char *text);
 int cli_fail(enum tbl_err code, int exit_override, const char *message,
 	     const struct next *next, const char *root,
 	     const struct json_t *details);
+
+/* A preflight error (before the store is opened) whose next inspects the
+ * Run `run` (inspect-run), or every Run when `run` is NULL (inspect-runs),
+ * in `root` (the current directory when NULL or empty). */
+int cli_fail_inspect(enum tbl_err code, const char *message, const char *root,
+		     const char *run);
+
+/* Routes what the command prints on stdout from here on through a filter
+ * that shows bidi controls and U+2028/U+2029 as "<U+XXXX>", so text from
+ * a goal, summary, answer or material cannot reorder or break what the
+ * person reads.  For human output only: a command printing JSON never
+ * calls it.  Write errors still reach fflush/ferror.  Returns 0 or -1. */
+int cli_human_output(void);
 
 /* Prints help for `cmd` to stdout; returns CLI_EXIT_OK or DEFECT. */
 int cli_print_help(const char *path, const struct cli_command *cmd);

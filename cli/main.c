@@ -1,8 +1,11 @@
 /* slipway: the command table and the process entry point. */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -24,6 +27,9 @@ struct command {
 	const char *summary;
 	int hidden;
 };
+
+/* The root's own flags that take no value. */
+static const char *const root_bools[] = { "help", "h", "version", "v", NULL };
 
 /* Sorted by name, as the help lists them. */
 static const struct command commands[] = {
@@ -76,12 +82,30 @@ int cmd_help(int argc, char **argv)
 	return c->fn(2, sub);
 }
 
+/* A standard descriptor the caller closed must not be handed out to the
+ * first file the run store opens, or the reply would land in a journal.
+ * Park /dev/null there, opened the wrong way round, so that writing the
+ * reply (or reading stdin) still fails and is reported as such. */
+static void reserve_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int got;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		got = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY));
+		if (got >= 0 && got != fd)
+			close(got);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
 	char msg[300];
 	int rc;
 
+	reserve_std_fds();
 	sw_alloc_init();
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
@@ -91,6 +115,10 @@ int main(int argc, char **argv)
 		       SLIPWAY_COMMIT, SLIPWAY_DATE);
 		return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
 	}
+	/* A flag before the command name is the command's own
+	 * (slipway --root R status). */
+	if (argv[1][0] == '-')
+		(void)cli_hoist_command(argc, argv, root_bools);
 	if ((c = find(argv[1])) == NULL) {
 		if (argv[1][0] == '-')
 			snprintf(msg, sizeof(msg), "unknown flag: %s", argv[1]);
