@@ -8,6 +8,12 @@
 #include "cli/commands.h"
 #include "io/err.h"
 
+/* build/gen/version.h: git describe and the build date (mk/version.sh). */
+#if defined(__has_include)
+#if __has_include("build/gen/version.h")
+#include "build/gen/version.h"
+#endif
+#endif
 #ifndef SLIPWAY_VERSION
 #define SLIPWAY_VERSION "0.1.0"
 #endif
