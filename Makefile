@@ -189,7 +189,7 @@ unit: $(TEST_BINS)
 		sh tests/step.sh $$t $$t --jobs 2 --short-filename; \
 	done
 
-e2e: build/san/slipway
+e2e: build/san/slipway man
 	@set -e; for t in $(E2E_TESTS); do \
 		SLIPWAY_BIN=$(CURDIR)/build/san/slipway $(TEST_ENV) \
 		sh tests/step.sh $$t $(PYTHON) $$t; \

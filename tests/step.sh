@@ -28,5 +28,5 @@ if [ $rc -ne 0 ]; then
 fi
 echo "${n:-1} $skipped" > "$log.count"
 extra=
-[ "$skipped" -gt 0 ] && extra=", $skipped skipped: see $log"
+[ "$skipped" -gt 0 ] && extra=", $skipped skipped"
 echo "  PASS    $name (${n:-1} in ${secs}s$extra)"

@@ -100,7 +100,11 @@ def test_install_and_uninstall_honour_destdir_and_prefix():
     assert res.returncode == 0, res.stdout + res.stderr
     want = ["usr/bin/slipway", "usr/share/doc/slipway/LICENSE", "usr/share/doc/slipway/README.md",
             "usr/share/slipway/schemas/machine-protocol.schema.json",
-            "usr/share/slipway/schemas/source-envelope.schema.json"]
+            "usr/share/slipway/schemas/source-envelope.schema.json",
+            "usr/share/man/man1/slipway.1", "usr/share/man/man1/slipway-protocol.1",
+            "usr/share/bash-completion/completions/slipway",
+            "usr/share/zsh/vendor-completions/_slipway",
+            "usr/share/fish/vendor_completions.d/slipway.fish"]
     for path in want:
         assert os.path.isfile(os.path.join(dest, path)), path
     assert os.access(os.path.join(dest, "usr/bin/slipway"), os.X_OK)
@@ -111,6 +115,7 @@ def test_install_and_uninstall_honour_destdir_and_prefix():
     res = make("install", "DESTDIR=" + dest, "BINDIR=/opt/sw/bin", "MANDIR=/opt/sw/man")
     assert res.returncode == 0, res.stdout + res.stderr
     assert os.path.isfile(os.path.join(dest, "opt/sw/bin/slipway"))
+    assert os.path.isfile(os.path.join(dest, "opt/sw/man/man1/slipway-run.1"))
     shutil.rmtree(dest)
 
 
