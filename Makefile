@@ -210,8 +210,9 @@ check-headers:
 		$(CC) $(CSTD) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -x c -fsyntax-only - ; \
 	done; echo "check-headers: $(words $(filter %.h,$(HDRS))) headers compile alone"
 
-build/gendocs: docs/gendocs.c $(PURE_OBJS)
-	$(QUIET_LINK)$(CC) $(CFLAGS_REL) -Wno-missing-prototypes $(LDFLAGS) -o $@ $< $(PURE_OBJS)
+build/gendocs: docs/gendocs.c tests/support/fsm_explore.c tests/support/fsm_explore.h $(PURE_OBJS)
+	$(QUIET_LINK)$(CC) $(CFLAGS_REL) -Wno-missing-prototypes $(LDFLAGS) -o $@ \
+		docs/gendocs.c tests/support/fsm_explore.c $(PURE_OBJS)
 
 GENERATED_DOCS = docs/protocol-tables.md docs/run-states.dot
 
