@@ -108,7 +108,7 @@ TEST_HELPER_OBJS = $(patsubst %.c,build/san/%.o,$(TEST_HELPERS))
 PURE_ALLOWED = __assert_fail memcmp memset memcpy strcmp strlen __stack_chk_fail
 
 .PHONY: deps demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers docs docs-check \
-	install install-strip uninstall clean check-pkgs pkg-flags schemas schemas-check FORCE
+	install install-strip uninstall clean check-clang check-pkgs pkg-flags schemas schemas-check FORCE
 .DELETE_ON_ERROR:
 .SECONDARY: $(TEST_HELPER_OBJS)
 
@@ -180,7 +180,7 @@ TEST_ENV = V=$(V) SLIPWAY_SHARED=$(SLIPWAY_SHARED) SLIPWAY_TEST_ROOT=$(CURDIR)
 E2E_TESTS = $(sort $(wildcard tests/e2e/test_*.py))
 
 test: DEVELOPER = 1
-test: check-purity check-headers docs-check unit e2e fuzz-smoke bench-build
+test: check-purity check-headers check-clang docs-check unit e2e fuzz-smoke bench-build
 	@$(TEST_ENV) sh tests/summary.sh $(TEST_BINS) $(E2E_TESTS) $(FUZZ_SMOKE_STEPS)
 
 unit: $(TEST_BINS)
@@ -202,6 +202,14 @@ check-purity: $(PURE_OBJS)
 	@bad=$$(nm -u build/pure.o | awk '{print $$2}' | grep -vxF $(addprefix -e ,$(PURE_ALLOWED)) || true); \
 	if [ -n "$$bad" ]; then echo "check-purity: fsm/ and tables/ reference: $$bad"; exit 1; fi; \
 	echo "check-purity: fsm/ and tables/ are pure ($(words $(PURE_OBJS)) objects)"
+
+# The sources compile without a warning under clang too (a syntax-only
+# pass with the release warnings as errors).
+CLANG ?= clang
+check-clang: | check-pkgs
+	@set -e; for f in $(LIB_SRCS) cli/main.c; do \
+		$(CLANG) $(CSTD) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -fsyntax-only $$f; \
+	done; echo "check-clang: $(words $(LIB_SRCS) cli/main.c) sources compile cleanly with $(CLANG)"
 
 # Every header compiles on its own.
 check-headers:
