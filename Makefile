@@ -31,8 +31,10 @@ INSTALL  ?= install
 CFLAGS   ?= -O2 -g
 PKGS      = jansson libgit2 openssl libxxhash
 
+# groff-base, zsh and fish let the tests check the man pages and completions.
 DEBIAN_PKGS = build-essential pkg-config git libjansson-dev libssl-dev libgit2-dev libxxhash-dev \
-	      libcriterion-dev python3-jsonschema graphviz clang libclang-rt-14-dev groff-base
+	      libcriterion-dev python3-jsonschema graphviz clang libclang-rt-14-dev groff-base \
+	      zsh fish
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Installs the Debian packages that are missing (root, or sudo).

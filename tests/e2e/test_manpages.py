@@ -70,6 +70,12 @@ def test_pages_agree_with_help():
     root = man_text("slipway")
     for _, page in cmds:
         assert page in root, page
+    # `slipway _help CMD` (the reference's hidden help command) prints the same.
+    for words, _ in cmds:
+        if len(words) == 1:
+            via_help = subprocess.run([BIN, "_help", words[0]], capture_output=True, text=True).stdout
+            direct = subprocess.run([BIN, words[0], "--help"], capture_output=True, text=True).stdout
+            assert via_help == direct, words
 
 
 def bash_complete(words, cwd=None, path=None):
