@@ -74,14 +74,20 @@ class Result:
         self.err = proc.stderr
 
     def json_out(self):
+        """The one JSON document on stdout, validated against the schema."""
         lines = self.out.decode().splitlines()
         assert len(lines) == 1, "stdout must hold exactly one JSON line: %r" % self.out
-        return json.loads(lines[0])
+        doc = json.loads(lines[0])
+        validate_any(doc)
+        return doc
 
     def json_err(self):
+        """The cliError on stderr, validated against the schema."""
         lines = self.err.decode().splitlines()
         assert len(lines) == 1, "stderr must hold exactly one JSON line: %r" % self.err
-        return json.loads(lines[0])
+        doc = json.loads(lines[0])
+        validate(doc, "cliError")
+        return doc
 
 
 def run(*args, cwd=None, stdin=None, env=None):
