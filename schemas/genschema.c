@@ -8,6 +8,8 @@
  *   "except": [wire, ...]   rows left out
  *   "host": true            only rows a host may send (pauses, results)
  *   "branch": "review"      results of one Outcome branch
+ * and {"x-slipway-outcome-matrix": true} becomes the list of legal Outcome
+ * shapes, one per Action kind and group of statuses, from tbl_legal.
  * Built and run by `make schemas`; `make docs-check` compares the output
  * with the committed schemas/ files. */
 
@@ -101,6 +103,117 @@ static json_t *expand(json_t *ph)
 	return out;
 }
 
+/* ---- the legal-outcome matrix (tables/matrix.c) as the Outcome's oneOf ---- */
+
+static const enum fsm_status status_order[] = {
+	FSM_STATUS_COMPLETED, FSM_STATUS_PARTIAL, FSM_STATUS_ERROR,
+	FSM_STATUS_NEEDS_INPUT,
+};
+
+static int same_cell(const struct fsm_legal *a, const struct fsm_legal *b)
+{
+	return a->legal == b->legal && a->branch == b->branch &&
+	       a->results == b->results && a->pauses == b->pauses &&
+	       a->max_suggestions == b->max_suggestions;
+}
+
+/* {"const": w} for one member of `set`, else {"enum": [...]}. */
+static json_t *one_or_enum(unsigned set, const char *const *wire, int count)
+{
+	json_t *list = json_array();
+	int n = 0, last = 0;
+
+	for (int i = 1; i < count; i++)
+		if (set & (1u << i)) {
+			json_array_append_new(list, json_string(wire[i]));
+			n++;
+			last = i;
+		}
+	if (n == 1) {
+		json_decref(list);
+		return json_pack("{s:s}", "const", wire[last]);
+	}
+	return json_pack("{s:o}", "enum", list);
+}
+
+static json_t *ref(const char *def)
+{
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "#/$defs/%s", def);
+	return json_pack("{s:s}", "$ref", buf);
+}
+
+static json_t *null_type(void)
+{
+	return json_pack("{s:s}", "type", "null");
+}
+
+static json_t *pause_shape(unsigned pauses)
+{
+	const unsigned destructive = 1u << FSM_PAUSE_DESTRUCTIVE;
+
+	if (pauses == (1u << FSM_PAUSE_NONE))
+		return null_type();
+	if (pauses & destructive)
+		return json_pack("{s:[o,o]}", "oneOf", ref("nonDestructivePause"),
+				 ref("destructivePause"));
+	return ref("nonDestructivePause");
+}
+
+/* The branch object narrowed to the cell's results; review's "findings
+ * reported" and "no findings" also bound the findings list. */
+static json_t *branch_shape(const struct fsm_legal *c, enum fsm_branch which,
+			    const char *def)
+{
+	const unsigned both = (1u << FSM_RESULT_NO_FINDINGS) | (1u << FSM_RESULT_FINDINGS);
+
+	if (c->branch != which)
+		return null_type();
+	if (which == FSM_BRANCH_REVIEW && (c->results & both) == both)
+		return json_pack("{s:[o,{s:[{s:{s:{s:s},s:{s:i}}},{s:{s:{s:s},s:{s:i}}}]}]}",
+			"allOf", ref(def), "oneOf",
+			"properties", "result", "const", tbl_result_wire[FSM_RESULT_NO_FINDINGS],
+			"findings", "maxItems", 0,
+			"properties", "result", "const", tbl_result_wire[FSM_RESULT_FINDINGS],
+			"findings", "minItems", 1);
+	return json_pack("{s:[o,{s:{s:o}}]}", "allOf", ref(def), "properties", "result",
+			 one_or_enum(c->results, tbl_result_wire, FSM_RESULT__COUNT));
+}
+
+/* One oneOf branch per Action kind and group of statuses sharing a cell. */
+static json_t *outcome_matrix(void)
+{
+	json_t *out = json_array();
+	const int n = (int)(sizeof(status_order) / sizeof(status_order[0]));
+
+	for (int k = 1; k < FSM_KIND__COUNT && out; k++) {
+		int done[sizeof(status_order) / sizeof(status_order[0])] = { 0 };
+
+		for (int i = 0; i < n; i++) {
+			const struct fsm_legal *c = &tbl_legal[k][status_order[i]];
+			unsigned statuses = 0;
+
+			if (done[i] || !c->legal)
+				continue;
+			for (int j = i; j < n; j++)
+				if (!done[j] && same_cell(c, &tbl_legal[k][status_order[j]])) {
+					statuses |= 1u << status_order[j];
+					done[j] = 1;
+				}
+			json_array_append_new(out, json_pack("{s:{s:{s:s},s:o,s:o,s:o,s:o,s:{s:i}}}",
+				"properties",
+				"action_kind", "const", tbl_kind_wire[k],
+				"status", one_or_enum(statuses, tbl_status_wire, FSM_STATUS__COUNT),
+				"pause", pause_shape(c->pauses),
+				"implementation", branch_shape(c, FSM_BRANCH_IMPLEMENTATION, "implementation"),
+				"review", branch_shape(c, FSM_BRANCH_REVIEW, "review"),
+				"suggested_actions", "maxItems", (int)c->max_suggestions));
+		}
+	}
+	return out;
+}
+
 /* Replaces every placeholder under `node` in place. */
 static int walk(json_t *node)
 {
@@ -127,9 +240,17 @@ static int walk(json_t *node)
 		json_object_del(node, "branch");
 		return json_object_set_new(node, "enum", list);
 	}
-	json_object_foreach_safe(node, tmp, key, v)
+	json_object_foreach_safe(node, tmp, key, v) {
+		if (json_is_true(json_object_get(v, "x-slipway-outcome-matrix"))) {
+			json_t *m = outcome_matrix();
+
+			if (m == NULL || json_object_set_new(node, key, m) < 0)
+				return -1;
+			continue;
+		}
 		if (walk(v) < 0)
 			return -1;
+	}
 	return 0;
 }
 

@@ -5,6 +5,7 @@ except where ours is stricter on purpose (STRICTER below)."""
 
 import json
 import os
+import re
 
 import jsonschema
 
@@ -76,6 +77,37 @@ def test_enums_follow_tables():
     assert "budget_exhausted" not in host and "decision_required" in host
 
 
+def test_outcome_branches_follow_the_expected_legal_outcomes():
+    """$defs.outcome.oneOf (generated from tables/matrix.c) has one branch per
+    row of tests/data/legal-outcomes.txt, with the same statuses, results
+    and suggestion limit."""
+    branches = ours("machine-protocol")["$defs"]["outcome"]["oneOf"]
+    rows = []
+    with open(os.path.join(ROOT, "tests", "data", "legal-outcomes.txt"), encoding="utf-8") as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                rows.append(line.split())
+    assert len(branches) == len(rows)
+
+    def values(node):
+        return sorted(node["enum"]) if "enum" in node else [node["const"]]
+
+    for branch, (kind, statuses, pauses, impl, review, sugg) in zip(branches, rows):
+        p = branch["properties"]
+        assert p["action_kind"]["const"] == kind
+        assert values(p["status"]) == sorted(statuses.split(",")), kind
+        assert p["suggested_actions"]["maxItems"] == int(sugg), kind
+        assert (p["pause"] == {"type": "null"}) == (pauses == "-"), kind
+        assert ("destructivePause" in json.dumps(p["pause"])) == ("destructive" in pauses), kind
+        for name, want in (("implementation", impl), ("review", review)):
+            if want == "-":
+                assert p[name] == {"type": "null"}, (kind, name)
+                continue
+            got = re.findall(r'"const": "([a-z_]+)"|"enum": \[([^\]]*)\]', json.dumps(p[name]))
+            results = sorted(w.strip(' "') for c, e in got for w in ([c] if c else e.split(",")))
+            assert results == sorted(want.split(",")), (kind, name, results)
+
+
 def test_conformance_equal_to_the_reference_but_for_stricter_enums():
     if REFERENCE is None:
         skip("schemas/ compared with the reference schemas")
@@ -89,4 +121,5 @@ def test_conformance_equal_to_the_reference_but_for_stricter_enums():
 
 if __name__ == "__main__":
     main([test_schemas_are_valid_draft_2020_12, test_enums_follow_tables,
+          test_outcome_branches_follow_the_expected_legal_outcomes,
           test_conformance_equal_to_the_reference_but_for_stricter_enums])
