@@ -400,8 +400,85 @@ int cli_fail_inspect(enum tbl_err code, const char *message, const char *root,
 	return rc;
 }
 
+static int reference_mode;
+
+void cli_help_reference(void)
+{
+	reference_mode = 1;
+}
+
+int cli_help_is_reference(void)
+{
+	return reference_mode;
+}
+
+static const char *const opt_type_name[] = {
+	[CLI_OPT_BOOL] = "bool", [CLI_OPT_STRING] = "string",
+	[CLI_OPT_STRINGS] = "strings", [CLI_OPT_INT] = "int",
+};
+
+static json_t *choices_json(const char *choices)
+{
+	json_t *a = json_array();
+
+	while (a && choices && *choices) {
+		size_t n = strcspn(choices, " ");
+
+		if (n)
+			json_array_append_new(a, json_stringn(choices, n));
+		choices += n + (choices[n] == ' ');
+	}
+	return a;
+}
+
+static int print_reference(const char *path, const struct cli_command *cmd)
+{
+	json_t *doc = json_object(), *opts = json_array();
+	int rc = 0;
+
+	for (const struct cli_opt *o = cmd->opts; doc && opts && o && o->name; o++)
+		if (json_array_append_new(opts, json_pack("{s:s, s:s, s:s?, s:s, s:o}",
+			"name", o->name, "type", opt_type_name[o->type],
+			"value", o->value_name, "usage", o->usage,
+			"choices", choices_json(o->choices))) < 0)
+			rc = -1;
+	if (doc == NULL || opts == NULL || rc < 0 ||
+	    json_object_set_new(doc, "path", json_string(path)) < 0 ||
+	    json_object_set_new(doc, "use", json_string(cmd->use)) < 0 ||
+	    json_object_set_new(doc, "summary", json_string(cmd->summary)) < 0 ||
+	    json_object_set_new(doc, "examples",
+				cmd->examples ? json_string(cmd->examples) : json_null()) < 0 ||
+	    json_object_set(doc, "options", opts) < 0 || cli_print_json(doc) < 0)
+		rc = -1;
+	json_decref(opts);
+	json_decref(doc);
+	return rc < 0 ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+}
+
+int cli_print_group_reference(const char *path, const char *summary,
+			      const char *const *names, const char *const *summaries)
+{
+	json_t *doc = json_object(), *cmds = json_array();
+	int rc = 0;
+
+	for (size_t i = 0; doc && cmds && names[i]; i++)
+		if (json_array_append_new(cmds, json_pack("{s:s, s:s}", "name", names[i],
+							  "summary", summaries[i])) < 0)
+			rc = -1;
+	if (doc == NULL || cmds == NULL || rc < 0 ||
+	    json_object_set_new(doc, "path", json_string(path)) < 0 ||
+	    json_object_set_new(doc, "summary", json_string(summary)) < 0 ||
+	    json_object_set(doc, "commands", cmds) < 0 || cli_print_json(doc) < 0)
+		rc = -1;
+	json_decref(cmds);
+	json_decref(doc);
+	return rc < 0 ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+}
+
 int cli_print_help(const char *path, const struct cli_command *cmd)
 {
+	if (reference_mode)
+		return print_reference(path, cmd);
 	printf("%s\n\nUsage:\n  slipway %s\n", cmd->summary, cmd->use);
 	if (cmd->examples)
 		printf("\nExamples:\n%s\n", cmd->examples);

@@ -27,6 +27,8 @@ struct cli_opt {
 	int seen;		/* set by the parser */
 	const char *usage;	/* one line for --help */
 	const char *value_name;	/* "string", "int", ... for --help; NULL for bool */
+	const char *choices;	/* the accepted values, space-separated, for man
+				 * pages and shell completion; NULL when free */
 };
 
 struct cli_strings {
@@ -110,7 +112,22 @@ int cli_fail_inspect(enum tbl_err code, const char *message, const char *root,
  * calls it.  Write errors still reach fflush/ferror.  Returns 0 or -1. */
 int cli_human_output(void);
 
-/* Prints help for `cmd` to stdout; returns CLI_EXIT_OK or DEFECT. */
+/* Prints help for `cmd` to stdout; returns CLI_EXIT_OK or DEFECT.  In
+ * reference mode (cli_help_reference) it prints the same facts as one JSON
+ * line instead: {"path","use","summary","examples","options":[{"name",
+ * "type","value","usage","choices"}]}, which `slipway _reference` gathers
+ * for the generated man pages and shell completions. */
 int cli_print_help(const char *path, const struct cli_command *cmd);
+
+/* Switches every later help print to reference mode (see above). */
+void cli_help_reference(void);
+
+/* True in reference mode. */
+int cli_help_is_reference(void);
+
+/* One reference-mode line for a command group without flags of its own:
+ * {"path","use","summary","commands":[...]} (`names` NULL-terminated). */
+int cli_print_group_reference(const char *path, const char *summary,
+			      const char *const *names, const char *const *summaries);
 
 #endif

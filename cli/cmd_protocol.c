@@ -336,7 +336,7 @@ static int op_resume(int argc, char **argv, const char *raw_root)
 		{ "budget", CLI_OPT_STRING, &budget_s, 0, "replace remaining Action budget (default: preserve or replenish)", "int" },
 		{ "source-file", CLI_OPT_STRING, &source, 0, "refreshed raw GitHub Change source envelope", "string" },
 		{ "use-pinned-source", CLI_OPT_BOOL, &pinned, 0, "continue explicitly with the pinned source snapshot", NULL },
-		{ "source-choice", CLI_OPT_STRING, &choice, 0, "resolve current source candidate: pinned or adopt", "string" },
+		{ "source-choice", CLI_OPT_STRING, &choice, 0, "resolve current source candidate: pinned or adopt", "string", "pinned adopt" },
 		{ "candidate", CLI_OPT_STRING, &candidate, 0, "current source candidate ID", "string" },
 		root_opt, OPTS_END,
 	};
@@ -478,8 +478,32 @@ static const struct {
 	{ "submit", op_submit, "Report one Action Outcome and receive the next Action" },
 };
 
+/* Reference mode (slipway _reference): the group, then each operation. */
+static int protocol_reference(void)
+{
+	const char *names[sizeof(ops) / sizeof(ops[0]) + 1] = { NULL };
+	const char *summaries[sizeof(ops) / sizeof(ops[0]) + 1] = { NULL };
+	int rc;
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		names[i] = ops[i].name;
+		summaries[i] = ops[i].summary;
+	}
+	rc = cli_print_group_reference("protocol",
+		"Machine protocol operations that generated adapters call to drive a Run",
+		names, summaries);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]) && rc == CLI_EXIT_OK; i++) {
+		char *argv[] = { (char *)ops[i].name, (char *)"--help", NULL };
+
+		rc = ops[i].fn(2, argv, NULL);
+	}
+	return rc;
+}
+
 static int protocol_help(void)
 {
+	if (cli_help_is_reference())
+		return protocol_reference();
 	printf("Machine protocol operations that generated adapters call to drive a Run\n\n"
 	       "Usage:\n  slipway protocol [command]\n\nAvailable Commands:\n");
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
