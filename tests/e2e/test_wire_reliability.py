@@ -369,7 +369,11 @@ def test_human_output_escapes_bidi_controls_and_json_keeps_them():
         res = run(*args, cwd=repo)
         assert res.code == 0, res.err
         assert_escaped(res.out.decode(), shows)
-    assert question in run("status", rid, "--json", cwd=repo).out.decode(), "JSON is unchanged"
+    # JSON is left to the encoder: the bidi control stays raw (the encoder
+    # writes only U+2028/U+2029 as escapes) and the text decodes unchanged.
+    out = run("status", rid, "--json", cwd=repo).out.decode()
+    assert "\u202e" in out and "<U+" not in out, "JSON is not filtered"
+    assert question in json.dumps(json.loads(out), ensure_ascii=False), "JSON is unchanged"
 
 
 def test_escaping_holds_across_the_output_buffer():
