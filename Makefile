@@ -1,32 +1,93 @@
 # slipway: one non-recursive Makefile.  See README.md for the two set-up commands.
 #
 #   make            build/slipway (optimised, no sanitizers)
-#   make test       every test: unit + model checks + e2e (ASan/UBSan), purity, docs-check
-#   make docs       regenerate docs/ from tables/
+#   make test       every test: unit + model checks + e2e (ASan/UBSan), purity,
+#                   docs-check, a fixed-seed fuzz smoke run; quiet, V=1 verbose
+#   make docs       regenerate docs/ and schemas/ from tables/
 #   make docs-check fail when a committed generated file is stale
 #   make bench      benchmarks (not tests)
 #   make fuzz       libFuzzer harnesses for a bounded time (clang)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= BINDIR= MANDIR= ...; make uninstall
+#
+# User CFLAGS, CPPFLAGS and LDFLAGS are honoured (Debian's hardening flags
+# included).  Warnings are errors only in developer mode (DEVELOPER=1) and in
+# every test build.  `make deps X` installs the Debian packages first and then
+# builds X in a second make that reads pkg-config afresh (safe with -j).
 
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
+DATADIR  ?= $(PREFIX)/share
+MANDIR   ?= $(DATADIR)/man
+DOCDIR   ?= $(DATADIR)/doc/slipway
+SCHEMADIR ?= $(DATADIR)/slipway/schemas
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR  ?= $(DATADIR)/zsh/vendor-completions
+FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
 CC       ?= cc
 LD       ?= ld
+PKG_CONFIG ?= pkg-config
 PYTHON   ?= /usr/bin/python3
+INSTALL  ?= install
+CFLAGS   ?= -O2 -g
 PKGS      = jansson libgit2 openssl libxxhash
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CRIT_LIBS  := $(shell pkg-config --libs criterion 2>/dev/null)
 
-WARN     = -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes \
+# groff-base, zsh and fish let the tests check the man pages and completions.
+DEBIAN_PKGS = build-essential pkg-config git libjansson-dev libssl-dev libgit2-dev libxxhash-dev \
+	      libcriterion-dev python3-jsonschema jq graphviz clang libclang-rt-14-dev groff-base \
+	      zsh fish
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# Installs the Debian packages that are missing (root, or sudo).
+deps:
+	@missing=$$(for p in $(DEBIAN_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		$(SUDO) apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
+	else echo "deps: all Debian packages present"; fi
+
+# `make deps X Y`: this make only installs; a second make, started after
+# `deps` has finished, builds X Y and so reads pkg-config once the packages
+# are there.  Under -j the two never overlap.
+DEPS_THEN := $(filter-out deps,$(MAKECMDGOALS))
+ifneq ($(and $(filter deps,$(MAKECMDGOALS)),$(DEPS_THEN)),)
+.PHONY: deps deps-then $(DEPS_THEN)
+$(DEPS_THEN): deps-then
+	@:
+deps-then: deps
+	@$(MAKE) --no-print-directory $(DEPS_THEN)
+else
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+CRIT_LIBS  := $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null)
+PKG_OK     := $(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo yes)
+
+# V=1 shows every command; the default prints one short line per step.
+ifeq ($(V),1)
+Q =
+QUIET_CC =
+QUIET_LINK =
+QUIET_GEN =
+else
+Q = @
+QUIET_CC = @echo "  CC      $@";
+QUIET_LINK = @echo "  LINK    $@";
+QUIET_GEN = @echo "  GEN     $@";
+endif
+
+WARN     = -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wswitch-enum -Wvla -Wwrite-strings -fno-common -Wshadow \
 	   -Wno-missing-field-initializers
+DEV_WERROR = $(if $(filter 1,$(DEVELOPER)),-Werror)
 CSTD     = -std=c11 -D_GNU_SOURCE
 INC      = -I. -include io/banned.h
-CFLAGS_REL = $(CSTD) $(WARN) -O2 -g $(INC) $(PKG_CFLAGS)
-CFLAGS_SAN = $(CSTD) $(WARN) -O1 -g -fno-omit-frame-pointer \
+CFLAGS_REL = $(CSTD) $(WARN) $(DEV_WERROR) $(INC) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+CFLAGS_SAN = $(CSTD) $(WARN) -Werror -O1 -g -fno-omit-frame-pointer \
 	     -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	     -DSW_TESTING=1 $(INC) $(PKG_CFLAGS)
+	     -DSW_TESTING=1 $(INC) $(PKG_CFLAGS) $(CPPFLAGS)
 LDFLAGS_SAN = -fsanitize=address,undefined
 
 # Sources are picked up by wildcard so that adding a module needs no edit here.
@@ -48,27 +109,21 @@ TEST_HELPER_OBJS = $(patsubst %.c,build/san/%.o,$(TEST_HELPERS))
 # Symbols the pure core may reference (R1): no allocation, I/O, clock, env.
 PURE_ALLOWED = __assert_fail memcmp memset memcpy strcmp strlen __stack_chk_fail
 
-DEBIAN_PKGS = build-essential pkg-config git libjansson-dev libssl-dev libgit2-dev libxxhash-dev \
-	      libcriterion-dev python3-jsonschema jq graphviz clang libclang-rt-14-dev
-SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-
 .PHONY: deps demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers docs docs-check \
-	install uninstall clean
+	install install-strip uninstall clean check-clang check-pkgs pkg-flags schemas schemas-check FORCE
 .DELETE_ON_ERROR:
 .SECONDARY: $(TEST_HELPER_OBJS)
 
 all: build/slipway
 
-# Installs the Debian packages that are missing (root, or sudo).
-deps:
-	@missing=$$(for p in $(DEBIAN_PKGS); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || echo $$p; \
-	done); \
-	if [ -n "$$missing" ]; then \
-		echo "installing:" $$missing; \
-		$(SUDO) apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
-	else echo "deps: all Debian packages present"; fi
+# A clear message instead of a link failure when the libraries are missing.
+check-pkgs:
+	@[ "$(PKG_OK)" = yes ] || { echo "slipway: $(PKG_CONFIG) cannot find: $(PKGS);" \
+		"run 'make deps' first (see README.md)"; exit 1; }
+
+# `make pkg-flags` shows what the build reads from pkg-config.
+pkg-flags: check-pkgs
+	@echo "PKG_CFLAGS=$(PKG_CFLAGS)"; echo "PKG_LIBS=$(PKG_LIBS)"
 
 # The main job: build, then drive a first Run in a scratch repository.
 demo: build/slipway
@@ -78,15 +133,23 @@ demo: build/slipway
 # -MP adds an empty rule per header, so deleting a header breaks no build.
 DEPFLAGS = -MMD -MP
 
-build/rel/%.o: %.c
+build/rel/%.o: %.c | check-pkgs
 	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(CFLAGS_REL) $(DEPFLAGS) -c -o $@ $<
+	$(QUIET_CC)$(CC) $(CFLAGS_REL) $(DEPFLAGS) -c -o $@ $<
 
-build/san/%.o: %.c
+build/san/%.o: %.c | check-pkgs
 	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	@$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -c -o $@ $<
+	$(QUIET_CC)$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -c -o $@ $<
+
+# Version, commit and build date for --version: git describe, and the date
+# from SOURCE_DATE_EPOCH when set (reproducible builds).  Rewritten only
+# when its text changes, so an unchanged tree relinks nothing.
+build/gen/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@sh mk/version.sh $@ > $@.tmp && \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; echo "  GEN     $@"; fi
+
+build/rel/cli/main.o build/san/cli/main.o: build/gen/version.h
 
 # Capability texts are embedded at build time.  Plain NAME.md texts have
 # their contract sections expanded by build/gendocs from tables/ and the
@@ -97,49 +160,55 @@ CAP_GEN = $(patsubst cli/%,build/gen/%,$(sort $(wildcard cli/capabilities/*.md))
 
 build/gen/capabilities/%.md: cli/capabilities/%.md build/gendocs
 	@mkdir -p $(dir $@)
-	build/gendocs capability $< > $@
+	$(QUIET_GEN)build/gendocs capability $< > $@
 
 build/gen/capabilities.c: $(CAP_GEN) cli/embed.sh
 	@mkdir -p $(dir $@)
-	sh cli/embed.sh $@ $(sort $(CAP_GEN))
+	$(QUIET_GEN)sh cli/embed.sh $@ $(sort $(CAP_GEN))
 
 build/rel/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_REL) -c -o $@ $<
+	$(QUIET_CC)$(CC) $(CFLAGS_REL) -c -o $@ $<
 
 build/san/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_SAN) -c -o $@ $<
+	$(QUIET_CC)$(CC) $(CFLAGS_SAN) -c -o $@ $<
 
 build/slipway: build/rel/cli/main.o $(REL_OBJS)
-	$(CC) -o $@ $^ $(PKG_LIBS)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 build/san/slipway: build/san/cli/main.o $(SAN_OBJS)
-	$(CC) $(LDFLAGS_SAN) -o $@ $^ $(PKG_LIBS)
+	$(QUIET_LINK)$(CC) $(LDFLAGS_SAN) -o $@ $^ $(PKG_LIBS)
 
 build/san/tests/%: tests/%.c $(SAN_OBJS) $(TEST_HELPER_OBJS)
 	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	@$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -MF $@.d -MT $@ -Wno-missing-prototypes -o $@ $< $(SAN_OBJS) $(TEST_HELPER_OBJS) \
+	$(QUIET_LINK)$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -MF $@.d -MT $@ -Wno-missing-prototypes -o $@ $< $(SAN_OBJS) $(TEST_HELPER_OBJS) \
 		$(PKG_LIBS) $(CRIT_LIBS) $(LDFLAGS_SAN)
 
 # The test command: unit and model checks, the end-to-end CLI suite against the
-# sanitizer binary, the purity link check and the generated-docs check.
-test: check-purity check-headers docs-check unit e2e fuzz-smoke bench-build
-	@echo "make test: all checks passed"
+# sanitizer binary, the purity link check, the generated-docs check and a
+# fixed-seed fuzz run.  Each step prints one line (its output is kept in
+# build/test-logs/ and shown when it fails; V=1 shows it all); the last line
+# sums up.  SLIPWAY_SHARED names the reference folder for the conformance
+# checks; without it they say they were skipped.
+SLIPWAY_SHARED ?= $(abspath $(CURDIR)/../shared)
+TEST_ENV = V=$(V) SLIPWAY_SHARED=$(SLIPWAY_SHARED) SLIPWAY_TEST_ROOT=$(CURDIR)
+E2E_TESTS = $(sort $(wildcard tests/e2e/test_*.py))
+
+test: DEVELOPER = 1
+test: check-purity check-headers check-clang docs-check unit e2e fuzz-smoke bench-build
+	@$(TEST_ENV) sh tests/summary.sh $(TEST_BINS) $(E2E_TESTS) $(FUZZ_SMOKE_STEPS)
 
 unit: $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do \
-		echo "== $$t"; \
-		ASAN_OPTIONS=detect_leaks=1 SLIPWAY_SHARED=$(CURDIR)/../shared \
-		SLIPWAY_TEST_ROOT=$(CURDIR) $$t --jobs 2 --short-filename; \
+		ASAN_OPTIONS=detect_leaks=1 $(TEST_ENV) \
+		sh tests/step.sh $$t $$t --jobs 2 --short-filename; \
 	done
 
-e2e: build/san/slipway
-	@set -e; for t in $(sort $(wildcard tests/e2e/test_*.py)); do \
-		echo "== $$t"; \
-		SLIPWAY_BIN=$(CURDIR)/build/san/slipway SLIPWAY_SHARED=$(CURDIR)/../shared \
-		$(PYTHON) $$t; \
+e2e: build/san/slipway man
+	@set -e; for t in $(E2E_TESTS); do \
+		SLIPWAY_BIN=$(CURDIR)/build/san/slipway $(TEST_ENV) \
+		sh tests/step.sh $$t $(PYTHON) $$t; \
 	done
 
 # PURE_EXTRA_OBJS lets the self-test add a stray object and watch this fail.
@@ -150,28 +219,61 @@ check-purity: $(PURE_OBJS)
 	if [ -n "$$bad" ]; then echo "check-purity: fsm/ and tables/ reference: $$bad"; exit 1; fi; \
 	echo "check-purity: fsm/ and tables/ are pure ($(words $(PURE_OBJS)) objects)"
 
+# The sources compile without a warning under clang too (a syntax-only
+# pass with the release warnings as errors).
+CLANG ?= clang
+check-clang: | check-pkgs
+	@set -e; for f in $(LIB_SRCS) cli/main.c; do \
+		$(CLANG) $(CSTD) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -fsyntax-only $$f; \
+	done; echo "check-clang: $(words $(LIB_SRCS) cli/main.c) sources compile cleanly with $(CLANG)"
+
 # Every header compiles on its own.
 check-headers:
 	@set -e; for h in $(filter %.h,$(HDRS)); do \
 		printf '#include "%s"\n#include "%s"\n' $$h $$h | \
-		$(CC) $(CSTD) $(WARN) $(INC) $(PKG_CFLAGS) -x c -fsyntax-only - ; \
+		$(CC) $(CSTD) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -x c -fsyntax-only - ; \
 	done; echo "check-headers: $(words $(filter %.h,$(HDRS))) headers compile alone"
 
 build/rel/libsw.a: $(PURE_OBJS) $(patsubst %.c,build/rel/%.o,$(IO_SRCS))
 	@rm -f $@
-	ar rcs $@ $^
+	$(QUIET_GEN)ar rcs $@ $^
 
-build/gendocs: docs/gendocs.c docs/gencap.c docs/gencap.h build/rel/libsw.a
-	$(CC) $(CFLAGS_REL) -Wno-missing-prototypes -o $@ docs/gendocs.c docs/gencap.c build/rel/libsw.a $(PKG_LIBS)
+build/gendocs: docs/gendocs.c docs/gencap.c docs/gencap.h tests/support/fsm_explore.c \
+	       tests/support/fsm_explore.h build/rel/libsw.a
+	$(QUIET_LINK)$(CC) $(CFLAGS_REL) -Wno-missing-prototypes $(LDFLAGS) -o $@ \
+		docs/gendocs.c docs/gencap.c tests/support/fsm_explore.c build/rel/libsw.a $(PKG_LIBS)
 
 GENERATED_DOCS = docs/protocol-tables.md docs/run-states.dot
 
-docs: build/gendocs
+# schemas/: our JSON Schemas, generated from the shapes in schemas/src/ and
+# the wire spellings in tables/ (committed; docs-check keeps them current).
+SCHEMA_SRCS = $(sort $(wildcard schemas/src/*.in.json))
+SCHEMAS     = $(patsubst schemas/src/%.in.json,schemas/%.schema.json,$(SCHEMA_SRCS))
+
+build/genschema: schemas/genschema.c $(PURE_OBJS)
+	$(QUIET_LINK)$(CC) $(CFLAGS_REL) $(LDFLAGS) -o $@ $< $(PURE_OBJS) $(PKG_LIBS)
+
+schemas: build/genschema
+	@set -e; for s in $(SCHEMA_SRCS); do \
+		out=schemas/$$(basename $$s .in.json).schema.json; \
+		build/genschema $$s > $$out.tmp || { rm -f $$out.tmp; exit 1; }; mv $$out.tmp $$out; echo "  GEN     $$out"; \
+	done
+
+schemas-check: build/genschema
+	@mkdir -p build/docs-check/schemas
+	@set -e; for s in $(SCHEMA_SRCS); do \
+		out=schemas/$$(basename $$s .in.json).schema.json; \
+		build/genschema $$s > build/docs-check/$$out; \
+		cmp -s $$out build/docs-check/$$out || \
+		{ echo "schemas-check: $$out is stale; run make schemas"; exit 1; }; \
+	done
+
+docs: build/gendocs schemas
 	build/gendocs tables > docs/protocol-tables.md
 	build/gendocs dot > docs/run-states.dot
 	@if command -v dot >/dev/null; then dot -Tsvg docs/run-states.dot > docs/run-states.svg; fi
 
-docs-check: build/gendocs
+docs-check: build/gendocs schemas-check
 	@mkdir -p build/docs-check
 	@build/gendocs tables > build/docs-check/protocol-tables.md
 	@build/gendocs dot > build/docs-check/run-states.dot
@@ -184,17 +286,12 @@ docs-check: build/gendocs
 			echo "docs-check: $$f is stale; run make docs"; exit 1; fi; \
 	done; echo "docs-check: generated docs are current"
 
-install: build/slipway
-	install -d $(DESTDIR)$(BINDIR)
-	install -m 0755 build/slipway $(DESTDIR)$(BINDIR)/slipway
-
-uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/slipway
-
 clean:
 	rm -rf build
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
-# Extra targets (bench, fuzz) live in mk/*.mk, one file per area.
+# Extra targets (bench, fuzz, install) live in mk/*.mk, one file per area.
 -include $(sort $(wildcard mk/*.mk))
+
+endif # deps-then

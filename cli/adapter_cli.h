@@ -38,4 +38,10 @@ int cli_adapter_selection_fail(enum tbl_err code, const char *root,
 int cli_change_report_print(const char *heading, const struct adapter_report *r,
 			    int json);
 
+/* The values of --tool (install, uninstall): the host ids of io/adapter.c
+ * in registry order, then "all".  tests/e2e/test_manpages.py checks the
+ * list against `slipway list --json`. */
+#define CLI_TOOL_CHOICES \
+	"claude codex copilot cursor kilo kiro opencode pi qwen windsurf all"
+
 #endif

@@ -16,7 +16,7 @@ struct json_t;
 enum cli_opt_type {
 	CLI_OPT_BOOL,		/* --x, --x=true, --x=false */
 	CLI_OPT_STRING,		/* --x V, --x=V; last one wins */
-	CLI_OPT_STRINGS,	/* repeatable and comma-separated: --x a,b --x c */
+	CLI_OPT_STRINGS,	/* repeatable, each value one CSV record: --x a,b --x '"c,d"' */
 	CLI_OPT_INT		/* --x N (decimal, may be negative) */
 };
 
@@ -27,6 +27,8 @@ struct cli_opt {
 	int seen;		/* set by the parser */
 	const char *usage;	/* one line for --help */
 	const char *value_name;	/* "string", "int", ... for --help; NULL for bool */
+	const char *choices;	/* the accepted values, space-separated, for man
+				 * pages and shell completion; NULL when free */
 };
 
 struct cli_strings {
@@ -67,6 +69,15 @@ int cli_no_args(size_t npos, char *const *pos, const char *path,
  * 0 when there are. */
 int cli_max_args(size_t npos, size_t max, const char *root_arg);
 
+/* Finds the command name in argv[1..argc) as the reference's command
+ * lookup does: flags before it are skipped, one without "=" taking the
+ * next argument as its value unless its name (without dashes) is in
+ * `bools` (NULL-terminated); "--" ends the search.  When found at index
+ * k > 1, argv is reordered to name, the flags that preceded it, then the
+ * rest, so the command parses those flags as its own.  Returns k, or 0
+ * when argv holds no command name. */
+int cli_hoist_command(int argc, char **argv, const char *const *bools);
+
 /* The raw --root value appearing before "--", or NULL. */
 const char *cli_raw_root(int argc, char **argv);
 
@@ -88,7 +99,35 @@ int cli_fail(enum tbl_err code, int exit_override, const char *message,
 	     const struct next *next, const char *root,
 	     const struct json_t *details);
 
-/* Prints help for `cmd` to stdout; returns CLI_EXIT_OK or DEFECT. */
+/* A preflight error (before the store is opened) whose next inspects the
+ * Run `run` (inspect-run), or every Run when `run` is NULL (inspect-runs),
+ * in `root` (the current directory when NULL or empty). */
+int cli_fail_inspect(enum tbl_err code, const char *message, const char *root,
+		     const char *run);
+
+/* Routes what the command prints on stdout from here on through a filter
+ * that shows bidi controls and U+2028/U+2029 as "<U+XXXX>", so text from
+ * a goal, summary, answer or material cannot reorder or break what the
+ * person reads.  For human output only: a command printing JSON never
+ * calls it.  Write errors still reach fflush/ferror.  Returns 0 or -1. */
+int cli_human_output(void);
+
+/* Prints help for `cmd` to stdout; returns CLI_EXIT_OK or DEFECT.  In
+ * reference mode (cli_help_reference) it prints the same facts as one JSON
+ * line instead: {"path","use","summary","examples","options":[{"name",
+ * "type","value","usage","choices"}]}, which `slipway _reference` gathers
+ * for the generated man pages and shell completions. */
 int cli_print_help(const char *path, const struct cli_command *cmd);
+
+/* Switches every later help print to reference mode (see above). */
+void cli_help_reference(void);
+
+/* True in reference mode. */
+int cli_help_is_reference(void);
+
+/* One reference-mode line for a command group without flags of its own:
+ * {"path","use","summary","commands":[...]} (`names` NULL-terminated). */
+int cli_print_group_reference(const char *path, const char *summary,
+			      const char *const *names, const char *const *summaries);
 
 #endif

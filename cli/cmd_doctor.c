@@ -70,6 +70,8 @@ int cmd_doctor(int argc, char **argv)
 
 	if ((rc = cli_adapter_parse(argc, argv, &cmd)) >= 0)
 		goto out;
+	if (!json)
+		(void)cli_human_output();
 	if ((rc = cli_adapter_root(&root, &common, raw_root)) != 0)
 		goto out;
 	if (adapter_doctor(&checks, root, common, cli_adapter_texts(), &err) < 0 ||

@@ -14,8 +14,8 @@ int cmd_install(int argc, char **argv)
 		{ "json", CLI_OPT_BOOL, &json, 0, "emit JSON", NULL },
 		{ "refresh", CLI_OPT_BOOL, &refresh, 0, "rewrite the files slipway still owns and recreate missing ones", NULL },
 		{ "root", CLI_OPT_STRING, &raw_root, 0, "workspace root (default: the Git worktree containing the current directory)", "string" },
-		{ "surface", CLI_OPT_STRING, &surface, 0, "kiro surface to install: ide or cli", "string" },
-		{ "tool", CLI_OPT_STRINGS, &tools, 0, "host adapter to install (claude, codex, copilot, cursor, kilo, kiro, opencode, pi, qwen, windsurf or all); repeat or comma-separate", "strings" },
+		{ "surface", CLI_OPT_STRING, &surface, 0, "kiro surface to install: ide or cli", "string", "ide cli" },
+		{ "tool", CLI_OPT_STRINGS, &tools, 0, "host adapter to install (claude, codex, copilot, cursor, kilo, kiro, opencode, pi, qwen, windsurf or all); repeat or comma-separate", "strings", CLI_TOOL_CHOICES },
 		{ NULL, 0, NULL, 0, NULL, NULL }
 	};
 	const struct cli_command cmd = {

@@ -82,6 +82,8 @@ int cmd_list(int argc, char **argv)
 		st[i].warning = NULL;
 	if ((rc = cli_adapter_parse(argc, argv, &cmd)) >= 0)
 		goto out;
+	if (!json)
+		(void)cli_human_output();
 	if ((rc = cli_adapter_root(&root, &common, raw_root)) != 0)
 		goto out;
 	if (adapter_list(st, root, cli_adapter_texts(), &err) < 0 ||

@@ -20,20 +20,7 @@
 static int preflight_fail(const char *root, const char *run, enum tbl_err code,
 			  const char *msg)
 {
-	struct sw_error err = SW_ERROR_INIT;
-	struct next_fill fill = { .run_id = run };
-	struct next *n = NULL;
-	char cwd[4096];
-	int rc;
-
-	if (root == NULL || root[0] == '\0')
-		root = getcwd(cwd, sizeof(cwd)) ? cwd : "/";
-	if (next_build_form(&n, run ? NEXT_FORM_INSPECT_RUN : NEXT_FORM_INSPECT_RUNS, NULL,
-			    root, &fill, &err) < 0)
-		n = NULL;
-	rc = cli_fail(code, 0, msg, n, root, NULL);
-	next_free(n);
-	return rc;
+	return cli_fail_inspect(code, msg, root, run);
 }
 
 /* run_id_required / invalid_run_id, shared by every operation. */
@@ -349,7 +336,7 @@ static int op_resume(int argc, char **argv, const char *raw_root)
 		{ "budget", CLI_OPT_STRING, &budget_s, 0, "replace remaining Action budget (default: preserve or replenish)", "int" },
 		{ "source-file", CLI_OPT_STRING, &source, 0, "refreshed raw GitHub Change source envelope", "string" },
 		{ "use-pinned-source", CLI_OPT_BOOL, &pinned, 0, "continue explicitly with the pinned source snapshot", NULL },
-		{ "source-choice", CLI_OPT_STRING, &choice, 0, "resolve current source candidate: pinned or adopt", "string" },
+		{ "source-choice", CLI_OPT_STRING, &choice, 0, "resolve current source candidate: pinned or adopt", "string", "pinned adopt" },
 		{ "candidate", CLI_OPT_STRING, &candidate, 0, "current source candidate ID", "string" },
 		root_opt, OPTS_END,
 	};
@@ -491,8 +478,32 @@ static const struct {
 	{ "submit", op_submit, "Report one Action Outcome and receive the next Action" },
 };
 
+/* Reference mode (slipway _reference): the group, then each operation. */
+static int protocol_reference(void)
+{
+	const char *names[sizeof(ops) / sizeof(ops[0]) + 1] = { NULL };
+	const char *summaries[sizeof(ops) / sizeof(ops[0]) + 1] = { NULL };
+	int rc;
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		names[i] = ops[i].name;
+		summaries[i] = ops[i].summary;
+	}
+	rc = cli_print_group_reference("protocol",
+		"Machine protocol operations that generated adapters call to drive a Run",
+		names, summaries);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]) && rc == CLI_EXIT_OK; i++) {
+		char *argv[] = { (char *)ops[i].name, (char *)"--help", NULL };
+
+		rc = ops[i].fn(2, argv, NULL);
+	}
+	return rc;
+}
+
 static int protocol_help(void)
 {
+	if (cli_help_is_reference())
+		return protocol_reference();
 	printf("Machine protocol operations that generated adapters call to drive a Run\n\n"
 	       "Usage:\n  slipway protocol [command]\n\nAvailable Commands:\n");
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
@@ -502,16 +513,47 @@ static int protocol_help(void)
 	return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
 }
 
+/* `slipway protocol` with flags but no operation: its persistent --root
+ * is accepted (then the operation is missing), anything else is a usage
+ * error as the reference's flag parser reports it. */
+static int no_operation(int argc, char **argv, const char *raw_root)
+{
+	char msg[300];
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return protocol_help();
+		if (strncmp(argv[i], "--root=", 7) == 0)
+			continue;
+		if (strcmp(argv[i], "--root") == 0 && i + 1 < argc) {
+			i++;
+			continue;
+		}
+		if (strcmp(argv[i], "--root") == 0)
+			snprintf(msg, sizeof(msg), "flag needs an argument: --root");
+		else if (strcmp(argv[i], "--") == 0 || argv[i][0] != '-')
+			snprintf(msg, sizeof(msg), "unknown command \"%s\" for \"slipway protocol\"",
+				 argv[i]);
+		else
+			snprintf(msg, sizeof(msg), "unknown flag: %s", argv[i]);
+		return cli_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, raw_root, NULL);
+	}
+	return cli_fail(TBL_ERR_PROTOCOL_OPERATION_REQUIRED, 0,
+			"a protocol operation is required", NULL, raw_root, NULL);
+}
+
 int cmd_protocol(int argc, char **argv)
 {
+	static const char *const bools[] = { "help", "h", NULL };
 	const char *raw_root = cli_raw_root(argc, argv);
 	char msg[300];
 
 	if (argc < 2)
 		return cli_fail(TBL_ERR_PROTOCOL_OPERATION_REQUIRED, 0,
 				"a protocol operation is required", NULL, raw_root, NULL);
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-		return protocol_help();
+	/* The persistent --root may come before the operation. */
+	if (argv[1][0] == '-' && cli_hoist_command(argc, argv, bools) == 0)
+		return no_operation(argc, argv, raw_root);
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (strcmp(argv[1], ops[i].name) == 0)
 			return ops[i].fn(argc - 1, argv + 1, raw_root);

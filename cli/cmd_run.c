@@ -68,6 +68,8 @@ int cmd_run(int argc, char **argv)
 	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "run", &pos, &npos,
 				    cli_raw_root(argc, argv))) >= 0)
 		return rc;
+	if (!json)
+		(void)cli_human_output();
 	d.root_arg = root && *root ? root : NULL;
 	if ((rc = cli_max_args(npos, 1, d.root_arg)) != 0)
 		goto out;

@@ -159,6 +159,8 @@ int cmd_status(int argc, char **argv)
 	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "status", &pos, &npos,
 				    cli_raw_root(argc, argv))) >= 0)
 		return rc;
+	if (!json)
+		(void)cli_human_output();
 	d.root_arg = root && *root ? root : NULL;
 	if ((rc = cli_max_args(npos, 1, d.root_arg)) != 0)
 		goto out;
@@ -171,7 +173,8 @@ int cmd_status(int argc, char **argv)
 		goto out;
 	}
 	if (opts[2].seen && section[0] == '\0') {
-		rc = driver_usage(&d, TBL_ERR_MATERIAL_SECTION_REQUIRED, "section cannot be empty");
+		rc = cli_fail_inspect(TBL_ERR_MATERIAL_SECTION_REQUIRED, "section cannot be empty",
+				      d.root_arg, pos[0]);
 		goto out;
 	}
 	if ((rc = driver_open(&d, false)) != 0)
@@ -185,8 +188,8 @@ int cmd_status(int argc, char **argv)
 
 		if ((rc = driver_load(&d, pos[0], &r, 0, NULL)) != 0)
 			goto close;
-		if ((doc = driver_status_json(&d, r)) == NULL) {
-			rc = CLI_EXIT_DEFECT;
+		if ((doc = driver_status_json(&d, r, &err)) == NULL) {
+			rc = driver_fail_status(&d, &err);
 			goto close;
 		}
 		if (json) {

@@ -13,7 +13,7 @@ int cmd_uninstall(int argc, char **argv)
 	struct cli_opt opts[] = {
 		{ "json", CLI_OPT_BOOL, &json, 0, "emit JSON", NULL },
 		{ "root", CLI_OPT_STRING, &raw_root, 0, "workspace root (default: the Git worktree containing the current directory)", "string" },
-		{ "tool", CLI_OPT_STRINGS, &tools, 0, "host adapter to uninstall, or all; repeat or comma-separate (default: every installed one)", "strings" },
+		{ "tool", CLI_OPT_STRINGS, &tools, 0, "host adapter to uninstall, or all; repeat or comma-separate (default: every installed one)", "strings", CLI_TOOL_CHOICES },
 		{ NULL, 0, NULL, 0, NULL, NULL }
 	};
 	const struct cli_command cmd = {

@@ -295,6 +295,24 @@ static int check_workspace(const struct driver *d, const struct run *r)
 	return rc;
 }
 
+/* The run directory could not be read for a reason of the system (no
+ * permission, no file descriptor left, no memory, an I/O error), not
+ * because of what it holds: no journal is blamed for that. */
+static bool system_failure(const struct sw_error *err)
+{
+	return err->code == SW_EIO || err->code == SW_ENOMEM;
+}
+
+/* The unavailableRun code for a Run that cannot be listed. */
+static const char *unavailable_code(const struct sw_error *err)
+{
+	if (system_failure(err))
+		return "run_unavailable";
+	if (err->proto == TBL_ERR_RUN_BUSY)
+		return "run_busy";
+	return "run_journal_invalid";
+}
+
 int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
 		int quiet, enum tbl_err *code)
 {
@@ -308,7 +326,9 @@ int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
 		enum tbl_err c = err.proto;
 
 		run_free(r);
-		if (c != TBL_ERR_RUN_NOT_FOUND && c != TBL_ERR_RUN_BUSY)
+		if (system_failure(&err))
+			c = TBL_ERR_RUNSTORE_UNAVAILABLE;
+		else if (c != TBL_ERR_RUN_NOT_FOUND && c != TBL_ERR_RUN_BUSY)
 			c = TBL_ERR_RUN_JOURNAL_INVALID;
 		if (code)
 			*code = c;
@@ -319,6 +339,9 @@ int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
 
 			if (c == TBL_ERR_RUN_BUSY)
 				n = inspect_next(d, run_id_arg);
+			else if (c == TBL_ERR_RUNSTORE_UNAVAILABLE)
+				next_build_form(&n, NEXT_FORM_RUN_DOCTOR, d->ws.id, d->ws.worktree_root,
+						&(struct next_fill){ 0 }, &err);
 			else if (next_build_form(&n, NEXT_FORM_LIST_RUNS, d->ws.id,
 						 d->ws.worktree_root, &(struct next_fill){ 0 }, &err) < 0)
 				next_none_identity(&n, d->ws.id, &err);
@@ -463,31 +486,36 @@ static struct fsm_outcome_shape shape_of(const struct outcome *o)
 }
 
 /* Re-validates the pending destructive request recorded in the Run: its
- * scope digest is recomputed from request id, targets and impact. */
+ * scope digest is recomputed from request id, targets and impact.  The
+ * target list is as long as the Outcome made it (the reference caps only
+ * the Outcome's size). */
 static int request_valid(const json_t *req)
 {
-	struct outcome_target targets[64];
 	struct outcome_request r = { 0 };
 	struct sw_error err = SW_ERROR_INIT;
 	const json_t *list = json_object_get(req, "targets"), *t;
 	size_t i;
+	int ok = 0;
 
-	if (!json_is_object(req) || json_array_size(list) > sizeof(targets) / sizeof(*targets))
+	if (!json_is_object(req) || !json_is_array(list))
 		return 0;
 	r.request_id = (char *)jstr(req, "request_id");
 	r.impact = (char *)jstr(req, "impact");
 	r.scope_sha256 = (char *)jstr(req, "scope_sha256");
-	r.targets = targets;
 	r.n_targets = json_array_size(list);
-	json_array_foreach(list, i, t) {
-		targets[i].kind = (char *)jstr(t, "kind");
-		targets[i].value = (char *)jstr(t, "value");
-		if (!targets[i].kind || !targets[i].value)
-			return 0;
-	}
-	if (!r.request_id || !r.impact || !r.scope_sha256)
+	if (r.n_targets > 0 && (r.targets = sw_calloc(r.n_targets, sizeof(*r.targets))) == NULL)
 		return 0;
-	return outcome_request_verify(&r, &err) == 0;
+	json_array_foreach(list, i, t) {
+		r.targets[i].kind = (char *)jstr(t, "kind");
+		r.targets[i].value = (char *)jstr(t, "value");
+		if (!r.targets[i].kind || !r.targets[i].value)
+			goto out;
+	}
+	if (r.request_id && r.impact && r.scope_sha256)
+		ok = outcome_request_verify(&r, &err) == 0;
+out:
+	sw_free(r.targets);
+	return ok;
 }
 
 static uint64_t input_facts(struct mctx *c, char *why, size_t whylen,
@@ -1497,24 +1525,48 @@ static char *read_context(const char *digest, void *payload);
 struct context_reader {
 	struct driver *d;
 	const char *run_id;
+	struct sw_error err;	/* why a context could not be read */
 };
+
+/* Every caller of driver_print_state has committed its mutation: when the
+ * reply cannot be derived or written the change is still saved, so the
+ * error says so and points at the Run instead of a blind retry. */
+static int fail_committed_output(const struct driver *d, const char *run_id_arg,
+				 const char *why)
+{
+	struct next *n = inspect_next(d, run_id_arg);
+	json_t *details = json_pack("{s:s, s:b, s:b, s:b, s:b}", "phase", "response_output",
+				    "committed", 1, "projection_stale", 0,
+				    "namespace_detached", 0, "ambiguous", 0);
+	char msg[300];
+	int rc;
+
+	snprintf(msg, sizeof(msg), "the mutation is committed but its response could not be "
+		 "written (%s); inspect the Run before retrying", why);
+	rc = cli_fail(TBL_ERR_MUTATION_COMMITTED_OUTPUT_FAILED, 0, msg, n,
+		      d->ws.worktree_root, details);
+	json_decref(details);
+	next_free(n);
+	return rc;
+}
 
 int driver_print_state(struct driver *d, const struct run *r, int human,
 		       const char *headline, int with_facts, const char *resume_operation)
 {
-	struct context_reader cr = { d, run_id(r) };
+	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
 	const json_t *rec = run_json(r);
 	struct next *n = driver_run_next(r, 0);
 	json_t *doc = NULL;
+	const char *why = "out of memory";
 	int rc = CLI_EXIT_OK;
 
 	if (n == NULL)
-		return CLI_EXIT_DEFECT;
+		return fail_committed_output(d, run_id(r), "cannot derive the next operation");
 	if (!human) {
 		doc = json_pack("{s:i, s:s, s:s}", "contract_version", 2, "run_id", run_id(r),
 				"state", jstr(rec, "state"));
 		if (doc == NULL)
-			goto defect;
+			goto fail;
 		if (json_object_get(rec, "pause_reason"))
 			json_object_set(doc, "pause_reason", json_object_get(rec, "pause_reason"));
 		if (json_object_get(rec, "summary"))
@@ -1524,7 +1576,8 @@ int driver_print_state(struct driver *d, const struct run *r, int human,
 
 			if (full == NULL) {
 				json_decref(doc);
-				goto defect;
+				why = "cannot read the current Action's context";
+				goto fail;
 			}
 			json_object_set_new(doc, "action", full);
 		}
@@ -1548,7 +1601,7 @@ int driver_print_state(struct driver *d, const struct run *r, int human,
 						: json_true());
 		}
 		if (cli_print_json(doc) < 0)
-			rc = CLI_EXIT_DEFECT;
+			rc = fail_committed_output(d, run_id(r), "cannot write to standard output");
 	} else {
 		char *choices = NULL;
 		struct sw_error err = SW_ERROR_INIT;
@@ -1570,14 +1623,14 @@ int driver_print_state(struct driver *d, const struct run *r, int human,
 			fputs(choices, stdout);
 		sw_free(choices);
 		if (fflush(stdout) == EOF)
-			rc = CLI_EXIT_DEFECT;
+			rc = fail_committed_output(d, run_id(r), "cannot write to standard output");
 	}
 	json_decref(doc);
 	next_free(n);
 	return rc;
-defect:
+fail:
 	next_free(n);
-	return CLI_EXIT_DEFECT;
+	return fail_committed_output(d, run_id(r), why);
 }
 
 /* ---- listing ---- */
@@ -1673,7 +1726,7 @@ int driver_list(struct driver *d, struct driver_listing *out)
 		if (store_first_event(d->store, ids[i], header_visit, &h, &err) < 0 || h.init == NULL) {
 			json_array_append_new(out->unavailable,
 					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
-							"run_journal_invalid", "detail",
+							unavailable_code(&err), "detail",
 							err.msg[0] ? err.msg : "the run header cannot be read"));
 			json_decref(h.init);
 			continue;
@@ -1705,17 +1758,28 @@ int driver_list(struct driver *d, struct driver_listing *out)
 		}
 		json_decref(h.init);
 		if (driver_load(d, ids[i], &r, 1, &code) != 0) {
+			/* run_unavailable names an unreadable directory in the
+			 * list; it is no error code of its own. */
+			const int unreadable = code == TBL_ERR_RUNSTORE_UNAVAILABLE;
+			const char *wire = unreadable ? "run_unavailable"
+					   : tbl_err_wire[code == TBL_ERR_RUN_BUSY
+							  ? TBL_ERR_RUN_BUSY
+							  : TBL_ERR_RUN_JOURNAL_INVALID];
+
 			json_array_append_new(out->unavailable,
-					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
-							tbl_err_wire[code == TBL_ERR_RUN_BUSY
-								     ? TBL_ERR_RUN_BUSY
-								     : TBL_ERR_RUN_JOURNAL_INVALID],
-							"detail", "the run journal cannot be replayed"));
+					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code", wire,
+							"detail", unreadable
+							? "the run directory cannot be read (see slipway doctor)"
+							: "the run journal cannot be replayed"));
 			continue;
 		}
-		entry = driver_status_json(d, r);
+		entry = driver_status_json(d, r, &err);
 		if (entry)
 			json_array_append_new(out->runs, entry);
+		else	/* listed, never dropped: say why it cannot be shown */
+			json_array_append_new(out->unavailable,
+					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
+							"run_unavailable", "detail", err.msg));
 		run_free(r);
 	}
 	store_list_free(ids, n);
@@ -1734,21 +1798,20 @@ void driver_listing_release(struct driver_listing *l)
 static char *read_context(const char *digest, void *payload)
 {
 	struct context_reader *cr = payload;
-	struct sw_error err = SW_ERROR_INIT;
 	void *bytes = NULL;
 	size_t len = 0;
 	char *text;
 
-	if (store_read_material(&bytes, &len, cr->d->store, cr->run_id, digest, &err) < 0)
+	if (store_read_material(&bytes, &len, cr->d->store, cr->run_id, digest, &cr->err) < 0)
 		return NULL;
 	text = sw_strndup(bytes, len);
 	sw_free(bytes);
 	return text;
 }
 
-json_t *driver_status_json(struct driver *d, const struct run *r)
+json_t *driver_status_json(struct driver *d, const struct run *r, struct sw_error *err)
 {
-	struct context_reader cr = { d, run_id(r) };
+	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
 	json_t *doc = run_status_json(r, 1, read_context, &cr);
 	struct next *n = driver_run_next(r, 0);
 
@@ -1756,9 +1819,28 @@ json_t *driver_status_json(struct driver *d, const struct run *r)
 	    json_object_set_new(doc, "next", next_to_json(n)) < 0) {
 		json_decref(doc);
 		doc = NULL;
+		if (cr.err.code != SW_OK)
+			sw_error_set(err, cr.err.code, "the current Action's context cannot be "
+				     "read from the run's materials: %s", cr.err.msg);
+		else
+			sw_error_set(err, SW_ENOMEM, "out of memory");
 	}
 	next_free(n);
 	return doc;
+}
+
+int driver_fail_status(struct driver *d, const struct sw_error *err)
+{
+	struct next *n = NULL;
+	int rc;
+
+	if (next_build_form(&n, NEXT_FORM_LIST_RUNS, d->ws.id, d->ws.worktree_root,
+			    &(struct next_fill){ 0 }, &(struct sw_error)SW_ERROR_INIT) < 0)
+		next_none_identity(&n, d->ws.id, &(struct sw_error)SW_ERROR_INIT);
+	rc = cli_fail(err->code == SW_ENOMEM ? TBL_ERR_RUNTIME_ERROR : TBL_ERR_MATERIAL_UNAVAILABLE,
+		      0, err->msg, n, d->ws.worktree_root, NULL);
+	next_free(n);
+	return rc;
 }
 
 /* ---- material ---- */
@@ -1975,7 +2057,9 @@ int driver_material(struct driver *d, const char *run_id_arg, const char *action
 			"action_id", action_id,
 			"requirements_revision", json_object_get(reqs, "requirements_revision"),
 			"section", section_json(sec, markdown));
-	rc = doc == NULL || cli_print_json(doc) < 0 ? CLI_EXIT_DEFECT : 0;
+	if (doc == NULL || cli_print_json(doc) < 0)
+		rc = fail_material(d, run_id_arg, TBL_ERR_RUNTIME_ERROR,
+				   "cannot write the action material to standard output");
 out:
 	json_decref(doc);
 	sw_free(markdown);

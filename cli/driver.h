@@ -91,7 +91,9 @@ int driver_start(struct driver *d, const char *goal, unsigned budget,
  * `headline`, with `with_facts` the state, goal, budget and current Action,
  * then the next choices.  `resume_operation` (may be NULL) adds
  * resume_operation and budget_applied, taken from the Run's
- * last_resume_result when it has one. */
+ * last_resume_result when it has one.  Every caller has committed its
+ * mutation, so a reply that cannot be derived or written is reported as
+ * mutation_committed_output_failed (exit 3, inspect-run), never exit 1. */
 int driver_print_state(struct driver *d, const struct run *r, int human,
 		       const char *headline, int with_facts, const char *resume_operation);
 
@@ -109,8 +111,16 @@ struct driver_listing {
 int driver_list(struct driver *d, struct driver_listing *out);
 void driver_listing_release(struct driver_listing *l);
 
-/* The runStatus document of `r` with its next (new reference or NULL). */
-struct json_t *driver_status_json(struct driver *d, const struct run *r);
+/* The runStatus document of `r` with its next (new reference), or NULL
+ * with `err` saying why (SW_ENOMEM, or the store's code when the current
+ * Action's context cannot be read back from materials/). */
+struct json_t *driver_status_json(struct driver *d, const struct run *r,
+				  struct sw_error *err);
+
+/* Writes the cliError for a driver_status_json failure of a targeted
+ * status: material_unavailable (runtime_error when out of memory), with
+ * the list-runs next where the Run stays listed as unavailable. */
+int driver_fail_status(struct driver *d, const struct sw_error *err);
 
 /* `protocol material` (action_id given) and `status RUN --section`
  * (action_id NULL): the checks in the reference's order (key syntax, Run,

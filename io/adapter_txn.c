@@ -21,23 +21,48 @@ struct op {
 	unsigned mode;
 	enum adapter_txn_guard guard;
 	char sha[SW_HEX_LEN];
-	char *tmp;		/* staged new bytes (writes) */
-	char *bak;		/* the previous target, moved aside */
+	int dfd;		/* the parent directory, opened from the root; -1 */
+	const char *name;	/* last component of path (borrowed) */
+	char *tmp;		/* staged new bytes (writes), a name in dfd */
+	char *bak;		/* the previous target moved aside, a name in dfd */
+	char *bak_path;		/* the same as a path, for the report */
 	int exists;		/* target existed at guard time */
 	int staged, aside, placed;
 };
 
+/* A directory the transaction created: `name` in `pfd`. */
+struct made_dir {
+	int pfd;
+	char *name;
+};
+
 struct adapter_txn {
 	char *root;
+	int rootfd;		/* while applying; -1 */
 	struct op *ops;
 	size_t n;
-	char **dirs;		/* directories we created, in creation order */
+	struct made_dir *dirs;	/* directories we created, in creation order */
 	size_t ndirs;
 };
 
 #ifdef SW_TESTING
 static unsigned fail_step_at;
 static int fail_undo;
+static void (*race_hook)(int, void *);
+static void *race_hook_arg;
+
+void adapter_txn_race_hook(void (*fn)(int point, void *arg), void *arg)
+{
+	race_hook = fn;
+	race_hook_arg = arg;
+}
+
+static void race_point(int point)
+{
+	if (race_hook)
+		race_hook(point, race_hook_arg);
+}
+#define RACE_POINT(n) race_point(n)
 
 void adapter_txn_fail_step(unsigned n, int break_undo)
 {
@@ -56,6 +81,8 @@ static void seam_from_env(void)
 		fail_undo = getenv("SLIPWAY_TEST_TXN_BREAK_UNDO") != NULL;
 	}
 }
+#else
+#define RACE_POINT(n) ((void)0)
 #endif
 
 /* Counts mutating steps so the test seam can break any one of them. */
@@ -100,37 +127,94 @@ int adapter_txn_new(struct adapter_txn **out, const char *root,
 		*out = NULL;
 		return sw_error_set(err, SW_ENOMEM, "out of memory");
 	}
+	(*out)->rootfd = -1;
 	return 0;
 }
 
-/* Re-checks, right before the first change, that no directory between the
- * root and `path` was replaced by a symlink or a file since planning. */
-static int confined(const struct adapter_txn *t, const char *path,
-		    struct sw_error *err)
+/* Every operation acts through descriptors: the root is opened once,
+ * each op's parent directory is reached from it one component at a time
+ * with O_DIRECTORY | O_NOFOLLOW, and every later step is an *at() call
+ * relative to that descriptor.  A directory swapped for a symlink after
+ * planning is refused when it is opened, and one swapped after that can
+ * only redirect nothing: the descriptor still names the directory that
+ * was checked. */
+
+/* Creates directory `name` in `pfd` (`path` names it in messages) and
+ * records it for the undo. */
+static int make_dir(struct adapter_txn *t, int pfd, const char *name, const char *path,
+		    unsigned *step, struct sw_error *err)
+{
+	struct made_dir *grown;
+
+	if (step_fails(step) || mkdirat(pfd, name, 0755) < 0)
+		return sw_error_sys(err, errno, "cannot create directory '%s'", path);
+	grown = sw_realloc(t->dirs, (t->ndirs + 1) * sizeof(*grown));
+	if (grown != NULL)
+		t->dirs = grown;
+	if (grown == NULL || (grown[t->ndirs].name = sw_strdup(name)) == NULL) {
+		unlinkat(pfd, name, AT_REMOVEDIR);
+		return sw_error_set(err, SW_ENOMEM, "out of memory");
+	}
+	if ((grown[t->ndirs].pfd = dup(pfd)) < 0) {
+		int e = errno;
+
+		sw_free(grown[t->ndirs].name);
+		unlinkat(pfd, name, AT_REMOVEDIR);
+		return sw_error_sys(err, e, "cannot keep directory '%s' open", path);
+	}
+	t->ndirs++;
+	return 0;
+}
+
+/* Opens the parent directory of o->path into o->dfd.  A missing component
+ * leaves o->dfd at -1, or with `create` is made (counted as a step and
+ * recorded for the undo). */
+static int open_parent(struct adapter_txn *t, struct op *o, int create,
+		       unsigned *step, struct sw_error *err)
 {
 	size_t rootlen = strlen(t->root);
-	char *copy;
-	int rc = 0;
+	char *copy, *comp, *slash;
+	int fd, rc = 0;
 
-	if (strncmp(path, t->root, rootlen) != 0 || path[rootlen] != '/')
-		return sw_error_set(err, SW_EUNSAFE, "'%s' is outside '%s'", path, t->root);
-	if ((copy = sw_strdup(path)) == NULL)
+	if (strncmp(o->path, t->root, rootlen) != 0 || o->path[rootlen] != '/')
+		return sw_error_set(err, SW_EUNSAFE, "'%s' is outside '%s'", o->path, t->root);
+	if ((copy = sw_strdup(o->path)) == NULL)
 		return sw_error_set(err, SW_ENOMEM, "out of memory");
-	for (char *p = copy + rootlen + 1; (p = strchr(p, '/')) != NULL; p++) {
-		struct stat st;
-
-		*p = '\0';
-		if (lstat(copy, &st) < 0) {
-			if (errno != ENOENT)
-				rc = sw_error_sys(err, errno, "cannot inspect '%s'", copy);
-			break;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			rc = sw_error_set(err, SW_EUNSAFE, "'%s' is a symlink or not a directory", copy);
-			break;
-		}
-		*p = '/';
+	if ((fd = dup(t->rootfd)) < 0) {
+		rc = sw_error_sys(err, errno, "cannot open '%s'", t->root);
+		goto out;
 	}
+	for (comp = copy + rootlen + 1; (slash = strchr(comp, '/')) != NULL; comp = slash + 1) {
+		int next;
+
+		*slash = '\0';
+		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && create) {
+			if ((rc = make_dir(t, fd, comp, copy, step, err)) < 0)
+				goto out;
+			next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (next < 0) {
+			if (errno == ENOENT && !create)
+				goto out;	/* the target is missing too */
+			rc = errno == ELOOP || errno == ENOTDIR
+				? sw_error_set(err, SW_EUNSAFE,
+					       "'%s' is a symlink or not a directory", copy)
+				: sw_error_sys(err, errno, "cannot open directory '%s'", copy);
+			goto out;
+		}
+		close(fd);
+		fd = next;
+		*slash = '/';
+	}
+	if (o->dfd >= 0)
+		close(o->dfd);
+	o->dfd = fd;
+	o->name = o->path + (comp - copy);
+	fd = -1;
+out:
+	if (fd >= 0)
+		close(fd);
 	sw_free(copy);
 	return rc;
 }
@@ -151,6 +235,7 @@ static int push(struct adapter_txn *t, enum op_kind kind, const char *path,
 	o->kind = kind;
 	o->mode = mode;
 	o->guard = guard;
+	o->dfd = -1;
 	if (guard == ADAPTER_TXN_EXPECT_SHA256)
 		snprintf(o->sha, sizeof(o->sha), "%s", sha256);
 	if ((o->path = sw_strdup(path)) == NULL)
@@ -190,14 +275,14 @@ int adapter_txn_verify(struct adapter_txn *t, const char *path,
 }
 
 /* Hashes a regular, non-symlink file of at most MANAGED_MAX bytes. */
-static int hash_file(const char *path, char out[SW_HEX_LEN])
+static int hash_file(int dfd, const char *name, char out[SW_HEX_LEN])
 {
 	struct sw_sha256 *h = NULL;
 	struct stat st;
 	unsigned char buf[8192];
 	ssize_t got;
 	size_t total = 0;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
@@ -221,13 +306,17 @@ static int hash_file(const char *path, char out[SW_HEX_LEN])
 	return 0;
 }
 
-static int check_guard(struct op *o, struct sw_error *err)
+/* Checks o's guard against the file as its opened parent holds it. */
+static int check_guard(struct adapter_txn *t, struct op *o, struct sw_error *err)
 {
 	struct stat st;
 	char hex[SW_HEX_LEN];
+	int rc;
 
-	if (lstat(o->path, &st) < 0) {
-		if (errno != ENOENT)
+	if ((rc = open_parent(t, o, 0, NULL, err)) < 0)
+		return rc;
+	if (o->dfd < 0 || fstatat(o->dfd, o->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (o->dfd >= 0 && errno != ENOENT)
 			return sw_error_sys(err, errno, "cannot inspect '%s'", o->path);
 		o->exists = 0;
 		if (o->guard == ADAPTER_TXN_EXPECT_SHA256)
@@ -242,64 +331,17 @@ static int check_guard(struct op *o, struct sw_error *err)
 		return sw_error_set(err, SW_ECONFLICT,
 				    "'%s' appeared before it could be written", o->path);
 	if (o->guard == ADAPTER_TXN_EXPECT_SHA256 &&
-	    (S_ISLNK(st.st_mode) || hash_file(o->path, hex) < 0 ||
+	    (S_ISLNK(st.st_mode) || hash_file(o->dfd, o->name, hex) < 0 ||
 	     strcmp(hex, o->sha) != 0))
 		return sw_error_set(err, SW_ECONFLICT,
 				    "'%s' changed before it could be updated", o->path);
 	return 0;
 }
 
-static char *sibling(const char *path, const char *tag, size_t idx)
+/* A hidden sibling name of o's target: ".<name>.slipway-<tag>-<pid>-<idx>". */
+static char *sibling(const struct op *o, const char *tag, size_t idx)
 {
-	const char *slash = strrchr(path, '/');
-	int dirlen = slash ? (int)(slash - path) : 0;
-
-	return sw_asprintf("%.*s/.%s.slipway-%s-%ld-%zu", dirlen, path,
-			   slash ? slash + 1 : path, tag, (long)getpid(), idx);
-}
-
-static int make_parents(struct adapter_txn *t, const char *path,
-			unsigned *step, struct sw_error *err)
-{
-	char *copy = sw_strdup(path);
-	int rc = 0;
-
-	if (copy == NULL)
-		return sw_error_set(err, SW_ENOMEM, "out of memory");
-	/* Only directories below the root are ours to create. */
-	for (char *p = copy + strlen(t->root) + 1; (p = strchr(p, '/')) != NULL; p++) {
-		struct stat st;
-		char **grown;
-
-		*p = '\0';
-		if (lstat(copy, &st) == 0) {
-			if (!S_ISDIR(st.st_mode)) {
-				rc = sw_error_set(err, SW_EUNSAFE,
-						  "'%s' is not a directory", copy);
-				goto out;
-			}
-			*p = '/';
-			continue;
-		}
-		if (step_fails(step) || mkdir(copy, 0755) < 0) {
-			rc = sw_error_sys(err, errno, "cannot create directory '%s'", copy);
-			goto out;
-		}
-		grown = sw_realloc(t->dirs, (t->ndirs + 1) * sizeof(*grown));
-		if (grown == NULL || (grown[t->ndirs] = sw_strdup(copy)) == NULL) {
-			if (grown)
-				t->dirs = grown;
-			rmdir(copy);
-			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
-			goto out;
-		}
-		t->dirs = grown;
-		t->ndirs++;
-		*p = '/';
-	}
-out:
-	sw_free(copy);
-	return rc;
+	return sw_asprintf(".%s.slipway-%s-%ld-%zu", o->name, tag, (long)getpid(), idx);
 }
 
 static int stage(struct op *o, size_t idx, unsigned *step, struct sw_error *err)
@@ -307,12 +349,12 @@ static int stage(struct op *o, size_t idx, unsigned *step, struct sw_error *err)
 	size_t off = 0;
 	int fd;
 
-	if ((o->tmp = sibling(o->path, "tmp", idx)) == NULL)
+	if ((o->tmp = sibling(o, "tmp", idx)) == NULL)
 		return sw_error_set(err, SW_ENOMEM, "out of memory");
 	if (step_fails(step))
 		return sw_error_sys(err, errno, "cannot stage '%s'", o->path);
-	fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  (mode_t)o->mode);
+	fd = openat(o->dfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    (mode_t)o->mode);
 	if (fd < 0)
 		return sw_error_sys(err, errno, "cannot stage '%s'", o->path);
 	o->staged = 1;
@@ -323,46 +365,33 @@ static int stage(struct op *o, size_t idx, unsigned *step, struct sw_error *err)
 			if (errno == EINTR)
 				continue;
 			close(fd);
-			return sw_error_sys(err, errno, "cannot write '%s'", o->tmp);
+			return sw_error_sys(err, errno, "cannot write a staged copy of '%s'", o->path);
 		}
 		off += (size_t)w;
 	}
 	/* open() applied the umask; the reference's modes are exact. */
 	if (fchmod(fd, (mode_t)o->mode) < 0 || fsync(fd) < 0) {
 		close(fd);
-		return sw_error_sys(err, errno, "cannot sync '%s'", o->tmp);
+		return sw_error_sys(err, errno, "cannot sync a staged copy of '%s'", o->path);
 	}
 	if (close(fd) < 0)
-		return sw_error_sys(err, errno, "cannot close '%s'", o->tmp);
+		return sw_error_sys(err, errno, "cannot close a staged copy of '%s'", o->path);
 	return 0;
 }
 
-/* Moves `from` to `to` only if `to` does not exist, so a file created
- * concurrently after the guard check is never replaced. */
-static int rename_noreplace(const char *from, const char *to)
+/* Moves `from` to `to` within `dfd` only if `to` does not exist, so a
+ * file created concurrently after the guard check is never replaced. */
+static int rename_noreplace(int dfd, const char *from, const char *to)
 {
-	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+	if (renameat2(dfd, from, dfd, to, RENAME_NOREPLACE) == 0)
 		return 0;
 	if (errno != EINVAL && errno != ENOSYS)
 		return -1;
 	/* File systems without RENAME_NOREPLACE: link() refuses to replace. */
-	if (link(from, to) < 0)
+	if (linkat(dfd, from, dfd, to, 0) < 0)
 		return -1;
-	(void)unlink(from);
+	(void)unlinkat(dfd, from, 0);
 	return 0;
-}
-
-static void sync_parent(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? sw_strndup(path, (size_t)(slash - path)) : NULL;
-	int fd = dir ? open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
-	sw_free(dir);
 }
 
 /* Undoes every completed step in reverse; returns -1 if any undo failed. */
@@ -374,25 +403,25 @@ static int undo(struct adapter_txn *t)
 		struct op *o = &t->ops[i];
 
 		if (o->placed) {
-			if (undo_fails() || unlink(o->path) < 0)
+			if (undo_fails() || unlinkat(o->dfd, o->name, 0) < 0)
 				bad = 1;
 			else
 				o->placed = 0;
 		}
 		if (o->aside) {
-			if (undo_fails() || rename_noreplace(o->bak, o->path) < 0)
+			if (undo_fails() || rename_noreplace(o->dfd, o->bak, o->name) < 0)
 				bad = 1;
 			else
 				o->aside = 0;
 		}
 		if (o->staged && o->tmp) {
-			if (unlink(o->tmp) < 0 && errno != ENOENT)
+			if (unlinkat(o->dfd, o->tmp, 0) < 0 && errno != ENOENT)
 				bad = 1;
 			o->staged = 0;
 		}
 	}
 	for (size_t i = t->ndirs; i-- > 0;)
-		if (rmdir(t->dirs[i]) < 0 && errno != ENOENT)
+		if (unlinkat(t->dirs[i].pfd, t->dirs[i].name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 			bad = 1;
 	return bad ? -1 : 0;
 }
@@ -409,29 +438,35 @@ int adapter_txn_apply(struct adapter_txn *t, enum adapter_txn_outcome *outcome,
 #ifdef SW_TESTING
 	seam_from_env();
 #endif
+	if (t->rootfd < 0 &&
+	    (t->rootfd = open(t->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return sw_error_sys(err, errno, "cannot open '%s'", t->root);
 	for (i = 0; i < t->n; i++)
-		if ((rc = confined(t, t->ops[i].path, err)) < 0 ||
-		    (rc = check_guard(&t->ops[i], err)) < 0)
+		if ((rc = check_guard(t, &t->ops[i], err)) < 0)
 			return rc;
+	RACE_POINT(1);
 	for (i = 0; i < t->n; i++) {
 		struct op *o = &t->ops[i];
 
 		if (o->kind != OP_WRITE)
 			continue;
-		if ((rc = make_parents(t, o->path, &step, err)) < 0 ||
+		if ((o->dfd < 0 && (rc = open_parent(t, o, 1, &step, err)) < 0) ||
 		    (rc = stage(o, i, &step, err)) < 0)
 			goto fail;
 	}
+	RACE_POINT(2);
 	for (i = 0; i < t->n; i++) {
 		struct op *o = &t->ops[i];
 
 		if (o->kind == OP_VERIFY || !o->exists)
 			continue;
-		if ((o->bak = sibling(o->path, "bak", i)) == NULL) {
+		if ((o->bak = sibling(o, "bak", i)) == NULL ||
+		    (o->bak_path = sw_asprintf("%.*s%s", (int)(o->name - o->path), o->path,
+					       o->bak)) == NULL) {
 			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 			goto fail;
 		}
-		if (step_fails(&step) || rename_noreplace(o->path, o->bak) < 0) {
+		if (step_fails(&step) || rename_noreplace(o->dfd, o->name, o->bak) < 0) {
 			rc = sw_error_sys(err, errno, "cannot move '%s' aside", o->path);
 			goto fail;
 		}
@@ -442,7 +477,7 @@ int adapter_txn_apply(struct adapter_txn *t, enum adapter_txn_outcome *outcome,
 
 		if (o->kind != OP_WRITE)
 			continue;
-		if (step_fails(&step) || rename_noreplace(o->tmp, o->path) < 0) {
+		if (step_fails(&step) || rename_noreplace(o->dfd, o->tmp, o->name) < 0) {
 			rc = sw_error_sys(err, errno, "cannot install '%s'", o->path);
 			goto fail;
 		}
@@ -453,11 +488,12 @@ int adapter_txn_apply(struct adapter_txn *t, enum adapter_txn_outcome *outcome,
 	for (i = 0; i < t->n; i++) {
 		struct op *o = &t->ops[i];
 
-		if (o->aside && unlink(o->bak) < 0 && *cleanup_warning == NULL)
+		if (o->aside && unlinkat(o->dfd, o->bak, 0) < 0 && *cleanup_warning == NULL)
 			*cleanup_warning = sw_asprintf(
-				"transaction committed but backup '%s' could not be removed", o->bak);
-		if (o->kind != OP_VERIFY)
-			sync_parent(o->path);
+				"transaction committed but backup '%s' could not be removed",
+				o->bak_path);
+		if (o->kind != OP_VERIFY && o->dfd >= 0)
+			(void)fsync(o->dfd);
 	}
 	return 0;
 fail:
@@ -473,7 +509,7 @@ size_t adapter_txn_artifacts(const struct adapter_txn *t, const char **out,
 	for (size_t i = 0; i < t->n; i++)
 		if (t->ops[i].aside) {
 			if (k < max)
-				out[k] = t->ops[i].bak;
+				out[k] = t->ops[i].bak_path;
 			k++;
 		}
 	return k;
@@ -484,13 +520,20 @@ void adapter_txn_free(struct adapter_txn *t)
 	if (t == NULL)
 		return;
 	for (size_t i = 0; i < t->n; i++) {
+		if (t->ops[i].dfd >= 0)
+			close(t->ops[i].dfd);
 		sw_free(t->ops[i].path);
 		sw_free(t->ops[i].data);
 		sw_free(t->ops[i].tmp);
 		sw_free(t->ops[i].bak);
+		sw_free(t->ops[i].bak_path);
 	}
-	for (size_t i = 0; i < t->ndirs; i++)
-		sw_free(t->dirs[i]);
+	for (size_t i = 0; i < t->ndirs; i++) {
+		close(t->dirs[i].pfd);
+		sw_free(t->dirs[i].name);
+	}
+	if (t->rootfd >= 0)
+		close(t->rootfd);
 	sw_free(t->dirs);
 	sw_free(t->ops);
 	sw_free(t->root);

@@ -6,7 +6,11 @@
  *
  * Calling sequence: adapter_txn_new, adapter_txn_write / _remove / _verify
  * (each with a guard on the current bytes), adapter_txn_apply once,
- * adapter_txn_free.  apply checks every guard before touching anything, then
+ * adapter_txn_free.  apply opens the root once and reaches each target's
+ * directory from it with O_DIRECTORY | O_NOFOLLOW, one component at a
+ * time; every later step is relative to that descriptor (openat, renameat2,
+ * unlinkat), so a directory swapped for a symlink meanwhile cannot send a
+ * change outside the root.  It checks every guard before touching anything, then
  * stages each new file as a temporary sibling, moves every existing target
  * aside to a backup sibling, renames the staged files into place and finally
  * deletes the backups.  When a step fails after the first change, every
@@ -81,6 +85,11 @@ void adapter_txn_free(struct adapter_txn *t);
  * disables.  When unset, apply reads SLIPWAY_TEST_TXN_FAIL_STEP (and
  * SLIPWAY_TEST_TXN_BREAK_UNDO) from the environment: test builds only. */
 void adapter_txn_fail_step(unsigned n, int break_undo);
+
+/* Test seam: `fn(point, arg)` runs in every apply at point 1, right after
+ * the guards were checked, and at point 2, after the new files were
+ * staged and before any target is moved, to race them.  NULL disables. */
+void adapter_txn_race_hook(void (*fn)(int point, void *arg), void *arg);
 #endif
 
 #endif

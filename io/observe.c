@@ -32,9 +32,13 @@ struct srec {
 	size_t seq;		/* canonical status order, for merging */
 };
 
+/* Where git's porcelain v2 prints a record: changed tracked entries, then
+ * unmerged ones, then untracked paths, each group by path. */
+enum line_group { LINE_TRACKED = 0, LINE_UNMERGED, LINE_UNTRACKED };
+
 /* One canonical status line (spec: "status_fingerprint"). */
 struct sline {
-	int untracked;
+	enum line_group group;
 	char *path;		/* borrowed from the line's text */
 	char *text;		/* whole record, NUL terminated, len bytes + NUL */
 	size_t len;
@@ -74,7 +78,7 @@ static int push_rec(struct collect *c, const char *path, const char *category,
 }
 
 /* Takes ownership of `text` (len bytes, path starting at text + path_off). */
-static int push_line(struct collect *c, int untracked, char *text, size_t len,
+static int push_line(struct collect *c, enum line_group group, char *text, size_t len,
 		     size_t path_off)
 {
 	if (text == NULL)
@@ -90,7 +94,7 @@ static int push_line(struct collect *c, int untracked, char *text, size_t len,
 		c->lines = n;
 		c->caplines = cap;
 	}
-	c->lines[c->nlines].untracked = untracked;
+	c->lines[c->nlines].group = group;
 	c->lines[c->nlines].text = text;
 	c->lines[c->nlines].len = len;
 	c->lines[c->nlines].path = text + path_off;
@@ -181,7 +185,7 @@ static int add_unmerged(struct collect *c, git_index *index, const char *path,
 	if (text == NULL)
 		return SW_ENOMEM;
 	n = (int)strlen(text);
-	if ((rc = push_line(c, 0, text, (size_t)n, (size_t)n - strlen(path))) < 0)
+	if ((rc = push_line(c, LINE_UNMERGED, text, (size_t)n, (size_t)n - strlen(path))) < 0)
 		return rc;
 	return push_rec(c, path, "unmerged", xy);
 }
@@ -216,7 +220,7 @@ static int add_untracked(struct collect *c, const char *path)
 	char *text = sw_asprintf("? %s", path);
 	int rc;
 
-	if ((rc = push_line(c, 1, text, text ? strlen(text) : 0, 2)) < 0)
+	if ((rc = push_line(c, LINE_UNTRACKED, text, text ? strlen(text) : 0, 2)) < 0)
 		return rc;
 	return push_rec(c, path, "untracked", "??");
 }
@@ -246,7 +250,7 @@ static int add_tracked(struct collect *c, const struct tent *t)
 		/* The record separates destination and origin by a NUL. */
 		off = strlen(text) - strlen(t->orig) - 1;
 		text[off] = '\0';
-		if ((rc = push_line(c, 0, text, off + 1 + strlen(t->orig),
+		if ((rc = push_line(c, LINE_TRACKED, text, off + 1 + strlen(t->orig),
 				    off - strlen(t->path))) < 0)
 			return rc;
 		snprintf(state, sizeof(state), "%s %s", xy, score);
@@ -259,7 +263,7 @@ static int add_tracked(struct collect *c, const struct tent *t)
 			   t->m_index, t->m_wt, hh, hi, t->path);
 	if (text == NULL)
 		return SW_ENOMEM;
-	if ((rc = push_line(c, 0, text, strlen(text), strlen(text) - strlen(t->path))) < 0)
+	if ((rc = push_line(c, LINE_TRACKED, text, strlen(text), strlen(text) - strlen(t->path))) < 0)
 		return rc;
 	return push_rec(c, t->path, "ordinary", xy);
 }
@@ -274,11 +278,6 @@ static int skip_worktree(git_index *index, const char *path)
 	return e != NULL && (e->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) != 0;
 }
 
-/* In a sparse checkout (core.sparseCheckout, and not
- * sparse.expectFilesOutsideOfPatterns) git clears, in memory, the
- * skip-worktree bit of every entry whose path is present in the worktree,
- * so that such a file is compared like any other.  Does the same to the
- * loaded index (never written back). */
 /* Boolean `key` as git reads it: $GIT_DIR/config.worktree first when
  * extensions.worktreeConfig is on (git sparse-checkout writes its settings
  * there; this libgit2 does not read that file), then the usual levels.
@@ -306,6 +305,11 @@ static int config_flag(git_repository *repo, git_config *cfg, const char *key)
 	return on;
 }
 
+/* In a sparse checkout (core.sparseCheckout, and not
+ * sparse.expectFilesOutsideOfPatterns) git clears, in memory, the
+ * skip-worktree bit of every entry whose path is present in the worktree,
+ * so that such a file is compared like any other.  Does the same to the
+ * loaded index (never written back). */
 static void unskip_present_files(git_repository *repo, git_index *index, int rootfd)
 {
 	git_config *cfg = NULL;
@@ -326,6 +330,29 @@ static void unskip_present_files(git_repository *repo, git_index *index, int roo
 		if ((e->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) &&
 		    fstatat(rootfd, e->path, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			e->flags_extended &= (uint16_t)~GIT_INDEX_ENTRY_SKIP_WORKTREE;
+	}
+}
+
+/* A path added with intent (git add -N) is in the index with the empty
+ * blob and a flag; libgit2 reports it added and modified.  git prints it
+ * as added in the worktree only, with no HEAD or index mode and zero ids,
+ * or, once the file is gone, deleted in the worktree against the index
+ * entry as it stands. */
+static void intent_to_add(git_index *index, struct tent *t)
+{
+	const git_index_entry *ie = index ? git_index_get_bypath(index, t->path, 0) : NULL;
+
+	if (ie == NULL || !(ie->flags_extended & GIT_INDEX_ENTRY_INTENT_TO_ADD) || t->orig)
+		return;
+	t->x = '.';
+	if (t->y == 'D') {
+		t->m_head = t->m_index = ie->mode;
+		t->m_wt = 0;
+		t->h_head = t->h_index = &ie->id;
+	} else {
+		t->y = 'A';
+		t->m_head = t->m_index = 0;
+		t->h_head = t->h_index = NULL;
 	}
 }
 
@@ -378,6 +405,7 @@ static int add_entry(struct collect *c, git_index *index,
 		t.orig = h2i->old_file.path;
 		t.similarity = h2i->similarity;
 	}
+	intent_to_add(index, &t);
 	return add_tracked(c, &t);
 }
 
@@ -602,8 +630,8 @@ static int cmp_line(const void *a, const void *b)
 {
 	const struct sline *x = a, *y = b;
 
-	if (x->untracked != y->untracked)
-		return x->untracked - y->untracked;
+	if (x->group != y->group)
+		return (int)x->group - (int)y->group;
 	return strcmp(x->path, y->path);
 }
 
@@ -2112,7 +2140,8 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 			goto out;
 	}
 
-	/* status_fingerprint: tracked records by path, then untracked. */
+	/* status_fingerprint: tracked, unmerged, then untracked records, each
+	 * group by path, as git prints them. */
 	if (c.nlines > 1)
 		qsort(c.lines, c.nlines, sizeof(*c.lines), cmp_line);
 	{

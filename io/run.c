@@ -2200,7 +2200,7 @@ int run_projection(struct run_projection *p, const struct run *r, long long revi
 	off = p->piece[n++].len;
 	if (rest[0] == ']') {
 		rest++;	/* "[]": open it */
-	} else if (strncmp(rest, ITEM_SEP + 1, strlen(ITEM_SEP) - 1) == 0) {
+	} else if (strncmp(rest, &ITEM_SEP[1], strlen(ITEM_SEP) - 1) == 0) {
 		rest += strlen(ITEM_SEP) - 1;
 	} else {
 		run_projection_release(p);
@@ -2221,7 +2221,7 @@ int run_projection(struct run_projection *p, const struct run *r, long long revi
 			off += e->text_len;
 			continue;
 		}
-		p->piece[n].bytes = i == 0 ? ITEM_SEP + 1 : ITEM_SEP;
+		p->piece[n].bytes = i == 0 ? &ITEM_SEP[1] : ITEM_SEP;
 		p->piece[n].len = strlen(ITEM_SEP) - (i == 0);
 		off += p->piece[n++].len;
 		p->text_off[i] = off;

@@ -43,14 +43,20 @@ struct store {
 };
 
 /* An opened run directory and, while locked, its lock descriptor. */
+/* A Run under construction: ".tmp-<run id>-<16 hex>", outside the run id
+ * grammar so that no listing takes it for a Run. */
+#define STAGED_PREFIX ".tmp-"
+#define STAGED_NAME_MAX 160
+
 struct run {
 	const char *id;
 	int fd;
 	struct stat st;
 	int lock_fd;
+	off_t cut_at;	/* a torn only record to cut when the journal is next appended */
 };
 
-#define RUN_INIT { NULL, -1, { 0 }, -1 }
+#define RUN_INIT { NULL, -1, { 0 }, -1, -1 }
 
 /* What is known about an in-flight mutation (upstream mutationTracker). */
 struct txn {
@@ -580,6 +586,28 @@ static int open_leaf(int *fd, int dfd, const char *name, int flags,
 	return sw_error_set(err, SW_EUNSAFE, "'%s' changed while opening", name);
 }
 
+/* open_leaf for the journal, which is appended in place: a second hard
+ * link would let those appends reach a file outside the run directory,
+ * so a journal with more than one link is refused. */
+static int open_journal(int *fd, int dfd, int flags, struct sw_error *err)
+{
+	struct stat st;
+	int rc = open_leaf(fd, dfd, JOURNAL_NAME, flags, err);
+
+	if (rc < 0)
+		return rc;
+	if (fstat(*fd, &st) < 0)
+		rc = sw_error_sys(err, errno, "cannot stat '%s'", JOURNAL_NAME);
+	else if (st.st_nlink != 1)
+		rc = sw_error_set(err, SW_EUNSAFE, "'%s' has %ju hard links; a journal must "
+				  "have exactly one", JOURNAL_NAME, (uintmax_t)st.st_nlink);
+	if (rc < 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	return rc;
+}
+
 /* fsync of a directory after re-proving its identity. */
 static int sync_dir(int fd, const struct stat *st, const char *what,
 		    struct sw_error *err)
@@ -823,7 +851,37 @@ void store_list_free(char **ids, size_t n)
 	sw_free(ids);
 }
 
-int store_list(char ***out, size_t *n, struct store *s, struct sw_error *err)
+static bool is_run_name(int runs_fd, const char *name)
+{
+	(void)runs_fd;
+	return store_run_id_valid(name);
+}
+
+/* A directory under runs/ that holds no Run: a staged creation that never
+ * got published (the process died), or a run-id directory without a
+ * journal, which older versions left when a creation failed. */
+static bool is_debris(int runs_fd, const char *name)
+{
+	struct stat st;
+	bool debris;
+	int fd;
+
+	if (strncmp(name, STAGED_PREFIX, strlen(STAGED_PREFIX)) == 0)
+		return fstatat(runs_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		       S_ISDIR(st.st_mode);
+	if (!store_run_id_valid(name))
+		return false;
+	fd = openat(runs_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	debris = fstatat(fd, JOURNAL_NAME, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+	close(fd);
+	return debris;
+}
+
+/* The names under runs/ that `keep` accepts, sorted. */
+static int scan_runs(char ***out, size_t *n, struct store *s,
+		     bool (*keep)(int runs_fd, const char *name), struct sw_error *err)
 {
 	char **ids = NULL;
 	size_t len = 0, cap = 0;
@@ -845,7 +903,7 @@ int store_list(char ***out, size_t *n, struct store *s, struct sw_error *err)
 	}
 	fd = -1;
 	while ((de = readdir(dir)) != NULL) {
-		if (!store_run_id_valid(de->d_name))
+		if (!keep(s->runs_fd, de->d_name))
 			continue;
 		if (len == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
@@ -879,6 +937,16 @@ out:
 	*out = ids;
 	*n = len;
 	return 0;
+}
+
+int store_list(char ***out, size_t *n, struct store *s, struct sw_error *err)
+{
+	return scan_runs(out, n, s, is_run_name, err);
+}
+
+int store_debris(char ***out, size_t *n, struct store *s, struct sw_error *err)
+{
+	return scan_runs(out, n, s, is_debris, err);
 }
 
 /* ---- run handle and lock --------------------------------------------- */
@@ -1127,8 +1195,7 @@ static int replay(struct store *s, struct run *r, bool repair,
 	{
 		struct sw_error e = SW_ERROR_INIT;
 
-		rc = open_leaf(&fd, r->fd, JOURNAL_NAME,
-			       repair ? O_RDWR : O_RDONLY, &e);
+		rc = open_journal(&fd, r->fd, repair ? O_RDWR : O_RDONLY, &e);
 		/* A run whose create died before the journal: no events. */
 		if (rc == SW_ENOTFOUND)
 			return 0;
@@ -1203,6 +1270,15 @@ static int replay(struct store *s, struct run *r, bool repair,
 			break;
 		}
 	}
+	/* A torn record with no complete one before it is all the Run has:
+	 * cutting it now would leave an empty journal behind a mutation that
+	 * is then refused, so the cut waits for the append that commits. */
+	if (repair && truncate_at >= 0 && n == 0) {
+		r->cut_at = truncate_at;
+		repair = false;
+		if (from)
+			from->repaired = true;
+	}
 	if (repair && (truncate_at >= 0 || append_nl)) {
 		if ((rc = check_leaf(r->fd, JOURNAL_NAME, fd, err)) < 0)
 			goto out;
@@ -1276,9 +1352,11 @@ int store_first_event(struct store *s, const char *run_id,
 	{
 		struct sw_error e = SW_ERROR_INIT;
 
-		rc = open_leaf(&fd, r.fd, JOURNAL_NAME, O_RDONLY, &e);
+		rc = open_journal(&fd, r.fd, O_RDONLY, &e);
 		if (rc == SW_ENOTFOUND) {
-			rc = sw_error_set(err, SW_EPARSE, "run journal is missing");
+			rc = sw_error_set(err, SW_EPARSE, "incomplete run directory: its creation "
+					  "was interrupted before the journal was written, so it "
+					  "holds no Run and may be removed");
 			goto out;
 		}
 		if (rc < 0) {
@@ -1925,8 +2003,7 @@ static int append_journal(bool *existed, struct store *s, struct run *r,
 		return rc;
 	if (fstatat(r->fd, JOURNAL_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		*existed = true;
-		if ((rc = open_leaf(&fd, r->fd, JOURNAL_NAME, O_WRONLY | O_APPEND,
-				    err)) < 0)
+		if ((rc = open_journal(&fd, r->fd, O_WRONLY | O_APPEND, err)) < 0)
 			return rc;
 	} else if (errno != ENOENT) {
 		return sw_error_sys(err, errno, "cannot inspect journal");
@@ -1940,6 +2017,10 @@ static int append_journal(bool *existed, struct store *s, struct run *r,
 	t->phase = "journal_verify";
 	if ((rc = check_leaf(r->fd, JOURNAL_NAME, fd, err)) < 0)
 		goto out;
+	if (*existed && r->cut_at >= 0 && ftruncate(fd, r->cut_at) < 0) {
+		rc = sw_error_sys(err, errno, "cannot truncate torn journal record");
+		goto out;
+	}
 	t->phase = "journal_write";
 	if (f_write(fd, bytes, len, &done) < 0) {
 		if (done > 0)
@@ -2117,7 +2198,7 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_x
 	{
 		struct sw_error e = SW_ERROR_INIT;
 
-		if (open_leaf(&jfd, r->fd, JOURNAL_NAME, O_RDONLY, &e) < 0 ||
+		if (open_journal(&jfd, r->fd, O_RDONLY, &e) < 0 ||
 		    fstat(jfd, &jst) < 0 || jst.st_size < jbytes ||
 		    (buf = sw_malloc(65536)) == NULL || sw_xxh_new(&h, &e) < 0)
 			goto out;
@@ -2304,12 +2385,13 @@ static int commit_mutation(struct store *s, struct run *r,
 	if ((rc = append_journal(&existed, s, r, journal, jlen, t, err)) < 0)
 		goto out;
 	if (!existed) {
-		/* A new journal is committed once its directory entry is. */
+		/* A new journal is committed once its directory entry is; a
+		 * new Run only once its staged directory is published. */
 		t->phase = "directory_sync";
 		if ((rc = sync_dir(r->fd, &r->st, "run", err)) < 0)
 			goto out;
-		t->committed = true;
-		t->pending = true;
+		t->committed = !create;
+		t->pending = !create;
 	}
 	t->phase = "journal_verify";
 	if ((rc = verify_materials(r, m, err)) < 0)
@@ -2325,13 +2407,6 @@ static int commit_mutation(struct store *s, struct run *r,
 			checkpoint_write(r, m, m->base + (long long)m->nev,
 					 m->jlen + (off_t)jlen, jhex);
 	}
-	if (create) {
-		t->phase = "directory_sync";
-		if ((rc = sync_dir(s->runs_fd, &s->runs_st, "runs", err)) < 0)
-			goto out;
-		t->phase = "namespace_verify";
-		rc = run_valid(s, r, err);
-	}
 out:
 	prepared_discard(&p, r);
 	sw_free(proj);
@@ -2339,12 +2414,48 @@ out:
 	return rc;
 }
 
+/* Removes what a failed creation left in its staged directory `dfd`
+ * (files, and one level of subdirectories for materials/), then the
+ * directory `name` itself.  Best effort: a leftover keeps its staging
+ * name, which no listing takes for a Run. */
+static void remove_tree(int dfd, int depth)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		int sub;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    unlinkat(dfd, de->d_name, 0) == 0 || errno != EISDIR || depth == 0)
+			continue;
+		sub = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			remove_tree(sub, depth - 1);
+			close(sub);
+		}
+		unlinkat(dfd, de->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
+/* A Run is built under a staging name and renamed into place (no
+ * replace) once its journal, projection, lock and materials are durable:
+ * a creation that fails or is interrupted never leaves a directory under
+ * the run id.  The rename is the commit point. */
 int store_create(struct store *s, const char *run_id, store_mutate_fn *mutate,
 		 void *payload, struct sw_error *err)
 {
 	struct store_mutation m = { 0 };
 	struct txn t = { "validation", false, false, false, false };
 	struct run r = RUN_INIT;
+	char staged[STAGED_NAME_MAX] = "", rnd[17];
 	int rc;
 
 	fail_reset(s);
@@ -2370,27 +2481,56 @@ int store_create(struct store *s, const char *run_id, store_mutate_fn *mutate,
 	if ((rc = anchors_valid(s, err)) < 0)
 		goto out;
 	t.phase = "directory_create";
-	r.id = run_id;
-	if (f_mkdir(s->runs_fd, run_id) < 0) {
-		rc = errno == EEXIST ?
-			sw_error_set(err, SW_ECONFLICT, "run '%s' already exists", run_id) :
-			sw_error_sys(err, errno, "cannot create run directory");
+	if (faccessat(s->runs_fd, run_id, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		rc = sw_error_set(err, SW_ECONFLICT, "run '%s' already exists", run_id);
 		goto out;
 	}
-	if ((rc = open_dir_at(&r.fd, &r.st, NULL, s->runs_fd, run_id, false,
-			      true, err)) < 0)
+	if ((rc = random_hex16(rnd, err)) < 0)
 		goto out;
-	t.phase = "directory_sync";
-	if ((rc = sync_dir(r.fd, &r.st, "run", err)) < 0 ||
-	    (rc = sync_dir(s->runs_fd, &s->runs_st, "runs", err)) < 0)
+	snprintf(staged, sizeof(staged), "%s%s-%s", STAGED_PREFIX, run_id, rnd);
+	if (f_mkdir(s->runs_fd, staged) < 0) {
+		staged[0] = '\0';
+		rc = sw_error_sys(err, errno, "cannot create run directory");
+		goto out;
+	}
+	r.id = staged;
+	if ((rc = open_dir_at(&r.fd, &r.st, NULL, s->runs_fd, staged, false,
+			      true, err)) < 0)
 		goto out;
 	t.phase = "lock_open";
 	if ((rc = run_lock(&r, s, true, err)) < 0)
 		goto out;
 	if ((rc = ensure_lock_file(&r, &t, err)) < 0)
 		goto out;
-	rc = commit_mutation(s, &r, &m, true, &t, err);
+	if ((rc = commit_mutation(s, &r, &m, true, &t, err)) < 0)
+		goto out;
+	t.phase = "directory_create";
+	if ((rc = run_valid(s, &r, err)) < 0)
+		goto out;
+	if (f_rename(s->runs_fd, staged, run_id) < 0) {
+		rc = errno == EEXIST ?
+			sw_error_set(err, SW_ECONFLICT, "run '%s' already exists", run_id) :
+			sw_error_sys(err, errno, "cannot publish run directory");
+		goto out;
+	}
+	staged[0] = '\0';
+	r.id = run_id;
+	t.committed = true;
+	t.phase = "directory_sync";
+	if ((rc = sync_dir(s->runs_fd, &s->runs_st, "runs", err)) < 0)
+		goto out;
+	t.phase = "namespace_verify";
+	rc = run_valid(s, &r, err);
 out:
+	if (staged[0] && r.fd >= 0) {
+		/* Nothing of the staged Run is visible: its bytes do not count
+		 * as written. */
+		remove_tree(r.fd, 1);
+		unlinkat(s->runs_fd, staged, AT_REMOVEDIR);
+		t.wrote = false;
+	} else if (staged[0]) {
+		unlinkat(s->runs_fd, staged, AT_REMOVEDIR);
+	}
 	run_close(&r);
 	mutation_release(&m);
 	return finish_mutation(s, &t, rc, err);

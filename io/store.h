@@ -133,6 +133,12 @@ int store_first_event(struct store *s, const char *run_id,
 int store_list(char ***out, size_t *n, struct store *s, struct sw_error *err);
 void store_list_free(char **ids, size_t n);
 
+/* The names under runs/ that hold no Run, sorted, for diagnosis: staged
+ * creations (".tmp-<run id>-<hex>") a killed process never published,
+ * and run-id directories without a journal, left by a failed creation
+ * of an older version.  Free with store_list_free. */
+int store_debris(char ***out, size_t *n, struct store *s, struct sw_error *err);
+
 /* Reads and verifies material `digest` ("sha256:<64 hex>").  *out
  * (sw_malloc'd, caller frees) holds *len bytes.  SW_ENOTFOUND, SW_EPARSE
  * when corrupt. */

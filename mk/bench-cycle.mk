@@ -3,7 +3,7 @@
 # Run grows to 1,000 Actions (tests/bench/bench_cycle.c).
 build/bench/bench_cycle: tests/bench/bench_cycle.c $(filter-out build/rel/cli/main.o,$(REL_OBJS)) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_REL) -Wno-missing-prototypes -o $@ tests/bench/bench_cycle.c \
+	$(QUIET_LINK)$(CC) $(CFLAGS_REL) -Wno-missing-prototypes -o $@ tests/bench/bench_cycle.c \
 		$(filter-out build/rel/cli/main.o,$(REL_OBJS)) $(PKG_LIBS) -lpthread
 
 bench:: build/bench/bench_cycle

@@ -8,7 +8,7 @@ BENCH_OBSERVE_DIR   ?= /tmp/slipway-bench-observe
 
 build/bench/bench_observe: tests/bench/bench_observe.c $(filter-out build/rel/cli/main.o,$(REL_OBJS)) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_REL) -o $@ tests/bench/bench_observe.c $(filter-out build/rel/cli/main.o,$(REL_OBJS)) $(PKG_LIBS) -lpthread
+	$(QUIET_LINK)$(CC) $(CFLAGS_REL) -o $@ tests/bench/bench_observe.c $(filter-out build/rel/cli/main.o,$(REL_OBJS)) $(PKG_LIBS) -lpthread
 
 bench:: build/bench/bench_observe
 	@for n in $(BENCH_OBSERVE_SIZES); do sh tests/bench/mkrepo.sh $(BENCH_OBSERVE_DIR)/dirty-$$n $$n; done

@@ -1,7 +1,7 @@
 # Run store benchmark: replay and append times for runs of 1, 100, 1000 events.
 build/bench/bench_store: tests/bench/bench_store.c $(REL_OBJS) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_REL) -Wno-missing-prototypes -o $@ $< $(REL_OBJS) $(PKG_LIBS)
+	$(QUIET_LINK)$(CC) $(CFLAGS_REL) -Wno-missing-prototypes -o $@ $< $(REL_OBJS) $(PKG_LIBS)
 
 bench:: build/bench/bench_store
 	build/bench/bench_store

@@ -4,8 +4,8 @@
 build/captext: cli/capabilities/expand.c io/source.h tables/source_roles.def \
 	       tables/source_classes.def tables/error_codes.def tables/source_fixes.def
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_REL) -o $@ $<
+	$(QUIET_LINK)$(CC) $(CFLAGS_REL) -o $@ $<
 
 build/gen/capabilities/%.md: cli/capabilities/%.md.in build/captext
 	@mkdir -p $(dir $@)
-	build/captext $< $@
+	$(QUIET_GEN)build/captext $< $@

@@ -1,7 +1,7 @@
 # libFuzzer harness for the Outcome decoder (tests/fuzz/fuzz_outcome.c).
 #
 #   make fuzz        every harness, each for a bounded time (this one: 60 s)
-#   make fuzz-smoke  every harness for a few seconds (this one: 5 s)
+#   make fuzz-smoke  every harness for a fixed seed and run count (make test)
 #
 # The harness and the io/, fsm/ and tables/ sources it needs are compiled by
 # clang itself (no gcc objects are reused): libFuzzer needs its coverage
@@ -24,14 +24,19 @@ FUZZ_OUTCOME_ARGS  = -dict=tests/fuzz/outcome.dict -max_len=8192 \
 
 build/fuzz/fuzz_outcome: $(FUZZ_OUTCOME_SRCS) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_OUTCOME_SRCS) $(PKG_LIBS)
+	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_OUTCOME_SRCS) $(PKG_LIBS)
 
 fuzz:: build/fuzz/fuzz_outcome
 	@mkdir -p build/fuzz/outcome-corpus
 	ASAN_OPTIONS=detect_leaks=1 build/fuzz/fuzz_outcome $(FUZZ_OUTCOME_ARGS) \
 		-max_total_time=60 build/fuzz/outcome-corpus $(FUZZ_OUTCOME_SEEDS)
 
+# The smoke run is deterministic: a fixed seed, a fixed number of runs and a
+# fresh working corpus grown from the committed seeds only.
+FUZZ_SMOKE_RUNS ?= 20000
+FUZZ_SMOKE_STEPS += fuzz/outcome
 fuzz-smoke:: build/fuzz/fuzz_outcome
-	@mkdir -p build/fuzz/outcome-corpus
-	ASAN_OPTIONS=detect_leaks=1 build/fuzz/fuzz_outcome $(FUZZ_OUTCOME_ARGS) \
-		-max_total_time=5 build/fuzz/outcome-corpus $(FUZZ_OUTCOME_SEEDS)
+	@rm -rf build/fuzz/outcome-smoke && mkdir -p build/fuzz/outcome-smoke
+	@ASAN_OPTIONS=detect_leaks=1 V=$(V) sh tests/step.sh fuzz/outcome \
+		build/fuzz/fuzz_outcome $(FUZZ_OUTCOME_ARGS) -seed=1 -runs=$(FUZZ_SMOKE_RUNS) \
+		build/fuzz/outcome-smoke $(FUZZ_OUTCOME_SEEDS)

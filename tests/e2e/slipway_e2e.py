@@ -1,5 +1,10 @@
 """Shared helpers of the end-to-end tests: run the binary, parse its JSON,
-validate documents against the reference schema, make scratch repositories."""
+validate documents against our schemas (schemas/, generated from tables/),
+make scratch repositories.
+
+Conformance: when the reference folder exists (SLIPWAY_SHARED, by default
+../shared beside the clone), every document is also validated against the
+reference schema; without it that extra check is skipped, and main() says so."""
 
 import copy
 import hashlib
@@ -12,33 +17,56 @@ import tempfile
 
 import jsonschema
 
-BIN = os.environ.get("SLIPWAY_BIN", os.path.join(os.path.dirname(__file__), "../../build/slipway"))
-SHARED = os.environ.get("SLIPWAY_SHARED", os.path.join(os.path.dirname(__file__), "../../../shared"))
-SCHEMA_PATH = os.path.join(SHARED, "reference/v2/machine-protocol.schema.json")
+ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), "../.."))
+BIN = os.environ.get("SLIPWAY_BIN", os.path.join(ROOT, "build/slipway"))
+SHARED = os.environ.get("SLIPWAY_SHARED", os.path.join(ROOT, "../shared"))
+# The reference folder for the conformance checks, or None when absent.
+REFERENCE = os.path.join(SHARED, "reference")
+if not os.path.isdir(REFERENCE):
+    REFERENCE = None
+SCHEMA_PATH = os.path.join(ROOT, "schemas/machine-protocol.schema.json")
+FIXTURE = os.path.join(ROOT, "tests/data/source-envelope.json")
+_SKIPPED = []
 
 with open(SCHEMA_PATH, encoding="utf-8") as f:
     _SCHEMA = json.load(f)
+_REF_SCHEMA = None
+if REFERENCE is not None:
+    with open(os.path.join(REFERENCE, "v2/machine-protocol.schema.json"), encoding="utf-8") as f:
+        _REF_SCHEMA = json.load(f)
 
 
-def schema_for(defname):
-    """The reference schema with its root narrowed to one $defs entry."""
-    s = copy.deepcopy(_SCHEMA)
+def skip(what):
+    """Records a conformance check that could not run (no reference folder)."""
+    _SKIPPED.append(what)
+
+
+def schema_for(defname, schema=None):
+    """Our schema (or `schema`) with its root narrowed to one $defs entry."""
+    s = copy.deepcopy(schema or _SCHEMA)
     s.pop("oneOf", None)
     s["$ref"] = "#/$defs/" + defname
     return s
 
 
+def _schemas():
+    return [_SCHEMA] + ([_REF_SCHEMA] if _REF_SCHEMA is not None else [])
+
+
 def validate(doc, defname):
-    """Raises jsonschema.ValidationError unless doc is a valid `defname`."""
-    validator = jsonschema.Draft202012Validator(
-        schema_for(defname), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-    validator.validate(doc)
+    """Raises jsonschema.ValidationError unless doc is a valid `defname`
+    under our schema and, when present, the reference schema."""
+    for schema in _schemas():
+        validator = jsonschema.Draft202012Validator(
+            schema_for(defname, schema), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+        validator.validate(doc)
 
 
 def validate_any(doc):
     """Every printed document must validate against the whole schema."""
-    jsonschema.Draft202012Validator(
-        _SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).validate(doc)
+    for schema in _schemas():
+        jsonschema.Draft202012Validator(
+            schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).validate(doc)
 
 
 def framed(*fields):
@@ -59,14 +87,20 @@ class Result:
         self.err = proc.stderr
 
     def json_out(self):
+        """The one JSON document on stdout, validated against the schema."""
         lines = self.out.decode().splitlines()
         assert len(lines) == 1, "stdout must hold exactly one JSON line: %r" % self.out
-        return json.loads(lines[0])
+        doc = json.loads(lines[0])
+        validate_any(doc)
+        return doc
 
     def json_err(self):
+        """The cliError on stderr, validated against the schema."""
         lines = self.err.decode().splitlines()
         assert len(lines) == 1, "stderr must hold exactly one JSON line: %r" % self.err
-        return json.loads(lines[0])
+        doc = json.loads(lines[0])
+        validate(doc, "cliError")
+        return doc
 
 
 def run(*args, cwd=None, stdin=None, env=None):
@@ -110,5 +144,9 @@ def main(tests):
         except Exception as e:  # noqa: BLE001 - report every failure
             failed += 1
             print("FAIL %s: %s: %s" % (t.__name__, type(e).__name__, e))
+    if REFERENCE is None:
+        print("SKIP conformance with the reference schema: %s not found" % os.path.join(SHARED, "reference"))
+    for what in _SKIPPED:
+        print("SKIP %s: no reference folder" % what)
     print("%d passed, %d failed" % (len(tests) - failed, failed))
     sys.exit(1 if failed else 0)

@@ -9,15 +9,18 @@ import json
 import os
 import tempfile
 
-from slipway_e2e import SHARED, assert_cli_error, framed, main, run, scratch_repo, validate
+from slipway_e2e import FIXTURE, assert_cli_error, framed, main, run, scratch_repo, validate
 
-FIXTURE = os.path.join(SHARED, "reference/fixtures/container-source-envelope.json")
 MANIFEST_FENCE = "```slipway-manifest\n"
 
 
 def fixture():
     with open(FIXTURE, encoding="utf-8") as f:
         return json.load(f)
+
+
+# owner/name of the fixture's repository, as it appears in its URLs.
+FIXTURE_REPO = "/".join(fixture()["canonical_url"].split("/")[3:5])
 
 
 def manifest_of(env):
@@ -103,7 +106,7 @@ def test_start_pins_the_source_and_the_first_action_carries_the_catalog():
     repo = scratch_repo()
     doc = start(repo)
     pinned = doc["pinned_source"]
-    assert pinned["issue_id"] == "I_containerSmoke"
+    assert pinned["issue_id"] == fixture()["issue_id"]
     assert [s["key"] for s in pinned["sections"]] == [
         "outcome", "requirements", "acceptance-examples", "constraints", "non-goals"]
     assert doc["action"]["kind"] == "orient"
@@ -456,7 +459,7 @@ def test_refresh_after_a_transfer_is_projection_drift_with_an_alias():
     doc = stopped_run(repo)
     env = fixture()
     old_url = env["canonical_url"]
-    env["canonical_url"] = old_url.replace("example/slipway-smoke", "example/moved-repo")
+    env["canonical_url"] = old_url.replace(FIXTURE_REPO, "example/moved-repo")
     for c in env["comments"]:
         c["url"] = c["url"].replace(old_url, env["canonical_url"])
     st = refreshed_ok(refresh(repo, doc["run_id"], env), None)
@@ -472,7 +475,7 @@ def test_refresh_of_another_issue_is_source_issue_mismatch():
     env = fixture()
     env["issue_id"] = "I_anotherIssue"
     err = assert_cli_error(refresh(repo, doc["run_id"], env), "source_issue_mismatch", 3)
-    assert err["details"]["pinned_issue_id"] == "I_containerSmoke"
+    assert err["details"]["pinned_issue_id"] == fixture()["issue_id"]
     assert err["details"]["refreshed_issue_id"] == "I_anotherIssue"
     assert err["details"]["run_id"] == doc["run_id"] and err["details"]["state"] == "stopped"
     assert [v["id"] for v in err["next"]["variants"]] == ["start-with-source"]
@@ -709,7 +712,7 @@ def test_refresh_beyond_the_alias_history_is_source_alias_limit():
                     '"url_aliases":' + json.dumps(aliases, separators=(",", ":")))
     env = fixture()
     old_url = env["canonical_url"]
-    env["canonical_url"] = old_url.replace("example/slipway-smoke", "example/moved-again")
+    env["canonical_url"] = old_url.replace(FIXTURE_REPO, "example/moved-again")
     for c in env["comments"]:
         c["url"] = c["url"].replace(old_url, env["canonical_url"])
     err = assert_cli_error(refresh(repo, doc["run_id"], env), "source_alias_limit", 3)

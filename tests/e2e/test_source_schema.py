@@ -66,25 +66,45 @@ def byte_caps(value, schema_def, defs, path="$"):
     return failures
 
 
-def main():
-    with open(os.path.join(SHARED, "reference", "v2", "machine-protocol.schema.json")) as f:
-        schema = json.load(f)
-    produce()
+def load(*parts):
+    with open(os.path.join(*parts), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def check(schema, label):
     failures = []
     for name, definition in DOCS.items():
-        with open(os.path.join(OUT, name), encoding="utf-8") as f:
-            document = json.load(f)
+        document = load(OUT, name)
         for error in validator(schema, definition).iter_errors(document):
-            failures.append("%s: %s at %s" % (name, error.message, list(error.absolute_path)))
-        failures += ["%s: %s" % (name, m) for m in
+            failures.append("%s (%s): %s at %s" % (name, label, error.message,
+                                                    list(error.absolute_path)))
+        failures += ["%s (%s): %s" % (name, label, m) for m in
                      byte_caps(document, schema["$defs"][definition], schema["$defs"])]
-    # The reference fixture is a valid envelope (sanity of the input side).
-    with open(os.path.join(SHARED, "reference", "v2", "source-envelope.schema.json")) as f:
-        envelope_schema = json.load(f)
-    with open(os.path.join(SHARED, "reference", "fixtures", "container-source-envelope.json")) as f:
-        fixture = json.load(f)
-    for error in jsonschema.validators.validator_for(envelope_schema)(envelope_schema).iter_errors(fixture):
-        failures.append("fixture: %s" % error.message)
+    return failures
+
+
+def envelope_errors(schema, fixture, label):
+    cls = jsonschema.validators.validator_for(schema)
+    return ["%s: %s" % (label, e.message) for e in cls(schema).iter_errors(fixture)]
+
+
+def main():
+    produce()
+    ours = load(ROOT, "schemas", "machine-protocol.schema.json")
+    our_envelope = load(ROOT, "schemas", "source-envelope.schema.json")
+    failures = check(ours, "schemas/")
+    # Our fixture is a valid envelope (sanity of the input side).
+    fixture = load(ROOT, "tests", "data", "source-envelope.json")
+    failures += envelope_errors(our_envelope, fixture, "tests/data fixture")
+    reference = os.path.join(SHARED, "reference")
+    if os.path.isdir(reference):
+        failures += check(load(reference, "v2", "machine-protocol.schema.json"), "reference")
+        ref_envelope = load(reference, "v2", "source-envelope.schema.json")
+        ref_fixture = load(reference, "fixtures", "container-source-envelope.json")
+        failures += envelope_errors(ref_envelope, fixture, "tests/data fixture, reference schema")
+        failures += envelope_errors(our_envelope, ref_fixture, "reference fixture, schemas/")
+    else:
+        print("SKIP conformance with the reference schemas: %s not found" % reference)
     if failures:
         print("\n".join(failures))
         sys.exit(1)

@@ -3,6 +3,7 @@
 
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,4 +308,145 @@ Test(io_adapter, only_credential_free_github_remotes_name_a_repository)
 	cr_assert_not(adapter_github_slug("https://github.com/octo/..", slug, sizeof(slug)));
 	cr_assert_not(adapter_github_slug("http://github.com/octo/repo", slug, sizeof(slug)));
 	cr_assert_not(adapter_github_slug("https://gitlab.com/octo/repo", slug, sizeof(slug)));
+}
+
+/* ---- races: a directory swapped for a symlink after the guards ---- */
+
+struct swap {
+	const char *dir;	/* a directory inside the repository */
+	const char *outside;	/* where the symlink then points */
+	int point;		/* the race point to act at */
+	int done;
+	char *before;		/* the outside tree when the race ran */
+};
+
+static const char *mirror_from, *mirror_to;
+
+/* Gives `mirror_to` the same tree as `mirror_from`, every file holding the
+ * user's own bytes. */
+static int mirror_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char *dst = sw_asprintf("%s%s", mirror_to, path + strlen(mirror_from));
+
+	(void)st;
+	(void)ftw;
+	if (type == FTW_D) {
+		cr_assert(mkdir(dst, 0755) == 0 || errno == EEXIST);
+	} else {
+		FILE *f = fopen(dst, "w");
+
+		cr_assert_not_null(f);
+		fputs("the user's own file\n", f);
+		fclose(f);
+	}
+	sw_free(dst);
+	return 0;
+}
+
+/* Moves the directory away and puts a symlink to a look-alike outside in
+ * its place: every name the transaction planned now resolves outside. */
+static void swap_for_symlink(int point, void *arg)
+{
+	struct swap *s = arg;
+	char *moved;
+
+	if (point != s->point || s->done++)
+		return;
+	moved = sw_asprintf("%s.moved", s->dir);
+	mirror_from = s->dir;
+	mirror_to = s->outside;
+	cr_assert_eq(nftw(s->dir, mirror_one, 16, FTW_PHYS), 0);
+	s->before = snapshot(s->outside);
+	cr_assert_eq(rename(s->dir, moved), 0);
+	cr_assert_eq(symlink(s->outside, s->dir), 0);
+	sw_free(moved);
+}
+
+static void race(const char *tool, const char *capability, int op, int point)
+{
+	struct adapter_report rep;
+	struct sw_error err = SW_ERROR_INIT;
+	char *root = scratch(), *outside = scratch();
+	char *dir = sw_asprintf("%s/.%s/skills/%s", root, tool, capability);
+	struct swap s = { dir, outside, point, 0, NULL };
+
+	cr_assert_eq(install(root, tool, 0, &rep, &err), 0, "%s", err.msg);
+	adapter_report_release(&rep);
+	if (op == 'r') {	/* the refresh then writes into that directory */
+		char *p = sw_asprintf("%s/SKILL.md", dir);
+
+		cr_assert_eq(unlink(p), 0);
+		sw_free(p);
+	}
+	adapter_txn_race_hook(swap_for_symlink, &s);
+	if (op == 'u')
+		(void)uninstall(root, tool, &rep, &err);
+	else
+		(void)install(root, tool, 1, &rep, &err);
+	adapter_txn_race_hook(NULL, NULL);
+	adapter_report_release(&rep);
+	cr_assert_eq(s.done, 1, "the race never ran");
+	{
+		char *after = snapshot(outside);
+
+		cr_assert_str_eq(after, s.before, "%s changed a file outside the repository", tool);
+		free(after);
+	}
+	free(s.before);
+	sw_free(dir);
+	drop(root);
+	drop(outside);
+}
+
+Test(io_adapter, uninstall_raced_by_a_symlink_swap_changes_nothing_outside)
+{
+	race("codex", "slipway-review", 'u', 1);
+	race("claude", "slipway-clarify", 'u', 1);
+	race("claude", "slipway-clarify", 'u', 2);
+}
+
+Test(io_adapter, refresh_raced_by_a_symlink_swap_changes_nothing_outside)
+{
+	race("claude", "slipway-run", 'r', 1);
+	race("claude", "slipway-run", 'r', 2);
+}
+
+static void make_symlink_at(int point, void *arg)
+{
+	struct swap *s = arg;
+
+	if (point != s->point || s->done++)
+		return;
+	cr_assert_eq(symlink(s->outside, s->dir), 0);
+}
+
+Test(io_adapter, first_install_raced_by_a_symlinked_directory_writes_nothing_outside)
+{
+	struct adapter_report rep;
+	struct sw_error err = SW_ERROR_INIT;
+	char *root = scratch(), *outside = scratch(), *before;
+	char *host = sw_asprintf("%s/.claude", root), *dir = sw_asprintf("%s/.claude/skills", root);
+	struct swap s = { dir, outside, 1, 0, NULL };
+	int rc;
+
+	cr_assert_eq(mkdir(host, 0755), 0);
+	before = snapshot(outside);
+	adapter_txn_race_hook(make_symlink_at, &s);
+	rc = install(root, "claude", 0, &rep, &err);
+	adapter_txn_race_hook(NULL, NULL);
+	cr_assert_eq(s.done, 1);
+	cr_assert_lt(rc, 0, "the install went through a symlink");
+	cr_assert_eq(rep.outcome, ADAPTER_TXN_ROLLED_BACK);
+	adapter_report_release(&rep);
+	{
+		char *after = snapshot(outside);
+
+		cr_assert_str_eq(after, before);
+		free(after);
+	}
+	free(before);
+	sw_free(host);
+	sw_free(dir);
+	drop(root);
+	drop(outside);
 }

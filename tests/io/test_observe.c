@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "io/digest.h"
 #include "io/json.h"
 #include "io/observe.h"
 #include "io/vcs.h"
@@ -460,8 +461,25 @@ Test(observe, json_round_trip_preserves_every_field_and_rejects_tampering)
 	sw_free(dir);
 }
 
+/* The status fingerprint is the digest of git's own porcelain v2 bytes. */
+static void assert_status_bytes_match_git(const struct vcs_observation *o, const char *dir)
+{
+	size_t len = 0;
+	char *raw = fx_sh_out(dir, &len, "GIT_OPTIONAL_LOCKS=0 git -c core.fsmonitor=false "
+				  "status --porcelain=v2 -z --untracked-files=all");
+	char hex[SW_HEX_LEN], want[8 + SW_HEX_LEN];
+
+	sw_sha256_hex(raw, len, hex);
+	snprintf(want, sizeof(want), "sha256:%s", hex);
+	for (size_t i = 0; i < len; i++)
+		if (raw[i] == '\0')
+			raw[i] = '\n';
+	cr_assert_str_eq(o->status_fingerprint, want, "git printed:\n%.*s", (int)len, raw);
+	sw_free(raw);
+}
+
 /* The fast scan and libgit2's status must both equal git, record for
- * record, on the cases where they could diverge. */
+ * record and byte for byte, on the cases where they could diverge. */
 static void assert_engines_agree(const char *dir)
 {
 	struct vcs_observe_opts slow = { .libgit2_status = 1 }, one = { .threads = 1 };
@@ -472,6 +490,8 @@ static void assert_engines_agree(const char *dir)
 	observe(&c, dir, &one);
 	assert_matches_git(&a, dir);
 	assert_matches_git(&b, dir);
+	assert_status_bytes_match_git(&a, dir);
+	assert_status_bytes_match_git(&b, dir);
 	cr_assert_str_eq(a.status_fingerprint, b.status_fingerprint);
 	cr_assert_str_eq(a.snapshot_hash, b.snapshot_hash);
 	cr_assert_str_eq(a.snapshot_hash, c.snapshot_hash);
@@ -772,6 +792,47 @@ Test(observe, moved_head_with_an_unchanged_index_shows_staged_changes)
 
 	/* the cache tree still names the old tree: it must not hide the diff */
 	fx_sh(dir, "echo two >> a.txt && git commit -qam two && git reset -q --soft HEAD~1");
+	assert_engines_agree(dir);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+/* git add -N: git prints ".A" with no HEAD or index mode and zero ids (or,
+ * once the file is gone, ".D" with the empty blob); libgit2 calls it added
+ * and modified.  Byte for byte like git, in both engines. */
+Test(observe, intent_to_add_paths_are_recorded_as_git_prints_them)
+{
+	char *dir = repo_with_commit();
+	struct vcs_observation o;
+
+	fx_sh(dir, "echo new > new.txt && echo x > run.sh && chmod +x run.sh && "
+		   "ln -s a.txt link && echo gone > gone.txt && "
+		   "git add -N new.txt run.sh link gone.txt && rm gone.txt");
+	assert_engines_agree(dir);
+	observe(&o, dir, NULL);
+	cr_assert_str_eq(find(&o, "new.txt")->state, ".A");
+	cr_assert_str_eq(find(&o, "run.sh")->state, ".A");
+	cr_assert_str_eq(find(&o, "link")->state, ".A");
+	cr_assert_str_eq(find(&o, "gone.txt")->state, ".D");
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+/* The cases the fast scan leaves to libgit2 (conflicts of every shape, a
+ * rename next to intent-to-add paths, type changes), compared with git's
+ * bytes. */
+Test(observe, fallback_cases_match_git_byte_for_byte)
+{
+	char *dir = repo_with_commit();
+
+	fx_sh(dir, "git checkout -q -b side && echo side > a.txt && git rm -q b.txt && "
+		   "echo s > both.txt && echo ds > src/c.txt && git add -A && git commit -qm side && "
+		   "git checkout -q - && echo main > a.txt && echo m > b.txt && echo m > both.txt && "
+		   "git rm -q src/c.txt && git add -A && git commit -qm main && "
+		   "(git merge -q side >/dev/null 2>&1 || true) && "
+		   "git mv old.txt renamed.txt && echo n > n.txt && git add -N n.txt && "
+		   "rm d.txt && ln -s a.txt d.txt");
 	assert_engines_agree(dir);
 	fx_rmrf(dir);
 	sw_free(dir);

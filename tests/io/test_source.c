@@ -331,6 +331,10 @@ TestSuite(io_source, .init = setup);
 
 /* ---- fixture ---------------------------------------------------------- */
 
+/* Conformance: the reference fixture carries digests computed upstream.
+ * It exists only where ../shared/reference does; without it the test is
+ * skipped and says so (our own envelope is tests/data/source-envelope.json,
+ * checked by the e2e suite). */
 static char *fixture_path(void)
 {
 	const char *shared = getenv("SLIPWAY_SHARED");
@@ -339,6 +343,12 @@ static char *fixture_path(void)
 	if (asprintf(&p, "%s/reference/fixtures/container-source-envelope.json",
 		     shared ? shared : "../shared") < 0)
 		abort();
+	if (access(p, R_OK) != 0) {
+		printf("SKIP conformance with the reference fixture: %s not found\n", p);
+		fflush(stdout);
+		free(p);
+		cr_skip_test("no reference fixture");
+	}
 	return p;
 }
 

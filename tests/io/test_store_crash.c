@@ -97,6 +97,23 @@ static void prepare_update_run(const char *id)
 	store_free(s);
 }
 
+/* A create that did not commit leaves no directory at all: neither one
+ * under the run id nor a staged one. */
+static void check_no_directory(const char *id, unsigned long step)
+{
+	char path[sizeof(g_common) + 16];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/slipway/runs", g_common);
+	if ((d = opendir(path)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		cr_assert(strcmp(de->d_name, id) != 0 && strncmp(de->d_name, ".tmp-", 5) != 0,
+			  "step %lu left '%s'", step, de->d_name);
+	closedir(d);
+}
+
 typedef int op_fn(struct store *s, const char *id, struct sw_error *err);
 
 static void walk_failures(op_fn *op, bool update, const char *tag)
@@ -124,6 +141,8 @@ static void walk_failures(op_fn *op, bool update, const char *tag)
 		}
 		cr_assert_lt(rc, 0, "step %lu fired but the call succeeded", n);
 		cr_assert_eq(err.code, SW_EPROTO, "step %lu: %s", n, err.msg);
+		if (!update && err.proto == TBL_ERR_MUTATION_NOT_COMMITTED)
+			check_no_directory(id, n);
 		check_after(id, update ? 2 : 0, tbl_err_wire[err.proto], NEW_DATA);
 	}
 	cr_assert(n > 5 && n < 200, "%s: %lu steps", tag, n);
@@ -196,3 +215,4 @@ Test(io_store_crash, update_torn_at_every_write_is_all_or_nothing)
 {
 	walk_crashes(do_update, true, STORE_FAULT_TORN, "u");
 }
+

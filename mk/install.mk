@@ -1,0 +1,34 @@
+# make install / uninstall: the binary, man pages, shell completions,
+# schemas and docs, in the standard Debian places under PREFIX (see the
+# Makefile's head for BINDIR, MANDIR, ...; DESTDIR stages a package).
+# The binary is installed unstripped (Debian strips it into a -dbgsym
+# package); `make install-strip` strips it.
+INSTALL_PROGRAM ?= $(INSTALL) -m 0755
+INSTALL_DATA    ?= $(INSTALL) -m 0644
+DOC_FILES  = README.md CHANGELOG.md LICENSE $(wildcard docs/*.md docs/*.svg)
+SCHEMA_FILES = $(wildcard schemas/*.schema.json)
+
+install: build/slipway $(MAN_PAGES) $(COMPLETIONS)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SCHEMADIR)
+	$(INSTALL_PROGRAM) build/slipway $(DESTDIR)$(BINDIR)/slipway
+	$(INSTALL_DATA) $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	$(if $(SCHEMA_FILES),$(INSTALL_DATA) $(SCHEMA_FILES) $(DESTDIR)$(SCHEMADIR)/)
+	$(if $(MAN_PAGES),$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 && \
+		$(INSTALL_DATA) $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/)
+	$(if $(COMPLETIONS),$(INSTALL) -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) && \
+		$(INSTALL_DATA) build/completion/slipway.bash $(DESTDIR)$(BASHCOMPDIR)/slipway && \
+		$(INSTALL_DATA) build/completion/_slipway $(DESTDIR)$(ZSHCOMPDIR)/_slipway && \
+		$(INSTALL_DATA) build/completion/slipway.fish $(DESTDIR)$(FISHCOMPDIR)/slipway.fish)
+
+install-strip:
+	$(MAKE) install INSTALL_PROGRAM='$(INSTALL) -m 0755 -s'
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/slipway
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/slipway $(DESTDIR)$(ZSHCOMPDIR)/_slipway \
+		$(DESTDIR)$(FISHCOMPDIR)/slipway.fish
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
+	rm -f $(addprefix $(DESTDIR)$(SCHEMADIR)/,$(notdir $(SCHEMA_FILES)))
+	-rmdir $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SCHEMADIR) 2>/dev/null
+	-rmdir $(dir $(DESTDIR)$(SCHEMADIR)) 2>/dev/null
