@@ -415,30 +415,7 @@ static int recorded_changed(const struct run *r)
 
 const char *driver_resume_operation(enum fsm_event ev)
 {
-	switch (ev) {
-	case FSM_EV_RESUME:
-		return "ad_hoc_resumed";
-	case FSM_EV_RESUME_PINNED:
-		return "source_refresh_skipped";
-	case FSM_EV_RESUME_REFRESH:
-		return "source_refreshed";
-	case FSM_EV_CANDIDATE_INVALID:
-	case FSM_EV_CANDIDATE_VALID:
-		return "source_candidate_created";
-	case FSM_EV_CHOOSE_PINNED:
-		return "source_pinned";
-	case FSM_EV_CHOOSE_ADOPT:
-		return "source_amended";
-	case FSM_EV_INVALID:
-	case FSM_EV_START:
-	case FSM_EV_SUBMIT:
-	case FSM_EV_ANSWER:
-	case FSM_EV_SKIP:
-	case FSM_EV_STOP:
-	case FSM_EV__COUNT:
-		break;
-	}
-	return NULL;
+	return tbl_event_resume_op[ev];
 }
 
 struct mctx {

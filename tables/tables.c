@@ -46,6 +46,12 @@ const char *const tbl_runstate_wire[FSM_RUN__COUNT] = {
 #undef RUNSTATE
 };
 
+const char *const tbl_branch_wire[FSM_BRANCH__COUNT] = {
+#define BRANCH(id, wire) [FSM_BRANCH_##id] = wire,
+#include "tables/branches.def"
+#undef BRANCH
+};
+
 const char *const tbl_result_wire[FSM_RESULT__COUNT] = {
 #define RESULT(id, branch, wire, host) [FSM_RESULT_##id] = wire,
 #include "tables/results.def"
@@ -63,7 +69,7 @@ const unsigned char tbl_result_host_may_send[FSM_RESULT__COUNT] = {
 };
 
 const char *const tbl_event_name[FSM_EV__COUNT] = {
-#define EVENT(id, name, jtype) [FSM_EV_##id] = name,
+#define EVENT(id, name, jtype, resume_op) [FSM_EV_##id] = name,
 #include "tables/events.def"
 #undef EVENT
 };
@@ -75,7 +81,13 @@ const char *const tbl_jevent_wire[TBL_JEVENT__COUNT] = {
 };
 
 const enum tbl_jevent tbl_event_journal[FSM_EV__COUNT] = {
-#define EVENT(id, name, jtype) [FSM_EV_##id] = TBL_JEVENT_##jtype,
+#define EVENT(id, name, jtype, resume_op) [FSM_EV_##id] = TBL_JEVENT_##jtype,
+#include "tables/events.def"
+#undef EVENT
+};
+
+const char *const tbl_event_resume_op[FSM_EV__COUNT] = {
+#define EVENT(id, name, jtype, resume_op) [FSM_EV_##id] = resume_op,
 #include "tables/events.def"
 #undef EVENT
 };

@@ -52,7 +52,7 @@ enum fsm_result {
 };
 
 enum fsm_event {
-#define EVENT(id, name, jtype) FSM_EV_##id,
+#define EVENT(id, name, jtype, resume_op) FSM_EV_##id,
 #include "tables/events.def"
 #undef EVENT
 	FSM_EV__COUNT
@@ -112,6 +112,7 @@ extern const char *const tbl_kind_wire[FSM_KIND__COUNT];
 extern const char *const tbl_status_wire[FSM_STATUS__COUNT];
 extern const char *const tbl_pause_wire[FSM_PAUSE__COUNT];
 extern const char *const tbl_runstate_wire[FSM_RUN__COUNT];
+extern const char *const tbl_branch_wire[FSM_BRANCH__COUNT];
 extern const char *const tbl_result_wire[FSM_RESULT__COUNT];
 extern const char *const tbl_event_name[FSM_EV__COUNT];
 extern const char *const tbl_jevent_wire[TBL_JEVENT__COUNT];
@@ -131,6 +132,8 @@ extern const unsigned char tbl_pause_answerable[FSM_PAUSE__COUNT];
 extern const enum fsm_branch tbl_result_branch[FSM_RESULT__COUNT];
 extern const unsigned char tbl_result_host_may_send[FSM_RESULT__COUNT];
 extern const enum tbl_jevent tbl_event_journal[FSM_EV__COUNT];
+/* The operation a resume event reports, or NULL. */
+extern const char *const tbl_event_resume_op[FSM_EV__COUNT];
 extern const enum tbl_nextop tbl_variant_op[TBL_VARIANT__COUNT];
 extern const unsigned char tbl_err_exit[TBL_ERR__COUNT];
 extern const enum tbl_recovery tbl_err_recovery[TBL_ERR__COUNT];

@@ -73,6 +73,22 @@ def test_an_effect_without_a_handler_does_not_compile():
     assert res.returncode == 0, res.stderr[-2000:]
 
 
+def test_the_spec_event_table_is_events_def():
+    import re
+    with open(os.path.join(ROOT, "tables", "events.def"), encoding="utf-8") as f:
+        rows = re.findall(r'^EVENT\(\w+,\s*"([^"]*)",\s*(\w+),\s*(NULL|"[^"]*")\)', f.read(), re.M)
+    with open(os.path.join(ROOT, "tables", "journal_events.def"), encoding="utf-8") as f:
+        jwire = dict(re.findall(r'^JEVENT\((\w+),\s*"([^"]*)"\)', f.read(), re.M))
+    want = [(name, jwire[jtype], op.strip('"') if op != "NULL" else "")
+            for name, jtype, op in rows if name]
+    with open(os.path.join(ROOT, "spec", "run-state-machine.md"), encoding="utf-8") as f:
+        spec = f.read()
+    table = spec[spec.index("## Events"):]
+    got = [(m[0], m[1], m[2]) for m in
+           re.findall(r'^\| ([a-z-]+) \| [^|]+ \| `([a-z_]+)` \|\s*`?([a-z_]*)`?\s*\|$', table, re.M)]
+    assert got == want, (got, want)
+
+
 def gendocs_capability(text):
     res = subprocess.run(["make", "-s", "-C", ROOT, "build/gendocs"], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
@@ -101,4 +117,5 @@ if __name__ == "__main__":
           test_purity_check_fails_on_a_stray_puts,
           test_swapped_rule_columns_do_not_compile,
           test_an_effect_without_a_handler_does_not_compile,
+          test_the_spec_event_table_is_events_def,
           test_capability_markers_expand_and_unknown_ones_fail_the_build])
