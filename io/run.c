@@ -994,7 +994,7 @@ static int issue_action(struct run *r, enum fsm_kind kind,
 	 * text back (run_status_json, run_current_action_full).  The text is
 	 * valid UTF-8 by construction (JSON strings, ASCII, cuts made at
 	 * character boundaries), so it is not scanned again. */
-	run_context_digest(context, digest);
+	sw_material_digest(digest, context, strlen(context), NULL);
 	if ((stored = json_copy(action)) == NULL ||
 	    json_object_del(stored, "context") < 0 ||
 	    json_object_set_new(stored, "context_sha256", json_string(digest)) < 0 ||
@@ -1994,20 +1994,6 @@ int run_replay(struct run **rp, const char *type, const json_t *data,
 }
 
 /* ---- views ---- */
-
-void run_context_digest(const char *context, char out[SW_DIGEST_LEN])
-{
-	static const char domain[] = "slipway-material/v1";
-	struct sw_sha256 *h = NULL;
-
-	if (sw_sha256_new(&h, &(struct sw_error)SW_ERROR_INIT) < 0) {
-		out[0] = '\0';
-		return;
-	}
-	sw_sha256_field(h, domain, sizeof(domain) - 1);
-	sw_sha256_field(h, context, strlen(context));
-	sw_sha256_final_prefixed(h, out);
-}
 
 json_t *run_take_contexts(struct run *r)
 {

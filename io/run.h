@@ -113,12 +113,10 @@ struct json_t *run_current_action_full(const struct run *r,
 
 /* The context texts of the Actions issued since the last call, as a JSON
  * array of strings (new reference, or NULL on ENOMEM).  The driver stores
- * each as a material under run_context_digest() before the event that
+ * each as a material (sw_material_digest) before the event that
  * refers to it. */
 struct json_t *run_take_contexts(struct run *r);
 
-/* framed("slipway-material/v1", context), as a material's digest. */
-void run_context_digest(const char *context, char out[SW_DIGEST_LEN]);
 
 /* Frozen records (the mutation path).  run_freeze keeps every Action
  * record but the last as its run.json text plus the facts the rules need,

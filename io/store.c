@@ -27,7 +27,6 @@
 #define CHECKPOINT_LOG_NAME "run.checkpoint-log"
 #define CHECKPOINT_MAX (256u << 20)
 #define MATERIALS_NAME "materials"
-#define MATERIAL_DOMAIN "slipway-material/v1"
 #define RENAME_ATTEMPTS 10
 
 struct store {
@@ -452,20 +451,6 @@ int store_new_run_id(char out[37], struct sw_error *err)
 	}
 	out[36] = '\0';
 	return 0;
-}
-
-void store_material_digest(const void *bytes, size_t len,
-			   char out[SW_DIGEST_LEN])
-{
-	struct sw_sha256 *h = NULL;
-
-	if (sw_sha256_new(&h, NULL) < 0) {
-		out[0] = '\0';
-		return;
-	}
-	sw_sha256_field(h, MATERIAL_DOMAIN, strlen(MATERIAL_DOMAIN));
-	sw_sha256_field(h, bytes, len);
-	sw_sha256_final_prefixed(h, out);
 }
 
 /* ---- anchored opening ------------------------------------------------ */
@@ -1527,7 +1512,7 @@ int store_mutation_add_material(struct store_mutation *m, const void *bytes,
 		return sw_error_set(err, SW_ENOMEM, "cannot add material");
 	}
 	m->mat = p;
-	store_material_digest(bytes, len, m->mat[m->nmat].digest);
+	sw_material_digest(m->mat[m->nmat].digest, bytes, len, NULL);
 	m->mat[m->nmat].bytes = copy;
 	m->mat[m->nmat].len = len;
 	if (digest)
@@ -1639,7 +1624,7 @@ static int read_blob(void **out, size_t *len, struct stat *st, int mfd, const ch
 		rc = sw_error_sys(err, errno, "cannot inspect material %s", digest);
 		goto out;
 	}
-	store_material_digest(buf, n, got);
+	sw_material_digest(got, buf, n, NULL);
 	if (strcmp(got, digest) != 0) {
 		rc = sw_error_set(err, SW_EPARSE, "material %s is corrupt", digest);
 		goto out;

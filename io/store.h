@@ -146,9 +146,6 @@ int store_read_material(void **out, size_t *len, struct store *s,
 			const char *run_id, const char *digest,
 			struct sw_error *err);
 
-/* framed("slipway-material/v1", bytes) as "sha256:<hex>". */
-void store_material_digest(const void *bytes, size_t len,
-			   char out[SW_DIGEST_LEN]);
 
 /* Replay checkpoint.  run.checkpoint and run.checkpoint-log in the run
  * directory are a cache, never the authority: store_update_resumable

@@ -73,7 +73,7 @@ static void absorb_contexts(struct run *r)
 	if (blob_store == NULL)
 		blob_store = json_object();
 	json_array_foreach(taken, i, v) {
-		run_context_digest(json_string_value(v), digest);
+		sw_material_digest(digest, json_string_value(v), strlen(json_string_value(v)), NULL);
 		json_object_set(blob_store, digest, v);
 	}
 	json_decref(taken);

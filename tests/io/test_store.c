@@ -410,7 +410,7 @@ Test(io_store, materials_round_trip_and_are_verified)
 
 	make_run(s, "mat");
 	cr_assert_eq(store_update(s, "mat", NULL, add_events, &a, &err), 0, "%s", err.msg);
-	store_material_digest("hello material", 14, want);
+	sw_material_digest(want, "hello material", 14, NULL);
 	cr_expect_str_eq(a.digest, want);
 	cr_assert_eq(store_read_material(&data, &len, s, "mat", want, &err), 0, "%s", err.msg);
 	cr_expect_eq(len, 14);
@@ -465,7 +465,7 @@ Test(io_store, a_material_replaced_after_its_check_is_refused)
 	char want[SW_DIGEST_LEN], *blob, *journal, *after;
 
 	make_run(s, "mat");
-	store_material_digest("hello material", 14, want);
+	sw_material_digest(want, "hello material", 14, NULL);
 	blob = sw_asprintf("%s%s", run_path("mat", "materials/"), want + 7);
 	journal = slurp(run_path("mat", "journal.jsonl"), NULL);
 	store_test_after_materials(replace_blob, blob);
@@ -867,7 +867,7 @@ Test(io_store, material_digest_is_the_framed_sha256)
 	snprintf(want, sizeof(want), "sha256:");
 	for (int i = 0; i < 32; i++)
 		snprintf(want + 7 + 2 * i, 3, "%02x", md[i]);
-	store_material_digest(body, 3, got);
+	sw_material_digest(got, body, 3, NULL);
 	cr_expect_str_eq(got, want);
 }
 

@@ -57,7 +57,7 @@ static void check_after(const char *id, long long before, const char *code,
 		size_t len = 0;
 
 		cr_assert_str_eq(seen.data[count - 1], want_data);
-		store_material_digest("material bytes", 14, digest);
+		sw_material_digest(digest, "material bytes", 14, NULL);
 		cr_assert_eq(store_read_material(&mat, &len, s, id, digest, &err), 0,
 			     "%s: material of a committed event: %s", id, err.msg);
 		sw_free(mat);
