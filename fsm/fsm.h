@@ -97,10 +97,12 @@ enum fsm_issue {
 };
 
 /* One routing rule; the first row that matches wins (R4).  `id` is the
- * row's stable name: the journal records it, never the row's position, so
- * inserting a row re-points no old trace.  Ids are never reused. */
+ * row's stable number: the journal records it, never the row's position, so
+ * inserting a row re-points no old trace.  The rows that existed when ids
+ * were introduced took their position as id (so journals from before read
+ * the same); a new row takes the next unused number, and no id is reused. */
 struct fsm_rule {
-	const char *id;
+	unsigned id;
 	unsigned from;			/* set of states, FSM_IN(...) */
 	enum fsm_event on;
 	struct fsm_need need;		/* facts that must hold */

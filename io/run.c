@@ -1794,9 +1794,9 @@ static json_t *element_change(size_t index, const json_t *b, const json_t *a)
 
 json_t *run_delta(const struct run *before, const struct run *after, size_t rule)
 {
-	json_t *d = json_pack("{s:i, s:i, s:s, s:s}", "event_version", 2,
+	json_t *d = json_pack("{s:i, s:i, s:s, s:I}", "event_version", 2,
 			      "contract_version", 2, "run_id", str(after->rec, "id"),
-			      "rule_id", tbl_rules[rule].id);
+			      "rule", (json_int_t)tbl_rules[rule].id);
 	json_t *set = json_object(), *clear = json_array(), *app = json_object();
 	json_t *upd = json_object();
 

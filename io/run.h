@@ -90,7 +90,7 @@ int run_apply(struct run *r, const struct fsm_step *st,
 	      const struct run_effects *fx, struct sw_error *err);
 
 /* The journal data of the change from `before` to `after` (new reference);
- * it names tbl_rules[rule] by its stable id ("rule_id"), never by index. */
+ * "rule" names tbl_rules[rule] by its stable id, never by its position. */
 struct json_t *run_delta(const struct run *before, const struct run *after,
 			 size_t rule);
 

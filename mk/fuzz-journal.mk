@@ -9,14 +9,17 @@ FUZZ_JOURNAL_ARGS = -max_len=256 -artifact_prefix=build/fuzz/journal- -print_fin
 
 build/fuzz/fuzz_journal: $(FUZZ_JOURNAL_SRCS) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-string-plus-int -o $@ $(FUZZ_JOURNAL_SRCS) $(PKG_LIBS)
+	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-string-plus-int -o $@ $(FUZZ_JOURNAL_SRCS) $(PKG_LIBS)
 
 fuzz:: build/fuzz/fuzz_journal
 	@mkdir -p build/fuzz/journal-corpus
 	ASAN_OPTIONS=detect_leaks=1 build/fuzz/fuzz_journal $(FUZZ_JOURNAL_ARGS) \
 		-max_total_time=60 build/fuzz/journal-corpus
 
+# Deterministic, like the other smoke runs: a fixed seed and run count.
+FUZZ_SMOKE_STEPS += fuzz/journal
 fuzz-smoke:: build/fuzz/fuzz_journal
-	@mkdir -p build/fuzz/journal-corpus
-	ASAN_OPTIONS=detect_leaks=1 build/fuzz/fuzz_journal $(FUZZ_JOURNAL_ARGS) \
-		-max_total_time=5 build/fuzz/journal-corpus
+	@rm -rf build/fuzz/journal-smoke && mkdir -p build/fuzz/journal-smoke
+	@ASAN_OPTIONS=detect_leaks=1 V=$(V) sh tests/step.sh fuzz/journal \
+		build/fuzz/fuzz_journal $(FUZZ_JOURNAL_ARGS) -seed=1 -runs=$(FUZZ_SMOKE_RUNS) \
+		build/fuzz/journal-smoke

@@ -30,18 +30,12 @@ static uint64_t relevant_bits(enum fsm_event ev)
 	     _done = (sub == (mask)), sub = (sub - (mask)) & (mask))
 
 /* Every row has its own stable id, the journal's name for it. */
-Test(fsm_rules, every_row_has_a_unique_well_formed_id)
+Test(fsm_rules, every_row_has_a_unique_id)
 {
-	for (size_t i = 0; i < tbl_rules_len; i++) {
-		const char *id = tbl_rules[i].id;
-
-		cr_assert_not_null(id, "row %zu has no id", i);
-		cr_expect(id[0] != '\0' && strspn(id, "abcdefghijklmnopqrstuvwxyz0123456789_.-") == strlen(id),
-			  "row %zu: id '%s'", i, id);
-		cr_expect(strchr(id, '.') != NULL, "row %zu: id '%s' names no event", i, id);
+	for (size_t i = 0; i < tbl_rules_len; i++)
 		for (size_t j = 0; j < i; j++)
-			cr_expect(strcmp(tbl_rules[j].id, id) != 0, "rows %zu and %zu share id %s", j, i, id);
-	}
+			cr_expect_neq(tbl_rules[j].id, tbl_rules[i].id, "rows %zu and %zu share id %u",
+				      j, i, tbl_rules[i].id);
 }
 
 Test(fsm_rules, every_state_and_event_has_a_row_and_no_row_is_shadowed)

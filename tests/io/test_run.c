@@ -310,34 +310,25 @@ Test(io_run, happy_path_replays_and_validates)
 	finish(&h);
 }
 
-/* Journal events name the rule that fired by its stable id; a journal from
- * before ids, which carries the row's index under "rule", still replays to
- * the same record. */
-Test(io_run, events_name_rows_by_stable_id_and_index_journals_still_replay)
+/* Journal events name the rule that fired by its stable id (the id
+ * column of tbl_rules), and a journal replays whatever the rule says. */
+Test(io_run, events_name_the_rule_by_its_stable_id)
 {
 	struct harness h = { 0 };
-	json_t *ev;
-	size_t i;
+	struct fsm_step st;
+	json_t *last;
 
 	start(&h, 8, 1);
-	submit(&h, outcome("orient", "completed", NULL), 0);
-	json_array_foreach(h.journal, i, ev) {
-		json_t *data = json_array_get(ev, 1);
-		const char *id = json_string_value(json_object_get(data, "rule_id"));
-		size_t row;
+	st = submit(&h, outcome("orient", "completed", NULL), 0);
+	last = json_array_get(json_array_get(h.journal, json_array_size(h.journal) - 1), 1);
+	cr_assert_eq(json_integer_value(json_object_get(last, "rule")), tbl_rules[st.rule].id);
+	for (size_t row = 0; row < tbl_rules_len; row++) {
+		json_t *d = run_delta(NULL, h.run, row);
 
-		cr_assert_not_null(id, "event %zu has no rule_id", i);
-		cr_assert_null(json_object_get(data, "rule"), "event %zu records an index", i);
-		for (row = 0; row < tbl_rules_len; row++)
-			if (strcmp(tbl_rules[row].id, id) == 0)
-				break;
-		cr_assert_lt(row, tbl_rules_len, "event %zu: unknown rule id %s", i, id);
-		/* The old form: the row's index, no id. */
-		json_object_del(data, "rule_id");
-		json_object_set_new(data, "rule", json_integer((json_int_t)row));
+		cr_assert_not_null(d);
+		cr_assert_eq(json_integer_value(json_object_get(d, "rule")), tbl_rules[row].id);
+		json_decref(d);
 	}
-	cr_assert(json_is_integer(json_object_get(json_array_get(json_array_get(h.journal, 0), 1),
-						  "rule")));
 	assert_replay_equals(&h);
 	finish(&h);
 }
