@@ -126,6 +126,21 @@ static void print_states(unsigned set)
 		}
 }
 
+static void print_events(unsigned set)
+{
+	int first = 1;
+
+	if (set == FSM_ON_ANY) {
+		printf("any");
+		return;
+	}
+	for (int e = FSM_EV_INVALID + 1; e < FSM_EV__COUNT; e++)
+		if (set & (1u << e)) {
+			printf("%s%s", first ? "" : ", ", tbl_event_name[e]);
+			first = 0;
+		}
+}
+
 static void print_ops(uint32_t ops)
 {
 	int first = 1;
@@ -158,17 +173,19 @@ static void rules(void)
 {
 	printf("\n## Routing Rules\n\n"
 	       "The interpreter takes the first row whose states, event and facts match; "
-	       "`need` facts must hold and `deny` facts must not. The row number is recorded "
-	       "with every journaled decision. Issuing an Action then goes through the issue "
-	       "table below.\n\n"
-	       "| # | from | event | need | deny | verdict | result | effects | why |\n"
+	       "`need` facts must hold and `deny` facts must not. The id of a row is stable "
+	       "(never renumbered when rows move, never reused) and is recorded with every "
+	       "journaled decision. Issuing an Action then goes through the issue table below.\n\n"
+	       "| id | from | event | need | deny | verdict | result | effects | why |\n"
 	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 	for (size_t i = 0; i < tbl_rules_len; i++) {
 		const struct fsm_rule *r = &tbl_rules[i];
 
-		printf("| %zu | ", i);
+		printf("| %u | ", r->id);
 		print_states(r->from);
-		printf(" | %s | ", r->on == FSM_EV_INVALID ? "any" : tbl_event_name[r->on]);
+		printf(" | ");
+		print_events(r->on);
+		printf(" | ");
 		print_facts(r->need.all);
 		printf(" | ");
 		print_facts(r->deny.any);

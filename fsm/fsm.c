@@ -17,7 +17,7 @@ size_t fsm_match(enum fsm_state state, enum fsm_event event, uint64_t facts)
 
 		if (!(r->from & (1u << state)))
 			continue;
-		if (r->on != FSM_EV_INVALID && r->on != event)
+		if (!(r->on & (1u << event)))
 			continue;
 		if (!holds(facts, r->need, r->deny))
 			continue;

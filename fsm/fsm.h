@@ -96,6 +96,18 @@ enum fsm_issue {
 	FSM_ISSUE_END		/* the Run ends */
 };
 
+/* A set of events, for rule rows (gates) that apply to several:
+ * FSM_ON_<event> is the one-event set. */
+enum fsm_on {
+#define EVENT(id, name, jtype, resume_op) FSM_ON_##id = 1 << FSM_EV_##id,
+#include "tables/events.def"
+#undef EVENT
+};
+
+_Static_assert(FSM_EV__COUNT <= 31, "an event set holds every event");
+
+#define FSM_ON_ANY ((1u << FSM_EV__COUNT) - 2u)	/* every event but INVALID */
+
 /* One routing rule; the first row that matches wins (R4).  `id` is the
  * row's stable number: the journal records it, never the row's position, so
  * inserting a row re-points no old trace.  The rows that existed when ids
@@ -104,7 +116,7 @@ enum fsm_issue {
 struct fsm_rule {
 	unsigned id;
 	unsigned from;			/* set of states, FSM_IN(...) */
-	enum fsm_event on;
+	unsigned on;			/* set of events, FSM_ON_... */
 	struct fsm_need need;		/* facts that must hold */
 	struct fsm_deny deny;		/* facts that must not */
 	enum fsm_verdict verdict;

@@ -10,29 +10,36 @@
 #define DENY(facts) FSM_DENY(facts)
 #define E(x) FSM_ERR_X(x)
 #define FSM_ERR_X(x) TBL_ERR_##x
-#define FSM_EV_ANY_EVENT FSM_EV_INVALID	/* a row with this `on` matches every event */
+#define FSM_ON_ANY_EVENT FSM_ON_ANY	/* a row with this `on` matches every event */
+/* Sets of events whose gates are written once. */
+#define FSM_ON_RESUMES (FSM_ON_RESUME | FSM_ON_RESUME_PINNED | FSM_ON_RESUME_REFRESH | \
+			FSM_ON_CANDIDATE_INVALID | FSM_ON_CANDIDATE_VALID | \
+			FSM_ON_CHOOSE_PINNED | FSM_ON_CHOOSE_ADOPT)
+#define FSM_ON_REFRESHES (FSM_ON_RESUME_REFRESH | FSM_ON_CANDIDATE_INVALID | FSM_ON_CANDIDATE_VALID)
+#define FSM_ON_SOURCE_MODES (FSM_ON_RESUME_PINNED | FSM_ON_REFRESHES)
+#define FSM_ON_CHOICES (FSM_ON_CHOOSE_PINNED | FSM_ON_CHOOSE_ADOPT)
 #define PAUSED FSM_IN_PAUSED
 #define LIVE FSM_IN_LIVE
 #define EXISTS (FSM_IN_LIVE | FSM_IN(STOPPED) | FSM_IN(ENDED))
 #define DONE (FSM_IN(STOPPED) | FSM_IN(ENDED))
 
 #define REJECT(id, from, on, need, deny, err, why) \
-	{ id, from, FSM_EV_##on, need, deny, FSM_REJECT, E(err), ST(INVALID), \
+	{ id, from, FSM_ON_##on, need, deny, FSM_REJECT, E(err), ST(INVALID), \
 	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, why }
 #define SAME(id, from, on, need, deny, why) \
-	{ id, from, FSM_EV_##on, need, deny, FSM_IDEMPOTENT, E(NONE), ST(INVALID), \
+	{ id, from, FSM_ON_##on, need, deny, FSM_IDEMPOTENT, E(NONE), ST(INVALID), \
 	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, why }
 #define MOVE(id, from, on, need, deny, to, ops, why) \
-	{ id, from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(to), \
+	{ id, from, FSM_ON_##on, need, deny, FSM_APPLY, E(NONE), ST(to), \
 	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, ops, why }
 #define ISSUE(id, from, on, need, deny, kind, brief, ops, why) \
-	{ id, from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(ACTIVE), \
+	{ id, from, FSM_ON_##on, need, deny, FSM_APPLY, E(NONE), ST(ACTIVE), \
 	  FSM_ISSUE_KIND, FSM_KIND_##kind, FSM_BRIEF_##brief, ops, why }
 #define SUGGEST(id, from, on, need, deny, ops, why) \
-	{ id, from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(ACTIVE), \
+	{ id, from, FSM_ON_##on, need, deny, FSM_APPLY, E(NONE), ST(ACTIVE), \
 	  FSM_ISSUE_SUGGESTED, FSM_KIND_NONE, FSM_BRIEF_SUGGESTED, ops, why }
 #define END(id, from, on, need, deny, ops, why) \
-	{ id, from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(ENDED), \
+	{ id, from, FSM_ON_##on, need, deny, FSM_APPLY, E(NONE), ST(ENDED), \
 	  FSM_ISSUE_END, FSM_KIND_NONE, FSM_BRIEF_NONE, ops, why }
 
 #define ACTIVE_ FSM_IN(ACTIVE)
@@ -48,10 +55,10 @@
 /* clang-format off */
 const struct fsm_rule tbl_rules[] = {
 	/* ---- start: the first Orient ---- */
-	REJECT (0,  NEW_,   START,     NEED(F(GIT_FAILED)), DENY(0), GIT_OBSERVATION_FAILED, "the run-start Git observation failed"),
-	ISSUE  (1,  NEW_,   START,     NEED(0),             DENY(0), ORIENT, START, O(CREATE), "a new Run issues Orient"),
-	REJECT (2,  NEW_,   ANY_EVENT, NEED(0),             DENY(0), RUNTIME_ERROR, "no Run exists under that id"),
-	REJECT (3,  EXISTS, START,     NEED(0),             DENY(0), RUNTIME_ERROR, "a Run with that id exists"),
+	REJECT (0, NEW_,   START,     NEED(F(GIT_FAILED)), DENY(0), GIT_OBSERVATION_FAILED, "the run-start Git observation failed"),
+	ISSUE  (1, NEW_,   START,     NEED(0),             DENY(0), ORIENT, START, O(CREATE), "a new Run issues Orient"),
+	REJECT (2, NEW_,   ANY_EVENT, NEED(0),             DENY(0), RUNTIME_ERROR, "no Run exists under that id"),
+	REJECT (3, EXISTS, START,     NEED(0),             DENY(0), RUNTIME_ERROR, "a Run with that id exists"),
 
 	/* ---- submit: gates, in the reference's order ---- */
 	REJECT (4,  EXISTS,  SUBMIT, NEED(F(PRIOR) | F(NAMED_VOIDED)), DENY(0),                STALE_ACTION, "the Action was voided after its outcome"),
@@ -101,7 +108,7 @@ const struct fsm_rule tbl_rules[] = {
 	ISSUE  (38, DESTRUCTIVE_, ANSWER, NEED(0),                  DENY(F(CONFIRM)),          ORIENT, AFTER_DECLINE, O(VOID) | O(ANSWER_ACTIVE) | O(CLEAR_QUEUE), "text never authorizes: decline or feedback re-orients"),
 	REJECT (39, DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)),         DENY(F(SCOPE_WELLFORMED)), DESTRUCTIVE_SCOPE_REQUIRED, "confirmation needs a sha256 scope digest"),
 	REJECT (40, DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)),         DENY(F(SCOPE_MATCH)),      DESTRUCTIVE_SCOPE_MISMATCH, "the digest is not the request's"),
-	{ 41, DESTRUCTIVE_, FSM_EV_ANSWER, NEED(F(CONFIRM)), DENY(F(BUDGET)), FSM_APPLY_ERROR, E(BUDGET_EXHAUSTED), ST(PAUSED_BUDGET), FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE,
+	{ 41, DESTRUCTIVE_, FSM_ON_ANSWER, NEED(F(CONFIRM)), DENY(F(BUDGET)), FSM_APPLY_ERROR, E(BUDGET_EXHAUSTED), ST(PAUSED_BUDGET), FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE,
 	  O(ANSWER_INACTIVE) | O(DROP_QUEUE) | O(VOID), "confirmed with no budget: recorded, paused, and reported" },
 	ISSUE  (42, DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)),         DENY(0),                   IMPLEMENT, AUTHORIZED, O(ANSWER_INACTIVE) | O(DROP_QUEUE) | O(GRANT) | O(RECORD_REQUEST), "the exact scope re-issues Implement with a one-shot grant"),
 
@@ -119,53 +126,32 @@ const struct fsm_rule tbl_rules[] = {
 	MOVE   (51, FSM_IN(STOPPED), STOP, NEED(0), DENY(0), STOPPED, 0, "stopping again is journaled"),
 	MOVE   (52, LIVE,            STOP, NEED(0), DENY(0), STOPPED, O(VOID), "stop voids the current Action"),
 
-	/* ---- resume ---- */
-	REJECT (53, FSM_IN(ENDED), RESUME, NEED(0),                              DENY(0),                 RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
-	REJECT (54, EXISTS,        RESUME, NEED(0),                              DENY(F(NEXT_RESUME)),    RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
-	REJECT (55, EXISTS,        RESUME, NEED(F(SOURCE_OPTIONS)),              DENY(F(ISSUE_BACKED)),   SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source option"),
-	REJECT (56, EXISTS,        RESUME, NEED(F(ISSUE_BACKED) | F(CANDIDATE)), DENY(F(SOURCE_OPTIONS)), SOURCE_CHOICE_REQUIRED, "a waiting source candidate needs a choice"),
-	REJECT (57, EXISTS,        RESUME, NEED(F(ISSUE_BACKED)),                DENY(F(SOURCE_OPTIONS)), SOURCE_MODE_REQUIRED, "an issue-backed Run resumes through a source mode"),
-	REJECT (58, EXISTS,        RESUME, NEED(F(ISSUE_BACKED)),                DENY(0),                 STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
-	ISSUE  (59, EXISTS,        RESUME, NEED(0),                              DENY(F(ISSUE_BACKED)),   ORIENT, RESUMED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "resume issues a fresh Orient"),
+	/* ---- resume, every mode: the gates they share ---- */
+	REJECT (53, FSM_IN(ENDED), RESUMES, NEED(0), DENY(0),              RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
+	REJECT (54, EXISTS,        RESUMES, NEED(0), DENY(F(NEXT_RESUME)), RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
 
-	/* ---- resume --use-pinned-source: the Issue is not re-read ---- */
-	REJECT (60, FSM_IN(ENDED), RESUME_PINNED, NEED(0),            DENY(0),               RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
-	REJECT (61, EXISTS,        RESUME_PINNED, NEED(0),            DENY(F(NEXT_RESUME)),  RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
-	REJECT (62, EXISTS,        RESUME_PINNED, NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run pins no source to keep"),
-	REJECT (63, EXISTS,        RESUME_PINNED, NEED(F(CANDIDATE)), DENY(0),               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
-	ISSUE  (64, EXISTS,        RESUME_PINNED, NEED(0),            DENY(0),               ORIENT, RESUMED_PINNED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "keeping the pinned source issues a fresh Orient"),
+	/* ---- resume of an ad-hoc Run, or of an issue-backed Run without a mode ---- */
+	REJECT (55, EXISTS, RESUME, NEED(F(SOURCE_OPTIONS)),              DENY(F(ISSUE_BACKED)),   SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source option"),
+	REJECT (56, EXISTS, RESUME, NEED(F(ISSUE_BACKED) | F(CANDIDATE)), DENY(F(SOURCE_OPTIONS)), SOURCE_CHOICE_REQUIRED, "a waiting source candidate needs a choice"),
+	REJECT (57, EXISTS, RESUME, NEED(F(ISSUE_BACKED)),                DENY(F(SOURCE_OPTIONS)), SOURCE_MODE_REQUIRED, "an issue-backed Run resumes through a source mode"),
+	REJECT (58, EXISTS, RESUME, NEED(F(ISSUE_BACKED)),                DENY(0),                 STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
+	ISSUE  (59, EXISTS, RESUME, NEED(0),                              DENY(F(ISSUE_BACKED)),   ORIENT, RESUMED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "resume issues a fresh Orient"),
 
-	/* ---- resume --source-file: the same manifest is re-pinned ---- */
-	REJECT (65, FSM_IN(ENDED), RESUME_REFRESH, NEED(0),            DENY(0),               RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
-	REJECT (66, EXISTS,        RESUME_REFRESH, NEED(0),            DENY(F(NEXT_RESUME)),  RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
-	REJECT (67, EXISTS,        RESUME_REFRESH, NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
-	REJECT (68, EXISTS,        RESUME_REFRESH, NEED(F(CANDIDATE)), DENY(0),               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
-	ISSUE  (69, EXISTS,        RESUME_REFRESH, NEED(0),            DENY(0),               ORIENT, RESUMED_REFRESHED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "the refreshed source is re-pinned and a fresh Orient issued"),
-
-	/* ---- resume --source-file: a candidate waits for a human (no budget) ---- */
-	REJECT (70, FSM_IN(ENDED), CANDIDATE_INVALID, NEED(0),            DENY(0),               RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
-	REJECT (71, EXISTS,        CANDIDATE_INVALID, NEED(0),            DENY(F(NEXT_RESUME)),  RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
-	REJECT (72, EXISTS,        CANDIDATE_INVALID, NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
-	REJECT (73, EXISTS,        CANDIDATE_INVALID, NEED(F(CANDIDATE)), DENY(0),               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
-	MOVE   (74, EXISTS,        CANDIDATE_INVALID, NEED(0),            DENY(0),               PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_INVALID), "an invalid refreshed body pauses for a decision"),
-	REJECT (75, FSM_IN(ENDED), CANDIDATE_VALID,   NEED(0),            DENY(0),               RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
-	REJECT (76, EXISTS,        CANDIDATE_VALID,   NEED(0),            DENY(F(NEXT_RESUME)),  RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
-	REJECT (77, EXISTS,        CANDIDATE_VALID,   NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
-	REJECT (78, EXISTS,        CANDIDATE_VALID,   NEED(F(CANDIDATE)), DENY(0),               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
-	MOVE   (79, EXISTS,        CANDIDATE_VALID,   NEED(0),            DENY(0),               PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_VALID), "an amended Issue pauses for a decision"),
+	/* ---- resume --use-pinned-source (the Issue is not re-read) and --source-file ---- */
+	REJECT (62, EXISTS, RESUME_PINNED,     NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run pins no source to keep"),
+	REJECT (67, EXISTS, REFRESHES,         NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
+	REJECT (63, EXISTS, SOURCE_MODES,      NEED(F(CANDIDATE)), DENY(0),               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
+	ISSUE  (64, EXISTS, RESUME_PINNED,     NEED(0),            DENY(0),               ORIENT, RESUMED_PINNED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "keeping the pinned source issues a fresh Orient"),
+	ISSUE  (69, EXISTS, RESUME_REFRESH,    NEED(0),            DENY(0),               ORIENT, RESUMED_REFRESHED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "the refreshed source is re-pinned and a fresh Orient issued"),
+	MOVE   (74, EXISTS, CANDIDATE_INVALID, NEED(0),            DENY(0),               PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_INVALID), "an invalid refreshed body pauses for a decision"),
+	MOVE   (79, EXISTS, CANDIDATE_VALID,   NEED(0),            DENY(0),               PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_VALID), "an amended Issue pauses for a decision"),
 
 	/* ---- resume --source-choice pinned|adopt --candidate ID ---- */
-	REJECT (80, FSM_IN(ENDED), CHOOSE_PINNED, NEED(0), DENY(0),                  RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
-	REJECT (81, EXISTS,        CHOOSE_PINNED, NEED(0), DENY(F(NEXT_RESUME)),     RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
-	REJECT (82, EXISTS,        CHOOSE_PINNED, NEED(0), DENY(F(ISSUE_BACKED)),    SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source choice"),
-	REJECT (83, EXISTS,        CHOOSE_PINNED, NEED(0), DENY(F(CANDIDATE)),       STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
-	ISSUE  (84, EXISTS,        CHOOSE_PINNED, NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "keeping the pinned requirements re-orients"),
-	REJECT (85, FSM_IN(ENDED), CHOOSE_ADOPT,  NEED(0), DENY(0),                  RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
-	REJECT (86, EXISTS,        CHOOSE_ADOPT,  NEED(0), DENY(F(NEXT_RESUME)),     RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
-	REJECT (87, EXISTS,        CHOOSE_ADOPT,  NEED(0), DENY(F(ISSUE_BACKED)),    SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source choice"),
-	REJECT (88, EXISTS,        CHOOSE_ADOPT,  NEED(0), DENY(F(CANDIDATE)),       STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
-	REJECT (89, EXISTS,        CHOOSE_ADOPT,  NEED(0), DENY(F(CANDIDATE_VALID)), INVALID_SOURCE_CANDIDATE_CHOICE, "an invalid candidate cannot be adopted"),
-	ISSUE  (90, EXISTS,        CHOOSE_ADOPT,  NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "adopting the amended requirements re-orients"),
+	REJECT (82, EXISTS, CHOICES,       NEED(0), DENY(F(ISSUE_BACKED)),    SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source choice"),
+	REJECT (83, EXISTS, CHOICES,       NEED(0), DENY(F(CANDIDATE)),       STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
+	REJECT (89, EXISTS, CHOOSE_ADOPT,  NEED(0), DENY(F(CANDIDATE_VALID)), INVALID_SOURCE_CANDIDATE_CHOICE, "an invalid candidate cannot be adopted"),
+	ISSUE  (84, EXISTS, CHOOSE_PINNED, NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "keeping the pinned requirements re-orients"),
+	ISSUE  (90, EXISTS, CHOOSE_ADOPT,  NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "adopting the amended requirements re-orients"),
 };
 /* clang-format on */
 

@@ -41,7 +41,7 @@ def test_purity_check_fails_on_a_stray_puts():
 
 def test_swapped_rule_columns_do_not_compile():
     d = tempfile.mkdtemp()
-    good = ('#include "fsm/fsm.h"\nconst struct fsm_rule r = { 900, 0, FSM_EV_STOP, FSM_NEED(FSM_F(CONFIRM)), '
+    good = ('#include "fsm/fsm.h"\nconst struct fsm_rule r = { 900, 0, FSM_ON_STOP, FSM_NEED(FSM_F(CONFIRM)), '
             'FSM_DENY(FSM_F(BUDGET)), FSM_APPLY, TBL_ERR_NONE, FSM_ST_STOPPED, FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, "x" };\n')
     swapped = good.replace("FSM_ST_STOPPED, FSM_ISSUE_NONE", "FSM_ISSUE_NONE, FSM_ST_STOPPED")
     assert compile_c(good, os.path.join(d, "good.o")).returncode == 0

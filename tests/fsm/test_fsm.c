@@ -19,7 +19,7 @@ static uint64_t relevant_bits(enum fsm_event ev)
 	uint64_t bits = 0;
 
 	for (size_t i = 0; i < tbl_rules_len; i++)
-		if (tbl_rules[i].on == ev || tbl_rules[i].on == FSM_EV_INVALID)
+		if (tbl_rules[i].on & (1u << ev))
 			bits |= tbl_rules[i].need.all | tbl_rules[i].deny.any;
 	return bits;
 }
