@@ -129,13 +129,17 @@ pkg-flags: check-pkgs
 demo: build/slipway
 	sh tests/e2e/demo.sh $(CURDIR)/build/slipway
 
-build/rel/%.o: %.c $(HDRS) | check-pkgs
-	@mkdir -p $(dir $@)
-	$(QUIET_CC)$(CC) $(CFLAGS_REL) -c -o $@ $<
+# Each object lists the headers it includes in a .d file next to it (-MMD);
+# -MP adds an empty rule per header, so deleting a header breaks no build.
+DEPFLAGS = -MMD -MP
 
-build/san/%.o: %.c $(HDRS) | check-pkgs
+build/rel/%.o: %.c | check-pkgs
 	@mkdir -p $(dir $@)
-	$(QUIET_CC)$(CC) $(CFLAGS_SAN) -c -o $@ $<
+	$(QUIET_CC)$(CC) $(CFLAGS_REL) $(DEPFLAGS) -c -o $@ $<
+
+build/san/%.o: %.c | check-pkgs
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -c -o $@ $<
 
 # Version, commit and build date for --version: git describe, and the date
 # from SOURCE_DATE_EPOCH when set (reproducible builds).  Rewritten only
@@ -174,9 +178,9 @@ build/slipway: build/rel/cli/main.o $(REL_OBJS)
 build/san/slipway: build/san/cli/main.o $(SAN_OBJS)
 	$(QUIET_LINK)$(CC) $(LDFLAGS_SAN) -o $@ $^ $(PKG_LIBS)
 
-build/san/tests/%: tests/%.c $(SAN_OBJS) $(TEST_HELPER_OBJS) $(HDRS) $(wildcard tests/support/*.h)
+build/san/tests/%: tests/%.c $(SAN_OBJS) $(TEST_HELPER_OBJS)
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)$(CC) $(CFLAGS_SAN) -Wno-missing-prototypes -o $@ $< $(SAN_OBJS) $(TEST_HELPER_OBJS) \
+	$(QUIET_LINK)$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -MF $@.d -MT $@ -Wno-missing-prototypes -o $@ $< $(SAN_OBJS) $(TEST_HELPER_OBJS) \
 		$(PKG_LIBS) $(CRIT_LIBS) $(LDFLAGS_SAN)
 
 # The test command: unit and model checks, the end-to-end CLI suite against the
@@ -283,6 +287,8 @@ docs-check: build/gendocs schemas-check
 
 clean:
 	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)
 
 # Extra targets (bench, fuzz, install) live in mk/*.mk, one file per area.
 -include $(sort $(wildcard mk/*.mk))

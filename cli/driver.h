@@ -98,9 +98,9 @@ int driver_print_state(struct driver *d, const struct run *r, int human,
 		       const char *headline, int with_facts, const char *resume_operation);
 
 /* Loads a Run read-only (status); *out owned by the caller.  `quiet`
- * suppresses the error output and returns the wire code in *code. */
+ * suppresses the error output and returns the error code in *code. */
 int driver_load(struct driver *d, const char *run_id, struct run **out,
-		int quiet, const char **code);
+		int quiet, enum tbl_err *code);
 
 /* `status` without a run id: runStatus entries (foreign stubs included)
  * and unavailable runs, as JSON arrays owned by the listing. */

@@ -119,6 +119,22 @@ void sw_sha256_prefixed(const void *buf, size_t len, char out[SW_DIGEST_LEN])
 	sw_sha256_hex(buf, len, out + 7);
 }
 
+int sw_material_digest(char out[SW_DIGEST_LEN], const void *bytes, size_t len,
+		       struct sw_error *err)
+{
+	static const char domain[] = "slipway-material/v1";
+	struct sw_sha256 *h = NULL;
+	int rc;
+
+	out[0] = '\0';
+	if ((rc = sw_sha256_new(&h, err)) < 0)
+		return rc;
+	sw_sha256_field(h, domain, sizeof(domain) - 1);
+	sw_sha256_field(h, bytes, len);
+	sw_sha256_final_prefixed(h, out);
+	return 0;
+}
+
 int sw_digest_valid(const char *s)
 {
 	if (strncmp(s, "sha256:", 7) != 0 || strlen(s) != 71)
@@ -127,19 +143,6 @@ int sw_digest_valid(const char *s)
 		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
 			return 0;
 	return 1;
-}
-
-void sw_sha256_peek_hex(const struct sw_sha256 *h, char out[SW_HEX_LEN])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-	EVP_MD_CTX *copy = EVP_MD_CTX_new();
-
-	out[0] = '\0';
-	if (copy != NULL && EVP_MD_CTX_copy_ex(copy, h->ctx) == 1 &&
-	    EVP_DigestFinal_ex(copy, md, &n) == 1 && n == 32)
-		to_hex(md, out);
-	EVP_MD_CTX_free(copy);
 }
 
 /* ---- XXH3-128 ---- */

@@ -27,7 +27,6 @@
 #define CHECKPOINT_LOG_NAME "run.checkpoint-log"
 #define CHECKPOINT_MAX (256u << 20)
 #define MATERIALS_NAME "materials"
-#define MATERIAL_DOMAIN "slipway-material/v1"
 #define RENAME_ATTEMPTS 10
 
 struct store {
@@ -454,20 +453,6 @@ int store_new_run_id(char out[37], struct sw_error *err)
 	return 0;
 }
 
-void store_material_digest(const void *bytes, size_t len,
-			   char out[SW_DIGEST_LEN])
-{
-	struct sw_sha256 *h = NULL;
-
-	if (sw_sha256_new(&h, NULL) < 0) {
-		out[0] = '\0';
-		return;
-	}
-	sw_sha256_field(h, MATERIAL_DOMAIN, strlen(MATERIAL_DOMAIN));
-	sw_sha256_field(h, bytes, len);
-	sw_sha256_final_prefixed(h, out);
-}
-
 /* ---- anchored opening ------------------------------------------------ */
 
 /* Opens directory `name` below `pfd` without following a symlink; with
@@ -669,12 +654,12 @@ static void fail_reset(struct store *s)
 	memset(&s->fail, 0, sizeof(s->fail));
 }
 
-static void set_proto(struct sw_error *err, const char *code)
+static void set_proto(struct sw_error *err, enum tbl_err code)
 {
 	if (err == NULL)
 		return;
 	err->code = SW_EPROTO;
-	snprintf(err->proto, sizeof(err->proto), "%s", code);
+	err->proto = code;
 }
 
 /* Turns a failed mutation into its wire classification (upstream
@@ -684,7 +669,7 @@ static int finish_mutation(struct store *s, const struct txn *t, int rc,
 			   struct sw_error *err)
 {
 	struct store_failure *f = &s->fail;
-	const char *code;
+	enum tbl_err code;
 
 	if (rc == 0)
 		return 0;
@@ -695,29 +680,29 @@ static int finish_mutation(struct store *s, const struct txn *t, int rc,
 	f->namespace_detached = t->detached;
 	f->ambiguous = t->wrote && !t->committed;
 	if (t->detached || f->ambiguous)
-		code = "mutation_outcome_ambiguous";
+		code = TBL_ERR_MUTATION_OUTCOME_AMBIGUOUS;
 	else if (f->committed && f->projection_stale)
-		code = "mutation_committed_projection_stale";
+		code = TBL_ERR_MUTATION_COMMITTED_PROJECTION_STALE;
 	else if (f->committed)
-		code = "mutation_committed_verification_failed";
+		code = TBL_ERR_MUTATION_COMMITTED_VERIFICATION_FAILED;
 	else
-		code = "mutation_not_committed";
+		code = TBL_ERR_MUTATION_NOT_COMMITTED;
 	if (err != NULL && err->code == SW_EPROTO &&
-	    strcmp(err->proto, "run_journal_invalid") != 0) {
+	    err->proto != TBL_ERR_RUN_JOURNAL_INVALID) {
 		/* journal_record_too_large, run_busy, run_not_found or the
 		 * caller's own protocol error win over the generic codes. */
-		snprintf(f->code, sizeof(f->code), "%s", err->proto);
+		f->code = err->proto;
 		return rc;
 	}
 	set_proto(err, code);
-	snprintf(f->code, sizeof(f->code), "%s", code);
+	f->code = code;
 	return err ? err->code : rc;
 }
 
-static int fail_proto(struct store *s, struct sw_error *err, const char *code,
+static int fail_proto(struct store *s, struct sw_error *err, enum tbl_err code,
 		      const char *fmt, const char *arg)
 {
-	snprintf(s->fail.code, sizeof(s->fail.code), "%s", code);
+	s->fail.code = code;
 	return sw_error_proto(err, code, fmt, arg);
 }
 
@@ -739,7 +724,7 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 
 	*out = NULL;
 	if (git_common_dir == NULL || git_common_dir[0] != '/') {
-		rc = sw_error_proto(err, "runstore_unavailable",
+		rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE,
 				    "git common directory must be an absolute path");
 		goto out;
 	}
@@ -753,7 +738,7 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 	s->clock = default_clock;
 	s->lock_timeout_ms = STORE_LOCK_TIMEOUT_MS;
 	if (lstat(git_common_dir, &before) < 0 || !S_ISDIR(before.st_mode)) {
-		rc = sw_error_proto(err, "runstore_unavailable",
+		rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE,
 				    "'%s' is not a regular directory", git_common_dir);
 		goto out;
 	}
@@ -761,7 +746,7 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (s->common_fd < 0 || fstat(s->common_fd, &s->common_st) < 0 ||
 	    !same_file(&before, &s->common_st)) {
-		rc = sw_error_proto(err, "runstore_unavailable",
+		rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE,
 				    "cannot open git common directory '%s'",
 				    git_common_dir);
 		goto out;
@@ -779,7 +764,7 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 				rc = 0;
 				goto out;
 			}
-			rc = sw_error_proto(err, "runstore_unavailable", "%s", e.msg);
+			rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE, "%s", e.msg);
 			goto out;
 		}
 	} else {
@@ -795,7 +780,7 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 		    (created &&
 		     ((rc = sync_dir(s->runs_fd, &s->runs_st, "runs", &e)) < 0 ||
 		      (rc = sync_dir(s->slipway_fd, &s->slipway_st, "slipway", &e)) < 0))) {
-			rc = sw_error_proto(err, "runstore_unavailable", "%s", e.msg);
+			rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE, "%s", e.msg);
 			goto out;
 		}
 	}
@@ -973,10 +958,10 @@ static int run_open(struct run *r, struct store *s, const char *id, bool secure,
 	if ((rc = anchors_valid(s, err)) < 0)
 		return rc;
 	if (s->empty)
-		return fail_proto(s, err, "run_not_found", "run '%s' not found", id);
+		return fail_proto(s, err, TBL_ERR_RUN_NOT_FOUND, "run '%s' not found", id);
 	if (open_dir_at(&r->fd, &r->st, NULL, s->runs_fd, id, false, secure, &e) < 0) {
 		if (e.sys_errno == ENOENT)
-			return fail_proto(s, err, "run_not_found",
+			return fail_proto(s, err, TBL_ERR_RUN_NOT_FOUND,
 					  "run '%s' not found", id);
 		return sw_error_set(err, e.code, "inspect run: %s", e.msg);
 	}
@@ -1026,8 +1011,8 @@ static int run_lock(struct run *r, struct store *s, bool exclusive,
 		}
 		if (now_ms() >= deadline) {
 			close_fd(&r->lock_fd);
-			snprintf(s->fail.code, sizeof(s->fail.code), "run_busy");
-			return sw_error_proto(err, "run_busy",
+			s->fail.code = TBL_ERR_RUN_BUSY;
+			return sw_error_proto(err, TBL_ERR_RUN_BUSY,
 					      "run lock acquisition timed out after %u ms",
 					      s->lock_timeout_ms);
 		}
@@ -1164,7 +1149,7 @@ static bool blank(const char *s, size_t n)
 static int invalid_journal(struct store *s, struct sw_error *err,
 			   const char *why)
 {
-	return fail_proto(s, err, "run_journal_invalid", "%s", why);
+	return fail_proto(s, err, TBL_ERR_RUN_JOURNAL_INVALID, "%s", why);
 }
 
 /* Where a replay starts and what it hashes (store_update_resumable). */
@@ -1475,12 +1460,12 @@ int store_mutation_add_event(struct store_mutation *m, enum tbl_jevent type,
 		struct store_failure *f = &m->s->fail;
 
 		sw_free(compact);
-		snprintf(f->code, sizeof(f->code), "journal_record_too_large");
+		f->code = TBL_ERR_JOURNAL_RECORD_TOO_LARGE;
 		f->has_limit = true;
 		snprintf(f->limit_context, sizeof(f->limit_context), "event payload");
 		f->limit_size = clen;
 		f->limit_max = JOURNAL_MAX_DATA;
-		return sw_error_proto(err, "journal_record_too_large",
+		return sw_error_proto(err, TBL_ERR_JOURNAL_RECORD_TOO_LARGE,
 				      "event payload exceeds journal record limit: %zu bytes exceeds %u",
 				      clen, JOURNAL_MAX_DATA);
 	}
@@ -1527,7 +1512,7 @@ int store_mutation_add_material(struct store_mutation *m, const void *bytes,
 		return sw_error_set(err, SW_ENOMEM, "cannot add material");
 	}
 	m->mat = p;
-	store_material_digest(bytes, len, m->mat[m->nmat].digest);
+	sw_material_digest(m->mat[m->nmat].digest, bytes, len, NULL);
 	m->mat[m->nmat].bytes = copy;
 	m->mat[m->nmat].len = len;
 	if (digest)
@@ -1567,7 +1552,7 @@ static int encode_mutation(char **journal, size_t *jlen, char **proj,
 				 "encoded journal event");
 			f->limit_size = llen;
 			f->limit_max = JOURNAL_MAX_LINE;
-			rc = sw_error_proto(err, "journal_record_too_large",
+			rc = sw_error_proto(err, TBL_ERR_JOURNAL_RECORD_TOO_LARGE,
 					    "encoded journal event exceeds journal record limit: %zu bytes exceeds %u",
 					    llen, JOURNAL_MAX_LINE);
 			goto out;
@@ -1639,7 +1624,7 @@ static int read_blob(void **out, size_t *len, struct stat *st, int mfd, const ch
 		rc = sw_error_sys(err, errno, "cannot inspect material %s", digest);
 		goto out;
 	}
-	store_material_digest(buf, n, got);
+	sw_material_digest(got, buf, n, NULL);
 	if (strcmp(got, digest) != 0) {
 		rc = sw_error_set(err, SW_EPARSE, "material %s is corrupt", digest);
 		goto out;

@@ -60,7 +60,7 @@ struct store_event {
 
 /* Details of the last failure (cliError details shapes M and J). */
 struct store_failure {
-	char code[64];		/* wire code, "" after success */
+	enum tbl_err code;	/* wire code, TBL_ERR_NONE after success */
 	bool has_mutation;	/* shape M below is meaningful */
 	char phase[32];
 	bool committed;
@@ -146,9 +146,6 @@ int store_read_material(void **out, size_t *len, struct store *s,
 			const char *run_id, const char *digest,
 			struct sw_error *err);
 
-/* framed("slipway-material/v1", bytes) as "sha256:<hex>". */
-void store_material_digest(const void *bytes, size_t len,
-			   char out[SW_DIGEST_LEN]);
 
 /* Replay checkpoint.  run.checkpoint and run.checkpoint-log in the run
  * directory are a cache, never the authority: store_update_resumable

@@ -1,7 +1,9 @@
 """The build's own guards: the purity link check of fsm/ and tables/ fails on
-a stray libc call, swapped enum columns in a rule row do not compile, and a
-capability text template with an unknown, unclosed or misplaced marker, or a
-source rejection code without a fix row, does not build."""
+a stray libc call, swapped enum columns (or swapped need and deny fact sets)
+in a rule row do not compile, an effect without its handler does not compile,
+the spec's event table is tables/events.def, and a capability text template
+with an unknown, unclosed or misplaced marker, or a source rejection code
+without a fix row, does not build."""
 
 import os
 import subprocess
@@ -39,12 +41,53 @@ def test_purity_check_fails_on_a_stray_puts():
 
 def test_swapped_rule_columns_do_not_compile():
     d = tempfile.mkdtemp()
-    good = ('#include "fsm/fsm.h"\nconst struct fsm_rule r = { 0, FSM_EV_STOP, 0, 0, FSM_APPLY, '
-            'TBL_ERR_NONE, FSM_ST_STOPPED, FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, "x" };\n')
+    good = ('#include "fsm/fsm.h"\nconst struct fsm_rule r = { 900, 0, FSM_ON_STOP, FSM_NEED(FSM_F(CONFIRM)), '
+            'FSM_DENY(FSM_F(BUDGET)), FSM_APPLY, TBL_ERR_NONE, FSM_ST_STOPPED, FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, "x" };\n')
     swapped = good.replace("FSM_ST_STOPPED, FSM_ISSUE_NONE", "FSM_ISSUE_NONE, FSM_ST_STOPPED")
     assert compile_c(good, os.path.join(d, "good.o")).returncode == 0
     res = compile_c(swapped, os.path.join(d, "swapped.o"))
     assert res.returncode != 0 and "enum" in res.stderr, res.stderr
+    # need and deny are two types: a row that swaps them does not compile.
+    swapped = good.replace("FSM_NEED(FSM_F(CONFIRM)), FSM_DENY(FSM_F(BUDGET))",
+                           "FSM_DENY(FSM_F(BUDGET)), FSM_NEED(FSM_F(CONFIRM))")
+    assert swapped != good
+    res = compile_c(swapped, os.path.join(d, "swapped_facts.o"))
+    assert res.returncode != 0 and "fsm_need" in res.stderr, res.stderr
+
+
+def test_an_effect_without_a_handler_does_not_compile():
+    d = tempfile.mkdtemp()
+    os.makedirs(os.path.join(d, "tables"))
+    with open(os.path.join(ROOT, "tables", "effects.def"), encoding="utf-8") as f:
+        effects = f.read()
+    with open(os.path.join(d, "tables", "effects.def"), "w", encoding="utf-8") as f:
+        f.write(effects + 'EFFECT(UNHANDLED, "unhandled", BEFORE, "no handler")\n')
+    pkg = subprocess.run(["pkg-config", "--cflags", "jansson", "libgit2", "openssl"],
+                         capture_output=True, text=True).stdout.split()
+    res = subprocess.run(["cc"] + CFLAGS[:-2] + ["-I", d, "-I", ROOT] + pkg +
+                         ["-fsyntax-only", os.path.join(ROOT, "io", "run.c")],
+                         capture_output=True, text=True)
+    assert res.returncode != 0 and "effect_UNHANDLED" in res.stderr, res.stderr[-2000:]
+    res = subprocess.run(["cc"] + CFLAGS[:-2] + ["-I", ROOT] + pkg +
+                         ["-fsyntax-only", os.path.join(ROOT, "io", "run.c")],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-2000:]
+
+
+def test_the_spec_event_table_is_events_def():
+    import re
+    with open(os.path.join(ROOT, "tables", "events.def"), encoding="utf-8") as f:
+        rows = re.findall(r'^EVENT\(\w+,\s*"([^"]*)",\s*(\w+),\s*(NULL|"[^"]*")\)', f.read(), re.M)
+    with open(os.path.join(ROOT, "tables", "journal_events.def"), encoding="utf-8") as f:
+        jwire = dict(re.findall(r'^JEVENT\((\w+),\s*"([^"]*)"\)', f.read(), re.M))
+    want = [(name, jwire[jtype], op.strip('"') if op != "NULL" else "")
+            for name, jtype, op in rows if name]
+    with open(os.path.join(ROOT, "spec", "run-state-machine.md"), encoding="utf-8") as f:
+        spec = f.read()
+    table = spec[spec.index("## Events"):]
+    got = [(m[0], m[1], m[2]) for m in
+           re.findall(r'^\| ([a-z-]+) \| [^|]+ \| `([a-z_]+)` \|\s*`?([a-z_]*)`?\s*\|$', table, re.M)]
+    assert got == want, (got, want)
 
 
 def build_gendocs():
@@ -175,6 +218,8 @@ if __name__ == "__main__":
     main([test_purity_check_passes_on_the_tree,
           test_purity_check_fails_on_a_stray_puts,
           test_swapped_rule_columns_do_not_compile,
+          test_an_effect_without_a_handler_does_not_compile,
+          test_the_spec_event_table_is_events_def,
           test_block_markers_expand_to_contract_sections,
           test_inline_markers_expand_to_the_parser_spellings,
           test_the_rejection_table_expands_the_markers_of_its_fix_texts,
