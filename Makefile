@@ -93,11 +93,12 @@ LDFLAGS_SAN = -fsanitize=address,undefined
 # Sources are picked up by wildcard so that adding a module needs no edit here.
 PURE_SRCS = $(sort $(wildcard tables/*.c fsm/*.c))
 IO_SRCS   = $(sort $(wildcard io/*.c))
+SVC_SRCS  = $(sort $(wildcard service/*.c))
 CLI_SRCS  = $(sort $(filter-out cli/main.c,$(wildcard cli/*.c)))
 GEN_SRCS  = build/gen/capabilities.c
-LIB_SRCS  = $(PURE_SRCS) $(IO_SRCS) $(CLI_SRCS)
+LIB_SRCS  = $(PURE_SRCS) $(IO_SRCS) $(SVC_SRCS) $(CLI_SRCS)
 TEST_SRCS = $(sort $(wildcard tests/*/test_*.c))
-HDRS      = $(wildcard tables/*.h tables/*.def fsm/*.h io/*.h cli/*.h)
+HDRS      = $(wildcard tables/*.h tables/*.def fsm/*.h io/*.h service/*.h cli/*.h)
 
 REL_OBJS  = $(patsubst %.c,build/rel/%.o,$(LIB_SRCS)) build/rel/gen/capabilities.o
 SAN_OBJS  = $(patsubst %.c,build/san/%.o,$(LIB_SRCS)) build/san/gen/capabilities.o

@@ -36,7 +36,7 @@ int cli_adapter_root(char **root, char **common, const char *raw)
 
 		snprintf(msg, sizeof(msg), "%s", err.msg[0] ? err.msg : "not inside a Git worktree");
 		vcs_identity_release(&id);
-		return cli_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0, msg, NULL, raw, NULL);
+		return svc_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0, msg, NULL, raw, NULL);
 	}
 	*root = sw_strdup(id.worktree_root);
 	*common = sw_strdup(id.git_common_dir);
@@ -45,7 +45,7 @@ int cli_adapter_root(char **root, char **common, const char *raw)
 		sw_free(*root);
 		sw_free(*common);
 		*root = *common = NULL;
-		rc = cli_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, raw, NULL);
+		rc = svc_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, raw, NULL);
 		return rc;
 	}
 	return 0;
@@ -108,7 +108,7 @@ int cli_adapter_selection_fail(enum tbl_err code, const char *root, const char *
 
 	if (next_command(&n, TBL_NEXTOP_COMMAND, TBL_VARIANT_LIST_HOST_ADAPTERS, root, argv, &err) < 0)
 		return CLI_EXIT_DEFECT;
-	rc = cli_fail(code, 0, message, n, root, NULL);
+	rc = svc_fail(code, 0, message, n, root, NULL);
 	next_free(n);
 	return rc;
 }
@@ -127,7 +127,7 @@ static int surface_fail(const char *root, const char *message)
 		next_free(n);
 		return CLI_EXIT_DEFECT;
 	}
-	rc = cli_fail(TBL_ERR_INVALID_ADAPTER_SURFACE, 0, message, n, root, NULL);
+	rc = svc_fail(TBL_ERR_INVALID_ADAPTER_SURFACE, 0, message, n, root, NULL);
 	next_free(n);
 	return rc;
 }
@@ -163,7 +163,7 @@ int cli_adapter_fail(enum tbl_err fallback, const char *root,
 			return CLI_EXIT_DEFECT;
 		}
 	}
-	rc = cli_fail(fallback, 0, msg, n, root, details);
+	rc = svc_fail(fallback, 0, msg, n, root, details);
 	json_decref(details);
 	next_free(n);
 	return rc;
@@ -176,7 +176,7 @@ int cli_change_report_print(const char *heading, const struct adapter_report *r,
 
 	if (json) {
 		json_t *doc = report_json(r);
-		int rc = doc ? cli_print_json(doc) : -1;
+		int rc = doc ? svc_print_json(doc) : -1;
 
 		json_decref(doc);
 		return rc < 0 ? CLI_EXIT_DEFECT : CLI_EXIT_OK;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "cli/exit.h"
+#include "service/emit.h"
 #include "io/next.h"
 #include "tables/tables.h"
 
@@ -80,30 +81,6 @@ int cli_hoist_command(int argc, char **argv, const char *const *bools);
 
 /* The raw --root value appearing before "--", or NULL. */
 const char *cli_raw_root(int argc, char **argv);
-
-/* Writes `doc` compactly plus "\n" to stdout and flushes.  Returns 0, or -1
- * when the write failed. */
-int cli_print_json(const struct json_t *doc);
-/* As cli_print_json with HTML escaping (< > & as \u003c \u003e \u0026),
- * as the reference's status output, which goes through json.Marshal. */
-int cli_print_json_html(const struct json_t *doc);
-/* Writes already-encoded JSON `text` (sw_malloc'd, taken over; NULL counts
- * as a failed write) plus "\n" to stdout and flushes.  0 or -1. */
-int cli_print_json_text(char *text);
-
-/* Writes a cliError for `code` to stderr and returns the exit status to use
- * (`exit_override` when non-zero, else the table's).  `next` is borrowed;
- * when NULL, operation none for `root` (or the current directory) is used.
- * `details` (borrowed) may be NULL. */
-int cli_fail(enum tbl_err code, int exit_override, const char *message,
-	     const struct next *next, const char *root,
-	     const struct json_t *details);
-
-/* A preflight error (before the store is opened) whose next inspects the
- * Run `run` (inspect-run), or every Run when `run` is NULL (inspect-runs),
- * in `root` (the current directory when NULL or empty). */
-int cli_fail_inspect(enum tbl_err code, const char *message, const char *root,
-		     const char *run);
 
 /* Routes what the command prints on stdout from here on through a filter
  * that shows bidi controls and U+2028/U+2029 as "<U+XXXX>", so text from

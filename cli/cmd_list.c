@@ -95,11 +95,11 @@ int cmd_list(int argc, char **argv)
 		if (next_command(&n, TBL_NEXTOP_COMMAND, TBL_VARIANT_RETRY_LIST, root, argv2, &nerr) < 0)
 			rc = CLI_EXIT_DEFECT;
 		else
-			rc = cli_fail(TBL_ERR_LIST_FAILED, 0, err.msg[0] ? err.msg : "out of memory", n, root, NULL);
+			rc = svc_fail(TBL_ERR_LIST_FAILED, 0, err.msg[0] ? err.msg : "out of memory", n, root, NULL);
 		next_free(n);
 		goto out;
 	}
-	rc = json ? (cli_print_json(doc) < 0 ? CLI_EXIT_DEFECT : CLI_EXIT_OK) : print_human(st);
+	rc = json ? (svc_print_json(doc) < 0 ? CLI_EXIT_DEFECT : CLI_EXIT_OK) : print_human(st);
 out:
 	json_decref(doc);
 	adapter_list_release(st);

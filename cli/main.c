@@ -112,7 +112,7 @@ int cmd_help(int argc, char **argv)
 		return print_root_help();
 	if ((c = find(argv[1])) == NULL || c->hidden) {
 		snprintf(msg, sizeof(msg), "unknown help topic \"%s\"", argv[1]);
-		return cli_fail(TBL_ERR_UNKNOWN_HELP_TOPIC, 0, msg, NULL, NULL, NULL);
+		return svc_fail(TBL_ERR_UNKNOWN_HELP_TOPIC, 0, msg, NULL, NULL, NULL);
 	}
 	sub[0] = (char *)c->name;
 	return c->fn(2, sub);
@@ -161,7 +161,7 @@ int main(int argc, char **argv)
 		else
 			snprintf(msg, sizeof(msg),
 				 "unknown command \"%s\" for \"slipway\"", argv[1]);
-		return cli_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL,
+		return svc_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL,
 				cli_raw_root(argc, argv), NULL);
 	}
 	rc = c->fn(argc - 1, argv + 1);

@@ -1,0 +1,133 @@
+#ifndef SERVICE_OPS_H
+#define SERVICE_OPS_H
+
+/* The operations of slipway, one entry each: a front end (cli/, or any
+ * other) fills a typed request and calls the entry, which checks the
+ * request in the reference's order, carries the operation out through the
+ * service core (service/svc.h) and writes its answer: the document on
+ * stdout, or the cliError on stderr (service/emit.h).  Each entry returns
+ * the exit status (0, 2 or 3; 1 for a defect with no JSON).
+ *
+ * Strings in a request are borrowed and may be NULL ("not given").  The
+ * `*_given` members say a flag was given at all, so that an empty value
+ * and a missing one stay apart, as the protocol's error codes need. */
+
+#include <stddef.h>
+
+#include "io/run.h"
+#include "service/svc.h"
+
+struct json_t;
+
+/* run: start a Run. */
+struct svc_start_request {
+	const char *root;		/* workspace root, or NULL */
+	const char *goal;		/* the goal as given inline, or NULL */
+	const char *goal_file;		/* goal_file_given: read the goal from here */
+	int goal_file_given;
+	int goal_stdin;			/* read the goal from stdin */
+	const char *budget;		/* decimal, or NULL for the default */
+	const char *source_file;	/* source_file_given: issue-backed Run */
+	int source_file_given;
+	int no_review;
+	int human;			/* text instead of JSON */
+};
+int svc_op_start(const struct svc_start_request *req);
+
+/* protocol submit. */
+struct svc_submit_request {
+	const char *root;
+	const char *run_id;
+	const char *action_id;
+	const char *outcome_file;
+	int outcome_file_given;
+	int outcome_stdin;
+};
+int svc_op_submit(const struct svc_submit_request *req);
+
+/* protocol answer. */
+struct svc_answer_request {
+	const char *root;
+	const char *run_id;
+	const char *action_id;
+	const char *text;
+	int text_given;
+	const char *text_file;
+	int text_file_given;
+	int text_stdin;
+	int confirm_destructive;
+	const char *scope_sha256;
+};
+int svc_op_answer(const struct svc_answer_request *req);
+
+/* protocol skip. */
+struct svc_skip_request {
+	const char *root;
+	const char *run_id;
+	const char *action_id;
+};
+int svc_op_skip(const struct svc_skip_request *req);
+
+/* protocol resume and its source modes: plain, --source-file,
+ * --use-pinned-source, --source-choice with --candidate. */
+struct svc_resume_request {
+	const char *root;
+	const char *run_id;
+	const char *budget;		/* decimal, or NULL to keep the budget */
+	const char *source_file;
+	int source_file_given;
+	int use_pinned_source;
+	const char *source_choice;	/* "pinned" or "adopt" */
+	int source_choice_given;
+	const char *candidate;
+	int candidate_given;
+};
+int svc_op_resume(const struct svc_resume_request *req);
+
+/* stop: the named Run, or the one active or paused Run when run_id is
+ * NULL. */
+struct svc_stop_request {
+	const char *root;
+	const char *run_id;
+	int human;
+};
+int svc_op_stop(const struct svc_stop_request *req);
+
+/* protocol material. */
+struct svc_material_request {
+	const char *root;
+	const char *run_id;
+	const char *action_id;
+	const char *section;
+};
+int svc_op_material(const struct svc_material_request *req);
+
+/* status: every Run (run_id NULL), one Run, or with section_given one
+ * pinned chapter of one Run (printed here, as text with `human`). */
+struct svc_status_request {
+	const char *root;
+	const char *run_id;
+	const char *section;
+	int section_given;
+	int human;
+};
+
+/* What status found, for the front end to render: one Run (run, its
+ * runStatus document doc and, with `human`, its next choices) or the
+ * listing (listed). */
+struct svc_status_result {
+	struct run *run;
+	struct json_t *doc;
+	struct next *next;
+	int listed;
+	struct svc_listing list;
+};
+
+/* Returns the exit status; on 0 with nothing printed yet, *res holds the
+ * Run or the listing to render (res->run == NULL and !res->listed when
+ * the entry printed its own answer, the pinned chapter).  Release *res
+ * with svc_status_result_release in every case. */
+int svc_op_status(const struct svc_status_request *req, struct svc_status_result *res);
+void svc_status_result_release(struct svc_status_result *res);
+
+#endif
