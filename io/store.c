@@ -9,12 +9,12 @@
 #include <string.h>
 #include <limits.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <jansson.h>
-#include <openssl/rand.h>
 
 #include "io/journal.h"
 #include "io/json.h"
@@ -406,12 +406,31 @@ static bool same_file(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* The kernel's random bytes (getrandom(2), blocking only until the pool
+ * is first seeded): no user-space generator to set up per process. */
+static int random_bytes(unsigned char *b, size_t n, struct sw_error *err)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = getrandom(b + got, n - got, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return sw_error_sys(err, errno, "cannot draw random bytes");
+		got += (size_t)r;
+	}
+	return 0;
+}
+
 static int random_hex16(char out[17], struct sw_error *err)
 {
 	unsigned char b[8];
+	int rc;
 
-	if (RAND_bytes(b, sizeof(b)) != 1)
-		return sw_error_set(err, SW_EIO, "cannot draw random bytes");
+	if ((rc = random_bytes(b, sizeof(b), err)) < 0)
+		return rc;
 	for (int i = 0; i < 8; i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 	return 0;
@@ -439,9 +458,10 @@ int store_new_run_id(char out[37], struct sw_error *err)
 {
 	unsigned char b[16];
 	size_t o = 0;
+	int rc;
 
-	if (RAND_bytes(b, sizeof(b)) != 1)
-		return sw_error_set(err, SW_EIO, "cannot draw random bytes");
+	if ((rc = random_bytes(b, sizeof(b), err)) < 0)
+		return rc;
 	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
 	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
 	for (int i = 0; i < 16; i++) {
