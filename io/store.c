@@ -1926,8 +1926,14 @@ static int leaf_is(int dfd, const char *name, const struct stat *want)
 }
 
 /* Installs the prepared run.json: the old one is parked under a quarantine
- * name (no replace), the temp renamed into place (no replace), the
- * directory synced, the quarantine removed and the directory synced. */
+ * name (no replace), the temp renamed into place (no replace) and the
+ * quarantine removed.  The directory is not synced: the journal is
+ * already committed, the temp's bytes are synced, and run.json is a
+ * projection of the journal.  A power loss may undo these renames,
+ * leaving the previous run.json (or none, and a quarantine file); that is
+ * the projection a crash just after the commit leaves too, and the next
+ * mutation replaces it (a checkpoint naming the lost file is not adopted:
+ * its identity differs). */
 static int install_projection(struct prepared *p, struct store *s,
 			      struct run *r, struct txn *t,
 			      struct sw_error *err)
@@ -1985,21 +1991,14 @@ static int install_projection(struct prepared *p, struct store *s,
 	}
 	if ((rc = run_valid(s, r, err)) < 0)
 		return rc;
-	t->phase = "projection_directory_sync";
-	if ((rc = sync_dir(r->fd, &r->st, "run", err)) < 0)
-		return rc;
 	t->pending = false;
 	if (quarantine[0]) {
-		t->phase = "projection_rename";
 		if (!leaf_is(r->fd, quarantine, &p->prev_st))
 			return sw_error_set(err, SW_EUNSAFE,
 					    "old projection was preserved at '%s' after its identity changed",
 					    quarantine);
 		if (unlinkat(r->fd, quarantine, 0) < 0)
 			return sw_error_sys(err, errno, "cannot remove old projection");
-		t->phase = "projection_directory_sync";
-		if ((rc = sync_dir(r->fd, &r->st, "run", err)) < 0)
-			return rc;
 	}
 	return run_valid(s, r, err);
 }

@@ -21,8 +21,10 @@
  * temp (fsync), journal append + fsync, fsync run dir (commit point),
  * install run.json, fsync runs/.  Update: lock, replay (repairing a torn
  * tail), mutate callback, projection temp, materials, journal append with
- * O_APPEND + fsync (commit point), then run.json is replaced through a
- * quarantine name with rename-no-replace and directory fsyncs.
+ * O_APPEND + fsync (commit point), then run.json (its temp already
+ * fsynced) is replaced through a quarantine name with rename-no-replace;
+ * those renames are not synced, since run.json is a projection that the
+ * next mutation rewrites from the journal.
  *
  * Errors.  Every failure returns a negative sw_code; store failures carry
  * the wire code in err->proto (SW_EPROTO): run_not_found, run_journal_invalid,
