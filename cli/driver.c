@@ -1715,7 +1715,26 @@ static void sort_runs(json_t *runs)
 	sw_free(v);
 }
 
-int driver_list(struct driver *d, struct driver_listing *out)
+/* The listing entry of a local Run: its runStatus, or with `brief` only
+ * the fields the human listing prints.  NULL with `err` set on failure. */
+static json_t *list_entry(struct driver *d, const struct run *r, int brief, struct sw_error *err)
+{
+	const json_t *rec = run_json(r);
+	json_t *e;
+
+	if (!brief)
+		return driver_status_json(d, r, err);
+	e = json_pack("{s:O, s:O, s:O, s:O, s:O}", "id", json_object_get(rec, "id"),
+		      "state", json_object_get(rec, "state"),
+		      "remaining_budget", json_object_get(rec, "remaining_budget"),
+		      "goal", json_object_get(rec, "goal"),
+		      "created_at", json_object_get(rec, "created_at"));
+	if (e == NULL)
+		sw_error_set(err, SW_ENOMEM, "out of memory");
+	return e;
+}
+
+int driver_list(struct driver *d, struct driver_listing *out, int brief)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	char **ids = NULL;
@@ -1733,8 +1752,19 @@ int driver_list(struct driver *d, struct driver_listing *out)
 		struct run *r = NULL;
 		const char *code = NULL;
 		json_t *entry = NULL;
+		const char *wid;
 
 		sw_error_clear(&err);
+		/* A local Run that replays is listed from that one replay; a
+		 * foreign one, or one that does not replay, is told apart by
+		 * its first record below. */
+		if (driver_load(d, ids[i], &r, 1, &code) == 0 &&
+		    (wid = jstr(run_identity(r), "id")) != NULL && strcmp(wid, d->ws.id) == 0) {
+			entry = list_entry(d, r, brief, &err);
+			goto add;
+		}
+		run_free(r);
+		r = NULL;
 		if (store_first_event(d->store, ids[i], header_visit, &h, &err) < 0 || h.init == NULL) {
 			json_array_append_new(out->unavailable,
 					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
@@ -1781,7 +1811,8 @@ int driver_list(struct driver *d, struct driver_listing *out)
 							: "the run journal cannot be replayed"));
 			continue;
 		}
-		entry = driver_status_json(d, r, &err);
+		entry = list_entry(d, r, brief, &err);
+add:
 		if (entry)
 			json_array_append_new(out->runs, entry);
 		else	/* listed, never dropped: say why it cannot be shown */
