@@ -158,16 +158,14 @@ build/gen/version.h: FORCE
 
 build/rel/cli/main.o build/san/cli/main.o: build/gen/version.h
 
-# Capability texts are embedded at build time.  Plain NAME.md texts have
-# their contract sections expanded by build/gendocs from tables/ and the
-# Outcome decoder; NAME.md.in templates are expanded by build/captext with
-# the source parser's spellings (mk/captext.mk).
-CAP_GEN = $(patsubst cli/%,build/gen/%,$(sort $(wildcard cli/capabilities/*.md))) \
-	  $(patsubst cli/capabilities/%.md.in,build/gen/capabilities/%.md,$(sort $(wildcard cli/capabilities/*.md.in)))
+# Capability texts are embedded at build time.  Each template NAME.md has its
+# `<!-- slipway:... -->` markers expanded by build/gendocs (docs/gencap.c)
+# from tables/, the Outcome decoder and the source parser's spellings.
+CAP_GEN = $(patsubst cli/%,build/gen/%,$(sort $(wildcard cli/capabilities/*.md)))
 
 build/gen/capabilities/%.md: cli/capabilities/%.md build/gendocs
 	@mkdir -p $(dir $@)
-	$(QUIET_GEN)build/gendocs capability $< > $@
+	$(QUIET_GEN)build/gendocs capability $< $@
 
 build/gen/capabilities.c: $(CAP_GEN) cli/embed.sh
 	@mkdir -p $(dir $@)
@@ -245,10 +243,11 @@ build/rel/libsw.a: $(PURE_OBJS) $(patsubst %.c,build/rel/%.o,$(IO_SRCS))
 	@rm -f $@
 	$(QUIET_GEN)ar rcs $@ $^
 
-build/gendocs: docs/gendocs.c docs/gencap.c docs/gencap.h tests/support/fsm_explore.c \
-	       tests/support/fsm_explore.h build/rel/libsw.a
+GENDOCS_SRCS = docs/gendocs.c docs/gencap.c docs/gencap_source.c tests/support/fsm_explore.c
+
+build/gendocs: $(GENDOCS_SRCS) docs/gencap.h docs/gencap_source.h tests/support/fsm_explore.h build/rel/libsw.a
 	$(QUIET_LINK)$(CC) $(CFLAGS_REL) -Wno-missing-prototypes $(LDFLAGS) -o $@ \
-		docs/gendocs.c docs/gencap.c tests/support/fsm_explore.c build/rel/libsw.a $(PKG_LIBS)
+		$(GENDOCS_SRCS) build/rel/libsw.a $(PKG_LIBS)
 
 GENERATED_DOCS = docs/protocol-tables.md docs/run-states.dot
 

@@ -1,8 +1,7 @@
 /* Writes the generated docs from tables/: `gendocs tables` prints
  * docs/protocol-tables.md, `gendocs dot` prints docs/run-states.dot (from
  * the model checker's walk, tests/support/fsm_explore.c), `gendocs
- * capability FILE` prints a capability text with its contract sections
- * expanded (docs/gencap.c).
+ * capability IN [OUT]` expands a capability text template (docs/gencap.c).
  * Built and run by `make docs`; `make docs-check` compares the output
  * with the committed files. */
 
@@ -363,8 +362,8 @@ static int dot(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && strcmp(argv[1], "capability") == 0)
-		return gencap_expand(argv[2]);
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "capability") == 0)
+		return gencap_expand(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc == 2 && strcmp(argv[1], "dot") == 0) {
 		if (dot() < 0)
 			return 1;
@@ -379,7 +378,7 @@ int main(int argc, char **argv)
 		nexts();
 		errors();
 	} else {
-		fprintf(stderr, "usage: gendocs tables|dot|capability FILE\n");
+		fprintf(stderr, "usage: gendocs tables|dot|capability IN [OUT]\n");
 		return 2;
 	}
 	return fflush(stdout) == 0 ? 0 : 1;

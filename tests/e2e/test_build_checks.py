@@ -1,6 +1,7 @@
 """The build's own guards: the purity link check of fsm/ and tables/ fails on
 a stray libc call, swapped enum columns in a rule row do not compile, and a
-capability text with an unknown contract marker does not build."""
+capability text template with an unknown, unclosed or misplaced marker, or a
+source rejection code without a fix row, does not build."""
 
 import os
 import subprocess
@@ -46,27 +47,128 @@ def test_swapped_rule_columns_do_not_compile():
     assert res.returncode != 0 and "enum" in res.stderr, res.stderr
 
 
-def gendocs_capability(text):
+def build_gendocs():
     res = subprocess.run(["make", "-s", "-C", ROOT, "build/gendocs"], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
-    d = tempfile.mkdtemp()
-    path = os.path.join(d, "cap.md")
-    with open(path, "w") as f:
+    return os.path.join(ROOT, "build/gendocs")
+
+
+def gendocs_capability(text, gendocs=None):
+    """Expands template `text` into a file as the build does: (rc, the file's
+    text or None when it was not written, stderr)."""
+    gendocs = gendocs or build_gendocs()
+    d = tempfile.mkdtemp(prefix="gencap-")
+    src, dst = os.path.join(d, "cap.md"), os.path.join(d, "out", "cap.md")
+    os.mkdir(os.path.dirname(dst))
+    with open(src, "w") as f:
         f.write(text)
-    return subprocess.run([os.path.join(ROOT, "build/gendocs"), "capability", path],
-                          capture_output=True, text=True)
+    res = subprocess.run([gendocs, "capability", src, dst], capture_output=True, text=True)
+    out = None
+    if os.path.exists(dst):
+        with open(dst) as f:
+            out = f.read()
+    assert os.listdir(os.path.dirname(dst)) in ([], ["cap.md"]), "a temporary file was left behind"
+    return res.returncode, out, res.stderr
 
 
-def test_capability_markers_expand_and_unknown_ones_fail_the_build():
-    res = gendocs_capability("intro\n<!-- slipway:matrix review -->\n  <!-- slipway:example review-clean -->\nend\n")
-    assert res.returncode == 0, res.stderr
-    assert res.stdout.startswith("intro\n") and res.stdout.endswith("end\n")
-    assert "| `review` | `partial` |" in res.stdout and "| `implement` |" not in res.stdout
-    assert "  ```json\n  {\n" in res.stdout, "an indented marker keeps its indentation"
-    for bad in ("<!-- slipway:no-such-section -->\n", "<!-- slipway:example no-such-example -->\n",
-                "<!-- slipway:matrix deploy -->\n"):
-        res = gendocs_capability(bad)
-        assert res.returncode != 0 and "gendocs capability" in res.stderr, (bad, res.stdout)
+def test_block_markers_expand_to_contract_sections():
+    rc, out, err = gendocs_capability("intro\n<!-- slipway:matrix review -->\n  <!-- slipway:example review-clean -->\nend\n")
+    assert rc == 0, err
+    assert out.startswith("intro\n") and out.endswith("end\n")
+    assert "| `review` | `partial` |" in out and "| `implement` |" not in out
+    assert "  ```json\n  {\n" in out, "an indented marker keeps its indentation"
+    assert "<!-- slipway:" not in out
+
+
+def test_inline_markers_expand_to_the_parser_spellings():
+    rc, out, err = gendocs_capability(
+        "<!-- slipway:change-marker -->|<!-- slipway:section-marker outcome -->|"
+        "<!-- slipway:min-sections -->..<!-- slipway:max-sections -->|<!-- slipway:roles -->\n"
+        "  `<!-- slipway:manifest-fence -->` <!-- slipway:max-bundle-bytes --> <!-- slipway:source-version -->")
+    assert rc == 0, err
+    assert out == ("<!-- slipway-level: change/v2 -->|<!-- slipway-section:v1 key=outcome -->|5..64|"
+                   "`outcome`, `requirements`, `acceptance_examples`, `constraints` and `non_goals`\n"
+                   "  `" + "`" * 3 + "slipway-manifest` 4194304 2"), out
+
+
+def test_the_rejection_table_expands_the_markers_of_its_fix_texts():
+    rc, out, err = gendocs_capability("<!-- slipway:rejection-table -->\n")
+    assert rc == 0, err
+    assert out.startswith("| Code | Reported as | Fix |\n| --- | --- | --- |\n"), out
+    assert "| `source_section_too_large` | `classification_code` of an invalid candidate; " in out
+    assert "over 262144 bytes" in out and "over 4194304 bytes" in out
+    assert "| `source_alias_limit` | error, exit 3 | " in out
+    assert "<!-- slipway:" not in out
+
+
+def test_a_bad_marker_fails_names_its_line_and_writes_nothing():
+    # Each text follows a good line, so the message must name the right one.
+    bad = [
+        ("line two\n<!-- slipway:change-markr -->\n", ":3: unknown marker <!-- slipway:change-markr -->"),
+        ("<!-- slipway:no-such-section -->\n", ":2: unknown marker"),
+        ("a\nb <!-- slipway:max-labels\n", ":3: unclosed marker"),
+        ("<!-- slipway:example no-such-example -->\n", ":2: unknown example no-such-example"),
+        ("<!-- slipway:example -->\n", ":2: marker example needs an argument"),
+        ("<!-- slipway:matrix deploy -->\n", ":2: unknown kind deploy"),
+        ("<!-- slipway:roles outcome -->\n", ":2: marker roles takes no argument"),
+        ("<!-- slipway:section-marker a b -->\n", ":2: marker section-marker takes one argument"),
+        ("see <!-- slipway:matrix -->\n", ":2: marker matrix prints a section and must stand alone"),
+        ("<!-- slipway:next-rules --> and more\n", ":2: marker next-rules prints a section"),
+    ]
+    for text, msg in bad:
+        rc, out, err = gendocs_capability("fine <!-- slipway:profile -->\n" + text)
+        assert rc == 1, (text, out)
+        assert out is None, (text, "a failed expansion wrote its output")
+        assert "gendocs capability: " in err and "cap.md" + msg in err, (text, err)
+
+
+def test_a_failed_expansion_leaves_the_previous_output_alone():
+    gendocs = build_gendocs()
+    d = tempfile.mkdtemp(prefix="gencap-")
+    src, dst = os.path.join(d, "cap.md"), os.path.join(d, "cap.out")
+    with open(dst, "w") as f:
+        f.write("previous\n")
+    with open(src, "w") as f:
+        f.write("<!-- slipway:profile -->\n<!-- slipway:nope -->\n")
+    res = subprocess.run([gendocs, "capability", src, dst], capture_output=True, text=True)
+    assert res.returncode == 1
+    with open(dst) as f:
+        assert f.read() == "previous\n"
+    assert sorted(os.listdir(d)) == ["cap.md", "cap.out"]
+
+
+def test_a_source_code_without_a_fix_row_fails_the_build():
+    """Rebuilds the generator against a copy of tables/source_fixes.def: as
+    it is, then without two rows (found first by -I)."""
+    build_gendocs()
+    flags = subprocess.run(["make", "-s", "-C", ROOT, "pkg-flags"], capture_output=True, text=True)
+    assert flags.returncode == 0, flags.stderr
+    pkg = dict(line.split("=", 1) for line in flags.stdout.splitlines())
+    with open(os.path.join(ROOT, "tables/source_fixes.def")) as f:
+        fixes = f.read()
+    dropped = "\n".join(l for l in fixes.split("\n")
+                        if not l.startswith(("SOURCE_FIX_CLASS(SECTION_MINIMIZED,",
+                                             "SOURCE_FIX_ERR(SOURCE_ALIAS_LIMIT,")))
+    assert dropped.count("\n") == fixes.count("\n") - 2
+    for table, ok in ((fixes, True), (dropped, False)):
+        d = tempfile.mkdtemp(prefix="gencap-fixes-")
+        os.mkdir(os.path.join(d, "tables"))
+        with open(os.path.join(d, "tables/source_fixes.def"), "w") as f:
+            f.write(table)
+        exe = os.path.join(d, "gendocs")
+        srcs = [os.path.join(ROOT, p) for p in ("docs/gendocs.c", "docs/gencap.c", "docs/gencap_source.c",
+                                                "tests/support/fsm_explore.c", "build/rel/libsw.a")]
+        res = subprocess.run(["cc", "-std=c11", "-D_GNU_SOURCE", "-I", d, "-I", ROOT, "-o", exe] + srcs
+                             + pkg["PKG_CFLAGS"].split() + pkg["PKG_LIBS"].split(),
+                             capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        rc, out, err = gendocs_capability("<!-- slipway:profile -->\n", gendocs=exe)
+        if ok:
+            assert rc == 0 and out == "change/v2\n", err
+        else:
+            assert rc == 1 and out is None
+            assert "classification code source_section_minimized has no row in tables/source_fixes.def" in err, err
+            assert "error code source_alias_limit has no row in tables/source_fixes.def" in err, err
 
 
 def test_binary_links_the_archives_without_tls_or_ssh():
@@ -93,5 +195,10 @@ if __name__ == "__main__":
     main([test_purity_check_passes_on_the_tree,
           test_purity_check_fails_on_a_stray_puts,
           test_swapped_rule_columns_do_not_compile,
-          test_capability_markers_expand_and_unknown_ones_fail_the_build,
+          test_block_markers_expand_to_contract_sections,
+          test_inline_markers_expand_to_the_parser_spellings,
+          test_the_rejection_table_expands_the_markers_of_its_fix_texts,
+          test_a_bad_marker_fails_names_its_line_and_writes_nothing,
+          test_a_failed_expansion_leaves_the_previous_output_alone,
+          test_a_source_code_without_a_fix_row_fails_the_build,
           test_binary_links_the_archives_without_tls_or_ssh])

@@ -365,9 +365,10 @@ def publish_example(gh, comments, body):
 
 class ProposeWalk(Walk):
 
-    def test_installed_texts_have_no_unexpanded_tokens(self):
+    def test_installed_texts_have_no_unexpanded_markers(self):
+        # The generator itself is tested in test_build_checks.py.
         for name, text in self.texts.items():
-            self.assertNotIn("{{", text, name)
+            self.assertNotIn("<!-- slipway:", text, name)
 
     def test_worked_example_published_is_accepted_by_slipway_run(self):
         comments, body = worked_example(self.texts)
@@ -587,41 +588,6 @@ class DoctorForTheIssuePath(Walk):
         self.gh.save()
         detail = self.doctor(self.fake_path())["github_issue_permissions_limited"]["detail"]
         self.assertIn("no source envelope can be built", detail)
-
-
-# ---- the template expander ----------------------------------------------
-
-class Expander(unittest.TestCase):
-    """build/captext turns the parser's spellings into text and refuses
-    tokens it does not know (built by every e2e run: the binary embeds its
-    output)."""
-
-    ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../..")
-
-    def expand(self, text):
-        d = tempfile.mkdtemp(prefix="captext-")
-        src, dst = os.path.join(d, "t.md.in"), os.path.join(d, "t.md")
-        with open(src, "w") as f:
-            f.write(text)
-        p = subprocess.run([os.path.join(self.ROOT, "build/captext"), src, dst],
-                           capture_output=True, text=True)
-        out = None
-        if os.path.exists(dst):
-            with open(dst) as f:
-                out = f.read()
-        return p.returncode, out, p.stderr
-
-    def test_tokens_expand_to_the_parser_spellings(self):
-        rc, out, err = self.expand("{{CHANGE_MARKER}}|{{SECTION_MARKER outcome}}|{{MIN_SECTIONS}}..{{MAX_SECTIONS}}|{{ROLES}}\n")
-        self.assertEqual(rc, 0, err)
-        self.assertEqual(out, "<!-- slipway-level: change/v2 -->|<!-- slipway-section:v1 key=outcome -->|5..64|"
-                              "`outcome`, `requirements`, `acceptance_examples`, `constraints` and `non_goals`\n")
-
-    def test_an_unknown_token_fails_and_writes_nothing(self):
-        rc, out, err = self.expand("line one\n{{CHANGE_MARKR}}\n")
-        self.assertEqual(rc, 1)
-        self.assertIsNone(out)
-        self.assertIn(":2: unknown token {{CHANGE_MARKR}}", err)
 
 
 if __name__ == "__main__":
