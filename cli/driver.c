@@ -1715,15 +1715,45 @@ static void sort_runs(json_t *runs)
 	sw_free(v);
 }
 
+/* Reads back the context of `action` (a JSON object or NULL), as the
+ * runStatus would to inline it; the bytes are dropped. */
+static int context_readable(struct context_reader *cr, const json_t *action)
+{
+	const char *digest = jstr(action, "context_sha256");
+	char *text;
+
+	if (digest == NULL)
+		return 0;
+	if ((text = read_context(digest, cr)) == NULL)
+		return -1;
+	sw_free(text);
+	return 0;
+}
+
 /* The listing entry of a local Run: its runStatus, or with `brief` only
- * the fields the human listing prints.  NULL with `err` set on failure. */
+ * the fields the human listing prints, after reading back every context
+ * the runStatus would inline, so that a Run is unavailable in both
+ * listings alike.  NULL with `err` set on failure. */
 static json_t *list_entry(struct driver *d, const struct run *r, int brief, struct sw_error *err)
 {
-	const json_t *rec = run_json(r);
+	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
+	const json_t *rec = run_json(r), *a;
 	json_t *e;
+	size_t i;
+	int rc;
 
 	if (!brief)
 		return driver_status_json(d, r, err);
+	rc = context_readable(&cr, json_object_get(rec, "current_action"));
+	json_array_foreach(json_object_get(rec, "actions"), i, a)
+		if (rc == 0)
+			rc = context_readable(&cr, json_object_get(a, "action"));
+	if (rc < 0) {
+		sw_error_set(err, cr.err.code ? cr.err.code : SW_ENOMEM,
+			     "the current Action's context cannot be read from the run's materials: %s",
+			     cr.err.msg);
+		return NULL;
+	}
 	e = json_pack("{s:O, s:O, s:O, s:O, s:O}", "id", json_object_get(rec, "id"),
 		      "state", json_object_get(rec, "state"),
 		      "remaining_budget", json_object_get(rec, "remaining_budget"),
