@@ -78,14 +78,19 @@ int git_transport_ssh_global_init(void)
 	return 0;
 }
 
+static int no_ssh(void)
+{
+	git_error_set_str(GIT_ERROR_NET, "slipway is built without SSH");
+	return -1;
+}
+
 int git_smart_subtransport_ssh(struct git_smart_subtransport **out, struct git_transport *owner,
 			       void *param)
 {
 	(void)owner;
 	(void)param;
 	*out = NULL;
-	git_error_set_str(GIT_ERROR_NET, "slipway is built without SSH");
-	return -1;
+	return no_ssh();
 }
 
 int git_transport_ssh_with_paths(struct git_transport **out, struct git_remote *owner,
@@ -94,6 +99,5 @@ int git_transport_ssh_with_paths(struct git_transport **out, struct git_remote *
 	(void)owner;
 	(void)payload;
 	*out = NULL;
-	git_error_set_str(GIT_ERROR_NET, "slipway is built without SSH");
-	return -1;
+	return no_ssh();
 }

@@ -1,7 +1,7 @@
 # bench-proc: whole processes as a host runs them, side by side with git
 # (tests/bench/bench_proc.c): submit against one `git status` and the
 # reference's git floor, peak RSS, --help, status, and growth of a Run.
-build/bench/bench_proc: tests/bench/bench_proc.c
+build/bench/bench_proc: tests/bench/bench_proc.c tests/bench/bench_clock.h
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(CFLAGS_REL) -Wno-missing-prototypes -o $@ $< $(PKG_LIBS)
 

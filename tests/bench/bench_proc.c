@@ -38,32 +38,13 @@
 
 #include <jansson.h>
 
+#include "tests/bench/bench_clock.h"
+
 #define ROUNDS 11
 
 extern char **environ;
 
 static const char *slipway;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp);
-	return v[n / 2];
-}
 
 struct child {
 	char *out;	/* stdout when captured, NUL-terminated */
@@ -96,7 +77,7 @@ static void run(struct child *c, const char *dir, const char *const *argv, int c
 	}
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addchdir_np(&fa, dir);
-	t0 = now();
+	t0 = bench_now();
 	if (posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ) != 0) {
 		perror(argv[0]);
 		exit(2);
@@ -123,7 +104,7 @@ static void run(struct child *c, const char *dir, const char *const *argv, int c
 	}
 	if (wait4(pid, &c->status, 0, &ru) != pid)
 		exit(2);
-	c->secs = now() - t0;
+	c->secs = bench_now() - t0;
 	c->maxrss_kb = ru.ru_maxrss;
 	posix_spawn_file_actions_destroy(&fa);
 }
@@ -300,9 +281,9 @@ int main(int argc, char **argv)
 			if (kb > rss)
 				rss = kb;
 		}
-		g = median(a, ROUNDS);
-		f = median(b, ROUNDS);
-		s = median(c, ROUNDS);
+		g = bench_median(a, ROUNDS);
+		f = bench_median(b, ROUNDS);
+		s = bench_median(c, ROUNDS);
 		printf("%-20s %7.2f ms %7.2f ms %7.2f ms %7.2fx %7.3fx", base(argv[i]), s * 1e3,
 		       g * 1e3, f * 1e3, s / g, s / f);
 		printf("  (targets <= %.1fx, <= %.2fx%s)\n", t_status[k], t_floor[k],
@@ -329,9 +310,9 @@ int main(int argc, char **argv)
 			b[j] = timed(small, st);
 			c[j] = timed(small, rev);
 		}
-		h = median(a, ROUNDS);
-		s = median(b, ROUNDS);
-		g = median(c, ROUNDS);
+		h = bench_median(a, ROUNDS);
+		s = bench_median(b, ROUNDS);
+		g = bench_median(c, ROUNDS);
 		printf("%-20s %7.2f ms", "--help", h * 1e3);
 		printf("  (target <= 1 ms%s)\n", h <= 1e-3 ? "" : ", MISSED");
 		printf("%-20s %7.2f ms  git rev-parse HEAD %.2f ms  %.2fx", "status RUN", s * 1e3,
@@ -351,7 +332,7 @@ int main(int argc, char **argv)
 			runs_repo(dir, sizeof(dir), argv[2], counts[n]);
 			for (int j = 0; j < ROUNDS; j++)
 				a[j] = timed(dir, st);
-			s = median(a, ROUNDS);
+			s = bench_median(a, ROUNDS);
 			printf("status, %4d Runs     %7.2f ms  (target <= %.0f ms%s)\n", counts[n],
 			       s * 1e3, limits[n] * 1e3, s <= limits[n] ? "" : ", MISSED");
 			fflush(stdout);
@@ -368,15 +349,16 @@ int main(int argc, char **argv)
 		while (lr.actions < longest)
 			submit(&lr, NULL);
 		for (int j = 0; j < ROUNDS; j++) {
-			/* An untimed submit of the same Run first, so each timed one
-			 * finds its own Run's pending disk work, as in real use. */
+			/* Action 1 of a fresh Run, then the long Run after an
+			 * untimed submit of its own, so that each timed submit finds
+			 * its own Run's pending disk work, as in real use. */
 			start(&sr, small);
 			a[j] = submit(&sr, NULL);
 			submit(&lr, NULL);
 			b[j] = submit(&lr, NULL);
 		}
-		s = median(a, ROUNDS);
-		l = median(b, ROUNDS);
+		s = bench_median(a, ROUNDS);
+		l = bench_median(b, ROUNDS);
 		printf("submit at Action %d %6.2f ms  Action 1 %.2f ms  %.2fx", longest + 1, l * 1e3,
 		       s * 1e3, l / s);
 		verdict(l / s, 1.10);
