@@ -14,6 +14,9 @@
 # every test build.  `make deps X` installs the Debian packages first and then
 # builds X in a second make that reads pkg-config afresh (safe with -j).
 
+# `make` alone builds build/slipway (`deps` below is the first rule).
+.DEFAULT_GOAL := all
+
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 DATADIR  ?= $(PREFIX)/share
