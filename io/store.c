@@ -9,12 +9,12 @@
 #include <string.h>
 #include <limits.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <jansson.h>
-#include <openssl/rand.h>
 
 #include "io/journal.h"
 #include "io/json.h"
@@ -405,12 +405,31 @@ static bool same_file(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* The kernel's random bytes (getrandom(2), blocking only until the pool
+ * is first seeded): no user-space generator to set up per process. */
+static int random_bytes(unsigned char *b, size_t n, struct sw_error *err)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = getrandom(b + got, n - got, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return sw_error_sys(err, errno, "cannot draw random bytes");
+		got += (size_t)r;
+	}
+	return 0;
+}
+
 static int random_hex16(char out[17], struct sw_error *err)
 {
 	unsigned char b[8];
+	int rc;
 
-	if (RAND_bytes(b, sizeof(b)) != 1)
-		return sw_error_set(err, SW_EIO, "cannot draw random bytes");
+	if ((rc = random_bytes(b, sizeof(b), err)) < 0)
+		return rc;
 	for (int i = 0; i < 8; i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 	return 0;
@@ -438,9 +457,10 @@ int store_new_run_id(char out[37], struct sw_error *err)
 {
 	unsigned char b[16];
 	size_t o = 0;
+	int rc;
 
-	if (RAND_bytes(b, sizeof(b)) != 1)
-		return sw_error_set(err, SW_EIO, "cannot draw random bytes");
+	if ((rc = random_bytes(b, sizeof(b), err)) < 0)
+		return rc;
 	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
 	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
 	for (int i = 0; i < 16; i++) {
@@ -1891,8 +1911,14 @@ static int leaf_is(int dfd, const char *name, const struct stat *want)
 }
 
 /* Installs the prepared run.json: the old one is parked under a quarantine
- * name (no replace), the temp renamed into place (no replace), the
- * directory synced, the quarantine removed and the directory synced. */
+ * name (no replace), the temp renamed into place (no replace) and the
+ * quarantine removed.  The directory is not synced: the journal is
+ * already committed, the temp's bytes are synced, and run.json is a
+ * projection of the journal.  A power loss may undo these renames,
+ * leaving the previous run.json (or none, and a quarantine file); that is
+ * the projection a crash just after the commit leaves too, and the next
+ * mutation replaces it (a checkpoint naming the lost file is not adopted:
+ * its identity differs). */
 static int install_projection(struct prepared *p, struct store *s,
 			      struct run *r, struct txn *t,
 			      struct sw_error *err)
@@ -1950,21 +1976,14 @@ static int install_projection(struct prepared *p, struct store *s,
 	}
 	if ((rc = run_valid(s, r, err)) < 0)
 		return rc;
-	t->phase = "projection_directory_sync";
-	if ((rc = sync_dir(r->fd, &r->st, "run", err)) < 0)
-		return rc;
 	t->pending = false;
 	if (quarantine[0]) {
-		t->phase = "projection_rename";
 		if (!leaf_is(r->fd, quarantine, &p->prev_st))
 			return sw_error_set(err, SW_EUNSAFE,
 					    "old projection was preserved at '%s' after its identity changed",
 					    quarantine);
 		if (unlinkat(r->fd, quarantine, 0) < 0)
 			return sw_error_sys(err, errno, "cannot remove old projection");
-		t->phase = "projection_directory_sync";
-		if ((rc = sync_dir(r->fd, &r->st, "run", err)) < 0)
-			return rc;
 	}
 	return run_valid(s, r, err);
 }

@@ -54,7 +54,7 @@ int svc_op_status(const struct svc_status_request *req, struct svc_status_result
 		if (req->human)
 			res->next = svc_run_next(res->run, 0);
 	} else {
-		if ((rc = svc_list(&d, &res->list)) != 0)
+		if ((rc = svc_list(&d, &res->list, req->human)) != 0)
 			goto close;
 		res->listed = 1;
 	}

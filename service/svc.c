@@ -1675,7 +1675,56 @@ static void sort_runs(json_t *runs)
 	sw_free(v);
 }
 
-int svc_list(struct svc *d, struct svc_listing *out)
+/* Reads back the context of `action` (a JSON object or NULL), as the
+ * runStatus would to inline it; the bytes are dropped. */
+static int context_readable(struct context_reader *cr, const json_t *action)
+{
+	const char *digest = jstr(action, "context_sha256");
+	char *text;
+
+	if (digest == NULL)
+		return 0;
+	if ((text = read_context(digest, cr)) == NULL)
+		return -1;
+	sw_free(text);
+	return 0;
+}
+
+/* The listing entry of a local Run: its runStatus, or with `brief` only
+ * the fields the human listing prints, after reading back every context
+ * the runStatus would inline, so that a Run is unavailable in both
+ * listings alike.  NULL with `err` set on failure. */
+static json_t *list_entry(struct svc *d, const struct run *r, int brief, struct sw_error *err)
+{
+	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
+	const json_t *rec = run_json(r), *a;
+	json_t *e;
+	size_t i;
+	int rc;
+
+	if (!brief)
+		return svc_status_json(d, r, err);
+	rc = context_readable(&cr, json_object_get(rec, "current_action"));
+	json_array_foreach(json_object_get(rec, "actions"), i, a)
+		if (rc == 0)
+			rc = context_readable(&cr, json_object_get(a, "action"));
+	if (rc < 0) {
+		sw_error_set(err, cr.err.code ? cr.err.code : SW_ENOMEM,
+			     "the current Action's context cannot be read from the run's materials: %s",
+			     cr.err.msg);
+		return NULL;
+	}
+	e = json_pack("{s:O, s:O, s:O, s:O, s:O}", "id", json_object_get(rec, "id"),
+		      "state", json_object_get(rec, "state"),
+		      "remaining_budget", json_object_get(rec, "remaining_budget"),
+		      "goal", json_object_get(rec, "goal"),
+		      "created_at", json_object_get(rec, "created_at"));
+	if (e == NULL)
+		sw_error_set(err, SW_ENOMEM, "out of memory");
+	return e;
+}
+
+int svc_list(struct svc *d, struct svc_listing *out, int brief)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	char **ids = NULL;
@@ -1693,8 +1742,19 @@ int svc_list(struct svc *d, struct svc_listing *out)
 		struct run *r = NULL;
 		enum tbl_err code = TBL_ERR_NONE;
 		json_t *entry = NULL;
+		const char *wid;
 
 		sw_error_clear(&err);
+		/* A local Run that replays is listed from that one replay; a
+		 * foreign one, or one that does not replay, is told apart by
+		 * its first record below. */
+		if (svc_load(d, ids[i], &r, 1, &code) == 0 &&
+		    (wid = jstr(run_identity(r), "id")) != NULL && strcmp(wid, d->ws.id) == 0) {
+			entry = list_entry(d, r, brief, &err);
+			goto add;
+		}
+		run_free(r);
+		r = NULL;
 		if (store_first_event(d->store, ids[i], header_visit, &h, &err) < 0 || h.init == NULL) {
 			json_array_append_new(out->unavailable,
 					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
@@ -1745,7 +1805,8 @@ int svc_list(struct svc *d, struct svc_listing *out)
 							: "the run journal cannot be replayed"));
 			continue;
 		}
-		entry = svc_status_json(d, r, &err);
+		entry = list_entry(d, r, brief, &err);
+add:
 		if (entry)
 			json_array_append_new(out->runs, entry);
 		else	/* listed, never dropped: say why it cannot be shown */

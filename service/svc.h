@@ -103,12 +103,16 @@ int svc_load(struct svc *d, const char *run_id, struct run **out,
 		int quiet, enum tbl_err *code);
 
 /* `status` without a run id: runStatus entries (foreign stubs included)
- * and unavailable runs, as JSON arrays owned by the listing. */
+ * and unavailable runs, as JSON arrays owned by the listing.  With
+ * `brief`, a local Run's entry holds only what the human listing prints
+ * (id, state, remaining_budget, goal, created_at): its contexts are not
+ * read back from materials/, so a Run whose context material is lost is
+ * listed, and only `status RUN` or the full listing says it is unavailable. */
 struct svc_listing {
 	struct json_t *runs;
 	struct json_t *unavailable;
 };
-int svc_list(struct svc *d, struct svc_listing *out);
+int svc_list(struct svc *d, struct svc_listing *out, int brief);
 void svc_listing_release(struct svc_listing *l);
 
 /* The runStatus document of `r` with its next (new reference), or NULL

@@ -9,7 +9,7 @@ import os
 import subprocess
 import tempfile
 
-from slipway_e2e import main
+from slipway_e2e import BIN, main
 
 ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), "../.."))
 CFLAGS = ["-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-I", ROOT]
@@ -214,6 +214,26 @@ def test_a_source_code_without_a_fix_row_fails_the_build():
             assert "error code source_alias_limit has no row in tables/source_fixes.def" in err, err
 
 
+def test_binary_links_the_archives_without_tls_or_ssh():
+    """With Debian's static archives, the binary needs no shared library but
+    libc (and the sanitizer runtimes), and carries neither mbedTLS's CA
+    parsing nor libssh2: io/vcs_notls.c stood in for the members that use
+    them, so git_libgit2_init parses no CA bundle."""
+    libdir = subprocess.run(["pkg-config", "--variable=libdir", "libgit2"],
+                            capture_output=True, text=True).stdout.strip()
+    if not os.path.exists(os.path.join(libdir, "libgit2.a")):
+        print("skipped: no libgit2.a, the binary links the shared libraries")
+        return
+    ldd = subprocess.run(["ldd", BIN], capture_output=True, text=True).stdout
+    for lib in ("libgit2", "libjansson", "libcrypto", "libxxhash", "libmbed", "libssh2", "libpcre2"):
+        assert lib not in ldd, lib + " is linked shared:\n" + ldd
+    syms = subprocess.run(["nm", BIN], capture_output=True, text=True).stdout
+    assert " T git_libgit2_init" in syms
+    for sym in ("mbedtls_x509_crt_parse_file", "libssh2_session_init_ex", "gss_init_sec_context",
+                "OPENSSL_init_crypto"):
+        assert sym not in syms, sym + " is in the binary"
+
+
 if __name__ == "__main__":
     main([test_purity_check_passes_on_the_tree,
           test_purity_check_fails_on_a_stray_puts,
@@ -225,4 +245,5 @@ if __name__ == "__main__":
           test_the_rejection_table_expands_the_markers_of_its_fix_texts,
           test_a_bad_marker_fails_names_its_line_and_writes_nothing,
           test_a_failed_expansion_leaves_the_previous_output_alone,
-          test_a_source_code_without_a_fix_row_fails_the_build])
+          test_a_source_code_without_a_fix_row_fails_the_build,
+          test_binary_links_the_archives_without_tls_or_ssh])
