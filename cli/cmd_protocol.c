@@ -42,7 +42,7 @@ static int op_submit(int argc, char **argv, const char *raw_root)
 		req.outcome_file = file;
 		req.outcome_file_given = opts[2].seen;
 		req.outcome_stdin = use_stdin;
-		rc = svc_op_submit(&req);
+		rc = svc_op_submit(&req, NULL);
 	}
 	sw_free(pos);
 	return rc;
@@ -85,7 +85,7 @@ static int op_answer(int argc, char **argv, const char *raw_root)
 		req.text_stdin = use_stdin;
 		req.confirm_destructive = confirm;
 		req.scope_sha256 = scope;
-		rc = svc_op_answer(&req);
+		rc = svc_op_answer(&req, NULL);
 	}
 	sw_free(pos);
 	return rc;
@@ -114,7 +114,7 @@ static int op_skip(int argc, char **argv, const char *raw_root)
 	if ((rc = cli_no_args(npos, pos, "protocol skip", req.root)) == 0) {
 		req.run_id = run;
 		req.action_id = action;
-		rc = svc_op_skip(&req);
+		rc = svc_op_skip(&req, NULL);
 	}
 	sw_free(pos);
 	return rc;
@@ -162,7 +162,7 @@ static int op_resume(int argc, char **argv, const char *raw_root)
 		req.source_choice_given = opts[3].seen;
 		req.candidate = candidate;
 		req.candidate_given = opts[4].seen;
-		rc = svc_op_resume(&req);
+		rc = svc_op_resume(&req, NULL);
 	}
 	sw_free(pos);
 	return rc;
@@ -193,7 +193,7 @@ static int op_material(int argc, char **argv, const char *raw_root)
 		req.run_id = run;
 		req.action_id = action;
 		req.section = section;
-		rc = svc_op_material(&req);
+		rc = svc_op_material(&req, NULL);
 	}
 	sw_free(pos);
 	return rc;

@@ -44,7 +44,7 @@ int cmd_run(int argc, char **argv)
 		req.source_file_given = opts[2].seen;
 		req.no_review = no_review;
 		req.human = !json;
-		rc = svc_op_start(&req);
+		rc = svc_op_start(&req, NULL);
 	}
 	sw_free(pos);
 	return rc;

@@ -8,7 +8,6 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "io/buf.h"
-#include "io/json.h"
 #include "io/render.h"
 #include "io/run.h"
 #include "service/ops.h"
@@ -105,37 +104,8 @@ static int print_run(const json_t *doc)
 	return 0;
 }
 
-/* The statusList document as the reference prints it: the envelope and
- * unavailable_runs as its writer encodes them, each entry of runs with
- * HTML escaping (its status entries go through json.Marshal).  sw_malloc'd,
- * or NULL on ENOMEM. */
-static char *list_text(const struct svc_listing *l)
-{
-	struct sw_buf b = SW_BUF_INIT;
-	json_t *entry;
-	char *s;
-	size_t i;
-
-	sw_buf_str(&b, "{\"contract_version\":2,\"runs\":[");
-	json_array_foreach(l->runs, i, entry) {
-		if ((s = sw_json_dump_html(entry)) == NULL)
-			b.failed = 1;
-		else if (i > 0)
-			sw_buf_ch(&b, ',');
-		sw_buf_str(&b, s ? s : "");
-		sw_free(s);
-	}
-	sw_buf_str(&b, "],\"unavailable_runs\":");
-	if ((s = sw_json_dump(l->unavailable)) == NULL)
-		b.failed = 1;
-	sw_buf_str(&b, s ? s : "");
-	sw_free(s);
-	sw_buf_ch(&b, '}');
-	return sw_buf_detach(&b);
-}
-
 /* One Run as text: its facts, the report so far, then the next choices. */
-static int print_one(const struct svc_status_result *res)
+static int print_one(const struct svc_status_found *res)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	char *choices = NULL;
@@ -195,7 +165,7 @@ int cmd_status(int argc, char **argv)
 		NULL
 	};
 	struct svc_status_request req = { 0 };
-	struct svc_status_result res = { 0 };
+	struct svc_status_found res = { 0 };
 	char **pos = NULL;
 	size_t npos = 0;
 
@@ -211,15 +181,14 @@ int cmd_status(int argc, char **argv)
 	req.section = section;
 	req.section_given = opts[2].seen;
 	req.human = !json;
-	if ((rc = svc_op_status(&req, &res)) != 0)
+	if ((rc = svc_op_status(&req, &res, NULL)) != 0 || !req.human)
 		goto out;
 	if (res.run)
-		rc = json ? (svc_print_json_html(res.doc) < 0 ? CLI_EXIT_DEFECT : 0) : print_one(&res);
+		rc = print_one(&res);
 	else if (res.listed)
-		rc = json ? (svc_print_json_text(list_text(&res.list)) < 0 ? CLI_EXIT_DEFECT : 0)
-			  : print_list(&res.list);
+		rc = print_list(&res.list);
 out:
-	svc_status_result_release(&res);
+	svc_status_found_release(&res);
 	sw_free(pos);
 	return rc;
 }

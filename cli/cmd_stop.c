@@ -31,7 +31,7 @@ int cmd_stop(int argc, char **argv)
 	req.human = !json;
 	if ((rc = cli_max_args(npos, 1, req.root)) == 0) {
 		req.run_id = npos == 1 ? pos[0] : NULL;
-		rc = svc_op_stop(&req);
+		rc = svc_op_stop(&req, NULL);
 	}
 	sw_free(pos);
 	return rc;

@@ -1,15 +1,110 @@
 /* The two output channels of the operations: documents on stdout, the
- * structured error (cliError) on stderr. */
+ * structured error (cliError) on stderr, or both into memory while a
+ * front end captures a typed result. */
 
 #include "service/emit.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "io/err.h"
 #include "io/json.h"
+
+/* The capture in progress (svc_result_begin), or none: one operation at a
+ * time per process. */
+static struct capture {
+	struct svc_result *res;
+	FILE *out, *err;
+	char *obuf, *ebuf;
+	size_t olen, elen;
+} cap;
+
+FILE *svc_out(void)
+{
+	return cap.out ? cap.out : stdout;
+}
+
+static FILE *err_stream(void)
+{
+	return cap.err ? cap.err : stderr;
+}
+
+int svc_result_begin(struct svc_result *res)
+{
+	if (res == NULL)
+		return 0;
+	memset(res, 0, sizeof(*res));
+	res->status = CLI_EXIT_DEFECT;
+	if (cap.res != NULL)
+		return -1;
+	cap.out = open_memstream(&cap.obuf, &cap.olen);
+	cap.err = open_memstream(&cap.ebuf, &cap.elen);
+	if (cap.out == NULL || cap.err == NULL) {
+		if (cap.out)
+			fclose(cap.out);
+		if (cap.err)
+			fclose(cap.err);
+		free(cap.obuf);
+		free(cap.ebuf);
+		memset(&cap, 0, sizeof(cap));
+		return -1;
+	}
+	cap.res = res;
+	return 0;
+}
+
+/* A memstream's buffer (malloc'd by libc) as an sw_malloc'd string
+ * without its final newline. */
+static char *take(char *buf, size_t len, size_t *out_len)
+{
+	char *s;
+
+	while (len > 0 && buf[len - 1] == '\n')
+		len--;
+	if ((s = sw_malloc(len + 1)) != NULL) {
+		memcpy(s, buf, len);
+		s[len] = '\0';
+		*out_len = len;
+	}
+	free(buf);
+	return s;
+}
+
+int svc_result_end(struct svc_result *res, int status)
+{
+	int closed;
+
+	if (res == NULL)
+		return status;
+	if (cap.res != res)
+		return res->status;
+	closed = fclose(cap.out) == 0;
+	closed = (fclose(cap.err) == 0) && closed;
+	res->document = take(cap.obuf, cap.olen, &res->document_len);
+	res->error = take(cap.ebuf, cap.elen, &res->error_len);
+	memset(&cap, 0, sizeof(cap));
+	if (!closed || res->document == NULL || res->error == NULL) {
+		svc_result_release(res);
+		res->status = CLI_EXIT_DEFECT;
+		return CLI_EXIT_DEFECT;
+	}
+	res->status = status;
+	return status;
+}
+
+void svc_result_release(struct svc_result *res)
+{
+	if (res == NULL)
+		return;
+	sw_free(res->document);
+	sw_free(res->error);
+	res->document = res->error = NULL;
+	res->document_len = res->error_len = 0;
+}
 
 /* Writes `s` (sw_malloc'd, freed here; NULL is a failure) plus "\n". */
 static int write_text(FILE *f, char *s)
@@ -31,17 +126,17 @@ static int write_doc(FILE *f, const json_t *doc)
 
 int svc_print_json(const json_t *doc)
 {
-	return write_doc(stdout, doc);
+	return write_doc(svc_out(), doc);
 }
 
 int svc_print_json_html(const json_t *doc)
 {
-	return write_text(stdout, sw_json_dump_html(doc));
+	return write_text(svc_out(), sw_json_dump_html(doc));
 }
 
 int svc_print_json_text(char *text)
 {
-	return write_text(stdout, text);
+	return write_text(svc_out(), text);
 }
 
 int svc_fail(enum tbl_err code, int exit_override, const char *message,
@@ -65,7 +160,7 @@ int svc_fail(enum tbl_err code, int exit_override, const char *message,
 	    json_object_set_new(doc, "next", next_to_json(next)) < 0 ||
 	    json_object_set_new(doc, "exit_code", json_integer(exit_code)) < 0 ||
 	    (details && json_object_set(doc, "details", (json_t *)details) < 0) ||
-	    write_doc(stderr, doc) < 0)
+	    write_doc(err_stream(), doc) < 0)
 		exit_code = CLI_EXIT_DEFECT;
 	json_decref(doc);
 	next_free(own);

@@ -9,7 +9,37 @@
 #include "io/next.h"
 #include "tables/tables.h"
 
+#include <stddef.h>
+#include <stdio.h>
+
 struct json_t;
+
+/* What an operation answered, for a front end that does not print it
+ * straight away: the exit status, the document it wrote for stdout and
+ * the cliError it wrote for stderr (each sw_malloc'd, NUL-terminated,
+ * without the final newline, "" when nothing was written). */
+struct svc_result {
+	int status;
+	char *document;
+	size_t document_len;
+	char *error;
+	size_t error_len;
+};
+
+/* Routes what the operations write into memory until svc_result_end, when
+ * `res` is not NULL (with NULL both are no-ops and the operation writes to
+ * stdout and stderr).  One capture at a time per process: begin returns -1
+ * when one is in progress or memory runs out (res->status is then 1). */
+int svc_result_begin(struct svc_result *res);
+/* Ends the capture begun for `res`, fills it and returns `status` (1 when
+ * the output could not be kept).  With NULL returns `status`. */
+int svc_result_end(struct svc_result *res, int status);
+/* Frees what `res` holds; NULL is fine. */
+void svc_result_release(struct svc_result *res);
+
+/* The stream an operation's document goes to: stdout, or the capture. */
+FILE *svc_out(void);
+
 
 /* Writes `doc` compactly plus "\n" to stdout and flushes.  Returns 0, or -1
  * when the write failed. */

@@ -4,9 +4,12 @@
 /* The operations of slipway, one entry each: a front end (cli/, or any
  * other) fills a typed request and calls the entry, which checks the
  * request in the reference's order, carries the operation out through the
- * service core (service/svc.h) and writes its answer: the document on
- * stdout, or the cliError on stderr (service/emit.h).  Each entry returns
- * the exit status (0, 2 or 3; 1 for a defect with no JSON).
+ * service core (service/svc.h) and answers: the document, or the cliError,
+ * and the exit status (0, 2 or 3; 1 for a defect with no JSON), which the
+ * entry also returns.  With `res` NULL the answer is written as it is made
+ * (the document on stdout, the cliError on stderr: the CLI); otherwise
+ * *res receives it (service/emit.h: struct svc_result, released with
+ * svc_result_release) and nothing is printed.
  *
  * Strings in a request are borrowed and may be NULL ("not given").  The
  * `*_given` members say a flag was given at all, so that an empty value
@@ -15,6 +18,7 @@
 #include <stddef.h>
 
 #include "io/run.h"
+#include "service/emit.h"
 #include "service/svc.h"
 
 struct json_t;
@@ -32,7 +36,7 @@ struct svc_start_request {
 	int no_review;
 	int human;			/* text instead of JSON */
 };
-int svc_op_start(const struct svc_start_request *req);
+int svc_op_start(const struct svc_start_request *req, struct svc_result *res);
 
 /* protocol submit. */
 struct svc_submit_request {
@@ -43,7 +47,7 @@ struct svc_submit_request {
 	int outcome_file_given;
 	int outcome_stdin;
 };
-int svc_op_submit(const struct svc_submit_request *req);
+int svc_op_submit(const struct svc_submit_request *req, struct svc_result *res);
 
 /* protocol answer. */
 struct svc_answer_request {
@@ -58,7 +62,7 @@ struct svc_answer_request {
 	int confirm_destructive;
 	const char *scope_sha256;
 };
-int svc_op_answer(const struct svc_answer_request *req);
+int svc_op_answer(const struct svc_answer_request *req, struct svc_result *res);
 
 /* protocol skip. */
 struct svc_skip_request {
@@ -66,7 +70,7 @@ struct svc_skip_request {
 	const char *run_id;
 	const char *action_id;
 };
-int svc_op_skip(const struct svc_skip_request *req);
+int svc_op_skip(const struct svc_skip_request *req, struct svc_result *res);
 
 /* protocol resume and its source modes: plain, --source-file,
  * --use-pinned-source, --source-choice with --candidate. */
@@ -82,7 +86,7 @@ struct svc_resume_request {
 	const char *candidate;
 	int candidate_given;
 };
-int svc_op_resume(const struct svc_resume_request *req);
+int svc_op_resume(const struct svc_resume_request *req, struct svc_result *res);
 
 /* stop: the named Run, or the one active or paused Run when run_id is
  * NULL. */
@@ -91,7 +95,7 @@ struct svc_stop_request {
 	const char *run_id;
 	int human;
 };
-int svc_op_stop(const struct svc_stop_request *req);
+int svc_op_stop(const struct svc_stop_request *req, struct svc_result *res);
 
 /* protocol material. */
 struct svc_material_request {
@@ -100,10 +104,15 @@ struct svc_material_request {
 	const char *action_id;
 	const char *section;
 };
-int svc_op_material(const struct svc_material_request *req);
+int svc_op_material(const struct svc_material_request *req, struct svc_result *res);
 
 /* status: every Run (run_id NULL), one Run, or with section_given one
- * pinned chapter of one Run (printed here, as text with `human`). */
+ * pinned chapter of one Run.  The JSON forms are answered as every other
+ * operation's.  With `human` the chapter is written as text and,
+ * otherwise, on success *found receives the Run or the listing for the
+ * front end to render as text (the text forms are the CLI's, not part of
+ * the protocol); `found` may be NULL without `human`.  Release *found
+ * with svc_status_found_release in every case. */
 struct svc_status_request {
 	const char *root;
 	const char *run_id;
@@ -112,10 +121,9 @@ struct svc_status_request {
 	int human;
 };
 
-/* What status found, for the front end to render: one Run (run, its
- * runStatus document doc and, with `human`, its next choices) or the
- * listing (listed). */
-struct svc_status_result {
+/* One Run (run, its runStatus document doc and, with `human`, its next
+ * choices) or the listing (listed); all zero when nothing was found. */
+struct svc_status_found {
 	struct run *run;
 	struct json_t *doc;
 	struct next *next;
@@ -123,11 +131,8 @@ struct svc_status_result {
 	struct svc_listing list;
 };
 
-/* Returns the exit status; on 0 with nothing printed yet, *res holds the
- * Run or the listing to render (res->run == NULL and !res->listed when
- * the entry printed its own answer, the pinned chapter).  Release *res
- * with svc_status_result_release in every case. */
-int svc_op_status(const struct svc_status_request *req, struct svc_status_result *res);
-void svc_status_result_release(struct svc_status_result *res);
+int svc_op_status(const struct svc_status_request *req, struct svc_status_found *found,
+		  struct svc_result *res);
+void svc_status_found_release(struct svc_status_found *found);
 
 #endif

@@ -57,7 +57,7 @@ static int finish(struct svc *d, struct svc_mutation *m, const char *resume_op)
 	return rc;
 }
 
-int svc_op_submit(const struct svc_submit_request *req)
+static int submit(const struct svc_submit_request *req)
 {
 	const char *run = req->run_id, *action = req->action_id, *file = req->outcome_file;
 	int use_stdin = req->outcome_stdin, file_set = req->outcome_file_given, rc;
@@ -140,7 +140,7 @@ out:
 	return rc;
 }
 
-int svc_op_answer(const struct svc_answer_request *req)
+static int answer(const struct svc_answer_request *req)
 {
 	const char *run = req->run_id, *action = req->action_id, *text = req->text,
 		   *file = req->text_file, *scope = req->scope_sha256;
@@ -205,7 +205,7 @@ out:
 	return rc;
 }
 
-int svc_op_skip(const struct svc_skip_request *req)
+static int skip(const struct svc_skip_request *req)
 {
 	struct svc_mutation m = { .event = FSM_EV_SKIP };
 	struct svc d = { .root_arg = req->root };
@@ -261,7 +261,7 @@ static int import_candidate(struct svc *d, struct source_candidate **out, const 
 	return rc;
 }
 
-int svc_op_resume(const struct svc_resume_request *req)
+static int resume(const struct svc_resume_request *req)
 {
 	const char *budget_s = req->budget, *source = req->source_file, *choice = req->source_choice,
 		   *candidate = req->candidate, *run = req->run_id;
@@ -331,7 +331,7 @@ out:
 	return rc;
 }
 
-int svc_op_material(const struct svc_material_request *req)
+static int material(const struct svc_material_request *req)
 {
 	struct svc d = { .root_arg = req->root };
 	int rc;
@@ -346,4 +346,29 @@ int svc_op_material(const struct svc_material_request *req)
 	rc = svc_material(&d, req->run_id, req->action_id, req->section, 0);
 	svc_close(&d);
 	return rc;
+}
+
+int svc_op_submit(const struct svc_submit_request *req, struct svc_result *res)
+{
+	return svc_result_begin(res) < 0 ? CLI_EXIT_DEFECT : svc_result_end(res, submit(req));
+}
+
+int svc_op_answer(const struct svc_answer_request *req, struct svc_result *res)
+{
+	return svc_result_begin(res) < 0 ? CLI_EXIT_DEFECT : svc_result_end(res, answer(req));
+}
+
+int svc_op_skip(const struct svc_skip_request *req, struct svc_result *res)
+{
+	return svc_result_begin(res) < 0 ? CLI_EXIT_DEFECT : svc_result_end(res, skip(req));
+}
+
+int svc_op_resume(const struct svc_resume_request *req, struct svc_result *res)
+{
+	return svc_result_begin(res) < 0 ? CLI_EXIT_DEFECT : svc_result_end(res, resume(req));
+}
+
+int svc_op_material(const struct svc_material_request *req, struct svc_result *res)
+{
+	return svc_result_begin(res) < 0 ? CLI_EXIT_DEFECT : svc_result_end(res, material(req));
 }

@@ -35,7 +35,7 @@ static int import_source(const struct svc *d, struct source_pinned **out,
 	return rc;
 }
 
-int svc_op_start(const struct svc_start_request *req)
+static int start(const struct svc_start_request *req)
 {
 	const char *goal_file = req->goal_file, *source_file = req->source_file,
 		   *budget_s = req->budget;
@@ -118,4 +118,9 @@ out:
 	source_pinned_free(source);
 	sw_free(goal_buf);
 	return rc;
+}
+
+int svc_op_start(const struct svc_start_request *req, struct svc_result *res)
+{
+	return svc_result_begin(res) < 0 ? CLI_EXIT_DEFECT : svc_result_end(res, start(req));
 }

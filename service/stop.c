@@ -50,7 +50,7 @@ static int implicit_run(struct svc *d, char *out, size_t len)
 	return rc;
 }
 
-int svc_op_stop(const struct svc_stop_request *req)
+static int stop(const struct svc_stop_request *req)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	struct svc_mutation m = { .event = FSM_EV_STOP };
@@ -75,4 +75,9 @@ int svc_op_stop(const struct svc_stop_request *req)
 close:
 	svc_close(&d);
 	return rc;
+}
+
+int svc_op_stop(const struct svc_stop_request *req, struct svc_result *res)
+{
+	return svc_result_begin(res) < 0 ? CLI_EXIT_DEFECT : svc_result_end(res, stop(req));
 }

@@ -1579,22 +1579,22 @@ int svc_print_state(struct svc *d, const struct run *r, int human,
 		struct sw_error err = SW_ERROR_INIT;
 		const json_t *cur = run_current_action(r);
 
-		printf("%s\n", headline);
+		fprintf(svc_out(), "%s\n", headline);
 		if (with_facts) {
-			printf("State: %s\nGoal: %s\nBudget remaining: %lld\n",
+			fprintf(svc_out(), "State: %s\nGoal: %s\nBudget remaining: %lld\n",
 			       jstr(rec, "state"), jstr(rec, "goal"),
 			       (long long)json_integer_value(json_object_get(rec, "remaining_budget")));
 			if (cur)
-				printf("Current action: %s (%s)\n", jstr(cur, "kind"),
+				fprintf(svc_out(), "Current action: %s (%s)\n", jstr(cur, "kind"),
 				       jstr(cur, "action_id"));
 			else
-				printf("Current action: none\n");
+				fprintf(svc_out(), "Current action: none\n");
 		}
 		if (render_next_choices(&choices, n, RENDER_SHELL_NATIVE, getenv("SystemRoot"), &err) == 0 &&
 		    choices && choices[0])
-			fputs(choices, stdout);
+			fputs(choices, svc_out());
 		sw_free(choices);
-		if (fflush(stdout) == EOF)
+		if (fflush(svc_out()) == EOF)
 			rc = fail_committed_output(d, run_id(r), "cannot write to standard output");
 	}
 	json_decref(doc);
@@ -2011,13 +2011,13 @@ static int pinned_material(struct svc *d, const struct run *r, const char *secti
 		return rc;
 	if (human) {
 		/* Say plainly that this is an inspection, not an Action. */
-		printf("Run %s (%s): pinned section \"%s\", role %s.\n"
+		fprintf(svc_out(), "Run %s (%s): pinned section \"%s\", role %s.\n"
 		       "Section revision: %s\nRequirements revision: %s\n"
 		       "Pinned text for reading only; it authorizes no work.\n\n# %s\n\n%s",
 		       run_id(r), jstr(run_json(r), "state"), jstr(sec, "key"), jstr(sec, "role"),
 		       jstr(sec, "section_revision"), jstr(pinned, "requirements_revision"),
 		       jstr(sec, "title"), markdown);
-		rc = fflush(stdout) == EOF ? CLI_EXIT_DEFECT : 0;
+		rc = fflush(svc_out()) == EOF ? CLI_EXIT_DEFECT : 0;
 	} else {
 		doc = json_pack("{s:i, s:s, s:s, s:O, s:O, s:O, s:o}", "contract_version", 2,
 				"message_type", "pinned_material", "run_id", run_id(r),
