@@ -436,6 +436,79 @@ def test_a_tool_call_over_raw_json_rpc_prints_the_cli_document():
     validate(res["structuredContent"], "statusList")
 
 
+# ---- registration by slipway install --mcp ---------------------------------
+
+def _json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def test_install_mcp_registers_in_shared_files_and_uninstall_removes_only_ours():
+    repo = scratch_repo()
+    user = {"mcpServers": {"mine": {"command": "x", "args": ["y"]}}, "keep": True}
+    with open(os.path.join(repo, ".mcp.json"), "w") as f:
+        json.dump(user, f)
+    ours = {"command": "slipway", "args": ["mcp", "--root", repo]}
+    # Without the flag nothing is registered.
+    res = run("install", "--tool", "claude", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    assert _json(os.path.join(repo, ".mcp.json")) == user
+    res = run("install", "--tool", "claude,cursor,codex", "--mcp", "--refresh", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    rep = res.json_out()
+    assert ".mcp.json" in rep["written"] and ".cursor/mcp.json" in rep["written"], rep
+    assert any("codex documents no project-level MCP configuration" in w for w in rep["warnings"]), rep
+    claude = _json(os.path.join(repo, ".mcp.json"))
+    assert claude == {"mcpServers": {"mine": user["mcpServers"]["mine"], "slipway": ours}, "keep": True}
+    assert _json(os.path.join(repo, ".cursor/mcp.json")) == {"mcpServers": {"slipway": ours}}
+    # list and doctor report it.
+    assert "mcp: slipway mcp is registered in .mcp.json" in run("list", cwd=repo).out.decode()
+    checks = [c for c in run("doctor", "--json", cwd=repo).json_out()["checks"]
+              if c["code"].startswith("mcp_server")]
+    assert sorted((c["host_id"], c["code"]) for c in checks) == [
+        ("claude", "mcp_server_registered"), ("cursor", "mcp_server_registered")], checks
+    # The registered command serves.
+    replies, _ = raw(repo, init())
+    assert replies[0]["result"]["serverInfo"]["name"] == "slipway"
+    # Registering again changes nothing.
+    before = tree_digest(os.path.join(repo, ".cursor"))
+    res = run("install", "--tool", "cursor", "--mcp", "--json", cwd=repo)
+    assert res.code == 0 and ".cursor/mcp.json" not in res.json_out()["written"], res.out
+    assert tree_digest(os.path.join(repo, ".cursor")) == before
+    # A changed entry is the user's: uninstall keeps it and says so.
+    cur = _json(os.path.join(repo, ".cursor/mcp.json"))
+    cur["mcpServers"]["slipway"]["args"].append("--x")
+    with open(os.path.join(repo, ".cursor/mcp.json"), "w") as f:
+        json.dump(cur, f)
+    checks = [c for c in run("doctor", "--json", cwd=repo).json_out()["checks"]
+              if c["host_id"] == "cursor" and c["code"].startswith("mcp_server")]
+    assert [(c["code"], c["status"]) for c in checks] == [("mcp_server_modified", "warning")], checks
+    res = run("uninstall", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    rep = res.json_out()
+    assert ".cursor/mcp.json" in rep["preserved"], rep
+    assert _json(os.path.join(repo, ".cursor/mcp.json")) == cur
+    assert _json(os.path.join(repo, ".mcp.json")) == user, "only our entry goes"
+
+
+def test_install_mcp_keeps_a_foreign_slipway_entry_and_a_file_that_is_not_json():
+    repo = scratch_repo()
+    foreign = {"mcpServers": {"slipway": {"command": "/opt/other"}}}
+    with open(os.path.join(repo, ".mcp.json"), "w") as f:
+        json.dump(foreign, f)
+    os.makedirs(os.path.join(repo, ".cursor"))
+    with open(os.path.join(repo, ".cursor/mcp.json"), "w") as f:
+        f.write("{ not json")
+    res = run("install", "--tool", "claude,cursor", "--mcp", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    rep = res.json_out()
+    assert {".mcp.json", ".cursor/mcp.json"} <= set(rep["preserved"]), rep
+    assert _json(os.path.join(repo, ".mcp.json")) == foreign
+    with open(os.path.join(repo, ".cursor/mcp.json")) as f:
+        assert f.read() == "{ not json"
+    assert not os.path.exists(os.path.join(repo, ".claude/slipway/mcp-server.json"))
+
+
 if __name__ == "__main__":
     main([test_the_sdk_lists_every_tool_with_schemas_from_ours,
           test_a_whole_run_over_mcp_through_every_pause_kind,
@@ -444,4 +517,6 @@ if __name__ == "__main__":
           test_initialize_negotiates_the_protocol_version,
           test_malformed_input_gets_json_rpc_errors_and_the_server_keeps_serving,
           test_an_oversized_message_is_refused_and_the_next_one_served,
-          test_a_tool_call_over_raw_json_rpc_prints_the_cli_document])
+          test_a_tool_call_over_raw_json_rpc_prints_the_cli_document,
+          test_install_mcp_registers_in_shared_files_and_uninstall_removes_only_ours,
+          test_install_mcp_keeps_a_foreign_slipway_entry_and_a_file_that_is_not_json])
