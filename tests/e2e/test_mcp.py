@@ -509,6 +509,25 @@ def test_install_mcp_keeps_a_foreign_slipway_entry_and_a_file_that_is_not_json()
     assert not os.path.exists(os.path.join(repo, ".claude/slipway/mcp-server.json"))
 
 
+def test_capability_texts_teach_the_tools_and_the_argv():
+    repo = scratch_repo()
+    assert run("install", "--tool", "claude", cwd=repo).code == 0
+    with open(os.path.join(repo, ".claude/skills/slipway-run/SKILL.md")) as f:
+        text = f.read()
+    assert "slipway install --mcp" in text
+    named = text[text.index("## Two ways to call slipway"):].split("\n\n")[1]
+    for tool in TOOLS:
+        assert "`%s`" % tool in named, tool
+    tools = {t["name"]: t for t in Session(repo).ok(op="listTools")["tools"]}
+    for tool, args in (("submit", ["run_id", "action_id", "outcome"]),
+                       ("answer", ["text", "confirm_destructive", "scope_sha256"]),
+                       ("resume", ["budget", "use_pinned_source", "source", "source_choice", "candidate"]),
+                       ("material", ["section"])):
+        for a in args:
+            assert a in tools[tool]["inputSchema"]["properties"], (tool, a)
+            assert "`%s" % a in text, a
+
+
 if __name__ == "__main__":
     main([test_the_sdk_lists_every_tool_with_schemas_from_ours,
           test_a_whole_run_over_mcp_through_every_pause_kind,
@@ -519,4 +538,5 @@ if __name__ == "__main__":
           test_an_oversized_message_is_refused_and_the_next_one_served,
           test_a_tool_call_over_raw_json_rpc_prints_the_cli_document,
           test_install_mcp_registers_in_shared_files_and_uninstall_removes_only_ours,
-          test_install_mcp_keeps_a_foreign_slipway_entry_and_a_file_that_is_not_json])
+          test_install_mcp_keeps_a_foreign_slipway_entry_and_a_file_that_is_not_json,
+          test_capability_texts_teach_the_tools_and_the_argv])
