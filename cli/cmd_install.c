@@ -12,7 +12,7 @@ int cmd_install(int argc, char **argv)
 	int refresh = 0, json = 0, mcp = 0, rc;
 	struct cli_opt opts[] = {
 		{ "json", CLI_OPT_BOOL, &json, 0, "emit JSON", NULL },
-		{ "mcp", CLI_OPT_BOOL, &mcp, 0, "also register slipway mcp in the host's project MCP configuration (claude: .mcp.json, cursor: .cursor/mcp.json)", NULL },
+		{ "mcp", CLI_OPT_BOOL, &mcp, 0, "also register slipway mcp in the host's project MCP configuration (claude, copilot, cursor, kilo, kiro)", NULL },
 		{ "refresh", CLI_OPT_BOOL, &refresh, 0, "rewrite the files slipway still owns and recreate missing ones", NULL },
 		{ "root", CLI_OPT_STRING, &raw_root, 0, "workspace root (default: the Git worktree containing the current directory)", "string" },
 		{ "surface", CLI_OPT_STRING, &surface, 0, "kiro surface to install: ide or cli", "string", "ide cli" },

@@ -15,14 +15,19 @@
 #define RECORD_NAME "mcp-server.json"
 #define CONFIG_MAX (1024 * 1024)
 
-/*	  host      configuration file   servers key */
+/* The project-level MCP configuration each host documents (see the
+ * header for the sources); hosts without one are absent. */
+/*	  host       configuration file        servers key */
 static const struct mcp_host {
 	const char *id;
 	const char *config;
 	const char *key;
 } mcp_hosts[] = {
-	{ "claude", ".mcp.json",        "mcpServers" },
-	{ "cursor", ".cursor/mcp.json", "mcpServers" },
+	{ "claude",  ".mcp.json",               "mcpServers" },
+	{ "copilot", ".vscode/mcp.json",        "servers" },
+	{ "cursor",  ".cursor/mcp.json",        "mcpServers" },
+	{ "kilo",    ".kilocode/mcp.json",      "mcpServers" },
+	{ "kiro",    ".kiro/settings/mcp.json", "mcpServers" },
 };
 
 static const struct mcp_host *mcp_host(const char *id)

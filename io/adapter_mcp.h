@@ -4,8 +4,20 @@
 /* Registration of `slipway mcp` in a host's project-level MCP
  * configuration, for the hosts whose documentation names one:
  *
- *   claude  .mcp.json         "mcpServers"   (Claude Code, project scope)
- *   cursor  .cursor/mcp.json  "mcpServers"   (Cursor, project configuration)
+ *   claude   .mcp.json                "mcpServers"  Claude Code, project scope
+ *                                                      (code.claude.com/docs/en/mcp)
+ *   copilot  .vscode/mcp.json         "servers"     VS Code, workspace configuration
+ *                                                      (code.visualstudio.com MCP configuration reference)
+ *   cursor   .cursor/mcp.json         "mcpServers"  Cursor, project configuration
+ *                                                      (cursor.com/docs/mcp)
+ *   kilo     .kilocode/mcp.json       "mcpServers"  Kilo Code, project-level configuration
+ *                                                      (kilo.ai/docs, using MCP in Kilo Code)
+ *   kiro     .kiro/settings/mcp.json  "mcpServers"  Kiro IDE and CLI, workspace configuration
+ *                                                      (kiro.dev/docs/mcp/configuration)
+ *
+ * Codex, Windsurf, opencode, Pi and Qwen Code are left out: their documented
+ * MCP configurations are user-level, another format, or (Qwen Code) a file
+ * another host already uses.
  *
  * The configuration file is shared with the user: slipway adds one entry
  * named "slipway" ({"command": "slipway", "args": ["mcp", "--root", ROOT]})

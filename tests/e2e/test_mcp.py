@@ -470,6 +470,14 @@ def test_install_mcp_registers_in_shared_files_and_uninstall_removes_only_ours()
     # The registered command serves.
     replies, _ = raw(repo, init())
     assert replies[0]["result"]["serverInfo"]["name"] == "slipway"
+    # Copilot's VS Code file keeps its servers under "servers"; Kiro's
+    # under .kiro/settings; a host without one is told so.
+    res = run("install", "--tool", "copilot,kiro,windsurf", "--surface", "ide", "--mcp", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    rep = res.json_out()
+    assert _json(os.path.join(repo, ".vscode/mcp.json")) == {"servers": {"slipway": ours}}
+    assert _json(os.path.join(repo, ".kiro/settings/mcp.json")) == {"mcpServers": {"slipway": ours}}
+    assert any(w.startswith("windsurf documents no project-level MCP") for w in rep["warnings"]), rep
     # Registering again changes nothing.
     before = tree_digest(os.path.join(repo, ".cursor"))
     res = run("install", "--tool", "cursor", "--mcp", "--json", cwd=repo)
@@ -489,6 +497,8 @@ def test_install_mcp_registers_in_shared_files_and_uninstall_removes_only_ours()
     assert ".cursor/mcp.json" in rep["preserved"], rep
     assert _json(os.path.join(repo, ".cursor/mcp.json")) == cur
     assert _json(os.path.join(repo, ".mcp.json")) == user, "only our entry goes"
+    for created in (".vscode/mcp.json", ".kiro/settings/mcp.json"):
+        assert not os.path.exists(os.path.join(repo, created)), "a file slipway created goes"
 
 
 def test_install_mcp_keeps_a_foreign_slipway_entry_and_a_file_that_is_not_json():
