@@ -14,6 +14,9 @@
 # every test build.  `make deps X` installs the Debian packages first and then
 # builds X in a second make that reads pkg-config afresh (safe with -j).
 
+# `make` alone builds build/slipway (`deps` below is the first rule).
+.DEFAULT_GOAL := all
+
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 DATADIR  ?= $(PREFIX)/share
@@ -80,6 +83,17 @@ PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CRIT_LIBS  := $(shell $(PKG_CONFIG) --libs criterion 2>/dev/null)
 PKG_OK     := $(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo yes)
 
+# slipway itself links the libraries' static archives, which Debian's -dev
+# packages ship: no dynamic loading of 19 shared objects per command, and
+# io/vcs_notls.c keeps libgit2's TLS (a CA bundle parsed at init), SSH and
+# GSSAPI out (see there).  Only libc stays shared.  STATIC=0, or a system
+# without libgit2.a, links the shared libraries instead.
+PKG_LIBDIR := $(shell $(PKG_CONFIG) --variable=libdir libgit2 2>/dev/null)
+STATIC     ?= $(if $(wildcard $(PKG_LIBDIR)/libgit2.a),1,0)
+PKG_LIBS_STATIC := -Wl,-Bstatic $(filter-out -lrt -ldl -lpthread,$(shell $(PKG_CONFIG) --static \
+	--libs-only-l $(PKGS) 2>/dev/null)) -Wl,-Bdynamic -lpthread -ldl -lrt
+BIN_LIBS    = $(if $(filter 1,$(STATIC)),$(PKG_LIBS_STATIC),$(PKG_LIBS))
+
 # V=1 shows every command; the default prints one short line per step.
 ifeq ($(V),1)
 Q =
@@ -145,13 +159,17 @@ pkg-flags: check-pkgs
 demo: build/slipway
 	sh tests/e2e/demo.sh $(CURDIR)/build/slipway
 
-build/rel/%.o: %.c $(HDRS) | check-pkgs
-	@mkdir -p $(dir $@)
-	$(QUIET_CC)$(CC) $(CFLAGS_REL) -c -o $@ $<
+# Each object lists the headers it includes in a .d file next to it (-MMD);
+# -MP adds an empty rule per header, so deleting a header breaks no build.
+DEPFLAGS = -MMD -MP
 
-build/san/%.o: %.c $(HDRS) | check-pkgs
+build/rel/%.o: %.c | check-pkgs
 	@mkdir -p $(dir $@)
-	$(QUIET_CC)$(CC) $(CFLAGS_SAN) -c -o $@ $<
+	$(QUIET_CC)$(CC) $(CFLAGS_REL) $(DEPFLAGS) -c -o $@ $<
+
+build/san/%.o: %.c | check-pkgs
+	@mkdir -p $(dir $@)
+	$(QUIET_CC)$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -c -o $@ $<
 
 # Version, commit and build date for --version: git describe, and the date
 # from SOURCE_DATE_EPOCH when set (reproducible builds).  Rewritten only
@@ -191,14 +209,14 @@ build/san/gen/%.o: build/gen/%.c
 	$(QUIET_CC)$(CC) $(CFLAGS_SAN) -c -o $@ $<
 
 build/slipway: build/rel/cli/main.o $(REL_OBJS)
-	$(QUIET_LINK)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BIN_LIBS)
 
 build/san/slipway: build/san/cli/main.o $(SAN_OBJS)
-	$(QUIET_LINK)$(CC) $(LDFLAGS_SAN) -o $@ $^ $(PKG_LIBS)
+	$(QUIET_LINK)$(CC) $(LDFLAGS_SAN) -o $@ $^ $(BIN_LIBS)
 
-build/san/tests/%: tests/%.c $(SAN_OBJS) $(TEST_HELPER_OBJS) $(HDRS) $(wildcard tests/support/*.h)
+build/san/tests/%: tests/%.c $(SAN_OBJS) $(TEST_HELPER_OBJS)
 	@mkdir -p $(dir $@)
-	$(QUIET_LINK)$(CC) $(CFLAGS_SAN) -Wno-missing-prototypes -o $@ $< $(SAN_OBJS) $(TEST_HELPER_OBJS) \
+	$(QUIET_LINK)$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -MF $@.d -MT $@ -Wno-missing-prototypes -o $@ $< $(SAN_OBJS) $(TEST_HELPER_OBJS) \
 		$(PKG_LIBS) $(CRIT_LIBS) $(LDFLAGS_SAN)
 
 # The test command: unit and model checks, the end-to-end CLI suite against the
@@ -305,6 +323,8 @@ docs-check: build/gendocs schemas-check
 
 clean:
 	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)
 
 # Extra targets (bench, fuzz, install) live in mk/*.mk, one file per area.
 -include $(sort $(wildcard mk/*.mk))

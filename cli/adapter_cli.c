@@ -143,11 +143,11 @@ int cli_adapter_fail(enum tbl_err fallback, const char *root,
 	int rc;
 
 	if (err->code == SW_EPROTO) {
-		if (strcmp(err->proto, "unknown_host_adapter") == 0)
+		if (err->proto == TBL_ERR_UNKNOWN_HOST_ADAPTER)
 			return cli_adapter_selection_fail(TBL_ERR_UNKNOWN_HOST_ADAPTER, root, msg);
-		if (strcmp(err->proto, "host_adapter_required") == 0)
+		if (err->proto == TBL_ERR_HOST_ADAPTER_REQUIRED)
 			return cli_adapter_selection_fail(TBL_ERR_HOST_ADAPTER_REQUIRED, root, msg);
-		if (strcmp(err->proto, "invalid_adapter_surface") == 0)
+		if (err->proto == TBL_ERR_INVALID_ADAPTER_SURFACE)
 			return surface_fail(root, msg);
 	}
 	if (next_command(&n, TBL_NEXTOP_COMMAND, TBL_VARIANT_INSPECT_HOST_ADAPTERS, root, argv, &nerr) < 0)

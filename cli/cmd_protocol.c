@@ -126,7 +126,7 @@ static int op_submit(int argc, char **argv, const char *raw_root)
 	}
 	sw_error_clear(&err);
 	if (outcome_parse(&o, buf, len, &err) < 0) {
-		if (strcmp(err.proto, "contract_version_mismatch") == 0) {
+		if (err.proto == TBL_ERR_CONTRACT_VERSION_MISMATCH) {
 			struct next *n = NULL;
 
 			next_build_form(&n, NEXT_FORM_REFRESH_ADAPTERS, d.ws.id, d.ws.worktree_root,
@@ -227,7 +227,7 @@ static int op_answer(int argc, char **argv, const char *raw_root)
 	}
 	if (input_answer_check(text, len, &err) < 0 || strlen(text) != len) {
 		rc = preflight_fail(d.root_arg, run,
-				    tbl_err_lookup(err.proto) ? tbl_err_lookup(err.proto)
+				    err.proto ? err.proto
 							      : TBL_ERR_INVALID_ANSWER,
 				    err.msg[0] ? err.msg : "answer contains a NUL byte");
 		goto out;
@@ -368,7 +368,7 @@ static int op_resume(int argc, char **argv, const char *raw_root)
 	if ((rc = check_run_id(d.root_arg, pos[0])) != 0)
 		goto out;
 	if (budget_s && input_budget_parse(&budget, budget_s, &err) < 0) {
-		rc = strcmp(err.proto, "invalid_budget") == 0
+		rc = err.proto == TBL_ERR_INVALID_BUDGET
 			? preflight_fail(d.root_arg, pos[0], TBL_ERR_INVALID_BUDGET, err.msg)
 			: cli_fail(TBL_ERR_INVALID_USAGE, 0, err.msg, NULL, d.root_arg, NULL);
 		goto out;

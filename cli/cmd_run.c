@@ -100,7 +100,7 @@ int cmd_run(int argc, char **argv)
 			struct sw_error mapped = SW_ERROR_INIT;
 
 			input_goal_read_error(&err, &mapped);
-			rc = driver_usage(&d, tbl_err_lookup(mapped.proto) ? tbl_err_lookup(mapped.proto)
+			rc = driver_usage(&d, mapped.proto ? mapped.proto
 									  : TBL_ERR_GOAL_UNAVAILABLE,
 					  err.msg);
 			goto out;
@@ -108,13 +108,13 @@ int cmd_run(int argc, char **argv)
 		goal = goal_buf;
 	}
 	if (input_goal_check(goal, goal_len, &err) < 0 || strlen(goal) != goal_len) {
-		rc = driver_usage(&d, tbl_err_lookup(err.proto) ? tbl_err_lookup(err.proto)
+		rc = driver_usage(&d, err.proto ? err.proto
 								: TBL_ERR_INVALID_GOAL,
 				  err.msg[0] ? err.msg : "goal contains a NUL byte");
 		goto out;
 	}
 	if (budget_s && input_budget_parse(&budget, budget_s, &err) < 0) {
-		rc = driver_usage(&d, tbl_err_lookup(err.proto), err.msg);
+		rc = driver_usage(&d, err.proto, err.msg);
 		goto out;
 	}
 	if (opts[2].seen && source_file[0] == '\0') {

@@ -219,7 +219,7 @@ int cmd_status(int argc, char **argv)
 		json_t *entry;
 		size_t i;
 
-		if ((rc = driver_list(&d, &l)) != 0)
+		if ((rc = driver_list(&d, &l, !json)) != 0)
 			goto close;
 		if (json) {
 			rc = cli_print_json_text(list_text(&l)) < 0 ? CLI_EXIT_DEFECT : 0;

@@ -20,7 +20,7 @@ static int implicit_run(struct driver *d, char *out, size_t len)
 	json_t *entry;
 	int rc;
 
-	if ((rc = driver_list(d, &l)) != 0)
+	if ((rc = driver_list(d, &l, 0)) != 0)
 		return rc;
 	json_array_foreach(l.runs, i, entry) {
 		const char *state = json_string_value(json_object_get(entry, "state"));

@@ -14,6 +14,7 @@
 #include "io/outcome.h"
 #include "io/input.h"
 #include "io/render.h"
+#include "io/run_check.h"
 #include "io/source.h"
 #include "io/source_json.h"
 #include "io/store.h"
@@ -83,14 +84,6 @@ void driver_close(struct driver *d)
 
 /* ---- next ---- */
 
-static enum next_form form_for(enum tbl_variant v)
-{
-	for (int f = 1; f < NEXT_FORM__COUNT; f++)
-		if (next_form_variant((enum next_form)f) == v)
-			return (enum next_form)f;
-	return NEXT_FORM_INVALID;
-}
-
 static const char *jstr(const json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
@@ -121,16 +114,9 @@ struct next *driver_run_next(const struct run *r, int resume_only)
 	fill.action_id = run_current_action_id(r);
 	fill.scope_digest = jstr(run_pending_request(r), "scope_sha256");
 	fill.candidate_id = jstr(json_object_get(run_json(r), "source_candidate"), "candidate_id");
-	if (rule == NULL || next_new(&n, rule->op, id, run_workspace(r), &err) < 0)
-		goto none;
-	for (int i = 0; i < 4 && rule->variants[i] != TBL_VARIANT_INVALID; i++)
-		if (next_add_form(n, form_for(rule->variants[i]), &fill, &err) < 0)
-			goto none;
-	if (next_validate(n, &err) == 0)
+	if (rule != NULL &&
+	    next_from_rule(&n, rule, id, run_workspace(r), &fill, &err) == 0)
 		return n;
-none:
-	next_free(n);
-	n = NULL;
 	sw_error_clear(&err);
 	next_none_identity(&n, id, &err);
 	return n;
@@ -217,7 +203,7 @@ static int fail_store(const struct driver *d, const struct sw_error *err,
 		      const char *run_id_arg)
 {
 	const struct store_failure *f = store_last_failure(d->store);
-	enum tbl_err code = tbl_err_lookup(err->proto);
+	enum tbl_err code = err->proto;
 	struct next *n = NULL;
 	json_t *details = NULL;
 	int rc;
@@ -266,7 +252,7 @@ static int replay_event(const struct store_event *ev, struct run **r, json_t **d
 	int rc;
 
 	if (v == NULL)
-		return sw_error_proto(err, "run_journal_invalid",
+		return sw_error_proto(err, TBL_ERR_RUN_JOURNAL_INVALID,
 				      "journal record %lld: %s", ev->sequence, jerr.text);
 	rc = run_replay(r, tbl_jevent_wire[ev->type], v, err);
 	if (rc < 0 || data == NULL)
@@ -322,21 +308,22 @@ static const char *unavailable_code(const struct sw_error *err)
 {
 	if (system_failure(err))
 		return "run_unavailable";
-	if (tbl_err_lookup(err->proto) == TBL_ERR_RUN_BUSY)
+	if (err->proto == TBL_ERR_RUN_BUSY)
 		return "run_busy";
 	return "run_journal_invalid";
 }
 
 int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
-		int quiet, const char **code)
+		int quiet, enum tbl_err *code)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	struct run *r = NULL;
 	int rc;
 
 	*out = NULL;
-	if (store_visit(d->store, run_id_arg, replay_visit, &r, NULL, &err) < 0 || r == NULL) {
-		enum tbl_err c = tbl_err_lookup(err.proto);
+	if (store_visit(d->store, run_id_arg, replay_visit, &r, NULL, &err) < 0 || r == NULL ||
+	    run_check(r, &err) < 0) {
+		enum tbl_err c = err.proto;
 
 		run_free(r);
 		if (system_failure(&err))
@@ -344,7 +331,7 @@ int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
 		else if (c != TBL_ERR_RUN_NOT_FOUND && c != TBL_ERR_RUN_BUSY)
 			c = TBL_ERR_RUN_JOURNAL_INVALID;
 		if (code)
-			*code = tbl_err_wire[c];
+			*code = c;
 		if (quiet)
 			return CLI_EXIT_RUNTIME;
 		{
@@ -428,30 +415,7 @@ static int recorded_changed(const struct run *r)
 
 const char *driver_resume_operation(enum fsm_event ev)
 {
-	switch (ev) {
-	case FSM_EV_RESUME:
-		return "ad_hoc_resumed";
-	case FSM_EV_RESUME_PINNED:
-		return "source_refresh_skipped";
-	case FSM_EV_RESUME_REFRESH:
-		return "source_refreshed";
-	case FSM_EV_CANDIDATE_INVALID:
-	case FSM_EV_CANDIDATE_VALID:
-		return "source_candidate_created";
-	case FSM_EV_CHOOSE_PINNED:
-		return "source_pinned";
-	case FSM_EV_CHOOSE_ADOPT:
-		return "source_amended";
-	case FSM_EV_INVALID:
-	case FSM_EV_START:
-	case FSM_EV_SUBMIT:
-	case FSM_EV_ANSWER:
-	case FSM_EV_SKIP:
-	case FSM_EV_STOP:
-	case FSM_EV__COUNT:
-		break;
-	}
-	return NULL;
+	return tbl_event_resume_op[ev];
 }
 
 struct mctx {
@@ -531,13 +495,13 @@ out:
 	return ok;
 }
 
-static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
+static uint64_t input_facts(struct mctx *c, char *why, size_t whylen,
 			    char answer_digest[SW_DIGEST_LEN])
 {
 	struct driver_mutation *m = c->m;
 	const struct run *r = c->run;
 	struct sw_error err = SW_ERROR_INIT;
-	unsigned f = 0;
+	uint64_t f = 0;
 
 	switch (m->event) {
 	case FSM_EV_SUBMIT:
@@ -545,11 +509,11 @@ static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
 		if (run_current_action(r) &&
 		    outcome_validate_for(m->outcome, run_machine(r).action,
 					 run_current_action_id(r), &err) < 0) {
-			f |= FSM_F_OUTCOME_INVALID;
+			f |= FSM_F(OUTCOME_INVALID);
 			snprintf(why, whylen, "%s", err.msg);
 		}
 		if (run_supersession_invalid(r, m->outcome_json))
-			f |= FSM_F_SUPERSEDE_INVALID;
+			f |= FSM_F(SUPERSEDE_INVALID);
 		break;
 	case FSM_EV_ANSWER: {
 		const json_t *req = run_pending_request(r);
@@ -558,26 +522,26 @@ static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
 				    m->text, m->text_len, &err);
 		f = run_answer_facts(r, m->action_id, answer_digest, NULL);
 		if (!outcome_text_nonblank(m->text, m->text_len))
-			f |= FSM_F_TEXT_BLANK;
+			f |= FSM_F(TEXT_BLANK);
 		if (m->confirm)
-			f |= FSM_F_CONFIRM;
+			f |= FSM_F(CONFIRM);
 		if (m->scope && m->scope[0]) {
-			f |= FSM_F_SCOPE_GIVEN;
+			f |= FSM_F(SCOPE_GIVEN);
 			if (sw_digest_valid(m->scope))
-				f |= FSM_F_SCOPE_WELLFORMED;
+				f |= FSM_F(SCOPE_WELLFORMED);
 			if (req && jstr(req, "scope_sha256") &&
 			    strcmp(jstr(req, "scope_sha256"), m->scope) == 0)
-				f |= FSM_F_SCOPE_MATCH;
+				f |= FSM_F(SCOPE_MATCH);
 		}
 		if (run_machine(r).state == FSM_ST_PAUSED_DESTRUCTIVE && !request_valid(req))
-			f |= FSM_F_REQUEST_INVALID;
+			f |= FSM_F(REQUEST_INVALID);
 		if (run_supersession_invalid(r, run_current_outcome(r)))
-			f |= FSM_F_SUPERSEDE_INVALID;
+			f |= FSM_F(SUPERSEDE_INVALID);
 		break;
 	}
 	case FSM_EV_SKIP:
 		f = run_submit_facts(r, m->action_id, NULL) &
-		    (FSM_F_NAMED_CURRENT | FSM_F_NAMED_VOIDED);
+		    (FSM_F(NAMED_CURRENT) | FSM_F(NAMED_VOIDED));
 		break;
 	case FSM_EV_RESUME:
 	case FSM_EV_RESUME_PINNED:
@@ -587,9 +551,9 @@ static unsigned input_facts(struct mctx *c, char *why, size_t whylen,
 	case FSM_EV_CHOOSE_PINNED:
 	case FSM_EV_CHOOSE_ADOPT:
 		if (m->budget_given)
-			f |= FSM_F_BUDGET_GIVEN;
+			f |= FSM_F(BUDGET_GIVEN);
 		if (m->source_options)
-			f |= FSM_F_SOURCE_OPTIONS;
+			f |= FSM_F(SOURCE_OPTIONS);
 		break;
 	case FSM_EV_STOP:
 	case FSM_EV_START:
@@ -615,7 +579,7 @@ static char *projection_text(const struct run *r)
 static int add_contexts(struct store_mutation *sm, struct run *after, struct sw_error *err)
 {
 	json_t *contexts = run_take_contexts(after), *v;
-	char digest[SW_DIGEST_LEN], want[SW_DIGEST_LEN];
+	char digest[SW_DIGEST_LEN];
 	size_t i;
 	int rc = 0;
 
@@ -624,13 +588,8 @@ static int add_contexts(struct store_mutation *sm, struct run *after, struct sw_
 	json_array_foreach(contexts, i, v) {
 		const char *text = json_string_value(v);
 
-		run_context_digest(text, want);
 		if ((rc = store_mutation_add_material(sm, text, strlen(text), digest, err)) < 0)
 			break;
-		if (strcmp(digest, want) != 0) {
-			rc = sw_error_set(err, SW_EINVAL, "context digest mismatch");
-			break;
-		}
 	}
 	json_decref(contexts);
 	return rc;
@@ -1212,7 +1171,9 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	int rc = 0;
 
 	if (c->run == NULL)
-		return sw_error_proto(err, "runtime_error", "the run journal is empty");
+		return sw_error_proto(err, TBL_ERR_RUNTIME_ERROR, "the run journal is empty");
+	if ((rc = run_check(c->run, err)) < 0)
+		return rc;
 #ifdef SW_TESTING
 	if (c->resumed)
 		check_resumed(c);
@@ -1235,7 +1196,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	    (m->event == FSM_EV_SUBMIT || m->event == FSM_EV_SKIP) &&
 	    tbl_kind_observes_git[machine.action]) {
 		observe_now(c->d, c->run, &g);
-		in.facts |= g.ok ? (g.changed ? FSM_F_CHANGED : 0) : FSM_F_GIT_FAILED;
+		in.facts |= g.ok ? (g.changed ? FSM_F(CHANGED) : 0) : FSM_F(GIT_FAILED);
 		m->step = fsm_step(&machine, &in);
 	}
 	if (m->step.verdict == FSM_REJECT || m->step.verdict == FSM_IDEMPOTENT) {
@@ -1297,7 +1258,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 			goto out;
 		}
 	}
-	if (m->step.ops & (FSM_OP_END | FSM_OP_END_SKIPPED))
+	if (m->step.ops & (FSM_OP(END) | FSM_OP(END_SKIPPED)))
 		observe_now(c->d, c->run, &fin);
 	fx.now = now;
 	fx.new_action_id = action_id;
@@ -1316,13 +1277,13 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	fx.final_observation = fin.ok ? fin.json : NULL;
 	fx.final_changed = fin.changed;
 	fx.final_error = fin.error;
+	fx.candidate = refresh.candidate;
 	/* A re-pinned or chosen source is in place before the next Action is
 	 * issued, so that Action carries its catalog. */
 	if ((rc = run_clone(&after, c->run, err)) < 0 ||
 	    (refresh.pinned && (rc = run_set_pinned_source(after, refresh.pinned, err)) < 0) ||
 	    (choice_pinned && (rc = run_set_pinned_source(after, choice_pinned, err)) < 0) ||
 	    (choice_answers && (rc = run_set_field(after, "answers", choice_answers, err)) < 0) ||
-	    (choice_pinned && (rc = run_set_field(after, "source_candidate", NULL, err)) < 0) ||
 	    (rc = run_apply(after, &m->step, &fx, err)) < 0)
 		goto out;
 	if (refresh.note && (rc = run_add_observation(after, refresh.note, err)) < 0)
@@ -1335,7 +1296,6 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		result = json_pack("{s:s, s:b, s:s}", "operation", "source_candidate_created",
 				   "budget_applied", 0, "candidate_id", candidate_id);
 		if (result == NULL ||
-		    (rc = run_set_field(after, "source_candidate", refresh.candidate, err)) < 0 ||
 		    (rc = run_set_field(after, "last_resume_result", result, err)) < 0)
 			goto nomem;
 	}
@@ -1475,7 +1435,7 @@ int driver_start(struct driver *d, const char *goal, unsigned budget, int review
 	*out = NULL;
 	if (vcs_observe(&obs, &d->ws, NULL, &err) < 0 ||
 	    (obs_json = vcs_observation_to_json(&obs)) == NULL) {
-		in.facts |= FSM_F_GIT_FAILED;
+		in.facts |= FSM_F(GIT_FAILED);
 	}
 	st = fsm_step(&fresh, &in);
 	if (st.verdict != FSM_APPLY) {
@@ -1503,7 +1463,7 @@ int driver_start(struct driver *d, const char *goal, unsigned budget, int review
 	fx.now = now;
 	fx.new_action_id = action_id;
 	if (run_create(&c.run, &s, &st, &fx, &err) < 0) {
-		enum tbl_err code = tbl_err_lookup(err.proto);
+		enum tbl_err code = err.proto;
 
 		if (code == TBL_ERR_ACTION_TOO_LARGE)
 			next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review,
@@ -1659,7 +1619,7 @@ static int header_visit(const struct store_event *ev, void *payload, struct sw_e
 	if (data == NULL || ev->type != TBL_JEVENT_RUN_STARTED ||
 	    !json_is_object(json_object_get(data, "initialize"))) {
 		json_decref(data);
-		return sw_error_proto(err, "run_journal_invalid", "the first record is not run_started");
+		return sw_error_proto(err, TBL_ERR_RUN_JOURNAL_INVALID, "the first record is not run_started");
 	}
 	h->init = json_incref(json_object_get(data, "initialize"));
 	json_decref(data);
@@ -1715,7 +1675,56 @@ static void sort_runs(json_t *runs)
 	sw_free(v);
 }
 
-int driver_list(struct driver *d, struct driver_listing *out)
+/* Reads back the context of `action` (a JSON object or NULL), as the
+ * runStatus would to inline it; the bytes are dropped. */
+static int context_readable(struct context_reader *cr, const json_t *action)
+{
+	const char *digest = jstr(action, "context_sha256");
+	char *text;
+
+	if (digest == NULL)
+		return 0;
+	if ((text = read_context(digest, cr)) == NULL)
+		return -1;
+	sw_free(text);
+	return 0;
+}
+
+/* The listing entry of a local Run: its runStatus, or with `brief` only
+ * the fields the human listing prints, after reading back every context
+ * the runStatus would inline, so that a Run is unavailable in both
+ * listings alike.  NULL with `err` set on failure. */
+static json_t *list_entry(struct driver *d, const struct run *r, int brief, struct sw_error *err)
+{
+	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
+	const json_t *rec = run_json(r), *a;
+	json_t *e;
+	size_t i;
+	int rc;
+
+	if (!brief)
+		return driver_status_json(d, r, err);
+	rc = context_readable(&cr, json_object_get(rec, "current_action"));
+	json_array_foreach(json_object_get(rec, "actions"), i, a)
+		if (rc == 0)
+			rc = context_readable(&cr, json_object_get(a, "action"));
+	if (rc < 0) {
+		sw_error_set(err, cr.err.code ? cr.err.code : SW_ENOMEM,
+			     "the current Action's context cannot be read from the run's materials: %s",
+			     cr.err.msg);
+		return NULL;
+	}
+	e = json_pack("{s:O, s:O, s:O, s:O, s:O}", "id", json_object_get(rec, "id"),
+		      "state", json_object_get(rec, "state"),
+		      "remaining_budget", json_object_get(rec, "remaining_budget"),
+		      "goal", json_object_get(rec, "goal"),
+		      "created_at", json_object_get(rec, "created_at"));
+	if (e == NULL)
+		sw_error_set(err, SW_ENOMEM, "out of memory");
+	return e;
+}
+
+int driver_list(struct driver *d, struct driver_listing *out, int brief)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	char **ids = NULL;
@@ -1731,10 +1740,21 @@ int driver_list(struct driver *d, struct driver_listing *out)
 	for (size_t i = 0; i < n; i++) {
 		struct header_ctx h = { NULL };
 		struct run *r = NULL;
-		const char *code = NULL;
+		enum tbl_err code = TBL_ERR_NONE;
 		json_t *entry = NULL;
+		const char *wid;
 
 		sw_error_clear(&err);
+		/* A local Run that replays is listed from that one replay; a
+		 * foreign one, or one that does not replay, is told apart by
+		 * its first record below. */
+		if (driver_load(d, ids[i], &r, 1, &code) == 0 &&
+		    (wid = jstr(run_identity(r), "id")) != NULL && strcmp(wid, d->ws.id) == 0) {
+			entry = list_entry(d, r, brief, &err);
+			goto add;
+		}
+		run_free(r);
+		r = NULL;
 		if (store_first_event(d->store, ids[i], header_visit, &h, &err) < 0 || h.init == NULL) {
 			json_array_append_new(out->unavailable,
 					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
@@ -1770,18 +1790,23 @@ int driver_list(struct driver *d, struct driver_listing *out)
 		}
 		json_decref(h.init);
 		if (driver_load(d, ids[i], &r, 1, &code) != 0) {
-			const char *wire = strcmp(code, "runstore_unavailable") == 0 ? "run_unavailable"
-					   : strcmp(code, "run_busy") == 0 ? "run_busy"
-					   : "run_journal_invalid";
+			/* run_unavailable names an unreadable directory in the
+			 * list; it is no error code of its own. */
+			const int unreadable = code == TBL_ERR_RUNSTORE_UNAVAILABLE;
+			const char *wire = unreadable ? "run_unavailable"
+					   : tbl_err_wire[code == TBL_ERR_RUN_BUSY
+							  ? TBL_ERR_RUN_BUSY
+							  : TBL_ERR_RUN_JOURNAL_INVALID];
 
 			json_array_append_new(out->unavailable,
 					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code", wire,
-							"detail", strcmp(wire, "run_unavailable") == 0
+							"detail", unreadable
 							? "the run directory cannot be read (see slipway doctor)"
 							: "the run journal cannot be replayed"));
 			continue;
 		}
-		entry = driver_status_json(d, r, &err);
+		entry = list_entry(d, r, brief, &err);
+add:
 		if (entry)
 			json_array_append_new(out->runs, entry);
 		else	/* listed, never dropped: say why it cannot be shown */
@@ -2013,7 +2038,6 @@ int driver_material(struct driver *d, const char *run_id_arg, const char *action
 	const json_t *actions, *rec = NULL, *v, *out_status, *reqs, *sec;
 	const char *state;
 	struct run *r = NULL;
-	const char *code = NULL;
 	char *markdown = NULL, msg[300];
 	json_t *doc = NULL;
 	size_t i;
@@ -2022,7 +2046,7 @@ int driver_material(struct driver *d, const char *run_id_arg, const char *action
 	if (!key_valid(section))
 		return fail_material(d, run_id_arg, TBL_ERR_MATERIAL_SECTION_INVALID,
 				     "section must match ^[a-z0-9][a-z0-9._-]{0,63}$");
-	if ((rc = driver_load(d, run_id_arg, &r, 0, &code)) != 0)
+	if ((rc = driver_load(d, run_id_arg, &r, 0, NULL)) != 0)
 		return rc;
 	if (action_id == NULL) {
 		rc = pinned_material(d, r, section, human);

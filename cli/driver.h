@@ -98,17 +98,21 @@ int driver_print_state(struct driver *d, const struct run *r, int human,
 		       const char *headline, int with_facts, const char *resume_operation);
 
 /* Loads a Run read-only (status); *out owned by the caller.  `quiet`
- * suppresses the error output and returns the wire code in *code. */
+ * suppresses the error output and returns the error code in *code. */
 int driver_load(struct driver *d, const char *run_id, struct run **out,
-		int quiet, const char **code);
+		int quiet, enum tbl_err *code);
 
 /* `status` without a run id: runStatus entries (foreign stubs included)
- * and unavailable runs, as JSON arrays owned by the listing. */
+ * and unavailable runs, as JSON arrays owned by the listing.  With
+ * `brief`, a local Run's entry holds only what the human listing prints
+ * (id, state, remaining_budget, goal, created_at): its contexts are not
+ * read back from materials/, so a Run whose context material is lost is
+ * listed, and only `status RUN` or the full listing says it is unavailable. */
 struct driver_listing {
 	struct json_t *runs;
 	struct json_t *unavailable;
 };
-int driver_list(struct driver *d, struct driver_listing *out);
+int driver_list(struct driver *d, struct driver_listing *out, int brief);
 void driver_listing_release(struct driver_listing *l);
 
 /* The runStatus document of `r` with its next (new reference), or NULL

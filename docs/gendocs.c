@@ -98,12 +98,12 @@ static void matrix(void)
 	}
 }
 
-static void print_facts(unsigned f)
+static void print_facts(uint64_t f)
 {
 	int first = 1;
 
-	for (int i = 0; i < 32; i++)
-		if (f & (1u << i)) {
+	for (int i = 0; i < FSM_FACT__COUNT; i++)
+		if (f & (UINT64_C(1) << i)) {
 			printf("%s%s", first ? "" : " ", tbl_fact_name[i]);
 			first = 0;
 		}
@@ -126,11 +126,26 @@ static void print_states(unsigned set)
 		}
 }
 
-static void print_ops(unsigned ops)
+static void print_events(unsigned set)
 {
 	int first = 1;
 
-	for (size_t i = 0; i < FSM_OP__BITS; i++)
+	if (set == FSM_ON_ANY) {
+		printf("any");
+		return;
+	}
+	for (int e = FSM_EV_INVALID + 1; e < FSM_EV__COUNT; e++)
+		if (set & (1u << e)) {
+			printf("%s%s", first ? "" : ", ", tbl_event_name[e]);
+			first = 0;
+		}
+}
+
+static void print_ops(uint32_t ops)
+{
+	int first = 1;
+
+	for (size_t i = 0; i < FSM_EFFECT__COUNT; i++)
 		if (ops & (1u << i)) {
 			printf("%s%s", first ? "" : " ", tbl_op_name[i]);
 			first = 0;
@@ -158,20 +173,22 @@ static void rules(void)
 {
 	printf("\n## Routing Rules\n\n"
 	       "The interpreter takes the first row whose states, event and facts match; "
-	       "`need` facts must hold and `deny` facts must not. The row number is recorded "
-	       "with every journaled decision. Issuing an Action then goes through the issue "
-	       "table below.\n\n"
-	       "| # | from | event | need | deny | verdict | result | effects | why |\n"
+	       "`need` facts must hold and `deny` facts must not. The id of a row is stable "
+	       "(never renumbered when rows move, never reused) and is recorded with every "
+	       "journaled decision. Issuing an Action then goes through the issue table below.\n\n"
+	       "| id | from | event | need | deny | verdict | result | effects | why |\n"
 	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 	for (size_t i = 0; i < tbl_rules_len; i++) {
 		const struct fsm_rule *r = &tbl_rules[i];
 
-		printf("| %zu | ", i);
+		printf("| %u | ", r->id);
 		print_states(r->from);
-		printf(" | %s | ", r->on == FSM_EV_INVALID ? "any" : tbl_event_name[r->on]);
-		print_facts(r->need);
 		printf(" | ");
-		print_facts(r->deny);
+		print_events(r->on);
+		printf(" | ");
+		print_facts(r->need.all);
+		printf(" | ");
+		print_facts(r->deny.any);
 		printf(" | %s | ", verdict_name(r->verdict));
 		if (r->err != TBL_ERR_NONE)
 			printf("`%s`", tbl_err_wire[r->err]);
@@ -201,9 +218,9 @@ static void rules(void)
 		const struct fsm_issue_rule *r = &tbl_issue_rules[i];
 
 		printf("| %zu | ", i);
-		print_facts(r->need);
+		print_facts(r->need.all);
 		printf(" | ");
-		print_facts(r->deny);
+		print_facts(r->deny.any);
 		printf(" | %s | %s | %s |\n", tbl_state_name[r->to],
 		       r->issues ? "yes" : "no", r->why);
 	}
@@ -237,9 +254,9 @@ static void nexts(void)
 		printf("| %zu | ", i);
 		print_states(r->from);
 		printf(" | ");
-		print_facts(r->need);
+		print_facts(r->need.all);
 		printf(" | ");
-		print_facts(r->deny);
+		print_facts(r->deny.any);
 		printf(" | `%s` | ", tbl_nextop_wire[r->op]);
 		for (int v = 0; v < 4 && r->variants[v] != TBL_VARIANT_INVALID; v++)
 			printf("%s`%s`", v ? ", " : "", tbl_variant_wire[r->variants[v]]);

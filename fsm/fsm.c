@@ -4,59 +4,64 @@
 
 #include <assert.h>
 
-size_t fsm_match(enum fsm_state state, enum fsm_event event, unsigned facts)
+/* Every needed fact holds and no denied one does. */
+static int holds(uint64_t facts, struct fsm_need need, struct fsm_deny deny)
+{
+	return (facts & need.all) == need.all && !(facts & deny.any);
+}
+
+size_t fsm_match(enum fsm_state state, enum fsm_event event, uint64_t facts)
 {
 	for (size_t i = 0; i < tbl_rules_len; i++) {
 		const struct fsm_rule *r = &tbl_rules[i];
 
 		if (!(r->from & (1u << state)))
 			continue;
-		if (r->on != FSM_EV_INVALID && r->on != event)
+		if (!(r->on & (1u << event)))
 			continue;
-		if ((facts & r->need) != r->need || (facts & r->deny))
+		if (!holds(facts, r->need, r->deny))
 			continue;
 		return i;
 	}
 	return FSM_NO_RULE;
 }
 
-static size_t next_match(enum fsm_state state, unsigned facts)
+static size_t next_match(enum fsm_state state, uint64_t facts)
 {
 	for (size_t i = 0; i < tbl_next_rules_len; i++) {
 		const struct fsm_next_rule *r = &tbl_next_rules[i];
 
-		if ((r->from & (1u << state)) && (facts & r->need) == r->need &&
-		    !(facts & r->deny))
+		if ((r->from & (1u << state)) && holds(facts, r->need, r->deny))
 			return i;
 	}
 	return FSM_NO_RULE;
 }
 
 /* Facts of the run that the next rules read. */
-static unsigned state_facts(const struct fsm_run *run)
+static uint64_t state_facts(const struct fsm_run *run)
 {
-	unsigned f = 0;
+	uint64_t f = 0;
 
 	if (run->action != FSM_KIND_NONE)
-		f |= FSM_F_HAS_ACTION;
+		f |= FSM_F(HAS_ACTION);
 	if (run->remaining >= 1)
-		f |= FSM_F_BUDGET;
+		f |= FSM_F(BUDGET);
 	if (run->review_enabled)
-		f |= FSM_F_REVIEW_ENABLED;
+		f |= FSM_F(REVIEW_ENABLED);
 	if (tbl_kind_observes_git[run->action])
-		f |= FSM_F_OBSERVES;
+		f |= FSM_F(OBSERVES);
 	if (run->action == FSM_KIND_REVIEW)
-		f |= FSM_F_KIND_REVIEW;
+		f |= FSM_F(KIND_REVIEW);
 	if (run->action == FSM_KIND_SUMMARIZE)
-		f |= FSM_F_KIND_SUMMARIZE;
+		f |= FSM_F(KIND_SUMMARIZE);
 	if (run->issue_backed)
-		f |= FSM_F_ISSUE_BACKED;
+		f |= FSM_F(ISSUE_BACKED);
 	if (run->candidate)
-		f |= FSM_F_CANDIDATE;
+		f |= FSM_F(CANDIDATE);
 	if (run->candidate && run->candidate_valid)
-		f |= FSM_F_CANDIDATE_VALID;
+		f |= FSM_F(CANDIDATE_VALID);
 	if (run->queued)
-		f |= FSM_F_QUEUED;
+		f |= FSM_F(QUEUED);
 	return f;
 }
 
@@ -69,30 +74,30 @@ const struct fsm_next_rule *fsm_next(const struct fsm_run *run, size_t *rule)
 	return i == FSM_NO_RULE ? NULL : &tbl_next_rules[i];
 }
 
-unsigned fsm_run_facts(const struct fsm_run *run)
+uint64_t fsm_run_facts(const struct fsm_run *run)
 {
-	unsigned f = state_facts(run);
+	uint64_t f = state_facts(run);
 	const struct fsm_next_rule *n = fsm_next(run, NULL);
 
 	if (n != NULL && n->op == TBL_NEXTOP_RESUME)
-		f |= FSM_F_NEXT_RESUME;
+		f |= FSM_F(NEXT_RESUME);
 	return f;
 }
 
-static unsigned outcome_facts(const struct fsm_outcome_shape *o)
+static uint64_t outcome_facts(const struct fsm_outcome_shape *o)
 {
-	unsigned f = 0;
+	uint64_t f = 0;
 
 	if (o->status == FSM_STATUS_NEEDS_INPUT)
-		f |= FSM_F_NEEDS_INPUT;
+		f |= FSM_F(NEEDS_INPUT);
 	if (o->suggestions > 0)
-		f |= FSM_F_SUGGESTION;
+		f |= FSM_F(SUGGESTION);
 	if (o->pause == FSM_PAUSE_DECISION_REQUIRED)
-		f |= FSM_F_ASK_DECISION;
+		f |= FSM_F(ASK_DECISION);
 	if (o->pause == FSM_PAUSE_ENVIRONMENT)
-		f |= FSM_F_ASK_ENVIRONMENT;
+		f |= FSM_F(ASK_ENVIRONMENT);
 	if (o->pause == FSM_PAUSE_DESTRUCTIVE)
-		f |= FSM_F_ASK_DESTRUCTIVE;
+		f |= FSM_F(ASK_DESTRUCTIVE);
 	return f;
 }
 
@@ -100,12 +105,12 @@ static unsigned outcome_facts(const struct fsm_outcome_shape *o)
 static void issue(struct fsm_step *out, enum fsm_kind kind)
 {
 	struct fsm_run *r = &out->run;
-	unsigned f = r->remaining >= 1 ? FSM_F_BUDGET : 0;
+	uint64_t f = r->remaining >= 1 ? FSM_F(BUDGET) : 0;
 
 	for (size_t i = 0; i < tbl_issue_rules_len; i++) {
 		const struct fsm_issue_rule *ir = &tbl_issue_rules[i];
 
-		if ((f & ir->need) != ir->need || (f & ir->deny))
+		if (!holds(f, ir->need, ir->deny))
 			continue;
 		out->issue_rule = i;
 		r->state = ir->to;
@@ -131,14 +136,14 @@ struct fsm_step fsm_step(const struct fsm_run *run, const struct fsm_input *in)
 				FSM_BRIEF_NONE, FSM_NO_RULE, FSM_NO_RULE, 0 };
 	const struct fsm_rule *r;
 	struct fsm_run *n = &out.run;
-	unsigned facts;
+	uint64_t facts;
 
 	assert(run->state > FSM_ST_INVALID && run->state < FSM_ST__COUNT);
 	assert(in->event > FSM_EV_INVALID && in->event < FSM_EV__COUNT);
 
-	facts = (in->facts & FSM_F__INPUT) | fsm_run_facts(run);
-	if (!(facts & FSM_F_HAS_ACTION))
-		facts &= ~(unsigned)FSM_F_NAMED_CURRENT;
+	facts = (in->facts & tbl_facts_input) | fsm_run_facts(run);
+	if (!(facts & FSM_F(HAS_ACTION)))
+		facts &= ~FSM_F(NAMED_CURRENT);
 	if (in->event == FSM_EV_SUBMIT) {
 		facts |= outcome_facts(&in->outcome);
 		if (run->action != FSM_KIND_NONE && in->outcome.kind != run->action)
@@ -146,10 +151,10 @@ struct fsm_step fsm_step(const struct fsm_run *run, const struct fsm_input *in)
 		else
 			out.violation = fsm_outcome_check(&in->outcome);
 		if (out.violation != FSM_VIOLATION_NONE)
-			facts |= FSM_F_OUTCOME_INVALID;
+			facts |= FSM_F(OUTCOME_INVALID);
 	}
 	if (in->event == FSM_EV_START && in->review)
-		facts |= FSM_F_REVIEW_ENABLED;
+		facts |= FSM_F(REVIEW_ENABLED);
 	out.facts = facts;
 	out.rule = fsm_match(run->state, in->event, facts);
 	if (out.rule == FSM_NO_RULE)
@@ -164,8 +169,8 @@ struct fsm_step fsm_step(const struct fsm_run *run, const struct fsm_input *in)
 	 * exactly one issued Implement, and only a confirmation creates it. */
 	out.ops = r->ops;
 	n->grant = 0;
-	n->request = (r->ops & FSM_OP_RECORD_REQUEST) ? 1 : 0;
-	if (r->ops & FSM_OP_CREATE) {
+	n->request = (r->ops & FSM_OP(RECORD_REQUEST)) ? 1 : 0;
+	if (r->ops & FSM_OP(CREATE)) {
 		n->initial_budget = n->remaining = in->budget;
 		n->review_enabled = in->review ? 1 : 0;
 		n->issue_backed = in->issue_backed ? 1 : 0;
@@ -173,27 +178,27 @@ struct fsm_step fsm_step(const struct fsm_run *run, const struct fsm_input *in)
 		n->queued = 0;
 		n->candidate = n->candidate_valid = 0;
 	}
-	if (r->ops & FSM_OP_OBSERVE) {
-		if (facts & FSM_F_OBSERVES)
+	if (r->ops & FSM_OP(OBSERVE)) {
+		if (facts & FSM_F(OBSERVES))
 			n->review_pending = run->review_enabled &&
-					    (facts & FSM_F_CHANGED) ? 1 : 0;
+					    (facts & FSM_F(CHANGED)) ? 1 : 0;
 		else
-			out.ops &= ~(unsigned)FSM_OP_OBSERVE;
+			out.ops &= ~FSM_OP(OBSERVE);
 	}
-	if (r->ops & FSM_OP_CLEAR_REVIEW)
+	if (r->ops & FSM_OP(CLEAR_REVIEW))
 		n->review_pending = 0;
-	if ((r->ops & FSM_OP_QUEUE) && (facts & FSM_F_SUGGESTION))
+	if ((r->ops & FSM_OP(QUEUE)) && (facts & FSM_F(SUGGESTION)))
 		n->queued = 1;
-	if (r->ops & (FSM_OP_POP | FSM_OP_DROP_QUEUE | FSM_OP_CLEAR_QUEUE))
+	if (r->ops & (FSM_OP(POP) | FSM_OP(DROP_QUEUE) | FSM_OP(CLEAR_QUEUE)))
 		n->queued = 0;
-	if (r->ops & (FSM_OP_CANDIDATE_INVALID | FSM_OP_CANDIDATE_VALID)) {
+	if (r->ops & (FSM_OP(CANDIDATE_INVALID) | FSM_OP(CANDIDATE_VALID))) {
 		n->candidate = 1;
-		n->candidate_valid = (r->ops & FSM_OP_CANDIDATE_VALID) ? 1 : 0;
+		n->candidate_valid = (r->ops & FSM_OP(CANDIDATE_VALID)) ? 1 : 0;
 	}
-	if (r->ops & FSM_OP_CANDIDATE_CLEAR)
+	if (r->ops & FSM_OP(CANDIDATE_CLEAR))
 		n->candidate = n->candidate_valid = 0;
-	if (r->ops & FSM_OP_RESUME_BUDGET) {
-		if (facts & FSM_F_BUDGET_GIVEN)
+	if (r->ops & FSM_OP(RESUME_BUDGET)) {
+		if (facts & FSM_F(BUDGET_GIVEN))
 			n->remaining = in->budget;
 		else if (n->remaining == 0)
 			n->remaining = n->initial_budget > FSM_MIN_RESUME_BUDGET
@@ -216,11 +221,11 @@ struct fsm_step fsm_step(const struct fsm_run *run, const struct fsm_input *in)
 	case FSM_ISSUE_NONE:
 		if (r->to != FSM_ST_INVALID)
 			n->state = r->to;
-		if (!(r->ops & FSM_OP_KEEP_ACTION))
+		if (!(r->ops & FSM_OP(KEEP_ACTION)))
 			n->action = FSM_KIND_NONE;
 		break;
 	}
-	if (out.issued != FSM_KIND_NONE && (r->ops & FSM_OP_GRANT))
+	if (out.issued != FSM_KIND_NONE && (r->ops & FSM_OP(GRANT)))
 		n->grant = 1;
 	return out;
 }

@@ -12,6 +12,7 @@
  * "nothing" part by link check. */
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tables/tables.h"
 
@@ -36,75 +37,49 @@ enum fsm_brief {
 	FSM_BRIEF__COUNT
 };
 
-/* Facts.  The first group comes from io/ with the event; the second is
- * derived by the interpreter from the run and the Outcome. */
+/* Facts, one line each in tables/facts.def.  A fact set is 64 bits wide:
+ * FSM_F(id) is the bit of fact `id`. */
 enum fsm_fact {
-	FSM_F_NAMED_CURRENT	= 1u << 0,  /* the named Action is the current one */
-	FSM_F_NAMED_VOIDED	= 1u << 1,  /* the named Action was voided */
-	FSM_F_PRIOR		= 1u << 2,  /* it already has an outcome / answer receipt */
-	FSM_F_PRIOR_SAME	= 1u << 3,  /* ... with the same payload digest */
-	FSM_F_GIT_FAILED	= 1u << 4,  /* the Git observation of this event failed */
-	FSM_F_CHANGED		= 1u << 5,  /* Git differs from the Run-start snapshot */
-	FSM_F_TEXT_BLANK	= 1u << 6,  /* answer text is blank */
-	FSM_F_CONFIRM		= 1u << 7,  /* --confirm-destructive given */
-	FSM_F_SCOPE_GIVEN	= 1u << 8,  /* a non-blank --scope-sha256 given */
-	FSM_F_SCOPE_WELLFORMED	= 1u << 9,  /* ... and it is a sha256: digest */
-	FSM_F_SCOPE_MATCH	= 1u << 10, /* ... equal to the request's digest */
-	FSM_F_REQUEST_INVALID	= 1u << 11, /* the pending request failed re-validation */
-	FSM_F_SUPERSEDE_INVALID	= 1u << 12, /* the superseded answer is not active */
-	FSM_F_BUDGET_GIVEN	= 1u << 13, /* resume --budget N */
-	FSM_F_SOURCE_OPTIONS	= 1u << 14, /* resume with a source option */
-	FSM_F_OUTCOME_INVALID	= 1u << 15, /* the Outcome breaks the matrix or binding */
-	FSM_F__INPUT		= (1u << 16) - 1,
-
-	FSM_F_HAS_ACTION	= 1u << 16, /* the run has a current Action */
-	FSM_F_BUDGET		= 1u << 17, /* remaining budget >= 1 */
-	FSM_F_REVIEW_ENABLED	= 1u << 18,
-	FSM_F_OBSERVES		= 1u << 19, /* current kind observes Git */
-	FSM_F_KIND_REVIEW	= 1u << 20,
-	FSM_F_KIND_SUMMARIZE	= 1u << 21,
-	FSM_F_NEEDS_INPUT	= 1u << 22, /* Outcome status needs_input */
-	FSM_F_SUGGESTION	= 1u << 23, /* Outcome carries a suggestion */
-	FSM_F_ASK_DECISION	= 1u << 24, /* Outcome pause reason */
-	FSM_F_ASK_ENVIRONMENT	= 1u << 25,
-	FSM_F_ASK_DESTRUCTIVE	= 1u << 26,
-	FSM_F_NEXT_RESUME	= 1u << 27, /* the run's next operation is resume */
-	FSM_F_ISSUE_BACKED	= 1u << 28,
-	FSM_F_CANDIDATE		= 1u << 29, /* a source candidate is pending */
-	FSM_F_CANDIDATE_VALID	= 1u << 30,
-	FSM_F_QUEUED		= 1u << 31  /* a suggestion is queued */
+#define FACT(id, group, name, doc) FSM_FACT_##id,
+#include "tables/facts.def"
+#undef FACT
+	FSM_FACT__COUNT
 };
 
-/* Effects the driver applies, in this order, to the full Run record. */
-enum fsm_op {
-	FSM_OP_RECORD_OUTCOME	= 1u << 0,  /* record outcome + digest, append lists */
-	FSM_OP_OBSERVE		= 1u << 1,  /* record the observation; review_pending := enabled && changed */
-	FSM_OP_GIT_FAILED	= 1u << 2,  /* known issue: Git observation failed */
-	FSM_OP_KEEP_ACTION	= 1u << 3,  /* the current Action stays current */
-	FSM_OP_VOID		= 1u << 4,  /* void the current Action */
-	FSM_OP_QUEUE		= 1u << 5,  /* queue the Outcome's suggestion */
-	FSM_OP_POP		= 1u << 6,  /* issue from the queued suggestion */
-	FSM_OP_DROP_QUEUE	= 1u << 7,  /* drop queued suggestions, each recorded */
-	FSM_OP_CLEAR_QUEUE	= 1u << 8,  /* forget queued suggestions silently */
-	FSM_OP_RECORD_REQUEST	= 1u << 9,  /* keep the destructive request pending */
-	FSM_OP_GRANT		= 1u << 10, /* build the one-shot destructive grant */
-	FSM_OP_ANSWER_ACTIVE	= 1u << 11, /* record the answer, active */
-	FSM_OP_ANSWER_INACTIVE	= 1u << 12, /* record the receipt, inactive */
-	FSM_OP_SUPERSEDE	= 1u << 13, /* mark the superseded answer inactive */
-	FSM_OP_SKIP		= 1u << 14, /* mark the Action skipped */
-	FSM_OP_REVIEW_NOT_RUN	= 1u << 15, /* skipped Review gets a not_run projection */
-	FSM_OP_CLEAR_REVIEW	= 1u << 16, /* review_pending := false */
-	FSM_OP_RESUME_BUDGET	= 1u << 17, /* replace / keep / max(initial, 3) */
-	FSM_OP_END		= 1u << 18, /* final observation and the host summary */
-	FSM_OP_END_SKIPPED	= 1u << 19, /* final observation, fixed skip summary */
-	FSM_OP_CREATE		= 1u << 20, /* create the Run (start) */
-	FSM_OP_CANDIDATE_INVALID = 1u << 21, /* an invalid source candidate waits */
-	FSM_OP_CANDIDATE_VALID	= 1u << 22, /* a valid source candidate waits */
-	FSM_OP_CANDIDATE_CLEAR	= 1u << 23  /* the candidate was resolved */
+_Static_assert(FSM_FACT__COUNT <= 64, "a fact set holds 64 facts");
+
+#define FSM_F(id) (UINT64_C(1) << FSM_FACT_##id)
+
+/* The facts io/ passes in with an event (group INPUT); the others are
+ * derived by the interpreter. */
+extern const uint64_t tbl_facts_input;
+
+/* What a rule row needs and denies, as two types so that swapped columns
+ * do not compile: NEED(F(a) | F(b)) holds when every fact holds, DENY(...)
+ * when none does. */
+struct fsm_need {
+	uint64_t all;
 };
 
-/* The number of effect bits (the last one is 1u << (FSM_OP__BITS - 1)). */
-#define FSM_OP__BITS 24
+struct fsm_deny {
+	uint64_t any;
+};
+
+#define FSM_NEED(facts) { .all = (facts) }
+#define FSM_DENY(facts) { .any = (facts) }
+
+/* Effects, one line each in tables/effects.def; FSM_OP(id) is the bit of
+ * effect `id` in a rule's `ops`. */
+enum fsm_effect {
+#define EFFECT(id, name, phase, doc) FSM_EFFECT_##id,
+#include "tables/effects.def"
+#undef EFFECT
+	FSM_EFFECT__COUNT
+};
+
+_Static_assert(FSM_EFFECT__COUNT <= 32, "an effect set holds 32 effects");
+
+#define FSM_OP(id) (UINT32_C(1) << FSM_EFFECT_##id)
 
 enum fsm_verdict {
 	FSM_REJECT = 0,		/* error `err`; nothing is written */
@@ -121,26 +96,44 @@ enum fsm_issue {
 	FSM_ISSUE_END		/* the Run ends */
 };
 
-/* One routing rule; the first row that matches wins (R4). */
+/* A set of events, for rule rows (gates) that apply to several:
+ * FSM_ON_<event> is the one-event set. */
+enum fsm_on {
+#define EVENT(id, name, jtype, resume_op) FSM_ON_##id = 1 << FSM_EV_##id,
+#include "tables/events.def"
+#undef EVENT
+};
+
+_Static_assert(FSM_EV__COUNT <= 31, "an event set holds every event");
+
+#define FSM_ON_ANY ((1u << FSM_EV__COUNT) - 2u)	/* every event but INVALID */
+
+/* One routing rule; the first row that matches wins (R4).  `id` is the
+ * row's stable number: the journal records it, never the row's position, so
+ * inserting a row re-points no old trace.  The rows that existed when ids
+ * were introduced took their position as id (so journals from before read
+ * the same); a new row takes the next unused number, and no id is reused. */
 struct fsm_rule {
+	unsigned id;
 	unsigned from;			/* set of states, FSM_IN(...) */
-	enum fsm_event on;
-	unsigned need;			/* facts that must hold */
-	unsigned deny;			/* facts that must not */
+	unsigned on;			/* set of events, FSM_ON_... */
+	struct fsm_need need;		/* facts that must hold */
+	struct fsm_deny deny;		/* facts that must not */
 	enum fsm_verdict verdict;
 	enum tbl_err err;
 	enum fsm_state to;		/* FSM_ST_INVALID: unchanged */
 	enum fsm_issue issue;
 	enum fsm_kind kind;
 	enum fsm_brief brief;
-	unsigned ops;
+	uint32_t ops;			/* FSM_OP(...) bits */
 	const char *why;		/* one line for docs and traces */
 };
 
 /* Issuing an Action costs one unit of budget; this table says what happens
  * when there is none left. */
 struct fsm_issue_rule {
-	unsigned need, deny;
+	struct fsm_need need;
+	struct fsm_deny deny;
 	enum fsm_state to;		/* ACTIVE, or PAUSED_BUDGET */
 	int issues;			/* 1: the Action is issued */
 	const char *why;
@@ -149,7 +142,8 @@ struct fsm_issue_rule {
 /* Where the run stands for `next`. */
 struct fsm_next_rule {
 	unsigned from;
-	unsigned need, deny;
+	struct fsm_need need;
+	struct fsm_deny deny;
 	enum tbl_nextop op;
 	enum tbl_variant variants[4];	/* in order; TBL_VARIANT_INVALID ends */
 	const char *why;
@@ -163,8 +157,8 @@ extern const struct fsm_next_rule tbl_next_rules[];
 extern const size_t tbl_next_rules_len;
 
 extern const char *const tbl_state_name[FSM_ST__COUNT];
-extern const char *const tbl_fact_name[32];
-extern const char *const tbl_op_name[FSM_OP__BITS];
+extern const char *const tbl_fact_name[FSM_FACT__COUNT];
+extern const char *const tbl_op_name[FSM_EFFECT__COUNT];
 extern const char *const tbl_verdict_name[4];
 extern const enum fsm_runstate tbl_state_runstate[FSM_ST__COUNT];
 extern const enum fsm_pause tbl_state_pause[FSM_ST__COUNT];
@@ -233,7 +227,7 @@ struct fsm_run {
 
 struct fsm_input {
 	enum fsm_event event;
-	unsigned facts;			/* FSM_F_* of the input group */
+	uint64_t facts;			/* FSM_F(...) of the input group */
 	struct fsm_outcome_shape outcome;	/* SUBMIT */
 	unsigned budget;		/* START: initial; RESUME: with BUDGET_GIVEN */
 	int review;			/* START: review enabled */
@@ -247,12 +241,12 @@ struct fsm_step {
 	enum tbl_err err;		/* REJECT and APPLY_ERROR */
 	enum fsm_violation violation;	/* why an Outcome was invalid */
 	struct fsm_run run;		/* the run after the event */
-	unsigned ops;
+	uint32_t ops;
 	enum fsm_kind issued;		/* the Action issued, or NONE */
 	enum fsm_brief brief;
 	size_t rule;			/* tbl_rules row that fired */
 	size_t issue_rule;		/* tbl_issue_rules row, or FSM_NO_RULE */
-	unsigned facts;			/* all facts the rules saw */
+	uint64_t facts;			/* all facts the rules saw */
 };
 
 /* The minimum budget a resume restores when none is left. */
@@ -263,10 +257,10 @@ struct fsm_step {
 struct fsm_step fsm_step(const struct fsm_run *run, const struct fsm_input *in);
 
 /* The first tbl_rules row matching (state, event, facts), or FSM_NO_RULE. */
-size_t fsm_match(enum fsm_state state, enum fsm_event event, unsigned facts);
+size_t fsm_match(enum fsm_state state, enum fsm_event event, uint64_t facts);
 
 /* The facts derived from `run` alone (HAS_ACTION, BUDGET, NEXT_RESUME ...). */
-unsigned fsm_run_facts(const struct fsm_run *run);
+uint64_t fsm_run_facts(const struct fsm_run *run);
 
 /* The next rule that applies to `run`; its index through *rule. */
 const struct fsm_next_rule *fsm_next(const struct fsm_run *run, size_t *rule);

@@ -23,11 +23,6 @@
 #define MANAGED_MAX (1u << 20)
 #define CODEX_POLICY "policy:\n  allow_implicit_invocation: false\n"
 
-const char *const adapter_host_ids[ADAPTER_NHOSTS] = {
-	"claude", "codex", "copilot", "cursor", "kilo",
-	"kiro", "opencode", "pi", "qwen", "windsurf"
-};
-
 const char *const adapter_capabilities[ADAPTER_NCAPS] = {
 	"slipway-run", "slipway-clarify", "slipway-propose", "slipway-decompose",
 	"slipway-implement", "slipway-review", "slipway-workflow"
@@ -45,20 +40,24 @@ enum surface {
 	SURF_WINDSURF
 };
 
-/*	  id          skills dir          surface        ownership root     detect paths */
+/* Whether the user picks the host's surface (--surface ide|cli). */
+enum surface_choice { FIXED_SURFACE = 0, CHOSEN_SURFACE };
+
+/*	  id          skills dir          surface        ownership root     detect paths, surface choice */
 static const struct host {
 	const char *id;
 	const char *skills;
 	enum surface surface;
 	const char *owner;
 	const char *detect[5];
+	enum surface_choice choice;
 } hosts[ADAPTER_NHOSTS] = {
 	{ "claude",   ".claude/skills",   SURF_SKILL,    ".claude",         { ".claude" } },
 	{ "codex",    ".codex/skills",    SURF_SKILL,    ".codex",          { ".codex" } },
 	{ "copilot",  ".github/agents",   SURF_COPILOT,  ".github/copilot", { ".github/agents", ".github/copilot", ".github/prompts", ".github/skills" } },
 	{ "cursor",   ".cursor/skills",   SURF_SKILL,    ".cursor",         { ".cursor" } },
 	{ "kilo",     ".kilocode/skills", SURF_KILO,     ".kilocode",       { ".kilo", ".kilocode" } },
-	{ "kiro",     ".kiro/skills",     SURF_NONE,     ".kiro",           { ".kiro" } },
+	{ "kiro",     ".kiro/skills",     SURF_NONE,     ".kiro",           { ".kiro" }, CHOSEN_SURFACE },
 	{ "opencode", ".opencode/skills", SURF_OPENCODE, ".opencode",       { ".opencode" } },
 	{ "pi",       ".pi/skills",       SURF_SKILL,    ".pi",             { ".pi" } },
 	{ "qwen",     ".qwen/skills",     SURF_SKILL,    ".qwen",           { ".qwen" } },
@@ -859,9 +858,9 @@ static int manifest_load(struct manifest *m, const char *root, const struct host
 			goto out;
 		}
 	}
-	if (strcmp(h->id, "kiro") == 0) {
+	if (h->choice == CHOSEN_SURFACE) {
 		if ((s = kiro_surface(m->surface)) == SURF_NONE) {
-			rc = sw_error_proto(err, "invalid_adapter_surface",
+			rc = sw_error_proto(err, TBL_ERR_INVALID_ADAPTER_SURFACE,
 					    "the kiro ownership manifest records no valid surface (ide or cli)");
 			goto out;
 		}
@@ -962,7 +961,7 @@ static char *manifest_encode(const struct host *h, enum surface s,
 		return NULL;
 	p = out;
 	p += snprintf(p, cap, "{\n  \"version\": 2,\n  \"tool_id\": \"%s\",\n", h->id);
-	if (strcmp(h->id, "kiro") == 0)
+	if (h->choice == CHOSEN_SURFACE)
 		p += snprintf(p, cap - (size_t)(p - out), "  \"surface\": {\n    \"kiro\": \"%s\"\n  },\n",
 			      s == SURF_KIRO_CLI ? "cli" : "ide");
 	p += snprintf(p, cap - (size_t)(p - out), "  \"files\": [");
@@ -1017,7 +1016,7 @@ static int select_hosts(int sel[ADAPTER_NHOSTS], const struct adapter_request *r
 				const struct host *h;
 
 				if ((size_t)(e - p) >= sizeof(id))
-					return sw_error_proto(err, "unknown_host_adapter",
+					return sw_error_proto(err, TBL_ERR_UNKNOWN_HOST_ADAPTER,
 							      "unknown host adapter \"%.*s\"", (int)(e - p), p);
 				for (; p < e; p++)
 					id[n++] = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : *p;
@@ -1028,7 +1027,7 @@ static int select_hosts(int sel[ADAPTER_NHOSTS], const struct adapter_request *r
 				} else if ((h = host_lookup(id)) != NULL) {
 					sel[h - hosts] = 1;
 				} else {
-					return sw_error_proto(err, "unknown_host_adapter",
+					return sw_error_proto(err, TBL_ERR_UNKNOWN_HOST_ADAPTER,
 							      "unknown host adapter \"%s\"", id);
 				}
 			}
@@ -1040,14 +1039,14 @@ static int select_hosts(int sel[ADAPTER_NHOSTS], const struct adapter_request *r
 	for (size_t i = 0; i < ADAPTER_NHOSTS; i++)
 		count += sel[i];
 	if (count == 0)
-		return sw_error_proto(err, "host_adapter_required",
+		return sw_error_proto(err, TBL_ERR_HOST_ADAPTER_REQUIRED,
 				      "--tool must name at least one host adapter");
 	return count;
 }
 
 static char *missing_manifest_warning(const struct host *h)
 {
-	int kiro = strcmp(h->id, "kiro") == 0;
+	int kiro = h->choice == CHOSEN_SURFACE;
 
 	return sw_asprintf("%s has a %s/slipway/" SENTINEL_NAME " marker but no ownership manifest, so slipway owns none of its files; "
 			   "back up the host directory, move the marker and any generated files you want recreated out of the way, "
@@ -1126,21 +1125,21 @@ static int plan_install(struct adapter_report *rep, struct adapter_txn *txn,
 	char sentinel_sha[SW_HEX_LEN];
 	int unavailable[ADAPTER_NCAPS] = { 0 };
 	size_t nclaims = 0, len;
-	int rc, kiro = strcmp(h->id, "kiro") == 0;
+	int rc, kiro = h->choice == CHOSEN_SURFACE;
 
 	if ((rc = manifest_load(&m, req->root, h, req->texts, err)) < 0)
 		return rc;
 	if (m.found && kiro) {
 		s = kiro_surface(m.surface);
 		if (chosen != SURF_NONE && chosen != s) {
-			rc = sw_error_proto(err, "invalid_adapter_surface",
+			rc = sw_error_proto(err, TBL_ERR_INVALID_ADAPTER_SURFACE,
 					    "kiro is installed with the %s surface; --surface %s does not match",
 					    m.surface, chosen == SURF_KIRO_CLI ? "cli" : "ide");
 			goto out;
 		}
 	} else if (kiro) {
 		if (chosen == SURF_NONE) {
-			rc = sw_error_proto(err, "invalid_adapter_surface",
+			rc = sw_error_proto(err, TBL_ERR_INVALID_ADAPTER_SURFACE,
 					    "the first kiro install needs --surface ide or --surface cli");
 			goto out;
 		}
@@ -1276,7 +1275,7 @@ out:
 
 static int is_surface_error(const struct sw_error *err)
 {
-	return err->code == SW_EPROTO && strcmp(err->proto, "invalid_adapter_surface") == 0;
+	return err->code == SW_EPROTO && err->proto == TBL_ERR_INVALID_ADAPTER_SURFACE;
 }
 
 static int run_txn(struct adapter_report *rep, struct adapter_txn *txn,
@@ -1315,12 +1314,12 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 		goto out;
 	if (surface_given) {
 		if (!sel[5]) {
-			rc = sw_error_proto(err, "invalid_adapter_surface",
+			rc = sw_error_proto(err, TBL_ERR_INVALID_ADAPTER_SURFACE,
 					    "--surface applies only when kiro is among the selected hosts");
 			goto out;
 		}
 		if ((chosen = kiro_surface(req->surface)) == SURF_NONE) {
-			rc = sw_error_proto(err, "invalid_adapter_surface",
+			rc = sw_error_proto(err, TBL_ERR_INVALID_ADAPTER_SURFACE,
 					    "the kiro surface must be ide or cli");
 			goto out;
 		}
@@ -1342,7 +1341,7 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 				continue;
 			}
 			if (is_surface_error(&herr))
-				rc = sw_error_proto(err, "invalid_adapter_surface", "%s", herr.msg);
+				rc = sw_error_proto(err, TBL_ERR_INVALID_ADAPTER_SURFACE, "%s", herr.msg);
 			else
 				rc = sw_error_set(err, herr.code, "cannot plan the %s install: %s", hosts[i].id, herr.msg);
 			goto out;
@@ -1391,7 +1390,7 @@ static int plan_uninstall(struct adapter_report *rep, struct adapter_txn *txn,
 			rc = strs_addf_own(&rep->warnings, missing_manifest_warning(h), err);
 		goto out;
 	}
-	if ((rc = generate(&g, h, strcmp(h->id, "kiro") == 0 ? kiro_surface(m.surface) : h->surface,
+	if ((rc = generate(&g, h, h->choice == CHOSEN_SURFACE ? kiro_surface(m.surface) : h->surface,
 			   req->texts, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < g.n; i++) {
@@ -1657,7 +1656,7 @@ out:
 
 static enum surface manifest_surface(const struct host *h, const struct manifest *m)
 {
-	return strcmp(h->id, "kiro") == 0 ? kiro_surface(m->surface) : h->surface;
+	return h->choice == CHOSEN_SURFACE ? kiro_surface(m->surface) : h->surface;
 }
 
 /* Where slipway mcp is registered for `h`, or the warning that our entry
@@ -1795,7 +1794,7 @@ static char *unowned_detail(const char *root, const struct host *h,
 	char *list = NULL, *out = NULL;
 	size_t len = 0;
 
-	if (strcmp(h->id, "kiro") == 0) {
+	if (h->choice == CHOSEN_SURFACE) {
 		probes[0] = SURF_KIRO_IDE;
 		probes[1] = SURF_KIRO_CLI;
 	}
@@ -1827,7 +1826,7 @@ static char *unowned_detail(const char *root, const struct host *h,
 	}
 	out = sw_asprintf("detected without an ownership manifest; %zu generated capability file(s) are left unowned: %s. "
 			  "Uninstall will not remove them and --refresh will not adopt them; back them up, delete the ones to recreate, then run slipway install --tool %s%s",
-			  found.n, list, h->id, strcmp(h->id, "kiro") == 0 ? " --surface ide|cli" : "");
+			  found.n, list, h->id, h->choice == CHOSEN_SURFACE ? " --surface ide|cli" : "");
 done:
 	sw_free(list);
 	strs_release(&found);

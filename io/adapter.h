@@ -27,8 +27,8 @@
 #define ADAPTER_NHOSTS 10
 #define ADAPTER_NCAPS 7
 
-/* Host ids and capability names, in their canonical order. */
-extern const char *const adapter_host_ids[ADAPTER_NHOSTS];
+/* Capability names, in their canonical order.  The hosts are rows of the
+ * host table in io/adapter.c, their differences columns of it. */
 extern const char *const adapter_capabilities[ADAPTER_NCAPS];
 
 /* One capability source file: "slipway-run.md" ... "slipway-workflow.md"

@@ -35,9 +35,12 @@ void sw_sha256_final_prefixed(struct sw_sha256 *h, char out[SW_DIGEST_LEN]);
 /* Writes "<hex>" into `out` (SW_HEX_LEN bytes) and frees `h`. */
 void sw_sha256_final_hex(struct sw_sha256 *h, char out[SW_HEX_LEN]);
 void sw_sha256_free(struct sw_sha256 *h);
-/* The digest of the bytes so far as "<hex>", leaving `h` open for more;
- * "" when it cannot be computed (out of memory). */
-void sw_sha256_peek_hex(const struct sw_sha256 *h, char out[SW_HEX_LEN]);
+/* The digest of a material (a stored context or Issue section):
+ * framed("slipway-material/v1", bytes) as "sha256:<hex>".  The one
+ * definition every writer and checker of materials uses.  SW_ENOMEM (out
+ * is then ""). */
+int sw_material_digest(char out[SW_DIGEST_LEN], const void *bytes, size_t len,
+		       struct sw_error *err);
 
 /* One-shot plain digests of a buffer. */
 void sw_sha256_hex(const void *buf, size_t len, char out[SW_HEX_LEN]);

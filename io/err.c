@@ -8,13 +8,13 @@
 #include <jansson.h>
 
 static int set_v(struct sw_error *err, enum sw_code code, int sys,
-		 const char *proto, const char *fmt, va_list ap)
+		 enum tbl_err proto, const char *fmt, va_list ap)
 {
 	if (err == NULL || err->code != SW_OK)
 		return code;
 	err->code = code;
 	err->sys_errno = sys;
-	snprintf(err->proto, sizeof(err->proto), "%s", proto ? proto : "");
+	err->proto = proto;
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	return code;
 }
@@ -25,7 +25,7 @@ int sw_error_set(struct sw_error *err, enum sw_code code, const char *fmt, ...)
 	int rc;
 
 	va_start(ap, fmt);
-	rc = set_v(err, code, 0, NULL, fmt, ap);
+	rc = set_v(err, code, 0, TBL_ERR_NONE, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -42,12 +42,12 @@ int sw_error_sys(struct sw_error *err, int sys, const char *fmt, ...)
 		return SW_EIO;
 	err->code = SW_EIO;
 	err->sys_errno = sys;
-	err->proto[0] = '\0';
+	err->proto = TBL_ERR_NONE;
 	snprintf(err->msg, sizeof(err->msg), "%s: %s", buf, strerror(sys));
 	return SW_EIO;
 }
 
-int sw_error_proto(struct sw_error *err, const char *proto, const char *fmt, ...)
+int sw_error_proto(struct sw_error *err, enum tbl_err proto, const char *fmt, ...)
 {
 	va_list ap;
 	int rc;
@@ -64,7 +64,7 @@ void sw_error_clear(struct sw_error *err)
 		return;
 	err->code = SW_OK;
 	err->sys_errno = 0;
-	err->proto[0] = '\0';
+	err->proto = TBL_ERR_NONE;
 	err->msg[0] = '\0';
 }
 
@@ -145,14 +145,6 @@ char *sw_strdup(const char *s)
 
 void sw_free(void *p)
 {
-	free(p);
-}
-
-void sw_free_secret(void *p, size_t n)
-{
-	if (p == NULL)
-		return;
-	explicit_bzero(p, n);
 	free(p);
 }
 

@@ -11,6 +11,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "tables/tables.h"
+
 enum sw_code {
 	SW_OK = 0,
 	SW_ENOMEM = -1,		/* allocation failed */
@@ -23,17 +25,17 @@ enum sw_code {
 	SW_EBUSY = -8,		/* lock not acquired in time */
 	SW_ENOTFOUND = -9,	/* the named thing does not exist */
 	SW_EUNSAFE = -10,	/* symlink, wrong file type or identity change */
-	SW_EPROTO = -11		/* a protocol error: `proto` names the wire code */
+	SW_EPROTO = -11		/* a protocol error: `proto` is its wire code */
 };
 
 struct sw_error {
 	enum sw_code code;
 	int sys_errno;		/* errno or libgit2 class; 0 if none */
-	char proto[64];		/* wire error code for SW_EPROTO, else "" */
+	enum tbl_err proto;	/* wire error code for SW_EPROTO, else TBL_ERR_NONE */
 	char msg[512];
 };
 
-#define SW_ERROR_INIT { SW_OK, 0, "", "" }
+#define SW_ERROR_INIT { SW_OK, 0, TBL_ERR_NONE, "" }
 
 /* Records the error unless one is already set; returns `code`. */
 int sw_error_set(struct sw_error *err, enum sw_code code, const char *fmt, ...)
@@ -41,8 +43,9 @@ int sw_error_set(struct sw_error *err, enum sw_code code, const char *fmt, ...)
 /* As sw_error_set, also recording errno `sys`. */
 int sw_error_sys(struct sw_error *err, int sys, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Records a protocol error whose wire spelling is `proto` (SW_EPROTO). */
-int sw_error_proto(struct sw_error *err, const char *proto, const char *fmt, ...)
+/* Records a protocol error whose wire code is `proto` (SW_EPROTO); the
+ * spelling is tbl_err_wire[proto], so a misspelt code does not compile. */
+int sw_error_proto(struct sw_error *err, enum tbl_err proto, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void sw_error_clear(struct sw_error *err);
 
@@ -57,8 +60,6 @@ void *sw_realloc(void *p, size_t n);
 char *sw_strdup(const char *s);
 char *sw_strndup(const char *s, size_t n);
 void sw_free(void *p);
-/* Wipes `n` bytes at `p` before freeing it (R10f). */
-void sw_free_secret(void *p, size_t n);
 /* Installs sw_malloc/sw_free into Jansson.  Call once at start-up. */
 void sw_alloc_init(void);
 /* How many sw_malloc/sw_calloc/sw_realloc calls have failed so far.  Compare

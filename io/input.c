@@ -169,14 +169,14 @@ int input_goal_check(const char *goal, size_t len, struct sw_error *err)
 	/* Whitespace-only first, as the reference does; invalid bytes are not
 	 * whitespace, so they fall through to the UTF-8 rule. */
 	if (sw_utf8_valid(goal, len) && !outcome_text_nonblank(goal, len))
-		return sw_error_proto(err, "goal_required", "goal cannot be empty");
+		return sw_error_proto(err, TBL_ERR_GOAL_REQUIRED, "goal cannot be empty");
 	if (!sw_utf8_valid(goal, len))
-		return sw_error_proto(err, "invalid_goal", "goal must be valid utf-8");
+		return sw_error_proto(err, TBL_ERR_INVALID_GOAL, "goal must be valid utf-8");
 	if (!outcome_text_markdown(goal, len))
-		return sw_error_proto(err, "invalid_goal",
+		return sw_error_proto(err, TBL_ERR_INVALID_GOAL,
 				      "goal contains a disallowed control character");
 	if (input_json_string_size(goal, len) > INPUT_MAX_TEXT_BYTES)
-		return sw_error_proto(err, "action_too_large",
+		return sw_error_proto(err, TBL_ERR_ACTION_TOO_LARGE,
 				      "encoded goal exceeds the %u-byte Action limit",
 				      INPUT_MAX_TEXT_BYTES);
 	return 0;
@@ -186,7 +186,7 @@ int input_goal_read_error(const struct sw_error *read_err, struct sw_error *err)
 {
 	switch (read_err->code) {
 	case SW_ETOOBIG:
-		return sw_error_proto(err, "action_too_large",
+		return sw_error_proto(err, TBL_ERR_ACTION_TOO_LARGE,
 				      "goal input exceeds %u bytes", INPUT_MAX_TEXT_BYTES);
 	case SW_ENOMEM:
 		return sw_error_set(err, SW_ENOMEM, "%s", read_err->msg);
@@ -202,16 +202,16 @@ int input_goal_read_error(const struct sw_error *read_err, struct sw_error *err)
 	case SW_EPROTO:
 		break;
 	}
-	return sw_error_proto(err, "goal_unavailable", "%s", read_err->msg);
+	return sw_error_proto(err, TBL_ERR_GOAL_UNAVAILABLE, "%s", read_err->msg);
 }
 
 int input_answer_check(const char *text, size_t len, struct sw_error *err)
 {
 	if (!sw_utf8_valid(text, len))
-		return sw_error_proto(err, "invalid_answer",
+		return sw_error_proto(err, TBL_ERR_INVALID_ANSWER,
 				      "answer text must be valid utf-8");
 	if (input_json_string_size(text, len) > INPUT_MAX_TEXT_BYTES)
-		return sw_error_proto(err, "answer_too_large",
+		return sw_error_proto(err, TBL_ERR_ANSWER_TOO_LARGE,
 				      "encoded answer exceeds the %u-byte text input limit",
 				      INPUT_MAX_TEXT_BYTES);
 	return 0;
@@ -257,15 +257,15 @@ int input_run_id_check(const char *run_id, struct sw_error *err)
 	}
 	return 0;
 bad:
-	return sw_error_proto(err, "invalid_run_id", "invalid run id \"%.160s\"", run_id);
+	return sw_error_proto(err, TBL_ERR_INVALID_RUN_ID, "invalid run id \"%.160s\"", run_id);
 }
 
 int input_budget_check(long budget, struct sw_error *err)
 {
 	if (budget < INPUT_MIN_BUDGET)
-		return sw_error_proto(err, "invalid_budget", "budget must be at least 1");
+		return sw_error_proto(err, TBL_ERR_INVALID_BUDGET, "budget must be at least 1");
 	if (budget > INPUT_MAX_BUDGET)
-		return sw_error_proto(err, "invalid_budget",
+		return sw_error_proto(err, TBL_ERR_INVALID_BUDGET,
 				      "budget cannot exceed %ld", INPUT_MAX_BUDGET);
 	return 0;
 }
@@ -339,7 +339,7 @@ int input_budget_parse(long *out, const char *s, struct sw_error *err)
 	int rc;
 
 	if (go_parse_int(s, &v) < 0)
-		return sw_error_proto(err, "invalid_usage",
+		return sw_error_proto(err, TBL_ERR_INVALID_USAGE,
 				      "invalid argument \"%.64s\" for \"--budget\" flag", s);
 	/* Clamp before narrowing so that huge values keep their side. */
 	if (v < INPUT_MIN_BUDGET)

@@ -405,10 +405,11 @@ static int fs_string(struct fscan *f, size_t *a, size_t *b, int *esc)
 
 static int fs_number(struct fscan *f)
 {
-	size_t start = f->i;
+	size_t start = f->i, digits;
 	const unsigned char *s = f->s;
+	int neg = s[f->i] == '-', integer = 1;
 
-	if (s[f->i] == '-')
+	if (neg)
 		f->i++;
 	if (f->i >= f->n)
 		return 0;
@@ -420,9 +421,11 @@ static int fs_number(struct fscan *f)
 	} else {
 		return 0;
 	}
+	digits = f->i - start - (size_t)neg;
 	if (f->i < f->n && s[f->i] == '.') {
 		size_t d = ++f->i;
 
+		integer = 0;
 		while (f->i < f->n && s[f->i] >= '0' && s[f->i] <= '9')
 			f->i++;
 		if (f->i == d)
@@ -431,6 +434,7 @@ static int fs_number(struct fscan *f)
 	if (f->i < f->n && (s[f->i] == 'e' || s[f->i] == 'E')) {
 		size_t d;
 
+		integer = 0;
 		f->i++;
 		if (f->i < f->n && (s[f->i] == '+' || s[f->i] == '-'))
 			f->i++;
@@ -442,7 +446,11 @@ static int fs_number(struct fscan *f)
 			return 0;
 	}
 	/* Jansson rejects integers past int64 and reals past double: let
-	 * the strict path judge long literals. */
+	 * the strict path judge long reals and integers past INT64_MAX (a
+	 * time in nanoseconds has 19 digits, and takes this path). */
+	if (integer)
+		return digits < 19 ||
+		       (digits == 19 && memcmp(s + start + neg, "9223372036854775807", 19) <= 0);
 	return f->i - start <= 15;
 }
 

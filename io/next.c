@@ -483,116 +483,29 @@ int next_build_form(struct next **out, enum next_form form,
 				 root, &form, 1, fill, err);
 }
 
-int next_build_action(struct next **out, const char *identity,
-		      const char *root, const char *run_id,
-		      const char *action_id, struct sw_error *err)
+/* The first form of variant `v` (refresh-source: the one whose budget is
+ * an input). */
+static enum next_form form_of(enum tbl_variant v)
 {
-	static const enum next_form list[] = {
-		NEXT_FORM_SUBMIT_FILE, NEXT_FORM_SUBMIT_STDIN,
-		NEXT_FORM_SKIP_ACTION
-	};
-	struct next_fill f = { .run_id = run_id, .action_id = action_id };
-
-	return build(out, TBL_NEXTOP_ACTION, identity, root, root, list, 3, &f,
-		     err);
+	for (int f = NEXT_FORM_INVALID + 1; f < NEXT_FORM__COUNT; f++)
+		if (forms[f].variant == v)
+			return (enum next_form)f;
+	return NEXT_FORM_INVALID;
 }
 
-int next_build_decision(struct next **out, const char *identity,
-			const char *root, const char *run_id,
-			const char *action_id, struct sw_error *err)
+int next_from_rule(struct next **out, const struct fsm_next_rule *rule,
+		   const char *identity, const char *root,
+		   const struct next_fill *fill, struct sw_error *err)
 {
-	static const enum next_form list[] = {
-		NEXT_FORM_ANSWER_DECISION, NEXT_FORM_SKIP_ACTION
-	};
-	struct next_fill f = { .run_id = run_id, .action_id = action_id };
-
-	return build(out, TBL_NEXTOP_ANSWER, identity, root, root, list, 2, &f,
-		     err);
-}
-
-int next_build_destructive(struct next **out, const char *identity,
-			   const char *root, const char *run_id,
-			   const char *action_id, const char *scope_digest,
-			   struct sw_error *err)
-{
-	static const enum next_form list[] = {
-		NEXT_FORM_CONFIRM_DESTRUCTIVE, NEXT_FORM_DECLINE_OR_FEEDBACK,
-		NEXT_FORM_SKIP_ACTION
-	};
-	struct next_fill f = { .run_id = run_id, .action_id = action_id,
-			       .scope_digest = scope_digest };
-
-	return build(out, TBL_NEXTOP_ANSWER, identity, root, root, list, 3, &f,
-		     err);
-}
-
-/* The resume forms, plus skip-action when `action_id` is set. */
-static int build_resume(struct next **out, const char *identity,
-			const char *root, const char *run_id,
-			const char *action_id, int issue_backed,
-			struct sw_error *err)
-{
-	enum next_form list[3];
+	enum next_form list[sizeof(rule->variants) / sizeof(rule->variants[0])];
 	size_t k = 0;
-	struct next_fill f = { .run_id = run_id, .action_id = action_id };
 
-	if (issue_backed) {
-		list[k++] = NEXT_FORM_REFRESH_SOURCE;
-		list[k++] = NEXT_FORM_USE_PINNED_SOURCE;
-	} else {
-		list[k++] = NEXT_FORM_RESUME_AD_HOC;
+	while (k < sizeof(list) / sizeof(list[0]) &&
+	       rule->variants[k] != TBL_VARIANT_INVALID) {
+		list[k] = form_of(rule->variants[k]);
+		k++;
 	}
-	if (action_id != NULL)
-		list[k++] = NEXT_FORM_SKIP_ACTION;
-	return build(out, TBL_NEXTOP_RESUME, identity, root, root, list, k, &f,
-		     err);
-}
-
-int next_build_resume(struct next **out, const char *identity,
-		      const char *root, const char *run_id, int issue_backed,
-		      struct sw_error *err)
-{
-	return build_resume(out, identity, root, run_id, NULL, issue_backed,
-			    err);
-}
-
-int next_build_environment(struct next **out, const char *identity,
-			   const char *root, const char *run_id,
-			   const char *action_id, int issue_backed,
-			   struct sw_error *err)
-{
-	*out = NULL;
-	if (action_id == NULL)
-		return sw_error_set(err, SW_EINVAL,
-				    "environment next needs an action id");
-	return build_resume(out, identity, root, run_id, action_id,
-			    issue_backed, err);
-}
-
-int next_build_source_candidate(struct next **out, const char *identity,
-				const char *root, const char *run_id,
-				const char *candidate_id, int candidate_valid,
-				struct sw_error *err)
-{
-	static const enum next_form list[] = {
-		NEXT_FORM_KEEP_PINNED, NEXT_FORM_ADOPT
-	};
-	struct next_fill f = { .run_id = run_id, .candidate_id = candidate_id };
-
-	return build(out, TBL_NEXTOP_RESUME, identity, root, root, list,
-		     candidate_valid ? 2 : 1, &f, err);
-}
-
-int next_build_refresh_fallback(struct next **out, const char *identity,
-				const char *root, const char *run_id,
-				unsigned budget, struct sw_error *err)
-{
-	enum next_form form = budget > 0 ? NEXT_FORM_REFRESH_SOURCE_BUDGET
-					 : NEXT_FORM_REFRESH_SOURCE;
-	struct next_fill f = { .run_id = run_id, .budget = budget };
-
-	return build_discovering(out, TBL_NEXTOP_RESUME, identity, root, &form,
-				 1, &f, err);
+	return build(out, rule->op, identity, root, root, list, k, fill, err);
 }
 
 int next_build_start(struct next **out, const char *identity,

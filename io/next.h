@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 
+#include "fsm/fsm.h"
 #include "io/digest.h"
 #include "io/err.h"
 #include "tables/tables.h"
@@ -132,47 +133,14 @@ int next_build_form(struct next **out, enum next_form form,
 		    const char *identity, const char *root,
 		    const struct next_fill *fill, struct sw_error *err);
 
-/* Run-situation builders.  `identity` is the Run's pinned identity and
- * `root` its workspace; variant order is upstream's. */
+/* The next of a Run whose situation matched `rule` (a tbl_next_rules row,
+ * see fsm_next): the rule's operation and its variants in order, filled
+ * from `fill`, with `identity` the Run's pinned identity and `root` its
+ * workspace; validated.  Codes: SW_ENOMEM, SW_EINVAL (*out NULL). */
+int next_from_rule(struct next **out, const struct fsm_next_rule *rule,
+		   const char *identity, const char *root,
+		   const struct next_fill *fill, struct sw_error *err);
 
-/* active with a current Action: submit-outcome-file, submit-outcome-stdin,
- * skip-action. */
-int next_build_action(struct next **out, const char *identity,
-		      const char *root, const char *run_id,
-		      const char *action_id, struct sw_error *err);
-/* paused decision_required: answer-decision, skip-action. */
-int next_build_decision(struct next **out, const char *identity,
-			const char *root, const char *run_id,
-			const char *action_id, struct sw_error *err);
-/* paused destructive_confirmation_required: confirm-destructive,
- * decline-or-feedback, skip-action. */
-int next_build_destructive(struct next **out, const char *identity,
-			   const char *root, const char *run_id,
-			   const char *action_id, const char *scope_digest,
-			   struct sw_error *err);
-/* Stopped, budget exhausted, or any other paused Run: resume-ad-hoc for an
- * ad-hoc Run, refresh-source then use-pinned-source when `issue_backed`. */
-int next_build_resume(struct next **out, const char *identity,
-		      const char *root, const char *run_id, int issue_backed,
-		      struct sw_error *err);
-/* paused environment_unavailable with an Action: the resume variants, then
- * skip-action. */
-int next_build_environment(struct next **out, const char *identity,
-			   const char *root, const char *run_id,
-			   const char *action_id, int issue_backed,
-			   struct sw_error *err);
-/* A source candidate is pending: keep-pinned, then adopt when
- * `candidate_valid`. */
-int next_build_source_candidate(struct next **out, const char *identity,
-				const char *root, const char *run_id,
-				const char *candidate_id, int candidate_valid,
-				struct sw_error *err);
-/* The CLI's static refresh-source fallback (resumeSourceNext): the fixed
- * `--budget N` form when `budget` > 0, else the budget is an input.
- * `identity` NULL discovers it as next_build_form. */
-int next_build_refresh_fallback(struct next **out, const char *identity,
-				const char *root, const char *run_id,
-				unsigned budget, struct sw_error *err);
 /* operation start: retry-run, or start-with-source when `with_source`;
  * `--no-review` last when `no_review`.  The goal is never embedded. */
 int next_build_start(struct next **out, const char *identity,

@@ -1841,7 +1841,9 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 	 * files on 2 CPUs: 96 ms with 2 threads, 91 with 4.  A diff is one
 	 * long computation that more threads would only slow down (115 ms
 	 * with 2, 110 to 155 with 4, staged at 50,000). */
-	if (threads <= 0) {
+	int chosen = threads <= 0;
+
+	if (chosen) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		int per = need_diff ? 1 : 2;
 
@@ -1876,6 +1878,12 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 	s.ntasks = 1 + s.nwalk + (s.n + s.chunk - 1) / s.chunk;
 	if ((size_t)threads > s.ntasks)	/* a small worktree */
 		threads = (int)s.ntasks;
+	/* Below two chunks of tracked files the whole scan takes less than
+	 * starting and joining a thread (stack mapping, wake-ups; a process
+	 * on a busy machine waits for a CPU at each), so it stays on the
+	 * caller's thread. */
+	if (chosen && s.n < 2 * 512)
+		threads = 1;
 	for (nt = 0; nt < threads - 1; nt++)
 		if (pthread_create(&tid[nt], NULL, scan_worker, &s) != 0)
 			break;

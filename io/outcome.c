@@ -8,8 +8,8 @@
 
 #include "io/json.h"
 
-#define INVALID "invalid_outcome"
-#define MISMATCH "contract_version_mismatch"
+#define INVALID TBL_ERR_INVALID_OUTCOME
+#define MISMATCH TBL_ERR_CONTRACT_VERSION_MISMATCH
 
 /* ---- the key schema: what the reference's typed decoder accepts ---- */
 

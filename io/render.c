@@ -3,7 +3,6 @@
 #include <limits.h>
 #include <string.h>
 
-#include <openssl/evp.h>
 
 #include "io/buf.h"
 
@@ -233,24 +232,27 @@ int render_powershell_path(char **out, const char *system_root,
 
 /* ---- PowerShell trampoline ---------------------------------------------- */
 
+/* Standard base64 with padding, written here: libcrypto's encoder would
+ * link most of OpenSSL into the static binary. */
 static void base64_add(struct sw_buf *b, const unsigned char *bytes, size_t n)
 {
-	unsigned char *enc;
-	int len;
+	static const char abc[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-	if (b->failed)
-		return;
-	if (n > (size_t)INT_MAX / 4 * 3 - 3) {
-		b->failed = 1;
-		return;
+	for (size_t i = 0; i < n && !b->failed; i += 3) {
+		unsigned long v = (unsigned long)bytes[i] << 16;
+		char q[4];
+
+		if (i + 1 < n)
+			v |= (unsigned long)bytes[i + 1] << 8;
+		if (i + 2 < n)
+			v |= bytes[i + 2];
+		q[0] = abc[(v >> 18) & 63];
+		q[1] = abc[(v >> 12) & 63];
+		q[2] = i + 1 < n ? abc[(v >> 6) & 63] : '=';
+		q[3] = i + 2 < n ? abc[v & 63] : '=';
+		sw_buf_add(b, q, sizeof(q));
 	}
-	if ((enc = sw_malloc(4 * ((n + 2) / 3) + 1)) == NULL) {
-		b->failed = 1;
-		return;
-	}
-	len = EVP_EncodeBlock(enc, bytes, (int)n);
-	sw_buf_add(b, (const char *)enc, (size_t)len);
-	sw_free(enc);
 }
 
 /* [Text.Encoding]::UTF8.GetString([Convert]::FromBase64String('<b64>')) */

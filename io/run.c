@@ -973,7 +973,7 @@ static int issue_action(struct run *r, enum fsm_kind kind,
 	/* The encoded Action, newline included, stays within 256 KiB. */
 	without = strlen(enc) + 1;
 	if (without >= RUN_MAX_ACTION_BYTES) {
-		rc = sw_error_proto(err, "action_too_large", "the next Action exceeds %u bytes",
+		rc = sw_error_proto(err, TBL_ERR_ACTION_TOO_LARGE, "the next Action exceeds %u bytes",
 				    RUN_MAX_ACTION_BYTES);
 		goto out;
 	}
@@ -994,7 +994,7 @@ static int issue_action(struct run *r, enum fsm_kind kind,
 	 * text back (run_status_json, run_current_action_full).  The text is
 	 * valid UTF-8 by construction (JSON strings, ASCII, cuts made at
 	 * character boundaries), so it is not scanned again. */
-	run_context_digest(context, digest);
+	sw_material_digest(digest, context, strlen(context), NULL);
 	if ((stored = json_copy(action)) == NULL ||
 	    json_object_del(stored, "context") < 0 ||
 	    json_object_set_new(stored, "context_sha256", json_string(digest)) < 0 ||
@@ -1053,9 +1053,9 @@ static int drop_queue(json_t *rec, const char *why)
 
 static const char *drop_reason(const struct fsm_step *st)
 {
-	if (st->ops & FSM_OP_SKIP)
+	if (st->ops & FSM_OP(SKIP))
 		return "the current Action was skipped";
-	if (st->ops & FSM_OP_ANSWER_INACTIVE)
+	if (st->ops & FSM_OP(ANSWER_INACTIVE))
 		return "the destructive confirmation issued the authorized Implement";
 	return "an observed change sent the Run to Review first";
 }
@@ -1119,172 +1119,351 @@ static int end_run(struct run *r, const struct run_effects *fx, int skipped)
 	return rc;
 }
 
-int run_apply(struct run *r, const struct fsm_step *st,
-	      const struct run_effects *fx, struct sw_error *err)
+/* ---- effects: one handler per effect bit (tables/effects.def) ----------- */
+
+/* What the handlers of one applied step share. */
+struct apply {
+	struct run *r;
+	json_t *rec;
+	json_t *cur;			/* the Action current before the step */
+	json_t *record;			/* its record in `actions`, or NULL */
+	json_t *grant;			/* GRANT: the grant the issued Action carries */
+	json_t *popped;			/* POP: the suggestion issued */
+	const char *suggested;		/* POP: its brief */
+	const struct fsm_step *st;
+	const struct run_effects *fx;
+};
+
+/* Every effect has a handler: a bit without one does not compile (the
+ * table below names effect_<id> for every line of effects.def, and a static
+ * function used but never defined is an error).  A handler returns 0 or -1
+ * (out of memory). */
+#define EFFECT(id, name, phase, doc) static int effect_##id(struct apply *a);
+#include "tables/effects.def"
+#undef EFFECT
+
+typedef int effect_fn(struct apply *a);
+
+/* clang-format off */
+static effect_fn *const effect_handler[FSM_EFFECT__COUNT] = {
+#define EFFECT(id, name, phase, doc) [FSM_EFFECT_##id] = effect_##id,
+#include "tables/effects.def"
+#undef EFFECT
+};
+
+/* BEFORE: applied before the machine's state, budget and Action are
+ * written; AFTER: once they are (the final summary reads them). */
+enum effect_phase { BEFORE, AFTER };
+
+static const enum effect_phase effect_phase[FSM_EFFECT__COUNT] = {
+#define EFFECT(id, name, phase, doc) [FSM_EFFECT_##id] = phase,
+#include "tables/effects.def"
+#undef EFFECT
+};
+/* clang-format on */
+
+static int effect_RECORD_OUTCOME(struct apply *a)
 {
-	json_t *rec = r->rec;
-	json_t *cur = json_incref(json_object_get(rec, "current_action"));
-	json_t *record = cur ? record_for(rec, str(cur, "action_id")) : NULL;
-	json_t *grant = NULL, *popped = NULL;
-	const json_t *outcome = fx->outcome;
-	const char *suggested = NULL;
-	unsigned ops = st->ops;
-	int rc = 0;
+	const json_t *outcome = a->fx->outcome;
+	json_t *impl, *review;
 
-	if (st->verdict != FSM_APPLY && st->verdict != FSM_APPLY_ERROR) {
-		rc = sw_error_set(err, SW_EINVAL, "run_apply on a refused step");
-		goto out;
-	}
-	if ((ops & FSM_OP_RECORD_OUTCOME) && record && outcome) {
-		json_t *impl = json_object_get(outcome, "implementation");
-		json_t *review = json_object_get(outcome, "review");
+	if (a->record == NULL || outcome == NULL)
+		return 0;
+	impl = json_object_get(outcome, "implementation");
+	review = json_object_get(outcome, "review");
+	if (json_object_set(a->record, "outcome", (json_t *)outcome) < 0 ||
+	    json_object_set_new(a->record, "outcome_payload_sha256",
+				json_string(a->fx->outcome_sha256)) < 0 ||
+	    extend(a->rec, "observations", json_object_get(outcome, "observations")) < 0 ||
+	    extend(a->rec, "known_issues", json_object_get(outcome, "known_issues")) < 0 ||
+	    extend(a->rec, "uncertainties", json_object_get(impl, "uncertainties")) < 0 ||
+	    extend(a->rec, "activities", json_object_get(impl, "activities")) < 0 ||
+	    extend(a->rec, "uncertainties", json_object_get(review, "uncertainties")) < 0)
+		return -1;
+	return 0;
+}
 
-		if (json_object_set(record, "outcome", (json_t *)outcome) < 0 ||
-		    json_object_set_new(record, "outcome_payload_sha256",
-					json_string(fx->outcome_sha256)) < 0 ||
-		    extend(rec, "observations", json_object_get(outcome, "observations")) < 0 ||
-		    extend(rec, "known_issues", json_object_get(outcome, "known_issues")) < 0 ||
-		    extend(rec, "uncertainties", json_object_get(impl, "uncertainties")) < 0 ||
-		    extend(rec, "activities", json_object_get(impl, "activities")) < 0 ||
-		    extend(rec, "uncertainties", json_object_get(review, "uncertainties")) < 0)
-			goto nomem;
-	}
-	if ((ops & FSM_OP_OBSERVE) && fx->observation) {
-		if (record_observation(rec, fx, fx->observation, fx->changed,
-				       fx->observation_complete) < 0)
-			goto nomem;
-		if ((ops & FSM_OP_RECORD_OUTCOME) && outcome &&
-		    implementation_discrepancy(rec, outcome, fx->changed) < 0)
-			goto nomem;
-	}
-	if (ops & FSM_OP_GIT_FAILED) {
-		char *note = sw_asprintf("Git observation failed: %s",
-					 fx->git_error ? fx->git_error : "unknown error");
+static int effect_OBSERVE(struct apply *a)
+{
+	const struct run_effects *fx = a->fx;
 
-		rc = note ? append_str(rec, "known_issues", note) : -1;
-		sw_free(note);
-		if (rc < 0)
-			goto nomem;
-	}
-	if ((ops & FSM_OP_QUEUE) && outcome &&
-	    extend(rec, "pending_actions", json_object_get(outcome, "suggested_actions")) < 0)
-		goto nomem;
-	if (ops & FSM_OP_POP) {
-		json_t *pending = json_object_get(rec, "pending_actions");
+	if (fx->observation == NULL)
+		return 0;
+	if (record_observation(a->rec, fx, fx->observation, fx->changed,
+			       fx->observation_complete) < 0)
+		return -1;
+	if ((a->st->ops & FSM_OP(RECORD_OUTCOME)) && fx->outcome &&
+	    implementation_discrepancy(a->rec, fx->outcome, fx->changed) < 0)
+		return -1;
+	return 0;
+}
 
-		popped = json_incref(json_array_get(pending, 0));
-		suggested = str(popped, "brief");
-		json_array_remove(pending, 0);
-		if (json_array_size(pending) == 0)
-			json_object_del(rec, "pending_actions");
-	}
-	if ((ops & FSM_OP_DROP_QUEUE) && drop_queue(rec, drop_reason(st)) < 0)
-		goto nomem;
-	if (ops & FSM_OP_CLEAR_QUEUE)
-		json_object_del(rec, "pending_actions");
-	if ((ops & FSM_OP_VOID) && record &&
-	    json_object_set_new(record, "voided", json_true()) < 0)
-		goto nomem;
-	if ((ops & FSM_OP_SKIP) && record &&
-	    json_object_set_new(record, "skipped", json_true()) < 0)
-		goto nomem;
-	if ((ops & FSM_OP_REVIEW_NOT_RUN) && record &&
-	    json_object_set_new(record, "review_projection",
-				json_pack("{s:s, s:[], s:[]}", "result", "not_run",
-					  "findings", "uncertainties")) < 0)
-		goto nomem;
-	if ((ops & FSM_OP_SUPERSEDE) && record) {
-		const char *old = str(json_object_get(json_object_get(record, "outcome"), "pause"),
-				      "supersedes_answer_action_id");
-		json_t *a;
-		size_t i;
+static int effect_GIT_FAILED(struct apply *a)
+{
+	char *note = sw_asprintf("Git observation failed: %s",
+				 a->fx->git_error ? a->fx->git_error : "unknown error");
+	int rc = note ? append_str(a->rec, "known_issues", note) : -1;
 
-		json_array_foreach(json_object_get(rec, "answers"), i, a)
-			if (old && strcmp(str(a, "action_id"), old) == 0 &&
-			    (json_object_set_new(a, "active", json_false()) < 0 ||
-			     json_object_set_new(a, "superseded_by", json_string(str(cur, "action_id"))) < 0))
-				goto nomem;
-	}
-	if (ops & (FSM_OP_ANSWER_ACTIVE | FSM_OP_ANSWER_INACTIVE)) {
-		json_t *ans = json_pack("{s:s, s:s, s:b}", "action_id", str(cur, "action_id"),
-					"text", fx->answer_text ? fx->answer_text : "",
-					"confirm_destructive", fx->confirm);
+	sw_free(note);
+	return rc;
+}
 
-		if (ans == NULL ||
-		    (fx->scope_sha256 && fx->scope_sha256[0] &&
-		     json_object_set_new(ans, "scope_sha256", json_string(fx->scope_sha256)) < 0) ||
-		    json_object_set_new(ans, "payload_sha256", json_string(fx->answer_sha256)) < 0 ||
-		    (json_object_get(rec, "pinned_source") &&
-		     (json_object_set(ans, "source_revision",
-				      json_object_get(json_object_get(rec, "pinned_source"), "source_revision")) < 0 ||
-		      json_object_set(ans, "requirements_revision",
-				      json_object_get(json_object_get(rec, "pinned_source"),
-						      "requirements_revision")) < 0)) ||
-		    json_object_set_new(ans, "active", json_boolean(ops & FSM_OP_ANSWER_ACTIVE)) < 0 ||
-		    json_object_set_new(ans, "at", json_string(fx->now)) < 0 ||
-		    json_array_append_new(arr(rec, "answers"), ans) < 0)
-			goto nomem;
-	}
-	if ((ops & FSM_OP_RECORD_REQUEST) && outcome &&
-	    json_object_get(json_object_get(outcome, "pause"), "destructive_request") &&
-	    json_object_set(rec, "pending_destructive_request",
-			    json_object_get(json_object_get(outcome, "pause"),
-					    "destructive_request")) < 0)
-		goto nomem;
-	if (ops & FSM_OP_GRANT) {
-		const json_t *req = json_object_get(rec, "pending_destructive_request");
+/* The current Action stays current: the projection keeps it. */
+static int effect_KEEP_ACTION(struct apply *a)
+{
+	(void)a;
+	return 0;
+}
 
-		grant = json_pack("{s:O, s:s, s:i, s:O, s:O, s:O, s:s}",
-				  "request_id", json_object_get(req, "request_id"),
-				  "originating_action_id", str(cur, "action_id"),
-				  "scope_version", 1,
-				  "scope_sha256", json_object_get(req, "scope_sha256"),
-				  "targets", json_object_get(req, "targets"),
-				  "impact", json_object_get(req, "impact"),
-				  "confirmed_at", fx->now);
-		if (grant == NULL)
-			goto nomem;
-	}
-	if (!(ops & FSM_OP_RECORD_REQUEST))
+static int effect_VOID(struct apply *a)
+{
+	return a->record ? json_object_set_new(a->record, "voided", json_true()) : 0;
+}
+
+static int effect_QUEUE(struct apply *a)
+{
+	if (a->fx->outcome == NULL)
+		return 0;
+	return extend(a->rec, "pending_actions",
+		      json_object_get(a->fx->outcome, "suggested_actions"));
+}
+
+static int effect_POP(struct apply *a)
+{
+	json_t *pending = json_object_get(a->rec, "pending_actions");
+
+	a->popped = json_incref(json_array_get(pending, 0));
+	a->suggested = str(a->popped, "brief");
+	json_array_remove(pending, 0);
+	if (json_array_size(pending) == 0)
+		json_object_del(a->rec, "pending_actions");
+	return 0;
+}
+
+static int effect_DROP_QUEUE(struct apply *a)
+{
+	return drop_queue(a->rec, drop_reason(a->st));
+}
+
+static int effect_CLEAR_QUEUE(struct apply *a)
+{
+	json_object_del(a->rec, "pending_actions");
+	return 0;
+}
+
+static int effect_RECORD_REQUEST(struct apply *a)
+{
+	const json_t *req = json_object_get(json_object_get(a->fx->outcome, "pause"),
+					    "destructive_request");
+
+	if (a->fx->outcome == NULL || req == NULL)
+		return 0;
+	return json_object_set(a->rec, "pending_destructive_request", (json_t *)req);
+}
+
+static int effect_GRANT(struct apply *a)
+{
+	const json_t *req = json_object_get(a->rec, "pending_destructive_request");
+
+	a->grant = json_pack("{s:O, s:s, s:i, s:O, s:O, s:O, s:s}",
+			     "request_id", json_object_get(req, "request_id"),
+			     "originating_action_id", str(a->cur, "action_id"),
+			     "scope_version", 1,
+			     "scope_sha256", json_object_get(req, "scope_sha256"),
+			     "targets", json_object_get(req, "targets"),
+			     "impact", json_object_get(req, "impact"),
+			     "confirmed_at", a->fx->now);
+	return a->grant ? 0 : -1;
+}
+
+static int effect_SUPERSEDE(struct apply *a)
+{
+	const char *old;
+	json_t *ans;
+	size_t i;
+
+	if (a->record == NULL)
+		return 0;
+	old = str(json_object_get(json_object_get(a->record, "outcome"), "pause"),
+		  "supersedes_answer_action_id");
+	json_array_foreach(json_object_get(a->rec, "answers"), i, ans)
+		if (old && strcmp(str(ans, "action_id"), old) == 0 &&
+		    (json_object_set_new(ans, "active", json_false()) < 0 ||
+		     json_object_set_new(ans, "superseded_by",
+					 json_string(str(a->cur, "action_id"))) < 0))
+			return -1;
+	return 0;
+}
+
+/* The answer or confirmation receipt; `active` says whether it counts as
+ * an answer to later Actions. */
+static int record_answer(struct apply *a, int active)
+{
+	const struct run_effects *fx = a->fx;
+	const json_t *pinned = json_object_get(a->rec, "pinned_source");
+	json_t *ans = json_pack("{s:s, s:s, s:b}", "action_id", str(a->cur, "action_id"),
+				"text", fx->answer_text ? fx->answer_text : "",
+				"confirm_destructive", fx->confirm);
+
+	if (ans == NULL ||
+	    (fx->scope_sha256 && fx->scope_sha256[0] &&
+	     json_object_set_new(ans, "scope_sha256", json_string(fx->scope_sha256)) < 0) ||
+	    json_object_set_new(ans, "payload_sha256", json_string(fx->answer_sha256)) < 0 ||
+	    (pinned &&
+	     (json_object_set(ans, "source_revision", json_object_get(pinned, "source_revision")) < 0 ||
+	      json_object_set(ans, "requirements_revision",
+			      json_object_get(pinned, "requirements_revision")) < 0)) ||
+	    json_object_set_new(ans, "active", json_boolean(active)) < 0 ||
+	    json_object_set_new(ans, "at", json_string(fx->now)) < 0 ||
+	    json_array_append_new(arr(a->rec, "answers"), ans) < 0)
+		return -1;
+	return 0;
+}
+
+static int effect_ANSWER_ACTIVE(struct apply *a)
+{
+	return record_answer(a, 1);
+}
+
+static int effect_ANSWER_INACTIVE(struct apply *a)
+{
+	return record_answer(a, 0);
+}
+
+static int effect_SKIP(struct apply *a)
+{
+	return a->record ? json_object_set_new(a->record, "skipped", json_true()) : 0;
+}
+
+static int effect_REVIEW_NOT_RUN(struct apply *a)
+{
+	if (a->record == NULL)
+		return 0;
+	return json_object_set_new(a->record, "review_projection",
+				   json_pack("{s:s, s:[], s:[]}", "result", "not_run",
+					     "findings", "uncertainties"));
+}
+
+/* review_pending, the budget and a new Run's fields are the machine's
+ * verdict (struct fsm_run), written by the projection for every step. */
+static int effect_CLEAR_REVIEW(struct apply *a)
+{
+	(void)a;
+	return 0;
+}
+
+static int effect_RESUME_BUDGET(struct apply *a)
+{
+	(void)a;
+	return 0;
+}
+
+static int effect_CREATE(struct apply *a)
+{
+	(void)a;
+	return 0;
+}
+
+static int effect_END(struct apply *a)
+{
+	return end_run(a->r, a->fx, 0);
+}
+
+static int effect_END_SKIPPED(struct apply *a)
+{
+	return end_run(a->r, a->fx, 1);
+}
+
+/* A refreshed source that differs from the pinned one waits for a choice;
+ * the choice resolves it. */
+static int effect_CANDIDATE_INVALID(struct apply *a)
+{
+	json_t *copy;
+
+	if (a->fx->candidate == NULL)
+		return 0;
+	copy = json_deep_copy(a->fx->candidate);
+	return copy ? json_object_set_new(a->rec, "source_candidate", copy) : -1;
+}
+
+static int effect_CANDIDATE_VALID(struct apply *a)
+{
+	return effect_CANDIDATE_INVALID(a);
+}
+
+static int effect_CANDIDATE_CLEAR(struct apply *a)
+{
+	json_object_del(a->rec, "source_candidate");
+	return 0;
+}
+
+static int run_effects_of(struct apply *a, enum effect_phase phase)
+{
+	for (int e = 0; e < FSM_EFFECT__COUNT; e++)
+		if ((a->st->ops & (UINT32_C(1) << e)) && effect_phase[e] == phase &&
+		    effect_handler[e](a) < 0)
+			return -1;
+	return 0;
+}
+
+/* The machine's verdict on state, pause, budget, review and the current
+ * Action, written for every applied step. */
+static int project_machine(struct apply *a)
+{
+	const struct fsm_step *st = a->st;
+	json_t *rec = a->rec;
+
+	if (!(st->ops & FSM_OP(RECORD_REQUEST)))
 		json_object_del(rec, "pending_destructive_request");
 	json_object_del(rec, "destructive_grant");
-
-	/* The machine's verdict on state, budget and review. */
 	if (json_object_set_new(rec, "state",
 				json_string(tbl_runstate_wire[tbl_state_runstate[st->run.state]])) < 0)
-		goto nomem;
+		return -1;
 	if (tbl_state_pause[st->run.state] != FSM_PAUSE_NONE) {
 		if (json_object_set_new(rec, "pause_reason",
 					json_string(tbl_pause_wire[tbl_state_pause[st->run.state]])) < 0)
-			goto nomem;
+			return -1;
 	} else {
 		json_object_del(rec, "pause_reason");
 	}
 	if (json_object_set_new(rec, "review_pending", json_boolean(st->run.review_pending)) < 0 ||
 	    json_object_set_new(rec, "initial_budget", json_integer(st->run.initial_budget)) < 0 ||
 	    json_object_set_new(rec, "remaining_budget", json_integer(st->run.remaining)) < 0 ||
-	    json_object_set_new(rec, "updated_at", json_string(fx->now)) < 0)
-		goto nomem;
-	if (!(ops & FSM_OP_KEEP_ACTION) || st->issued != FSM_KIND_NONE)
+	    json_object_set_new(rec, "updated_at", json_string(a->fx->now)) < 0)
+		return -1;
+	if (!(st->ops & FSM_OP(KEEP_ACTION)) || st->issued != FSM_KIND_NONE)
 		json_object_del(rec, "current_action");
-	if (st->issued != FSM_KIND_NONE) {
-		if (grant && json_object_set(rec, "destructive_grant", grant) < 0)
-			goto nomem;
-		rc = issue_action(r, st->issued, st->brief, suggested, fx,
-				  st->run.grant ? grant : NULL, err);
-		if (rc < 0)
-			goto out;
-	}
-	if ((ops & (FSM_OP_END | FSM_OP_END_SKIPPED)) &&
-	    end_run(r, fx, (ops & FSM_OP_END_SKIPPED) != 0) < 0)
+	if (st->issued != FSM_KIND_NONE && a->grant &&
+	    json_object_set(rec, "destructive_grant", a->grant) < 0)
+		return -1;
+	return 0;
+}
+
+int run_apply(struct run *r, const struct fsm_step *st,
+	      const struct run_effects *fx, struct sw_error *err)
+{
+	struct apply a = { r, r->rec, NULL, NULL, NULL, NULL, NULL, st, fx };
+	int rc = 0;
+
+	if (st->verdict != FSM_APPLY && st->verdict != FSM_APPLY_ERROR)
+		return sw_error_set(err, SW_EINVAL, "run_apply on a refused step");
+	a.cur = json_incref(json_object_get(r->rec, "current_action"));
+	a.record = a.cur ? record_for(r->rec, str(a.cur, "action_id")) : NULL;
+	if (run_effects_of(&a, BEFORE) < 0 || project_machine(&a) < 0)
+		goto nomem;
+	if (st->issued != FSM_KIND_NONE &&
+	    (rc = issue_action(r, st->issued, st->brief, a.suggested, fx,
+			       st->run.grant ? a.grant : NULL, err)) < 0)
+		goto out;
+	if (run_effects_of(&a, AFTER) < 0)
 		goto nomem;
 	goto out;
 nomem:
 	rc = oom(err);
 out:
-	json_decref(grant);
-	json_decref(popped);
-	json_decref(cur);
+	json_decref(a.grant);
+	json_decref(a.popped);
+	json_decref(a.cur);
 	return rc;
 }
 
@@ -1550,7 +1729,7 @@ int run_thaw(struct run *r, struct sw_error *err)
 	if (r->nfz == 0)
 		return 0;
 	if ((all = fz_records(r)) == NULL)
-		return sw_error_proto(err, "run_journal_invalid", "a frozen Action record does not parse");
+		return sw_error_proto(err, TBL_ERR_RUN_JOURNAL_INVALID, "a frozen Action record does not parse");
 	json_array_foreach(json_object_get(r->rec, "actions"), i, v)
 		if (json_array_append(all, v) < 0) {
 			json_decref(all);
@@ -1617,7 +1796,7 @@ json_t *run_delta(const struct run *before, const struct run *after, size_t rule
 {
 	json_t *d = json_pack("{s:i, s:i, s:s, s:I}", "event_version", 2,
 			      "contract_version", 2, "run_id", str(after->rec, "id"),
-			      "rule", (json_int_t)rule);
+			      "rule", (json_int_t)tbl_rules[rule].id);
 	json_t *set = json_object(), *clear = json_array(), *app = json_object();
 	json_t *upd = json_object();
 
@@ -1712,7 +1891,7 @@ static int known_field(const char *k)
 
 static int bad(struct sw_error *err, const char *what)
 {
-	return sw_error_proto(err, "run_journal_invalid", "journal event data: %s", what);
+	return sw_error_proto(err, TBL_ERR_RUN_JOURNAL_INVALID, "journal event data: %s", what);
 }
 
 int run_replay(struct run **rp, const char *type, const json_t *data,
@@ -1815,20 +1994,6 @@ int run_replay(struct run **rp, const char *type, const json_t *data,
 }
 
 /* ---- views ---- */
-
-void run_context_digest(const char *context, char out[SW_DIGEST_LEN])
-{
-	static const char domain[] = "slipway-material/v1";
-	struct sw_sha256 *h = NULL;
-
-	if (sw_sha256_new(&h, &(struct sw_error)SW_ERROR_INIT) < 0) {
-		out[0] = '\0';
-		return;
-	}
-	sw_sha256_field(h, domain, sizeof(domain) - 1);
-	sw_sha256_field(h, context, strlen(context));
-	sw_sha256_final_prefixed(h, out);
-}
 
 json_t *run_take_contexts(struct run *r)
 {
@@ -2129,36 +2294,36 @@ static unsigned named_record(const struct run *r, const char *action_id, const c
 	return 0;
 }
 
-static unsigned named_facts(const struct run *r, const char *action_id)
+static uint64_t named_facts(const struct run *r, const char *action_id)
 {
 	const char *cur = run_current_action_id(r), *sha;
-	unsigned f = 0;
+	uint64_t f = 0;
 
 	if (cur && action_id && strcmp(cur, action_id) == 0)
-		f |= FSM_F_NAMED_CURRENT;
+		f |= FSM_F(NAMED_CURRENT);
 	if (named_record(r, action_id, &sha) & FZ_VOIDED)
-		f |= FSM_F_NAMED_VOIDED;
+		f |= FSM_F(NAMED_VOIDED);
 	return f;
 }
 
-unsigned run_submit_facts(const struct run *r, const char *action_id,
+uint64_t run_submit_facts(const struct run *r, const char *action_id,
 			  const char *outcome_sha256)
 {
 	const char *sha;
-	unsigned f = named_facts(r, action_id);
+	uint64_t f = named_facts(r, action_id);
 
 	if (named_record(r, action_id, &sha) & FZ_OUTCOME) {
-		f |= FSM_F_PRIOR;
+		f |= FSM_F(PRIOR);
 		if (outcome_sha256 && strcmp(sha, outcome_sha256) == 0)
-			f |= FSM_F_PRIOR_SAME;
+			f |= FSM_F(PRIOR_SAME);
 	}
 	return f;
 }
 
-unsigned run_answer_facts(const struct run *r, const char *action_id,
+uint64_t run_answer_facts(const struct run *r, const char *action_id,
 			  const char *answer_sha256, int *prior_confirm)
 {
-	unsigned f = named_facts(r, action_id);
+	uint64_t f = named_facts(r, action_id);
 	json_t *a;
 	size_t i;
 
@@ -2167,9 +2332,9 @@ unsigned run_answer_facts(const struct run *r, const char *action_id,
 	json_array_foreach(json_object_get(r->rec, "answers"), i, a) {
 		if (strcmp(str(a, "action_id"), action_id) != 0)
 			continue;
-		f |= FSM_F_PRIOR;
+		f |= FSM_F(PRIOR);
 		if (answer_sha256 && strcmp(str(a, "payload_sha256"), answer_sha256) == 0)
-			f |= FSM_F_PRIOR_SAME;
+			f |= FSM_F(PRIOR_SAME);
 		if (prior_confirm)
 			*prior_confirm = json_is_true(json_object_get(a, "confirm_destructive"));
 		break;

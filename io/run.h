@@ -58,7 +58,7 @@ struct run_effects {
 	int confirm;
 	const char *scope_sha256;		/* "" when none */
 	const char *answer_sha256;
-	/* Git, when the event observed it (FSM_OP_OBSERVE / GIT_FAILED) */
+	/* Git, when the event observed it (FSM_OP(OBSERVE) / GIT_FAILED) */
 	const struct json_t *observation;	/* gitObservation, or NULL */
 	int observation_complete;
 	int changed;				/* differs from the Run start */
@@ -67,6 +67,8 @@ struct run_effects {
 	const struct json_t *final_observation;	/* NULL when it failed */
 	int final_changed;
 	const char *final_error;
+	/* CANDIDATE_VALID / CANDIDATE_INVALID: the candidate that waits */
+	const struct json_t *candidate;
 };
 
 int run_create(struct run **out, const struct run_start *start,
@@ -87,7 +89,8 @@ struct fsm_run run_machine(const struct run *r);
 int run_apply(struct run *r, const struct fsm_step *st,
 	      const struct run_effects *fx, struct sw_error *err);
 
-/* The journal data of the change from `before` to `after` (new reference). */
+/* The journal data of the change from `before` to `after` (new reference);
+ * "rule" names tbl_rules[rule] by its stable id, never by its position. */
 struct json_t *run_delta(const struct run *before, const struct run *after,
 			 size_t rule);
 
@@ -110,12 +113,10 @@ struct json_t *run_current_action_full(const struct run *r,
 
 /* The context texts of the Actions issued since the last call, as a JSON
  * array of strings (new reference, or NULL on ENOMEM).  The driver stores
- * each as a material under run_context_digest() before the event that
+ * each as a material (sw_material_digest) before the event that
  * refers to it. */
 struct json_t *run_take_contexts(struct run *r);
 
-/* framed("slipway-material/v1", context), as a material's digest. */
-void run_context_digest(const char *context, char out[SW_DIGEST_LEN]);
 
 /* Frozen records (the mutation path).  run_freeze keeps every Action
  * record but the last as its run.json text plus the facts the rules need,
@@ -206,12 +207,12 @@ int run_add_observation(struct run *r, const char *text, struct sw_error *err);
 int run_set_resume_result(struct run *r, const char *operation,
 			  int budget_applied, struct sw_error *err);
 
-/* Facts about the Action named `action_id` (FSM_F_NAMED_CURRENT,
+/* Facts about the Action named `action_id` (FSM_F(NAMED_CURRENT),
  * NAMED_VOIDED, PRIOR, PRIOR_SAME) for a submit whose payload digest is
  * `outcome_sha256`, or for an answer whose digest is `answer_sha256`. */
-unsigned run_submit_facts(const struct run *r, const char *action_id,
+uint64_t run_submit_facts(const struct run *r, const char *action_id,
 			  const char *outcome_sha256);
-unsigned run_answer_facts(const struct run *r, const char *action_id,
+uint64_t run_answer_facts(const struct run *r, const char *action_id,
 			  const char *answer_sha256, int *prior_confirm);
 
 /* 1 when the waiting Outcome names a superseded answer that is not an

@@ -818,7 +818,7 @@ int source_pinned_validate(const struct source_pinned *p, struct sw_error *err)
 
 		if (s->payload == NULL)
 			continue;
-		if ((rc = source__material_digest(digest, s->payload, s->bytes,
+		if ((rc = sw_material_digest(digest, s->payload, s->bytes,
 						  err)) < 0)
 			return rc;
 		if (strcmp(digest, s->material_sha256) != 0)

@@ -820,7 +820,7 @@ static int build_sections(struct source_pinned *pin, enum source_class *code,
 			goto out;
 		}
 		memcpy(s->payload, payload, plen);
-		if ((rc = source__material_digest(s->material_sha256, payload, plen,
+		if ((rc = sw_material_digest(s->material_sha256, payload, plen,
 						  err)) < 0 ||
 		    (rc = source__section_digest(s->section_revision, s->key,
 						 s->role, s->title, payload, plen,

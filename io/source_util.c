@@ -356,14 +356,6 @@ int source__comment_digest(char out[SW_DIGEST_LEN], const char *body,
 	return source__framed(out, f, 2, err);
 }
 
-int source__material_digest(char out[SW_DIGEST_LEN], const void *payload,
-			    size_t len, struct sw_error *err)
-{
-	struct source__field f[] = { STR("slipway-material/v1"), { payload, len } };
-
-	return source__framed(out, f, 2, err);
-}
-
 int source__section_digest(char out[SW_DIGEST_LEN], const char *key,
 			   enum source_role role, const char *title,
 			   const void *payload, size_t len, struct sw_error *err)

@@ -62,9 +62,6 @@ int source__framed(char out[SW_DIGEST_LEN], const struct source__field *f,
 /* framed("slipway-comment-body/v1", body) of an already-normalized body. */
 int source__comment_digest(char out[SW_DIGEST_LEN], const char *body,
 			   size_t len, struct sw_error *err);
-/* framed("slipway-material/v1", payload) */
-int source__material_digest(char out[SW_DIGEST_LEN], const void *payload,
-			    size_t len, struct sw_error *err);
 /* framed("slipway-section/v2", key, role, title, payload) */
 int source__section_digest(char out[SW_DIGEST_LEN], const char *key,
 			   enum source_role role, const char *title,

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <limits.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <jansson.h>
-#include <openssl/rand.h>
 
 #include "io/journal.h"
 #include "io/json.h"
@@ -27,7 +27,6 @@
 #define CHECKPOINT_LOG_NAME "run.checkpoint-log"
 #define CHECKPOINT_MAX (256u << 20)
 #define MATERIALS_NAME "materials"
-#define MATERIAL_DOMAIN "slipway-material/v1"
 #define RENAME_ATTEMPTS 10
 
 struct store {
@@ -406,12 +405,31 @@ static bool same_file(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* The kernel's random bytes (getrandom(2), blocking only until the pool
+ * is first seeded): no user-space generator to set up per process. */
+static int random_bytes(unsigned char *b, size_t n, struct sw_error *err)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = getrandom(b + got, n - got, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return sw_error_sys(err, errno, "cannot draw random bytes");
+		got += (size_t)r;
+	}
+	return 0;
+}
+
 static int random_hex16(char out[17], struct sw_error *err)
 {
 	unsigned char b[8];
+	int rc;
 
-	if (RAND_bytes(b, sizeof(b)) != 1)
-		return sw_error_set(err, SW_EIO, "cannot draw random bytes");
+	if ((rc = random_bytes(b, sizeof(b), err)) < 0)
+		return rc;
 	for (int i = 0; i < 8; i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 	return 0;
@@ -439,9 +457,10 @@ int store_new_run_id(char out[37], struct sw_error *err)
 {
 	unsigned char b[16];
 	size_t o = 0;
+	int rc;
 
-	if (RAND_bytes(b, sizeof(b)) != 1)
-		return sw_error_set(err, SW_EIO, "cannot draw random bytes");
+	if ((rc = random_bytes(b, sizeof(b), err)) < 0)
+		return rc;
 	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
 	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
 	for (int i = 0; i < 16; i++) {
@@ -452,20 +471,6 @@ int store_new_run_id(char out[37], struct sw_error *err)
 	}
 	out[36] = '\0';
 	return 0;
-}
-
-void store_material_digest(const void *bytes, size_t len,
-			   char out[SW_DIGEST_LEN])
-{
-	struct sw_sha256 *h = NULL;
-
-	if (sw_sha256_new(&h, NULL) < 0) {
-		out[0] = '\0';
-		return;
-	}
-	sw_sha256_field(h, MATERIAL_DOMAIN, strlen(MATERIAL_DOMAIN));
-	sw_sha256_field(h, bytes, len);
-	sw_sha256_final_prefixed(h, out);
 }
 
 /* ---- anchored opening ------------------------------------------------ */
@@ -669,12 +674,12 @@ static void fail_reset(struct store *s)
 	memset(&s->fail, 0, sizeof(s->fail));
 }
 
-static void set_proto(struct sw_error *err, const char *code)
+static void set_proto(struct sw_error *err, enum tbl_err code)
 {
 	if (err == NULL)
 		return;
 	err->code = SW_EPROTO;
-	snprintf(err->proto, sizeof(err->proto), "%s", code);
+	err->proto = code;
 }
 
 /* Turns a failed mutation into its wire classification (upstream
@@ -684,7 +689,7 @@ static int finish_mutation(struct store *s, const struct txn *t, int rc,
 			   struct sw_error *err)
 {
 	struct store_failure *f = &s->fail;
-	const char *code;
+	enum tbl_err code;
 
 	if (rc == 0)
 		return 0;
@@ -695,29 +700,29 @@ static int finish_mutation(struct store *s, const struct txn *t, int rc,
 	f->namespace_detached = t->detached;
 	f->ambiguous = t->wrote && !t->committed;
 	if (t->detached || f->ambiguous)
-		code = "mutation_outcome_ambiguous";
+		code = TBL_ERR_MUTATION_OUTCOME_AMBIGUOUS;
 	else if (f->committed && f->projection_stale)
-		code = "mutation_committed_projection_stale";
+		code = TBL_ERR_MUTATION_COMMITTED_PROJECTION_STALE;
 	else if (f->committed)
-		code = "mutation_committed_verification_failed";
+		code = TBL_ERR_MUTATION_COMMITTED_VERIFICATION_FAILED;
 	else
-		code = "mutation_not_committed";
+		code = TBL_ERR_MUTATION_NOT_COMMITTED;
 	if (err != NULL && err->code == SW_EPROTO &&
-	    strcmp(err->proto, "run_journal_invalid") != 0) {
+	    err->proto != TBL_ERR_RUN_JOURNAL_INVALID) {
 		/* journal_record_too_large, run_busy, run_not_found or the
 		 * caller's own protocol error win over the generic codes. */
-		snprintf(f->code, sizeof(f->code), "%s", err->proto);
+		f->code = err->proto;
 		return rc;
 	}
 	set_proto(err, code);
-	snprintf(f->code, sizeof(f->code), "%s", code);
+	f->code = code;
 	return err ? err->code : rc;
 }
 
-static int fail_proto(struct store *s, struct sw_error *err, const char *code,
+static int fail_proto(struct store *s, struct sw_error *err, enum tbl_err code,
 		      const char *fmt, const char *arg)
 {
-	snprintf(s->fail.code, sizeof(s->fail.code), "%s", code);
+	s->fail.code = code;
 	return sw_error_proto(err, code, fmt, arg);
 }
 
@@ -739,7 +744,7 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 
 	*out = NULL;
 	if (git_common_dir == NULL || git_common_dir[0] != '/') {
-		rc = sw_error_proto(err, "runstore_unavailable",
+		rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE,
 				    "git common directory must be an absolute path");
 		goto out;
 	}
@@ -753,7 +758,7 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 	s->clock = default_clock;
 	s->lock_timeout_ms = STORE_LOCK_TIMEOUT_MS;
 	if (lstat(git_common_dir, &before) < 0 || !S_ISDIR(before.st_mode)) {
-		rc = sw_error_proto(err, "runstore_unavailable",
+		rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE,
 				    "'%s' is not a regular directory", git_common_dir);
 		goto out;
 	}
@@ -761,7 +766,7 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (s->common_fd < 0 || fstat(s->common_fd, &s->common_st) < 0 ||
 	    !same_file(&before, &s->common_st)) {
-		rc = sw_error_proto(err, "runstore_unavailable",
+		rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE,
 				    "cannot open git common directory '%s'",
 				    git_common_dir);
 		goto out;
@@ -779,7 +784,7 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 				rc = 0;
 				goto out;
 			}
-			rc = sw_error_proto(err, "runstore_unavailable", "%s", e.msg);
+			rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE, "%s", e.msg);
 			goto out;
 		}
 	} else {
@@ -795,7 +800,7 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 		    (created &&
 		     ((rc = sync_dir(s->runs_fd, &s->runs_st, "runs", &e)) < 0 ||
 		      (rc = sync_dir(s->slipway_fd, &s->slipway_st, "slipway", &e)) < 0))) {
-			rc = sw_error_proto(err, "runstore_unavailable", "%s", e.msg);
+			rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE, "%s", e.msg);
 			goto out;
 		}
 	}
@@ -973,10 +978,10 @@ static int run_open(struct run *r, struct store *s, const char *id, bool secure,
 	if ((rc = anchors_valid(s, err)) < 0)
 		return rc;
 	if (s->empty)
-		return fail_proto(s, err, "run_not_found", "run '%s' not found", id);
+		return fail_proto(s, err, TBL_ERR_RUN_NOT_FOUND, "run '%s' not found", id);
 	if (open_dir_at(&r->fd, &r->st, NULL, s->runs_fd, id, false, secure, &e) < 0) {
 		if (e.sys_errno == ENOENT)
-			return fail_proto(s, err, "run_not_found",
+			return fail_proto(s, err, TBL_ERR_RUN_NOT_FOUND,
 					  "run '%s' not found", id);
 		return sw_error_set(err, e.code, "inspect run: %s", e.msg);
 	}
@@ -1026,8 +1031,8 @@ static int run_lock(struct run *r, struct store *s, bool exclusive,
 		}
 		if (now_ms() >= deadline) {
 			close_fd(&r->lock_fd);
-			snprintf(s->fail.code, sizeof(s->fail.code), "run_busy");
-			return sw_error_proto(err, "run_busy",
+			s->fail.code = TBL_ERR_RUN_BUSY;
+			return sw_error_proto(err, TBL_ERR_RUN_BUSY,
 					      "run lock acquisition timed out after %u ms",
 					      s->lock_timeout_ms);
 		}
@@ -1164,7 +1169,7 @@ static bool blank(const char *s, size_t n)
 static int invalid_journal(struct store *s, struct sw_error *err,
 			   const char *why)
 {
-	return fail_proto(s, err, "run_journal_invalid", "%s", why);
+	return fail_proto(s, err, TBL_ERR_RUN_JOURNAL_INVALID, "%s", why);
 }
 
 /* Where a replay starts and what it hashes (store_update_resumable). */
@@ -1475,12 +1480,12 @@ int store_mutation_add_event(struct store_mutation *m, enum tbl_jevent type,
 		struct store_failure *f = &m->s->fail;
 
 		sw_free(compact);
-		snprintf(f->code, sizeof(f->code), "journal_record_too_large");
+		f->code = TBL_ERR_JOURNAL_RECORD_TOO_LARGE;
 		f->has_limit = true;
 		snprintf(f->limit_context, sizeof(f->limit_context), "event payload");
 		f->limit_size = clen;
 		f->limit_max = JOURNAL_MAX_DATA;
-		return sw_error_proto(err, "journal_record_too_large",
+		return sw_error_proto(err, TBL_ERR_JOURNAL_RECORD_TOO_LARGE,
 				      "event payload exceeds journal record limit: %zu bytes exceeds %u",
 				      clen, JOURNAL_MAX_DATA);
 	}
@@ -1527,7 +1532,7 @@ int store_mutation_add_material(struct store_mutation *m, const void *bytes,
 		return sw_error_set(err, SW_ENOMEM, "cannot add material");
 	}
 	m->mat = p;
-	store_material_digest(bytes, len, m->mat[m->nmat].digest);
+	sw_material_digest(m->mat[m->nmat].digest, bytes, len, NULL);
 	m->mat[m->nmat].bytes = copy;
 	m->mat[m->nmat].len = len;
 	if (digest)
@@ -1567,7 +1572,7 @@ static int encode_mutation(char **journal, size_t *jlen, char **proj,
 				 "encoded journal event");
 			f->limit_size = llen;
 			f->limit_max = JOURNAL_MAX_LINE;
-			rc = sw_error_proto(err, "journal_record_too_large",
+			rc = sw_error_proto(err, TBL_ERR_JOURNAL_RECORD_TOO_LARGE,
 					    "encoded journal event exceeds journal record limit: %zu bytes exceeds %u",
 					    llen, JOURNAL_MAX_LINE);
 			goto out;
@@ -1639,7 +1644,7 @@ static int read_blob(void **out, size_t *len, struct stat *st, int mfd, const ch
 		rc = sw_error_sys(err, errno, "cannot inspect material %s", digest);
 		goto out;
 	}
-	store_material_digest(buf, n, got);
+	sw_material_digest(got, buf, n, NULL);
 	if (strcmp(got, digest) != 0) {
 		rc = sw_error_set(err, SW_EPARSE, "material %s is corrupt", digest);
 		goto out;
@@ -1906,8 +1911,14 @@ static int leaf_is(int dfd, const char *name, const struct stat *want)
 }
 
 /* Installs the prepared run.json: the old one is parked under a quarantine
- * name (no replace), the temp renamed into place (no replace), the
- * directory synced, the quarantine removed and the directory synced. */
+ * name (no replace), the temp renamed into place (no replace) and the
+ * quarantine removed.  The directory is not synced: the journal is
+ * already committed, the temp's bytes are synced, and run.json is a
+ * projection of the journal.  A power loss may undo these renames,
+ * leaving the previous run.json (or none, and a quarantine file); that is
+ * the projection a crash just after the commit leaves too, and the next
+ * mutation replaces it (a checkpoint naming the lost file is not adopted:
+ * its identity differs). */
 static int install_projection(struct prepared *p, struct store *s,
 			      struct run *r, struct txn *t,
 			      struct sw_error *err)
@@ -1965,21 +1976,14 @@ static int install_projection(struct prepared *p, struct store *s,
 	}
 	if ((rc = run_valid(s, r, err)) < 0)
 		return rc;
-	t->phase = "projection_directory_sync";
-	if ((rc = sync_dir(r->fd, &r->st, "run", err)) < 0)
-		return rc;
 	t->pending = false;
 	if (quarantine[0]) {
-		t->phase = "projection_rename";
 		if (!leaf_is(r->fd, quarantine, &p->prev_st))
 			return sw_error_set(err, SW_EUNSAFE,
 					    "old projection was preserved at '%s' after its identity changed",
 					    quarantine);
 		if (unlinkat(r->fd, quarantine, 0) < 0)
 			return sw_error_sys(err, errno, "cannot remove old projection");
-		t->phase = "projection_directory_sync";
-		if ((rc = sync_dir(r->fd, &r->st, "run", err)) < 0)
-			return rc;
 	}
 	return run_valid(s, r, err);
 }

@@ -21,8 +21,10 @@
  * temp (fsync), journal append + fsync, fsync run dir (commit point),
  * install run.json, fsync runs/.  Update: lock, replay (repairing a torn
  * tail), mutate callback, projection temp, materials, journal append with
- * O_APPEND + fsync (commit point), then run.json is replaced through a
- * quarantine name with rename-no-replace and directory fsyncs.
+ * O_APPEND + fsync (commit point), then run.json (its temp already
+ * fsynced) is replaced through a quarantine name with rename-no-replace;
+ * those renames are not synced, since run.json is a projection that the
+ * next mutation rewrites from the journal.
  *
  * Errors.  Every failure returns a negative sw_code; store failures carry
  * the wire code in err->proto (SW_EPROTO): run_not_found, run_journal_invalid,
@@ -60,7 +62,7 @@ struct store_event {
 
 /* Details of the last failure (cliError details shapes M and J). */
 struct store_failure {
-	char code[64];		/* wire code, "" after success */
+	enum tbl_err code;	/* wire code, TBL_ERR_NONE after success */
 	bool has_mutation;	/* shape M below is meaningful */
 	char phase[32];
 	bool committed;
@@ -102,7 +104,7 @@ const struct store_failure *store_last_failure(const struct store *s);
 
 /* 1 if `id` matches [A-Za-z0-9_-]{1,128}. */
 int store_run_id_valid(const char *id);
-/* A random lowercase UUIDv4 (OpenSSL RAND_bytes).  SW_EIO. */
+/* A random lowercase UUIDv4 (getrandom(2)).  SW_EIO. */
 int store_new_run_id(char out[37], struct sw_error *err);
 
 /* Creates run `run_id`: `mutate` must add exactly one event.  Fails with
@@ -146,9 +148,6 @@ int store_read_material(void **out, size_t *len, struct store *s,
 			const char *run_id, const char *digest,
 			struct sw_error *err);
 
-/* framed("slipway-material/v1", bytes) as "sha256:<hex>". */
-void store_material_digest(const void *bytes, size_t len,
-			   char out[SW_DIGEST_LEN]);
 
 /* Replay checkpoint.  run.checkpoint and run.checkpoint-log in the run
  * directory are a cache, never the authority: store_update_resumable

@@ -206,21 +206,6 @@ int vcs_identity_equal(const struct vcs_identity *a,
 	       strcmp(a->id, b->id) == 0;
 }
 
-int vcs_identity_copy(struct vcs_identity *dst, const struct vcs_identity *src,
-		      struct sw_error *err)
-{
-	dst->version = src->version;
-	memcpy(dst->id, src->id, sizeof(dst->id));
-	dst->worktree_root = sw_strdup(src->worktree_root);
-	dst->git_dir = sw_strdup(src->git_dir);
-	dst->git_common_dir = sw_strdup(src->git_common_dir);
-	if (!dst->worktree_root || !dst->git_dir || !dst->git_common_dir) {
-		vcs_identity_release(dst);
-		return sw_error_set(err, SW_ENOMEM, "cannot copy identity");
-	}
-	return 0;
-}
-
 void vcs_identity_release(struct vcs_identity *id)
 {
 	if (id == NULL)

@@ -42,10 +42,6 @@ int vcs_identity_compute_id(struct vcs_identity *id, struct sw_error *err);
 int vcs_identity_equal(const struct vcs_identity *a,
 		       const struct vcs_identity *b);
 
-/* Deep-copies `src` into *dst (initialised by the caller). */
-int vcs_identity_copy(struct vcs_identity *dst, const struct vcs_identity *src,
-		      struct sw_error *err);
-
 void vcs_identity_release(struct vcs_identity *id);
 
 /* The identity a `next` carries when `root` is not a usable workspace:

@@ -3,34 +3,43 @@
 
 #include "fsm/fsm.h"
 
-#define F(x) FSM_F_##x
-#define O(x) FSM_OP_##x
+#define F(x) FSM_F(x)
+#define O(x) FSM_OP(x)
 #define ST(x) FSM_ST_##x
+#define NEED(facts) FSM_NEED(facts)
+#define DENY(facts) FSM_DENY(facts)
 #define E(x) FSM_ERR_X(x)
 #define FSM_ERR_X(x) TBL_ERR_##x
-#define FSM_EV_ANY_EVENT FSM_EV_INVALID	/* a row with this `on` matches every event */
+#define FSM_ON_ANY_EVENT FSM_ON_ANY	/* a row with this `on` matches every event */
+/* Sets of events whose gates are written once. */
+#define FSM_ON_RESUMES (FSM_ON_RESUME | FSM_ON_RESUME_PINNED | FSM_ON_RESUME_REFRESH | \
+			FSM_ON_CANDIDATE_INVALID | FSM_ON_CANDIDATE_VALID | \
+			FSM_ON_CHOOSE_PINNED | FSM_ON_CHOOSE_ADOPT)
+#define FSM_ON_REFRESHES (FSM_ON_RESUME_REFRESH | FSM_ON_CANDIDATE_INVALID | FSM_ON_CANDIDATE_VALID)
+#define FSM_ON_SOURCE_MODES (FSM_ON_RESUME_PINNED | FSM_ON_REFRESHES)
+#define FSM_ON_CHOICES (FSM_ON_CHOOSE_PINNED | FSM_ON_CHOOSE_ADOPT)
 #define PAUSED FSM_IN_PAUSED
 #define LIVE FSM_IN_LIVE
 #define EXISTS (FSM_IN_LIVE | FSM_IN(STOPPED) | FSM_IN(ENDED))
 #define DONE (FSM_IN(STOPPED) | FSM_IN(ENDED))
 
-#define REJECT(from, on, need, deny, err, why) \
-	{ from, FSM_EV_##on, need, deny, FSM_REJECT, E(err), ST(INVALID), \
+#define REJECT(id, from, on, need, deny, err, why) \
+	{ id, from, FSM_ON_##on, need, deny, FSM_REJECT, E(err), ST(INVALID), \
 	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, why }
-#define SAME(from, on, need, deny, why) \
-	{ from, FSM_EV_##on, need, deny, FSM_IDEMPOTENT, E(NONE), ST(INVALID), \
+#define SAME(id, from, on, need, deny, why) \
+	{ id, from, FSM_ON_##on, need, deny, FSM_IDEMPOTENT, E(NONE), ST(INVALID), \
 	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, why }
-#define MOVE(from, on, need, deny, to, ops, why) \
-	{ from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(to), \
+#define MOVE(id, from, on, need, deny, to, ops, why) \
+	{ id, from, FSM_ON_##on, need, deny, FSM_APPLY, E(NONE), ST(to), \
 	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, ops, why }
-#define ISSUE(from, on, need, deny, kind, brief, ops, why) \
-	{ from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(ACTIVE), \
+#define ISSUE(id, from, on, need, deny, kind, brief, ops, why) \
+	{ id, from, FSM_ON_##on, need, deny, FSM_APPLY, E(NONE), ST(ACTIVE), \
 	  FSM_ISSUE_KIND, FSM_KIND_##kind, FSM_BRIEF_##brief, ops, why }
-#define SUGGEST(from, on, need, deny, ops, why) \
-	{ from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(ACTIVE), \
+#define SUGGEST(id, from, on, need, deny, ops, why) \
+	{ id, from, FSM_ON_##on, need, deny, FSM_APPLY, E(NONE), ST(ACTIVE), \
 	  FSM_ISSUE_SUGGESTED, FSM_KIND_NONE, FSM_BRIEF_SUGGESTED, ops, why }
-#define END(from, on, need, deny, ops, why) \
-	{ from, FSM_EV_##on, need, deny, FSM_APPLY, E(NONE), ST(ENDED), \
+#define END(id, from, on, need, deny, ops, why) \
+	{ id, from, FSM_ON_##on, need, deny, FSM_APPLY, E(NONE), ST(ENDED), \
 	  FSM_ISSUE_END, FSM_KIND_NONE, FSM_BRIEF_NONE, ops, why }
 
 #define ACTIVE_ FSM_IN(ACTIVE)
@@ -40,127 +49,109 @@
 #define BUDGET_ FSM_IN(PAUSED_BUDGET)
 #define NEW_ FSM_IN(NEW)
 
+/* Columns of a row: its stable id (see struct fsm_rule: never reused, never
+ * renumbered when rows move), the states it applies to, the event, the
+ * facts it needs and denies, then what it decides and why. */
 /* clang-format off */
 const struct fsm_rule tbl_rules[] = {
 	/* ---- start: the first Orient ---- */
-	REJECT(NEW_,    START,  F(GIT_FAILED), 0,                     GIT_OBSERVATION_FAILED, "the run-start Git observation failed"),
-	ISSUE (NEW_,    START,  0, 0,                ORIENT, START,   O(CREATE),              "a new Run issues Orient"),
-	REJECT(NEW_,    ANY_EVENT, 0, 0,                              RUNTIME_ERROR,          "no Run exists under that id"),
-	REJECT(EXISTS,  START,  0, 0,                                 RUNTIME_ERROR,          "a Run with that id exists"),
+	REJECT (0, NEW_,   START,     NEED(F(GIT_FAILED)), DENY(0), GIT_OBSERVATION_FAILED, "the run-start Git observation failed"),
+	ISSUE  (1, NEW_,   START,     NEED(0),             DENY(0), ORIENT, START, O(CREATE), "a new Run issues Orient"),
+	REJECT (2, NEW_,   ANY_EVENT, NEED(0),             DENY(0), RUNTIME_ERROR, "no Run exists under that id"),
+	REJECT (3, EXISTS, START,     NEED(0),             DENY(0), RUNTIME_ERROR, "a Run with that id exists"),
 
 	/* ---- submit: gates, in the reference's order ---- */
-	REJECT(EXISTS,  SUBMIT, F(PRIOR) | F(NAMED_VOIDED), 0,        STALE_ACTION,           "the Action was voided after its outcome"),
-	SAME  (EXISTS,  SUBMIT, F(PRIOR) | F(PRIOR_SAME), 0,                                  "the same bytes again replay the answer"),
-	REJECT(EXISTS,  SUBMIT, F(PRIOR), 0,                          OUTCOME_CONFLICT,       "different bytes for an Action with an outcome"),
-	REJECT(DONE,    SUBMIT, 0, 0,                                 RUN_NOT_ACTIVE,         "a stopped or ended Run takes no outcome"),
-	REJECT(EXISTS,  SUBMIT, F(NAMED_VOIDED), 0,                   STALE_ACTION,           "the Action was voided"),
-	REJECT(PAUSED,  SUBMIT, 0, 0,                                 RUN_NOT_ACTIVE,         "a paused Run takes no outcome"),
-	REJECT(ACTIVE_, SUBMIT, 0, F(NAMED_CURRENT),                  STALE_ACTION,           "the Action is not the current one"),
-	REJECT(ACTIVE_, SUBMIT, F(OUTCOME_INVALID), 0,                INVALID_OUTCOME,        "the Outcome breaks the legal-outcome matrix"),
-	REJECT(ACTIVE_, SUBMIT, F(SUPERSEDE_INVALID), 0,              INVALID_DECISION_SUPERSESSION, "the superseded answer is not active"),
+	REJECT (4,  EXISTS,  SUBMIT, NEED(F(PRIOR) | F(NAMED_VOIDED)), DENY(0),                STALE_ACTION, "the Action was voided after its outcome"),
+	SAME   (5,  EXISTS,  SUBMIT, NEED(F(PRIOR) | F(PRIOR_SAME)),   DENY(0),                "the same bytes again replay the answer"),
+	REJECT (6,  EXISTS,  SUBMIT, NEED(F(PRIOR)),                   DENY(0),                OUTCOME_CONFLICT, "different bytes for an Action with an outcome"),
+	REJECT (7,  DONE,    SUBMIT, NEED(0),                          DENY(0),                RUN_NOT_ACTIVE, "a stopped or ended Run takes no outcome"),
+	REJECT (8,  EXISTS,  SUBMIT, NEED(F(NAMED_VOIDED)),            DENY(0),                STALE_ACTION, "the Action was voided"),
+	REJECT (9,  PAUSED,  SUBMIT, NEED(0),                          DENY(0),                RUN_NOT_ACTIVE, "a paused Run takes no outcome"),
+	REJECT (10, ACTIVE_, SUBMIT, NEED(0),                          DENY(F(NAMED_CURRENT)), STALE_ACTION, "the Action is not the current one"),
+	REJECT (11, ACTIVE_, SUBMIT, NEED(F(OUTCOME_INVALID)),         DENY(0),                INVALID_OUTCOME, "the Outcome breaks the legal-outcome matrix"),
+	REJECT (12, ACTIVE_, SUBMIT, NEED(F(SUPERSEDE_INVALID)),       DENY(0),                INVALID_DECISION_SUPERSESSION, "the superseded answer is not active"),
 
 	/* ---- submit: needs_input keeps the Action current and pauses ---- */
-	MOVE  (ACTIVE_, SUBMIT, F(NEEDS_INPUT) | F(GIT_FAILED), 0,    PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(GIT_FAILED) | O(KEEP_ACTION), "Git observation failed: the host's reason is replaced"),
-	MOVE  (ACTIVE_, SUBMIT, F(NEEDS_INPUT) | F(ASK_DECISION), 0,  PAUSED_DECISION,    O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION), "the host needs a decision"),
-	MOVE  (ACTIVE_, SUBMIT, F(NEEDS_INPUT) | F(ASK_ENVIRONMENT), 0, PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION), "the host's environment is unavailable"),
-	MOVE  (ACTIVE_, SUBMIT, F(NEEDS_INPUT) | F(ASK_DESTRUCTIVE), 0, PAUSED_DESTRUCTIVE, O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION) | O(RECORD_REQUEST), "the host asks to confirm a destructive scope"),
+	MOVE   (13, ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(GIT_FAILED)),      DENY(0), PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(GIT_FAILED) | O(KEEP_ACTION), "Git observation failed: the host's reason is replaced"),
+	MOVE   (14, ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(ASK_DECISION)),    DENY(0), PAUSED_DECISION, O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION), "the host needs a decision"),
+	MOVE   (15, ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(ASK_ENVIRONMENT)), DENY(0), PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION), "the host's environment is unavailable"),
+	MOVE   (16, ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(ASK_DESTRUCTIVE)), DENY(0), PAUSED_DESTRUCTIVE, O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION) | O(RECORD_REQUEST), "the host asks to confirm a destructive scope"),
 
 	/* ---- submit: routing after a finished Action ---- */
-	MOVE  (ACTIVE_, SUBMIT, F(OBSERVES) | F(GIT_FAILED), 0,       PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(QUEUE) | O(GIT_FAILED), "Git observation failed after the Action"),
-	ISSUE (ACTIVE_, SUBMIT, F(OBSERVES) | F(REVIEW_ENABLED) | F(CHANGED), 0, REVIEW, DEFAULT, O(RECORD_OUTCOME) | O(OBSERVE) | O(QUEUE) | O(DROP_QUEUE), "a change was observed: Review comes first and the queue is dropped"),
-	SUGGEST(ACTIVE_, SUBMIT, F(SUGGESTION), 0,                    O(RECORD_OUTCOME) | O(OBSERVE) | O(QUEUE) | O(POP), "the host's suggestion is issued"),
-	END   (ACTIVE_, SUBMIT, F(KIND_SUMMARIZE), 0,                 O(RECORD_OUTCOME) | O(END), "Summarize ends the Run"),
-	ISSUE (ACTIVE_, SUBMIT, F(KIND_REVIEW), 0,   SUMMARIZE, DEFAULT, O(RECORD_OUTCOME) | O(CLEAR_REVIEW), "Review is followed by Summarize"),
-	ISSUE (ACTIVE_, SUBMIT, 0, 0,                SUMMARIZE, DEFAULT, O(RECORD_OUTCOME) | O(OBSERVE), "with nothing else to do, Summarize"),
+	MOVE   (17, ACTIVE_, SUBMIT, NEED(F(OBSERVES) | F(GIT_FAILED)),                  DENY(0), PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(QUEUE) | O(GIT_FAILED), "Git observation failed after the Action"),
+	ISSUE  (18, ACTIVE_, SUBMIT, NEED(F(OBSERVES) | F(REVIEW_ENABLED) | F(CHANGED)), DENY(0), REVIEW, DEFAULT, O(RECORD_OUTCOME) | O(OBSERVE) | O(QUEUE) | O(DROP_QUEUE), "a change was observed: Review comes first and the queue is dropped"),
+	SUGGEST(19, ACTIVE_, SUBMIT, NEED(F(SUGGESTION)),                                DENY(0), O(RECORD_OUTCOME) | O(OBSERVE) | O(QUEUE) | O(POP), "the host's suggestion is issued"),
+	END    (20, ACTIVE_, SUBMIT, NEED(F(KIND_SUMMARIZE)),                            DENY(0), O(RECORD_OUTCOME) | O(END), "Summarize ends the Run"),
+	ISSUE  (21, ACTIVE_, SUBMIT, NEED(F(KIND_REVIEW)),                               DENY(0), SUMMARIZE, DEFAULT, O(RECORD_OUTCOME) | O(CLEAR_REVIEW), "Review is followed by Summarize"),
+	ISSUE  (22, ACTIVE_, SUBMIT, NEED(0),                                            DENY(0), SUMMARIZE, DEFAULT, O(RECORD_OUTCOME) | O(OBSERVE), "with nothing else to do, Summarize"),
 
 	/* ---- answer: gates ---- */
-	REJECT(BUDGET_, ANSWER, F(PRIOR) | F(PRIOR_SAME) | F(CONFIRM), F(BUDGET), BUDGET_EXHAUSTED, "a replayed confirmation still has no budget"),
-	SAME  (EXISTS,  ANSWER, F(PRIOR) | F(PRIOR_SAME), 0,                                  "the same answer again replays"),
-	REJECT(EXISTS,  ANSWER, F(PRIOR), 0,                          ANSWER_CONFLICT,        "a different answer for an answered Action"),
-	REJECT(ACTIVE_ | DONE, ANSWER, 0, 0,                          ANSWER_NOT_EXPECTED,    "the Run is not paused"),
-	REJECT(ENV_,    ANSWER, 0, 0,                                 ANSWER_NOT_ALLOWED,     "an unavailable environment is resumed, not answered"),
-	REJECT(BUDGET_, ANSWER, 0, 0,                                 ANSWER_NOT_EXPECTED,    "an exhausted budget is resumed, not answered"),
-	REJECT(DECISION_ | DESTRUCTIVE_, ANSWER, 0, F(NAMED_CURRENT), STALE_ACTION,           "the Action is not the waiting one"),
+	REJECT (23, BUDGET_,                  ANSWER, NEED(F(PRIOR) | F(PRIOR_SAME) | F(CONFIRM)), DENY(F(BUDGET)),        BUDGET_EXHAUSTED, "a replayed confirmation still has no budget"),
+	SAME   (24, EXISTS,                   ANSWER, NEED(F(PRIOR) | F(PRIOR_SAME)),              DENY(0),                "the same answer again replays"),
+	REJECT (25, EXISTS,                   ANSWER, NEED(F(PRIOR)),                              DENY(0),                ANSWER_CONFLICT, "a different answer for an answered Action"),
+	REJECT (26, ACTIVE_ | DONE,           ANSWER, NEED(0),                                     DENY(0),                ANSWER_NOT_EXPECTED, "the Run is not paused"),
+	REJECT (27, ENV_,                     ANSWER, NEED(0),                                     DENY(0),                ANSWER_NOT_ALLOWED, "an unavailable environment is resumed, not answered"),
+	REJECT (28, BUDGET_,                  ANSWER, NEED(0),                                     DENY(0),                ANSWER_NOT_EXPECTED, "an exhausted budget is resumed, not answered"),
+	REJECT (29, DECISION_ | DESTRUCTIVE_, ANSWER, NEED(0),                                     DENY(F(NAMED_CURRENT)), STALE_ACTION, "the Action is not the waiting one"),
 
 	/* ---- answer: a decision ---- */
-	REJECT(DECISION_, ANSWER, F(CONFIRM), 0,                      DESTRUCTIVE_CONFIRMATION_NOT_EXPECTED, "a decision takes no destructive confirmation"),
-	REJECT(DECISION_, ANSWER, F(SCOPE_GIVEN), 0,                  DESTRUCTIVE_CONFIRMATION_NOT_EXPECTED, "a decision takes no scope digest"),
-	REJECT(DECISION_, ANSWER, F(TEXT_BLANK), 0,                   ANSWER_REQUIRED,        "a decision needs text"),
-	REJECT(DECISION_, ANSWER, F(SUPERSEDE_INVALID), 0,            INVALID_DECISION_SUPERSESSION, "the superseded answer is no longer active"),
-	ISSUE (DECISION_, ANSWER, 0, 0,              ORIENT, AFTER_DECISION, O(SUPERSEDE) | O(VOID) | O(ANSWER_ACTIVE) | O(CLEAR_QUEUE), "a decision re-orients"),
+	REJECT (30, DECISION_, ANSWER, NEED(F(CONFIRM)),           DENY(0), DESTRUCTIVE_CONFIRMATION_NOT_EXPECTED, "a decision takes no destructive confirmation"),
+	REJECT (31, DECISION_, ANSWER, NEED(F(SCOPE_GIVEN)),       DENY(0), DESTRUCTIVE_CONFIRMATION_NOT_EXPECTED, "a decision takes no scope digest"),
+	REJECT (32, DECISION_, ANSWER, NEED(F(TEXT_BLANK)),        DENY(0), ANSWER_REQUIRED, "a decision needs text"),
+	REJECT (33, DECISION_, ANSWER, NEED(F(SUPERSEDE_INVALID)), DENY(0), INVALID_DECISION_SUPERSESSION, "the superseded answer is no longer active"),
+	ISSUE  (34, DECISION_, ANSWER, NEED(0),                    DENY(0), ORIENT, AFTER_DECISION, O(SUPERSEDE) | O(VOID) | O(ANSWER_ACTIVE) | O(CLEAR_QUEUE), "a decision re-orients"),
 
 	/* ---- answer: a destructive request ---- */
-	REJECT(DESTRUCTIVE_, ANSWER, F(REQUEST_INVALID), 0,           INVALID_DESTRUCTIVE_REQUEST, "the pending request no longer validates"),
-	REJECT(DESTRUCTIVE_, ANSWER, F(SCOPE_GIVEN), F(CONFIRM),      DESTRUCTIVE_CONFIRMATION_FLAG_REQUIRED, "a digest alone confirms nothing"),
-	REJECT(DESTRUCTIVE_, ANSWER, F(TEXT_BLANK), F(CONFIRM),       ANSWER_REQUIRED,        "feedback needs text"),
-	ISSUE (DESTRUCTIVE_, ANSWER, 0, F(CONFIRM),  ORIENT, AFTER_DECLINE, O(VOID) | O(ANSWER_ACTIVE) | O(CLEAR_QUEUE), "text never authorizes: decline or feedback re-orients"),
-	REJECT(DESTRUCTIVE_, ANSWER, F(CONFIRM), F(SCOPE_WELLFORMED), DESTRUCTIVE_SCOPE_REQUIRED, "confirmation needs a sha256 scope digest"),
-	REJECT(DESTRUCTIVE_, ANSWER, F(CONFIRM), F(SCOPE_MATCH),      DESTRUCTIVE_SCOPE_MISMATCH, "the digest is not the request's"),
-	{ DESTRUCTIVE_, FSM_EV_ANSWER, F(CONFIRM), F(BUDGET), FSM_APPLY_ERROR, E(BUDGET_EXHAUSTED), ST(PAUSED_BUDGET), FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE,
+	REJECT (35, DESTRUCTIVE_, ANSWER, NEED(F(REQUEST_INVALID)), DENY(0),                   INVALID_DESTRUCTIVE_REQUEST, "the pending request no longer validates"),
+	REJECT (36, DESTRUCTIVE_, ANSWER, NEED(F(SCOPE_GIVEN)),     DENY(F(CONFIRM)),          DESTRUCTIVE_CONFIRMATION_FLAG_REQUIRED, "a digest alone confirms nothing"),
+	REJECT (37, DESTRUCTIVE_, ANSWER, NEED(F(TEXT_BLANK)),      DENY(F(CONFIRM)),          ANSWER_REQUIRED, "feedback needs text"),
+	ISSUE  (38, DESTRUCTIVE_, ANSWER, NEED(0),                  DENY(F(CONFIRM)),          ORIENT, AFTER_DECLINE, O(VOID) | O(ANSWER_ACTIVE) | O(CLEAR_QUEUE), "text never authorizes: decline or feedback re-orients"),
+	REJECT (39, DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)),         DENY(F(SCOPE_WELLFORMED)), DESTRUCTIVE_SCOPE_REQUIRED, "confirmation needs a sha256 scope digest"),
+	REJECT (40, DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)),         DENY(F(SCOPE_MATCH)),      DESTRUCTIVE_SCOPE_MISMATCH, "the digest is not the request's"),
+	{ 41, DESTRUCTIVE_, FSM_ON_ANSWER, NEED(F(CONFIRM)), DENY(F(BUDGET)), FSM_APPLY_ERROR, E(BUDGET_EXHAUSTED), ST(PAUSED_BUDGET), FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE,
 	  O(ANSWER_INACTIVE) | O(DROP_QUEUE) | O(VOID), "confirmed with no budget: recorded, paused, and reported" },
-	ISSUE (DESTRUCTIVE_, ANSWER, F(CONFIRM), 0,  IMPLEMENT, AUTHORIZED, O(ANSWER_INACTIVE) | O(DROP_QUEUE) | O(GRANT) | O(RECORD_REQUEST), "the exact scope re-issues Implement with a one-shot grant"),
+	ISSUE  (42, DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)),         DENY(0),                   IMPLEMENT, AUTHORIZED, O(ANSWER_INACTIVE) | O(DROP_QUEUE) | O(GRANT) | O(RECORD_REQUEST), "the exact scope re-issues Implement with a one-shot grant"),
 
 	/* ---- skip ---- */
-	REJECT(NEW_ | DONE, SKIP, 0, 0,                               RUN_NOT_SKIPPABLE,      "only an active or paused Run has a skippable Action"),
-	REJECT(LIVE,    SKIP,   0, F(NAMED_CURRENT),                  STALE_ACTION,           "the Action is not the current one"),
-	ISSUE (LIVE,    SKIP,   F(KIND_REVIEW), 0,   SUMMARIZE, AFTER_REVIEW_SKIP, O(SKIP) | O(REVIEW_NOT_RUN) | O(CLEAR_REVIEW) | O(DROP_QUEUE), "skipped Review goes to Summarize"),
-	END   (LIVE,    SKIP,   F(KIND_SUMMARIZE), 0,                 O(SKIP) | O(DROP_QUEUE) | O(END_SKIPPED), "skipped Summarize ends the Run"),
-	MOVE  (LIVE,    SKIP,   F(GIT_FAILED), 0,                     PAUSED_ENVIRONMENT, O(SKIP) | O(DROP_QUEUE) | O(GIT_FAILED), "Git observation failed after the skip"),
-	ISSUE (LIVE,    SKIP,   F(REVIEW_ENABLED) | F(CHANGED), 0, REVIEW, REVIEW_AFTER_SKIP, O(SKIP) | O(DROP_QUEUE) | O(OBSERVE), "a change was observed: Review"),
-	ISSUE (LIVE,    SKIP,   0, 0,                SUMMARIZE, SUMMARY_AFTER_SKIP, O(SKIP) | O(DROP_QUEUE) | O(OBSERVE), "otherwise Summarize"),
+	REJECT (43, NEW_ | DONE, SKIP, NEED(0),                              DENY(0),                RUN_NOT_SKIPPABLE, "only an active or paused Run has a skippable Action"),
+	REJECT (44, LIVE,        SKIP, NEED(0),                              DENY(F(NAMED_CURRENT)), STALE_ACTION, "the Action is not the current one"),
+	ISSUE  (45, LIVE,        SKIP, NEED(F(KIND_REVIEW)),                 DENY(0),                SUMMARIZE, AFTER_REVIEW_SKIP, O(SKIP) | O(REVIEW_NOT_RUN) | O(CLEAR_REVIEW) | O(DROP_QUEUE), "skipped Review goes to Summarize"),
+	END    (46, LIVE,        SKIP, NEED(F(KIND_SUMMARIZE)),              DENY(0),                O(SKIP) | O(DROP_QUEUE) | O(END_SKIPPED), "skipped Summarize ends the Run"),
+	MOVE   (47, LIVE,        SKIP, NEED(F(GIT_FAILED)),                  DENY(0),                PAUSED_ENVIRONMENT, O(SKIP) | O(DROP_QUEUE) | O(GIT_FAILED), "Git observation failed after the skip"),
+	ISSUE  (48, LIVE,        SKIP, NEED(F(REVIEW_ENABLED) | F(CHANGED)), DENY(0),                REVIEW, REVIEW_AFTER_SKIP, O(SKIP) | O(DROP_QUEUE) | O(OBSERVE), "a change was observed: Review"),
+	ISSUE  (49, LIVE,        SKIP, NEED(0),                              DENY(0),                SUMMARIZE, SUMMARY_AFTER_SKIP, O(SKIP) | O(DROP_QUEUE) | O(OBSERVE), "otherwise Summarize"),
 
 	/* ---- stop ---- */
-	REJECT(FSM_IN(ENDED), STOP, 0, 0,                             RUN_ALREADY_ENDED,      "an ended Run cannot be stopped"),
-	MOVE  (FSM_IN(STOPPED), STOP, 0, 0,                           STOPPED, 0,             "stopping again is journaled"),
-	MOVE  (LIVE,    STOP,   0, 0,                                 STOPPED, O(VOID),       "stop voids the current Action"),
+	REJECT (50, FSM_IN(ENDED),   STOP, NEED(0), DENY(0), RUN_ALREADY_ENDED, "an ended Run cannot be stopped"),
+	MOVE   (51, FSM_IN(STOPPED), STOP, NEED(0), DENY(0), STOPPED, 0, "stopping again is journaled"),
+	MOVE   (52, LIVE,            STOP, NEED(0), DENY(0), STOPPED, O(VOID), "stop voids the current Action"),
 
-	/* ---- resume ---- */
-	REJECT(FSM_IN(ENDED), RESUME, 0, 0,                           RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
-	REJECT(EXISTS,  RESUME, 0, F(NEXT_RESUME),                    RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
-	REJECT(EXISTS,  RESUME, F(SOURCE_OPTIONS), F(ISSUE_BACKED),   SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source option"),
-	REJECT(EXISTS,  RESUME, F(ISSUE_BACKED) | F(CANDIDATE), F(SOURCE_OPTIONS), SOURCE_CHOICE_REQUIRED, "a waiting source candidate needs a choice"),
-	REJECT(EXISTS,  RESUME, F(ISSUE_BACKED), F(SOURCE_OPTIONS),   SOURCE_MODE_REQUIRED,   "an issue-backed Run resumes through a source mode"),
-	REJECT(EXISTS,  RESUME, F(ISSUE_BACKED), 0,                   STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
-	ISSUE (EXISTS,  RESUME, 0, F(ISSUE_BACKED),  ORIENT, RESUMED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "resume issues a fresh Orient"),
+	/* ---- resume, every mode: the gates they share ---- */
+	REJECT (53, FSM_IN(ENDED), RESUMES, NEED(0), DENY(0),              RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
+	REJECT (54, EXISTS,        RESUMES, NEED(0), DENY(F(NEXT_RESUME)), RUN_NOT_RESUMABLE, "the Run's next operation is not resume"),
 
-	/* ---- resume --use-pinned-source: the Issue is not re-read ---- */
-	REJECT(FSM_IN(ENDED), RESUME_PINNED, 0, 0,                    RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
-	REJECT(EXISTS,  RESUME_PINNED, 0, F(NEXT_RESUME),             RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
-	REJECT(EXISTS,  RESUME_PINNED, 0, F(ISSUE_BACKED),            SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run pins no source to keep"),
-	REJECT(EXISTS,  RESUME_PINNED, F(CANDIDATE), 0,               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
-	ISSUE (EXISTS,  RESUME_PINNED, 0, 0,         ORIENT, RESUMED_PINNED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "keeping the pinned source issues a fresh Orient"),
+	/* ---- resume of an ad-hoc Run, or of an issue-backed Run without a mode ---- */
+	REJECT (55, EXISTS, RESUME, NEED(F(SOURCE_OPTIONS)),              DENY(F(ISSUE_BACKED)),   SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source option"),
+	REJECT (56, EXISTS, RESUME, NEED(F(ISSUE_BACKED) | F(CANDIDATE)), DENY(F(SOURCE_OPTIONS)), SOURCE_CHOICE_REQUIRED, "a waiting source candidate needs a choice"),
+	REJECT (57, EXISTS, RESUME, NEED(F(ISSUE_BACKED)),                DENY(F(SOURCE_OPTIONS)), SOURCE_MODE_REQUIRED, "an issue-backed Run resumes through a source mode"),
+	REJECT (58, EXISTS, RESUME, NEED(F(ISSUE_BACKED)),                DENY(0),                 STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
+	ISSUE  (59, EXISTS, RESUME, NEED(0),                              DENY(F(ISSUE_BACKED)),   ORIENT, RESUMED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "resume issues a fresh Orient"),
 
-	/* ---- resume --source-file: the same manifest is re-pinned ---- */
-	REJECT(FSM_IN(ENDED), RESUME_REFRESH, 0, 0,                   RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
-	REJECT(EXISTS,  RESUME_REFRESH, 0, F(NEXT_RESUME),            RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
-	REJECT(EXISTS,  RESUME_REFRESH, 0, F(ISSUE_BACKED),           SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
-	REJECT(EXISTS,  RESUME_REFRESH, F(CANDIDATE), 0,              SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
-	ISSUE (EXISTS,  RESUME_REFRESH, 0, 0,        ORIENT, RESUMED_REFRESHED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "the refreshed source is re-pinned and a fresh Orient issued"),
-
-	/* ---- resume --source-file: a candidate waits for a human (no budget) ---- */
-	REJECT(FSM_IN(ENDED), CANDIDATE_INVALID, 0, 0,                RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
-	REJECT(EXISTS,  CANDIDATE_INVALID, 0, F(NEXT_RESUME),         RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
-	REJECT(EXISTS,  CANDIDATE_INVALID, 0, F(ISSUE_BACKED),        SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
-	REJECT(EXISTS,  CANDIDATE_INVALID, F(CANDIDATE), 0,           SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
-	MOVE  (EXISTS,  CANDIDATE_INVALID, 0, 0,                      PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_INVALID), "an invalid refreshed body pauses for a decision"),
-	REJECT(FSM_IN(ENDED), CANDIDATE_VALID, 0, 0,                  RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
-	REJECT(EXISTS,  CANDIDATE_VALID, 0, F(NEXT_RESUME),           RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
-	REJECT(EXISTS,  CANDIDATE_VALID, 0, F(ISSUE_BACKED),          SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
-	REJECT(EXISTS,  CANDIDATE_VALID, F(CANDIDATE), 0,             SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
-	MOVE  (EXISTS,  CANDIDATE_VALID, 0, 0,                        PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_VALID), "an amended Issue pauses for a decision"),
+	/* ---- resume --use-pinned-source (the Issue is not re-read) and --source-file ---- */
+	REJECT (62, EXISTS, RESUME_PINNED,     NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run pins no source to keep"),
+	REJECT (67, EXISTS, REFRESHES,         NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
+	REJECT (63, EXISTS, SOURCE_MODES,      NEED(F(CANDIDATE)), DENY(0),               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
+	ISSUE  (64, EXISTS, RESUME_PINNED,     NEED(0),            DENY(0),               ORIENT, RESUMED_PINNED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "keeping the pinned source issues a fresh Orient"),
+	ISSUE  (69, EXISTS, RESUME_REFRESH,    NEED(0),            DENY(0),               ORIENT, RESUMED_REFRESHED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "the refreshed source is re-pinned and a fresh Orient issued"),
+	MOVE   (74, EXISTS, CANDIDATE_INVALID, NEED(0),            DENY(0),               PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_INVALID), "an invalid refreshed body pauses for a decision"),
+	MOVE   (79, EXISTS, CANDIDATE_VALID,   NEED(0),            DENY(0),               PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_VALID), "an amended Issue pauses for a decision"),
 
 	/* ---- resume --source-choice pinned|adopt --candidate ID ---- */
-	REJECT(FSM_IN(ENDED), CHOOSE_PINNED, 0, 0,                    RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
-	REJECT(EXISTS,  CHOOSE_PINNED, 0, F(NEXT_RESUME),             RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
-	REJECT(EXISTS,  CHOOSE_PINNED, 0, F(ISSUE_BACKED),            SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source choice"),
-	REJECT(EXISTS,  CHOOSE_PINNED, 0, F(CANDIDATE),               STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
-	ISSUE (EXISTS,  CHOOSE_PINNED, 0, 0,         ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "keeping the pinned requirements re-orients"),
-	REJECT(FSM_IN(ENDED), CHOOSE_ADOPT, 0, 0,                     RUN_ALREADY_ENDED,      "an ended Run cannot be resumed"),
-	REJECT(EXISTS,  CHOOSE_ADOPT, 0, F(NEXT_RESUME),              RUN_NOT_RESUMABLE,      "the Run's next operation is not resume"),
-	REJECT(EXISTS,  CHOOSE_ADOPT, 0, F(ISSUE_BACKED),             SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source choice"),
-	REJECT(EXISTS,  CHOOSE_ADOPT, 0, F(CANDIDATE),                STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
-	REJECT(EXISTS,  CHOOSE_ADOPT, 0, F(CANDIDATE_VALID),          INVALID_SOURCE_CANDIDATE_CHOICE, "an invalid candidate cannot be adopted"),
-	ISSUE (EXISTS,  CHOOSE_ADOPT, 0, 0,          ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "adopting the amended requirements re-orients"),
+	REJECT (82, EXISTS, CHOICES,       NEED(0), DENY(F(ISSUE_BACKED)),    SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source choice"),
+	REJECT (83, EXISTS, CHOICES,       NEED(0), DENY(F(CANDIDATE)),       STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
+	REJECT (89, EXISTS, CHOOSE_ADOPT,  NEED(0), DENY(F(CANDIDATE_VALID)), INVALID_SOURCE_CANDIDATE_CHOICE, "an invalid candidate cannot be adopted"),
+	ISSUE  (84, EXISTS, CHOOSE_PINNED, NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "keeping the pinned requirements re-orients"),
+	ISSUE  (90, EXISTS, CHOOSE_ADOPT,  NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "adopting the amended requirements re-orients"),
 };
 /* clang-format on */
 
@@ -169,8 +160,8 @@ const size_t tbl_rules_len = sizeof(tbl_rules) / sizeof(tbl_rules[0]);
 /* clang-format off */
 const struct fsm_issue_rule tbl_issue_rules[] = {
 	/* need       deny       to                   issues  why */
-	{ F(BUDGET),  0,         ST(ACTIVE),          1,      "one unit of budget is spent on the new Action" },
-	{ 0,          F(BUDGET), ST(PAUSED_BUDGET),   0,      "no budget is left: pause with budget_exhausted" },
+	{ NEED(F(BUDGET)), DENY(0),         ST(ACTIVE),        1, "one unit of budget is spent on the new Action" },
+	{ NEED(0),         DENY(F(BUDGET)), ST(PAUSED_BUDGET), 0, "no budget is left: pause with budget_exhausted" },
 };
 /* clang-format on */
 
@@ -182,16 +173,25 @@ const size_t tbl_issue_rules_len = sizeof(tbl_issue_rules) / sizeof(tbl_issue_ru
 /* clang-format off */
 const struct fsm_next_rule tbl_next_rules[] = {
 	/* from          need                           deny  op                 variants */
-	{ NEW_ | FSM_IN(ENDED), 0, 0,                          TBL_NEXTOP_NONE,   { NONE_ },                                              "nothing is left to do" },
-	{ LIVE | FSM_IN(STOPPED), F(CANDIDATE) | F(CANDIDATE_VALID), 0, TBL_NEXTOP_RESUME, { V(KEEP_PINNED), V(ADOPT), NONE_ },           "a valid source candidate waits for a choice" },
-	{ LIVE | FSM_IN(STOPPED), F(CANDIDATE), 0,             TBL_NEXTOP_RESUME, { V(KEEP_PINNED), NONE_ },                              "an invalid candidate can only be declined" },
-	{ ACTIVE_,       F(HAS_ACTION), 0,                     TBL_NEXTOP_ACTION, { V(SUBMIT_OUTCOME_FILE), V(SUBMIT_OUTCOME_STDIN), V(SKIP_ACTION), NONE_ }, "the host works on the current Action" },
-	{ DECISION_,     F(HAS_ACTION), 0,                     TBL_NEXTOP_ANSWER, { V(ANSWER_DECISION), V(SKIP_ACTION), NONE_ },          "a human decides" },
-	{ DESTRUCTIVE_,  0, 0,                                 TBL_NEXTOP_ANSWER, { V(CONFIRM_DESTRUCTIVE), V(DECLINE_OR_FEEDBACK), V(SKIP_ACTION), NONE_ }, "a human confirms or declines the exact scope" },
-	{ ENV_,          F(HAS_ACTION) | F(ISSUE_BACKED), 0,   TBL_NEXTOP_RESUME, { V(REFRESH_SOURCE), V(USE_PINNED_SOURCE), V(SKIP_ACTION), NONE_ }, "resume once the environment is back" },
-	{ ENV_,          F(HAS_ACTION), 0,                     TBL_NEXTOP_RESUME, { V(RESUME_AD_HOC), V(SKIP_ACTION), NONE_ },           "resume once the environment is back" },
-	{ LIVE | FSM_IN(STOPPED), F(ISSUE_BACKED), 0,          TBL_NEXTOP_RESUME, { V(REFRESH_SOURCE), V(USE_PINNED_SOURCE), NONE_ },     "resume from the Issue" },
-	{ LIVE | FSM_IN(STOPPED), 0, 0,                        TBL_NEXTOP_RESUME, { V(RESUME_AD_HOC), NONE_ },                             "resume" },
+	{ NEW_ | FSM_IN(ENDED), NEED(0), DENY(0),                          TBL_NEXTOP_NONE,   { NONE_ },                                              "nothing is left to do" },
+
+	{ LIVE | FSM_IN(STOPPED), NEED(F(CANDIDATE) | F(CANDIDATE_VALID)), DENY(0), TBL_NEXTOP_RESUME, { V(KEEP_PINNED), V(ADOPT), NONE_ },           "a valid source candidate waits for a choice" },
+
+	{ LIVE | FSM_IN(STOPPED), NEED(F(CANDIDATE)), DENY(0),             TBL_NEXTOP_RESUME, { V(KEEP_PINNED), NONE_ },                              "an invalid candidate can only be declined" },
+
+	{ ACTIVE_,       NEED(F(HAS_ACTION)), DENY(0),                     TBL_NEXTOP_ACTION, { V(SUBMIT_OUTCOME_FILE), V(SUBMIT_OUTCOME_STDIN), V(SKIP_ACTION), NONE_ }, "the host works on the current Action" },
+
+	{ DECISION_,     NEED(F(HAS_ACTION)), DENY(0),                     TBL_NEXTOP_ANSWER, { V(ANSWER_DECISION), V(SKIP_ACTION), NONE_ },          "a human decides" },
+
+	{ DESTRUCTIVE_,  NEED(0), DENY(0),                                 TBL_NEXTOP_ANSWER, { V(CONFIRM_DESTRUCTIVE), V(DECLINE_OR_FEEDBACK), V(SKIP_ACTION), NONE_ }, "a human confirms or declines the exact scope" },
+
+	{ ENV_,          NEED(F(HAS_ACTION) | F(ISSUE_BACKED)), DENY(0),   TBL_NEXTOP_RESUME, { V(REFRESH_SOURCE), V(USE_PINNED_SOURCE), V(SKIP_ACTION), NONE_ }, "resume once the environment is back" },
+
+	{ ENV_,          NEED(F(HAS_ACTION)), DENY(0),                     TBL_NEXTOP_RESUME, { V(RESUME_AD_HOC), V(SKIP_ACTION), NONE_ },           "resume once the environment is back" },
+
+	{ LIVE | FSM_IN(STOPPED), NEED(F(ISSUE_BACKED)), DENY(0),          TBL_NEXTOP_RESUME, { V(REFRESH_SOURCE), V(USE_PINNED_SOURCE), NONE_ },     "resume from the Issue" },
+
+	{ LIVE | FSM_IN(STOPPED), NEED(0), DENY(0),                        TBL_NEXTOP_RESUME, { V(RESUME_AD_HOC), NONE_ },                             "resume" },
 };
 /* clang-format on */
 
@@ -229,24 +229,25 @@ const char *const tbl_violation_text[FSM_VIOLATION__COUNT] = {
 
 /* Names of the fact and effect bits, by bit number, for the generated docs
  * and the scenario files. */
-const char *const tbl_fact_name[32] = {
-	"named_current", "named_voided", "prior", "prior_same", "git_failed",
-	"changed", "text_blank", "confirm", "scope_given", "scope_wellformed",
-	"scope_match", "request_invalid", "supersede_invalid", "budget_given",
-	"source_options", "outcome_invalid", "has_action", "budget",
-	"review_enabled", "observes", "kind_review", "kind_summarize",
-	"needs_input", "suggestion", "ask_decision", "ask_environment",
-	"ask_destructive", "next_resume", "issue_backed", "candidate",
-	"candidate_valid", "queued",
+const char *const tbl_fact_name[FSM_FACT__COUNT] = {
+#define FACT(id, group, name, doc) [FSM_FACT_##id] = name,
+#include "tables/facts.def"
+#undef FACT
 };
 
-const char *const tbl_op_name[FSM_OP__BITS] = {
-	"record_outcome", "observe", "git_failed", "keep_action", "void",
-	"queue", "pop", "drop_queue", "clear_queue", "record_request", "grant",
-	"answer_active", "answer_inactive", "supersede", "skip",
-	"review_not_run", "clear_review", "resume_budget", "end",
-	"end_skipped", "create", "candidate_invalid", "candidate_valid",
-	"candidate_clear",
+/* The INPUT group of tables/facts.def. */
+#define FSM_FACT_GROUP_INPUT 1
+#define FSM_FACT_GROUP_RUN 0
+const uint64_t tbl_facts_input = 0
+#define FACT(id, group, name, doc) | (FSM_FACT_GROUP_##group ? FSM_F(id) : 0)
+#include "tables/facts.def"
+#undef FACT
+	;
+
+const char *const tbl_op_name[FSM_EFFECT__COUNT] = {
+#define EFFECT(id, name, phase, doc) [FSM_EFFECT_##id] = name,
+#include "tables/effects.def"
+#undef EFFECT
 };
 
 const char *const tbl_verdict_name[4] = {
@@ -256,5 +257,3 @@ const char *const tbl_verdict_name[4] = {
 	[FSM_IDEMPOTENT] = "replay",
 };
 
-_Static_assert(FSM_F_QUEUED == 1u << 31, "one name per fact bit");
-_Static_assert(FSM_OP_CANDIDATE_CLEAR == 1u << (FSM_OP__BITS - 1), "one name per effect bit");

@@ -69,7 +69,7 @@ const unsigned char tbl_result_host_may_send[FSM_RESULT__COUNT] = {
 };
 
 const char *const tbl_event_name[FSM_EV__COUNT] = {
-#define EVENT(id, name, jtype) [FSM_EV_##id] = name,
+#define EVENT(id, name, jtype, resume_op) [FSM_EV_##id] = name,
 #include "tables/events.def"
 #undef EVENT
 };
@@ -81,7 +81,13 @@ const char *const tbl_jevent_wire[TBL_JEVENT__COUNT] = {
 };
 
 const enum tbl_jevent tbl_event_journal[FSM_EV__COUNT] = {
-#define EVENT(id, name, jtype) [FSM_EV_##id] = TBL_JEVENT_##jtype,
+#define EVENT(id, name, jtype, resume_op) [FSM_EV_##id] = TBL_JEVENT_##jtype,
+#include "tables/events.def"
+#undef EVENT
+};
+
+const char *const tbl_event_resume_op[FSM_EV__COUNT] = {
+#define EVENT(id, name, jtype, resume_op) [FSM_EV_##id] = resume_op,
 #include "tables/events.def"
 #undef EVENT
 };
@@ -186,21 +192,6 @@ enum fsm_result tbl_result_lookup(enum fsm_branch branch, const char *s)
 enum tbl_jevent tbl_jevent_lookup(const char *s)
 {
 	return (enum tbl_jevent)lookup(tbl_jevent_wire, TBL_JEVENT__COUNT, s);
-}
-
-enum tbl_nextop tbl_nextop_lookup(const char *s)
-{
-	return (enum tbl_nextop)lookup(tbl_nextop_wire, TBL_NEXTOP__COUNT, s);
-}
-
-enum tbl_variant tbl_variant_lookup(const char *s)
-{
-	return (enum tbl_variant)lookup(tbl_variant_wire, TBL_VARIANT__COUNT, s);
-}
-
-enum tbl_err tbl_err_lookup(const char *s)
-{
-	return (enum tbl_err)lookup(tbl_err_wire, TBL_ERR__COUNT, s);
 }
 
 const char *const tbl_kind_default_brief[FSM_KIND__COUNT] = {

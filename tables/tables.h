@@ -52,7 +52,7 @@ enum fsm_result {
 };
 
 enum fsm_event {
-#define EVENT(id, name, jtype) FSM_EV_##id,
+#define EVENT(id, name, jtype, resume_op) FSM_EV_##id,
 #include "tables/events.def"
 #undef EVENT
 	FSM_EV__COUNT
@@ -132,6 +132,8 @@ extern const unsigned char tbl_pause_answerable[FSM_PAUSE__COUNT];
 extern const enum fsm_branch tbl_result_branch[FSM_RESULT__COUNT];
 extern const unsigned char tbl_result_host_may_send[FSM_RESULT__COUNT];
 extern const enum tbl_jevent tbl_event_journal[FSM_EV__COUNT];
+/* The operation a resume event reports, or NULL. */
+extern const char *const tbl_event_resume_op[FSM_EV__COUNT];
 extern const enum tbl_nextop tbl_variant_op[TBL_VARIANT__COUNT];
 extern const unsigned char tbl_err_exit[TBL_ERR__COUNT];
 extern const enum tbl_recovery tbl_err_recovery[TBL_ERR__COUNT];
@@ -145,8 +147,5 @@ enum fsm_pause tbl_pause_lookup(const char *s);
 enum fsm_runstate tbl_runstate_lookup(const char *s);
 enum fsm_result tbl_result_lookup(enum fsm_branch branch, const char *s);
 enum tbl_jevent tbl_jevent_lookup(const char *s);
-enum tbl_nextop tbl_nextop_lookup(const char *s);
-enum tbl_variant tbl_variant_lookup(const char *s);
-enum tbl_err tbl_err_lookup(const char *s);
 
 #endif

@@ -27,31 +27,12 @@
 
 #include <jansson.h>
 
+#include "tests/bench/bench_clock.h"
+
 #include "cli/driver.h"
 #include "io/outcome.h"
 
 #define ROUNDS 9
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp);
-	return v[n / 2];
-}
 
 static double git_floor(const char *repo)
 {
@@ -63,7 +44,7 @@ static double git_floor(const char *repo)
 		{ "git", "ls-files", "--stage", "-z", NULL },
 		{ "git", "status", "--porcelain=v2", "-z", "--untracked-files=all", NULL },
 	};
-	double t0 = now();
+	double t0 = bench_now();
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		pid_t pid = fork();
@@ -81,7 +62,7 @@ static double git_floor(const char *repo)
 		}
 		waitpid(pid, NULL, 0);
 	}
-	return now() - t0;
+	return bench_now() - t0;
 }
 
 struct bench_run {
@@ -135,7 +116,7 @@ static double cycle(struct bench_run *b)
 		     "\"known_issues\":[],\"suggested_actions\":[{\"kind\":\"clarify\","
 		     "\"brief\":\"Next step.\"}],\"pause\":null,\"implementation\":null,\"review\":null}",
 		     b->action_id, b->kind);
-	t0 = now();
+	t0 = bench_now();
 	if (driver_open(&d, true) != 0 || outcome_parse(&o, payload, (size_t)n, &err) < 0 ||
 	    outcome_to_json(&canon, &o, &err) < 0 || (cj = json_loads(canon, 0, NULL)) == NULL)
 		exit(1);
@@ -145,7 +126,7 @@ static double cycle(struct bench_run *b)
 	m.outcome_json = cj;
 	if (driver_mutate(&d, &m) != 0)
 		exit(1);
-	took = now() - t0;
+	took = bench_now() - t0;
 	remember(b, m.run);
 	b->actions++;
 	driver_mutation_release(&m);
@@ -178,8 +159,8 @@ int main(int argc, char **argv)
 			floors[k] = git_floor(argv[i]);
 			cycles[k] = cycle(&b);
 		}
-		f = median(floors, ROUNDS);
-		c = median(cycles, ROUNDS);
+		f = bench_median(floors, ROUNDS);
+		c = bench_median(cycles, ROUNDS);
 		printf("%-28s %9.2f ms %9.2f ms %7.2fx\n", name, f * 1e3, c * 1e3, c / f);
 		fflush(stdout);
 	}
@@ -201,7 +182,7 @@ int main(int argc, char **argv)
 			by_len[m][k] = cycle(&runs[m]);
 		}
 	for (int m = 0; m < nm; m++) {
-		double c = median(by_len[m], ROUNDS);
+		double c = bench_median(by_len[m], ROUNDS);
 
 		if (m == 0)
 			base = c;

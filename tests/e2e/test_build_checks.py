@@ -1,13 +1,15 @@
 """The build's own guards: the purity link check of fsm/ and tables/ fails on
-a stray libc call, swapped enum columns in a rule row do not compile, and a
-capability text template with an unknown, unclosed or misplaced marker, or a
-source rejection code without a fix row, does not build."""
+a stray libc call, swapped enum columns (or swapped need and deny fact sets)
+in a rule row do not compile, an effect without its handler does not compile,
+the spec's event table is tables/events.def, and a capability text template
+with an unknown, unclosed or misplaced marker, or a source rejection code
+without a fix row, does not build."""
 
 import os
 import subprocess
 import tempfile
 
-from slipway_e2e import main
+from slipway_e2e import BIN, main
 
 ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), "../.."))
 CFLAGS = ["-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-I", ROOT]
@@ -39,12 +41,53 @@ def test_purity_check_fails_on_a_stray_puts():
 
 def test_swapped_rule_columns_do_not_compile():
     d = tempfile.mkdtemp()
-    good = ('#include "fsm/fsm.h"\nconst struct fsm_rule r = { 0, FSM_EV_STOP, 0, 0, FSM_APPLY, '
-            'TBL_ERR_NONE, FSM_ST_STOPPED, FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, "x" };\n')
+    good = ('#include "fsm/fsm.h"\nconst struct fsm_rule r = { 900, 0, FSM_ON_STOP, FSM_NEED(FSM_F(CONFIRM)), '
+            'FSM_DENY(FSM_F(BUDGET)), FSM_APPLY, TBL_ERR_NONE, FSM_ST_STOPPED, FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, "x" };\n')
     swapped = good.replace("FSM_ST_STOPPED, FSM_ISSUE_NONE", "FSM_ISSUE_NONE, FSM_ST_STOPPED")
     assert compile_c(good, os.path.join(d, "good.o")).returncode == 0
     res = compile_c(swapped, os.path.join(d, "swapped.o"))
     assert res.returncode != 0 and "enum" in res.stderr, res.stderr
+    # need and deny are two types: a row that swaps them does not compile.
+    swapped = good.replace("FSM_NEED(FSM_F(CONFIRM)), FSM_DENY(FSM_F(BUDGET))",
+                           "FSM_DENY(FSM_F(BUDGET)), FSM_NEED(FSM_F(CONFIRM))")
+    assert swapped != good
+    res = compile_c(swapped, os.path.join(d, "swapped_facts.o"))
+    assert res.returncode != 0 and "fsm_need" in res.stderr, res.stderr
+
+
+def test_an_effect_without_a_handler_does_not_compile():
+    d = tempfile.mkdtemp()
+    os.makedirs(os.path.join(d, "tables"))
+    with open(os.path.join(ROOT, "tables", "effects.def"), encoding="utf-8") as f:
+        effects = f.read()
+    with open(os.path.join(d, "tables", "effects.def"), "w", encoding="utf-8") as f:
+        f.write(effects + 'EFFECT(UNHANDLED, "unhandled", BEFORE, "no handler")\n')
+    pkg = subprocess.run(["pkg-config", "--cflags", "jansson", "libgit2", "openssl"],
+                         capture_output=True, text=True).stdout.split()
+    res = subprocess.run(["cc"] + CFLAGS[:-2] + ["-I", d, "-I", ROOT] + pkg +
+                         ["-fsyntax-only", os.path.join(ROOT, "io", "run.c")],
+                         capture_output=True, text=True)
+    assert res.returncode != 0 and "effect_UNHANDLED" in res.stderr, res.stderr[-2000:]
+    res = subprocess.run(["cc"] + CFLAGS[:-2] + ["-I", ROOT] + pkg +
+                         ["-fsyntax-only", os.path.join(ROOT, "io", "run.c")],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-2000:]
+
+
+def test_the_spec_event_table_is_events_def():
+    import re
+    with open(os.path.join(ROOT, "tables", "events.def"), encoding="utf-8") as f:
+        rows = re.findall(r'^EVENT\(\w+,\s*"([^"]*)",\s*(\w+),\s*(NULL|"[^"]*")\)', f.read(), re.M)
+    with open(os.path.join(ROOT, "tables", "journal_events.def"), encoding="utf-8") as f:
+        jwire = dict(re.findall(r'^JEVENT\((\w+),\s*"([^"]*)"\)', f.read(), re.M))
+    want = [(name, jwire[jtype], op.strip('"') if op != "NULL" else "")
+            for name, jtype, op in rows if name]
+    with open(os.path.join(ROOT, "spec", "run-state-machine.md"), encoding="utf-8") as f:
+        spec = f.read()
+    table = spec[spec.index("## Events"):]
+    got = [(m[0], m[1], m[2]) for m in
+           re.findall(r'^\| ([a-z-]+) \| [^|]+ \| `([a-z_]+)` \|\s*`?([a-z_]*)`?\s*\|$', table, re.M)]
+    assert got == want, (got, want)
 
 
 def build_gendocs():
@@ -171,13 +214,36 @@ def test_a_source_code_without_a_fix_row_fails_the_build():
             assert "error code source_alias_limit has no row in tables/source_fixes.def" in err, err
 
 
+def test_binary_links_the_archives_without_tls_or_ssh():
+    """With Debian's static archives, the binary needs no shared library but
+    libc (and the sanitizer runtimes), and carries neither mbedTLS's CA
+    parsing nor libssh2: io/vcs_notls.c stood in for the members that use
+    them, so git_libgit2_init parses no CA bundle."""
+    libdir = subprocess.run(["pkg-config", "--variable=libdir", "libgit2"],
+                            capture_output=True, text=True).stdout.strip()
+    if not os.path.exists(os.path.join(libdir, "libgit2.a")):
+        print("skipped: no libgit2.a, the binary links the shared libraries")
+        return
+    ldd = subprocess.run(["ldd", BIN], capture_output=True, text=True).stdout
+    for lib in ("libgit2", "libjansson", "libcrypto", "libxxhash", "libmbed", "libssh2", "libpcre2"):
+        assert lib not in ldd, lib + " is linked shared:\n" + ldd
+    syms = subprocess.run(["nm", BIN], capture_output=True, text=True).stdout
+    assert " T git_libgit2_init" in syms
+    for sym in ("mbedtls_x509_crt_parse_file", "libssh2_session_init_ex", "gss_init_sec_context",
+                "OPENSSL_init_crypto"):
+        assert sym not in syms, sym + " is in the binary"
+
+
 if __name__ == "__main__":
     main([test_purity_check_passes_on_the_tree,
           test_purity_check_fails_on_a_stray_puts,
           test_swapped_rule_columns_do_not_compile,
+          test_an_effect_without_a_handler_does_not_compile,
+          test_the_spec_event_table_is_events_def,
           test_block_markers_expand_to_contract_sections,
           test_inline_markers_expand_to_the_parser_spellings,
           test_the_rejection_table_expands_the_markers_of_its_fix_texts,
           test_a_bad_marker_fails_names_its_line_and_writes_nothing,
           test_a_failed_expansion_leaves_the_previous_output_alone,
-          test_a_source_code_without_a_fix_row_fails_the_build])
+          test_a_source_code_without_a_fix_row_fails_the_build,
+          test_binary_links_the_archives_without_tls_or_ssh])

@@ -8,24 +8,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <inttypes.h>
+
 #include "fsm/fsm.h"
 #include "tests/support/fsm_explore.h"
 
 /* The fact bits rows for `ev` read (ANY rows included). */
-static unsigned relevant_bits(enum fsm_event ev)
+static uint64_t relevant_bits(enum fsm_event ev)
 {
-	unsigned bits = 0;
+	uint64_t bits = 0;
 
 	for (size_t i = 0; i < tbl_rules_len; i++)
-		if (tbl_rules[i].on == ev || tbl_rules[i].on == FSM_EV_INVALID)
-			bits |= tbl_rules[i].need | tbl_rules[i].deny;
+		if (tbl_rules[i].on & (1u << ev))
+			bits |= tbl_rules[i].need.all | tbl_rules[i].deny.any;
 	return bits;
 }
 
 /* Enumerates every subset of `mask`. */
 #define FOR_SUBSETS(sub, mask) \
-	for (unsigned sub = 0, _done = 0; !_done; \
+	for (uint64_t sub = 0, _done = 0; !_done; \
 	     _done = (sub == (mask)), sub = (sub - (mask)) & (mask))
+
+/* Every row has its own stable id, the journal's name for it. */
+Test(fsm_rules, every_row_has_a_unique_id)
+{
+	for (size_t i = 0; i < tbl_rules_len; i++)
+		for (size_t j = 0; j < i; j++)
+			cr_expect_neq(tbl_rules[j].id, tbl_rules[i].id, "rows %zu and %zu share id %u",
+				      j, i, tbl_rules[i].id);
+}
 
 Test(fsm_rules, every_state_and_event_has_a_row_and_no_row_is_shadowed)
 {
@@ -35,14 +46,14 @@ Test(fsm_rules, every_state_and_event_has_a_row_and_no_row_is_shadowed)
 	cr_assert_not_null(hits);
 	for (int s = FSM_ST_INVALID + 1; s < FSM_ST__COUNT; s++)
 		for (int e = FSM_EV_INVALID + 1; e < FSM_EV__COUNT; e++) {
-			unsigned mask = relevant_bits((enum fsm_event)e);
+			uint64_t mask = relevant_bits((enum fsm_event)e);
 
 			FOR_SUBSETS(f, mask) {
 				size_t row = fsm_match((enum fsm_state)s,
 						       (enum fsm_event)e, f);
 
 				cr_expect_neq(row, FSM_NO_RULE,
-					      "no row for state=%s event=%s facts=%#x",
+					      "no row for state=%s event=%s facts=%#" PRIx64,
 					      tbl_state_name[s], tbl_event_name[e], f);
 				if (row != FSM_NO_RULE)
 					hits[row]++;
@@ -128,11 +139,11 @@ static void check_invariants(const struct fsm_run *before, const struct fsm_inpu
 	if (st->issued != FSM_KIND_NONE) {
 		unsigned avail = before->remaining;
 
-		if ((st->ops & FSM_OP_RESUME_BUDGET) && (in->facts & FSM_F_BUDGET_GIVEN))
+		if ((st->ops & FSM_OP(RESUME_BUDGET)) && (in->facts & FSM_F(BUDGET_GIVEN)))
 			avail = in->budget;
-		else if ((st->ops & FSM_OP_RESUME_BUDGET) && avail == 0)
+		else if ((st->ops & FSM_OP(RESUME_BUDGET)) && avail == 0)
 			avail = before->initial_budget > 3 ? before->initial_budget : 3;
-		if (st->ops & FSM_OP_CREATE)
+		if (st->ops & FSM_OP(CREATE))
 			avail = in->budget;
 		cr_assert_geq(avail, 1, "an Action was issued with zero budget");
 		cr_assert_eq(r->remaining, avail - 1);
@@ -142,7 +153,7 @@ static void check_invariants(const struct fsm_run *before, const struct fsm_inpu
 	if (r->grant)
 		cr_assert(r->action == FSM_KIND_IMPLEMENT && r->state == FSM_ST_ACTIVE &&
 			  r->request && in->event == FSM_EV_ANSWER &&
-			  (in->facts & FSM_F_CONFIRM) &&
+			  (in->facts & FSM_F(CONFIRM)) &&
 			  before->state == FSM_ST_PAUSED_DESTRUCTIVE,
 			  "a grant outside its Implement");
 	/* Resume only where next says resume. */

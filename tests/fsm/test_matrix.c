@@ -312,7 +312,7 @@ Test(fsm_matrix, kind_mismatch_is_reported_by_the_interpreter)
 {
 	struct fsm_run run = { .state = FSM_ST_ACTIVE, .action = FSM_KIND_ORIENT,
 			       .initial_budget = 8, .remaining = 7 };
-	struct fsm_input in = { .event = FSM_EV_SUBMIT, .facts = FSM_F_NAMED_CURRENT };
+	struct fsm_input in = { .event = FSM_EV_SUBMIT, .facts = FSM_F(NAMED_CURRENT) };
 	struct fsm_step st;
 
 	in.outcome.kind = FSM_KIND_CLARIFY;

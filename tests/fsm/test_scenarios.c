@@ -11,9 +11,9 @@
 #include "fsm/fsm.h"
 
 
-static unsigned parse_facts(json_t *arr, const char *file)
+static uint64_t parse_facts(json_t *arr, const char *file)
 {
-	unsigned facts = 0;
+	uint64_t facts = 0;
 	size_t i;
 	json_t *v;
 
@@ -21,10 +21,10 @@ static unsigned parse_facts(json_t *arr, const char *file)
 		int found = 0;
 
 		/* Only the facts a driver passes in; the rest are derived. */
-		for (int b = 0; b < 32; b++)
-			if (((1u << b) & FSM_F__INPUT) &&
+		for (int b = 0; b < FSM_FACT__COUNT; b++)
+			if (((UINT64_C(1) << b) & tbl_facts_input) &&
 			    strcmp(tbl_fact_name[b], json_string_value(v)) == 0) {
-				facts |= 1u << b;
+				facts |= UINT64_C(1) << b;
 				found = 1;
 			}
 		cr_assert(found, "%s: unknown fact '%s'", file, json_string_value(v));
@@ -107,10 +107,10 @@ static void check_step(const char *file, size_t n, json_t *expect,
 		json_array_foreach(v, i, op) {
 			size_t b;
 
-			for (b = 0; b < FSM_OP__BITS; b++)
+			for (b = 0; b < FSM_EFFECT__COUNT; b++)
 				if (strcmp(tbl_op_name[b], json_string_value(op)) == 0)
 					break;
-			cr_assert_lt(b, FSM_OP__BITS,
+			cr_assert_lt(b, FSM_EFFECT__COUNT,
 				     "%s: unknown op %s", file, json_string_value(op));
 			cr_expect(st->ops & (1u << b), "%s step %zu: op %s missing",
 				  file, n, tbl_op_name[b]);

@@ -69,8 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (o.action_id != NULL || o.pause != NULL || o.n_suggestions != 0)
 		abort();
 	if (rc == SW_EPROTO &&
-	    (strcmp(err.proto, "invalid_outcome") == 0 ||
-	     strcmp(err.proto, "contract_version_mismatch") == 0))
+	    (err.proto == TBL_ERR_INVALID_OUTCOME ||
+	     err.proto == TBL_ERR_CONTRACT_VERSION_MISMATCH))
 		return 0;
 	if (rc != SW_ENOMEM)
 		abort();

@@ -228,7 +228,7 @@ static void make_run(struct store *s, const char *id)
 			      "{\"state\":\"active\"}", NULL, "", 0 };
 
 	cr_assert_eq(store_create(s, id, add_events, &a, &err), 0, "%s %s",
-		     err.proto, err.msg);
+		     tbl_err_wire[err.proto], err.msg);
 }
 
 #endif

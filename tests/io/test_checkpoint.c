@@ -295,7 +295,7 @@ Test(io_checkpoint, a_corrupt_earlier_record_is_still_refused)
 	rewrite_journal_after("\n", 'X');	/* the second record's "{" */
 	before = tree_fingerprint(run_path("r", NULL));
 	cr_assert_lt(update(s, &b, "B3", &err), 0);
-	cr_assert_str_eq(err.proto, "mutation_not_committed");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "mutation_not_committed");
 	cr_assert_eq(b.offer.calls, 0);
 	seen_free(&b.seen);
 	j = tree_fingerprint(run_path("r", NULL));
@@ -418,7 +418,7 @@ Test(io_checkpoint, pieces_copied_from_the_adopted_run_json)
 	b.next.base = -1;
 	b.next.copy = 2;
 	cr_assert_lt(store_update_resumable(s, "r", offer_cb, seen_cb, next_cb, &b, &err), 0);
-	cr_assert_str_eq(err.proto, "mutation_not_committed");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "mutation_not_committed");
 	seen_free(&b.seen);
 	after = slurp(run_path("r", "journal.jsonl"), NULL);
 	cr_assert_str_eq(after, journal);

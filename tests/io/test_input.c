@@ -169,7 +169,7 @@ static void goal_is(const char *goal, size_t len, const char *proto)
 		return;
 	}
 	cr_assert_eq(rc, SW_EPROTO);
-	cr_assert_str_eq(err.proto, proto, "%s", err.msg);
+	cr_assert_str_eq(tbl_err_wire[err.proto], proto, "%s", err.msg);
 }
 
 #define GOAL(lit, proto) goal_is(lit, sizeof(lit) - 1, proto)
@@ -232,12 +232,12 @@ Test(input, goal_read_errors_map_to_wire_codes)
 
 	sw_error_set(&rd, SW_ETOOBIG, "big");
 	cr_assert_eq(input_goal_read_error(&rd, &err), SW_EPROTO);
-	cr_assert_str_eq(err.proto, "action_too_large");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "action_too_large");
 	sw_error_clear(&rd);
 	sw_error_clear(&err);
 	sw_error_set(&rd, SW_EUNSAFE, "symlink");
 	cr_assert_eq(input_goal_read_error(&rd, &err), SW_EPROTO);
-	cr_assert_str_eq(err.proto, "goal_unavailable");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "goal_unavailable");
 }
 
 /* ---- answers ---- */
@@ -253,18 +253,18 @@ Test(input, answer_text_rules)
 	/* a NUL from a file is valid UTF-8; it only costs six encoded bytes */
 	cr_assert_eq(input_answer_check("a\0b", 3, &err), 0);
 	cr_assert_eq(input_answer_check("bad \xff", 5, &err), SW_EPROTO);
-	cr_assert_str_eq(err.proto, "invalid_answer");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "invalid_answer");
 	sw_error_clear(&err);
 	memset(t, 'a', n + 1);
 	cr_assert_eq(input_answer_check(t, n - 2, &err), 0);
 	cr_assert_eq(input_answer_check(t, n - 1, &err), SW_EPROTO);
-	cr_assert_str_eq(err.proto, "answer_too_large");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "answer_too_large");
 	sw_error_clear(&err);
 	/* control characters inflate the encoding sixfold */
 	memset(t, 1, 43691);
 	cr_assert_eq(input_answer_check(t, 43690, &err), 0);	/* 262142 */
 	cr_assert_eq(input_answer_check(t, 43691, &err), SW_EPROTO);	/* 262148 */
-	cr_assert_str_eq(err.proto, "answer_too_large");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "answer_too_large");
 	sw_free(t);
 }
 
@@ -331,7 +331,7 @@ Test(input, run_id_grammar)
 	long_id[128] = 'x';
 	long_id[129] = '\0';
 	cr_assert_eq(input_run_id_check(long_id, &err), SW_EPROTO);
-	cr_assert_str_eq(err.proto, "invalid_run_id");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "invalid_run_id");
 	cr_assert_eq(input_run_id_check("", &err), SW_EPROTO);
 	cr_assert_eq(input_run_id_check("a/b", &err), SW_EPROTO);
 	cr_assert_eq(input_run_id_check("a.b", &err), SW_EPROTO);
@@ -350,7 +350,7 @@ static void budget_is(const char *s, long want, const char *proto)
 		return;
 	}
 	cr_assert_eq(rc, SW_EPROTO, "%s", s);
-	cr_assert_str_eq(err.proto, proto, "%s", s);
+	cr_assert_str_eq(tbl_err_wire[err.proto], proto, "%s", s);
 	cr_assert_eq(got, -99);
 }
 

@@ -1,4 +1,5 @@
-/* The typed `next`: every builder's exact argv and inputs (MAP §4.2), the
+/* The typed `next`: the exact argv and inputs the real rules give each Run
+ * situation (tbl_next_rules through fsm_next, MAP §4.2) and every form, the
  * Validate rules one broken rule at a time, Resolve, and a JSON dump the
  * e2e schema check reads (tests/e2e/test_next_schema.py). */
 #include <criterion/criterion.h>
@@ -93,6 +94,28 @@ static void expect_next(const struct next *n, const char *op,
 	cr_assert_eq(next_validate(n, &err), 0, "%s", err.msg);
 }
 
+/* A Run in state `st` with the given fields (struct fsm_run designators). */
+#define RUN(st, ...) ((struct fsm_run){ .state = FSM_ST_##st, __VA_ARGS__ })
+#define IMPL .action = FSM_KIND_IMPLEMENT
+
+static const struct next_fill FILL = { .run_id = R, .action_id = A, .scope_digest = DIGEST,
+				       .candidate_id = C };
+
+/* The next the rules give a Run in situation `m`, filled from `fill`. */
+static int by_rules_fill(struct next **n, struct fsm_run m, const struct next_fill *fill,
+			 struct sw_error *err)
+{
+	const struct fsm_next_rule *rule = fsm_next(&m, NULL);
+
+	cr_assert_not_null(rule, "no next rule for state %s", tbl_state_name[m.state]);
+	return next_from_rule(n, rule, ID, W, fill, err);
+}
+
+static int by_rules(struct next **n, struct fsm_run m, struct sw_error *err)
+{
+	return by_rules_fill(n, m, &FILL, err);
+}
+
 Test(io_next, action_offers_file_then_stdin_then_skip)
 {
 	struct sw_error err = SW_ERROR_INIT;
@@ -104,7 +127,7 @@ Test(io_next, action_offers_file_then_stdin_then_skip)
 		SKIP,
 	};
 
-	cr_assert_eq(next_build_action(&n, ID, W, R, A, &err), 0, "%s", err.msg);
+	cr_assert_eq(by_rules(&n, RUN(ACTIVE, IMPL), &err), 0, "%s", err.msg);
 	cr_assert_str_eq(n->identity, ID);
 	cr_assert_str_eq(n->root, W);
 	expect_next(n, "action", w, 3);
@@ -120,7 +143,7 @@ Test(io_next, decision_offers_answer_then_skip)
 		SKIP,
 	};
 
-	cr_assert_eq(next_build_decision(&n, ID, W, R, A, &err), 0, "%s", err.msg);
+	cr_assert_eq(by_rules(&n, RUN(PAUSED_DECISION, IMPL), &err), 0, "%s", err.msg);
 	expect_next(n, "answer", w, 2);
 	next_free(n);
 }
@@ -137,7 +160,7 @@ Test(io_next, destructive_offers_confirm_decline_skip)
 		SKIP,
 	};
 
-	cr_assert_eq(next_build_destructive(&n, ID, W, R, A, DIGEST, &err), 0, "%s", err.msg);
+	cr_assert_eq(by_rules(&n, RUN(PAUSED_DESTRUCTIVE, IMPL), &err), 0, "%s", err.msg);
 	expect_next(n, "answer", w, 3);
 	next_free(n);
 }
@@ -146,8 +169,10 @@ Test(io_next, destructive_rejects_a_malformed_scope_digest)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	struct next *n = (struct next *)1;
+	struct next_fill fill = FILL;
 
-	cr_assert_eq(next_build_destructive(&n, ID, W, R, A, "sha256:ABC", &err), SW_EINVAL);
+	fill.scope_digest = "sha256:ABC";
+	cr_assert_eq(by_rules_fill(&n, RUN(PAUSED_DESTRUCTIVE, IMPL), &fill, &err), SW_EINVAL);
 	cr_assert_null(n);
 	cr_assert(strstr(err.msg, "placeholder") || strstr(err.msg, "lowercase sha256"), "%s", err.msg);
 }
@@ -164,10 +189,14 @@ Test(io_next, resume_ad_hoc_and_issue_backed)
 		{ "use-pinned-source", 7, { "slipway", "protocol", "resume", R, "--root", W, "--use-pinned-source" }, { BUDGET } },
 	};
 
-	cr_assert_eq(next_build_resume(&n, ID, W, R, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(by_rules(&n, RUN(STOPPED), &err), 0, "%s", err.msg);
 	expect_next(n, "resume", adhoc, 1);
 	next_free(n);
-	cr_assert_eq(next_build_resume(&n, ID, W, R, 1, &err), 0, "%s", err.msg);
+	/* A budget pause offers the same choices. */
+	cr_assert_eq(by_rules(&n, RUN(PAUSED_BUDGET), &err), 0, "%s", err.msg);
+	expect_next(n, "resume", adhoc, 1);
+	next_free(n);
+	cr_assert_eq(by_rules(&n, RUN(STOPPED, .issue_backed = 1), &err), 0, "%s", err.msg);
 	expect_next(n, "resume", issue, 2);
 	next_free(n);
 }
@@ -186,10 +215,10 @@ Test(io_next, environment_pause_appends_skip_to_resume_variants)
 		SKIP,
 	};
 
-	cr_assert_eq(next_build_environment(&n, ID, W, R, A, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(by_rules(&n, RUN(PAUSED_ENVIRONMENT, IMPL), &err), 0, "%s", err.msg);
 	expect_next(n, "resume", adhoc, 2);
 	next_free(n);
-	cr_assert_eq(next_build_environment(&n, ID, W, R, A, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(by_rules(&n, RUN(PAUSED_ENVIRONMENT, IMPL, .issue_backed = 1), &err), 0, "%s", err.msg);
 	expect_next(n, "resume", issue, 3);
 	next_free(n);
 }
@@ -203,15 +232,17 @@ Test(io_next, source_candidate_offers_adopt_only_when_valid)
 		{ "adopt", 10, { "slipway", "protocol", "resume", R, "--root", W, "--source-choice", "adopt", "--candidate", C }, { BUDGET } },
 	};
 
-	cr_assert_eq(next_build_source_candidate(&n, ID, W, R, C, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(by_rules(&n, RUN(STOPPED, .issue_backed = 1, .candidate = 1), &err), 0, "%s", err.msg);
 	expect_next(n, "resume", w, 1);
 	next_free(n);
-	cr_assert_eq(next_build_source_candidate(&n, ID, W, R, C, 1, &err), 0, "%s", err.msg);
+	/* A waiting candidate comes first even in a decision pause. */
+	cr_assert_eq(by_rules(&n, RUN(PAUSED_DECISION, .issue_backed = 1, .candidate = 1,
+				      .candidate_valid = 1), &err), 0, "%s", err.msg);
 	expect_next(n, "resume", w, 2);
 	next_free(n);
 }
 
-Test(io_next, refresh_fallback_fixes_budget_in_argv_or_offers_it)
+Test(io_next, refresh_source_fixes_budget_in_argv_or_offers_it)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	struct next *n = NULL;
@@ -222,13 +253,16 @@ Test(io_next, refresh_fallback_fixes_budget_in_argv_or_offers_it)
 		{ "refresh-source", 6, { "slipway", "protocol", "resume", R, "--root", W }, { SOURCE, BUDGET } },
 	};
 
-	cr_assert_eq(next_build_refresh_fallback(&n, ID, W, R, 17, &err), 0, "%s", err.msg);
+	struct next_fill fill = { .run_id = R, .budget = 17 };
+
+	cr_assert_eq(next_build_form(&n, NEXT_FORM_REFRESH_SOURCE_BUDGET, ID, W, &fill, &err), 0, "%s", err.msg);
 	expect_next(n, "resume", fixed, 1);
 	next_free(n);
-	cr_assert_eq(next_build_refresh_fallback(&n, ID, W, R, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(next_build_form(&n, NEXT_FORM_REFRESH_SOURCE, ID, W, &fill, &err), 0, "%s", err.msg);
 	expect_next(n, "resume", open, 1);
 	next_free(n);
-	cr_assert_eq(next_build_refresh_fallback(&n, ID, W, R, 1001, &err), SW_EINVAL);
+	fill.budget = 1001;
+	cr_assert_eq(next_build_form(&n, NEXT_FORM_REFRESH_SOURCE_BUDGET, ID, W, &fill, &err), SW_EINVAL);
 	cr_assert_null(n);
 }
 
@@ -303,23 +337,34 @@ Test(io_next, single_variant_forms_take_the_operation_of_their_family)
 	cr_assert_null(n);
 }
 
-Test(io_next, builders_reject_values_that_break_the_grammar)
+Test(io_next, rule_nexts_reject_values_that_break_the_grammar)
 {
+	const struct fsm_next_rule *action = fsm_next(&RUN(ACTIVE, IMPL), NULL);
+	const struct fsm_next_rule *resume = fsm_next(&RUN(STOPPED), NULL);
+	const struct fsm_next_rule *env = fsm_next(&RUN(PAUSED_ENVIRONMENT, IMPL), NULL);
+	struct next_fill fill = FILL;
 	struct sw_error err = SW_ERROR_INIT;
 	struct next *n = NULL;
 
-	cr_assert_eq(next_build_action(&n, ID, "relative/root", R, A, &err), SW_EINVAL);
+	cr_assert_eq(next_from_rule(&n, action, ID, "relative/root", &fill, &err), SW_EINVAL);
 	sw_error_clear(&err);
-	cr_assert_eq(next_build_action(&n, ID, W, "--run", A, &err), SW_EINVAL);
+	fill.run_id = "--run";
+	cr_assert_eq(next_from_rule(&n, action, ID, W, &fill, &err), SW_EINVAL);
 	sw_error_clear(&err);
-	cr_assert_eq(next_build_action(&n, ID, W, R, "<action>", &err), SW_EINVAL);
+	fill = FILL;
+	fill.action_id = "<action>";
+	cr_assert_eq(next_from_rule(&n, action, ID, W, &fill, &err), SW_EINVAL);
 	cr_assert(strstr(err.msg, "placeholder"), "%s", err.msg);
 	sw_error_clear(&err);
-	cr_assert_eq(next_build_resume(&n, "sha256:short", W, R, 0, &err), SW_EINVAL);
+	cr_assert_eq(next_from_rule(&n, resume, "sha256:short", W, &FILL, &err), SW_EINVAL);
 	sw_error_clear(&err);
-	cr_assert_eq(next_build_resume(&n, ID, W, "", 0, &err), SW_EINVAL);
+	fill = FILL;
+	fill.run_id = "";
+	cr_assert_eq(next_from_rule(&n, resume, ID, W, &fill, &err), SW_EINVAL);
 	sw_error_clear(&err);
-	cr_assert_eq(next_build_environment(&n, ID, W, R, NULL, 0, &err), SW_EINVAL);
+	fill = FILL;
+	fill.action_id = NULL;	/* skip-action needs the Action */
+	cr_assert_eq(next_from_rule(&n, env, ID, W, &fill, &err), SW_EINVAL);
 	cr_assert_null(n);
 }
 
@@ -353,7 +398,7 @@ static struct next *valid_resume(void)
 	struct sw_error err = SW_ERROR_INIT;
 	struct next *n = NULL;
 
-	cr_assert_eq(next_build_resume(&n, ID, W, R, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(by_rules(&n, RUN(STOPPED), &err), 0, "%s", err.msg);
 	return n;
 }
 
@@ -698,7 +743,7 @@ Test(io_next, resolve_appends_inputs_in_input_order)
 		{ "source_file", TBL_INPUT_PATH, "/tmp/src ' \"界\r\n.json" },
 	};
 
-	cr_assert_eq(next_build_resume(&n, ID, W, R, 1, &err), 0);
+	cr_assert_eq(by_rules(&n, RUN(STOPPED, .issue_backed = 1), &err), 0);
 	cr_assert_eq(next_resolve(&argv, &argc, n, TBL_VARIANT_REFRESH_SOURCE, vals, 2, &err), 0, "%s", err.msg);
 	expect_argv(argv, argc, ARGV(RESUME, "--source-file", "/tmp/src ' \"界\r\n.json", "--budget", "9"));
 	next_argv_free(argv);
@@ -773,7 +818,7 @@ Test(io_next, resolve_checks_budget_and_digest_values)
 	const struct next_value good[] = { { "scope", TBL_INPUT_DIGEST, DIGEST } };
 	const struct next_value bad[] = { { "scope", TBL_INPUT_DIGEST, "sha256:ABC" } };
 
-	cr_assert_eq(next_build_resume(&n, ID, W, R, 0, &err), 0);
+	cr_assert_eq(by_rules(&n, RUN(STOPPED), &err), 0);
 	cr_assert_eq(next_resolve(&argv, &argc, n, TBL_VARIANT_RESUME_AD_HOC, zero, 1, &err), SW_EINVAL);
 	cr_assert(strstr(err.msg, "positive base-10"), "%s", err.msg);
 	sw_error_clear(&err);
@@ -805,7 +850,7 @@ Test(io_next, resolve_validates_the_next_first)
 
 /* ---- Allocation failures -------------------------------------------------- */
 
-Test(io_next, builders_survive_every_allocation_failure)
+Test(io_next, rule_nexts_survive_every_allocation_failure)
 {
 	for (unsigned long k = 1;; k++) {
 		struct sw_error err = SW_ERROR_INIT;
@@ -813,7 +858,7 @@ Test(io_next, builders_survive_every_allocation_failure)
 		int rc;
 
 		sw_alloc_fail_after(k);
-		rc = next_build_environment(&n, ID, W, R, A, 1, &err);
+		rc = by_rules(&n, RUN(PAUSED_ENVIRONMENT, IMPL, .issue_backed = 1), &err);
 		sw_alloc_fail_after(0);
 		if (rc == 0) {
 			cr_assert_gt(k, 1);
@@ -837,8 +882,8 @@ Test(io_next, every_builder_json_is_written_for_the_schema_check)
 	const char *dir = getenv("SLIPWAY_NEXT_JSON_DIR");
 	char tmp[] = "/tmp/next-json-XXXXXX";
 	struct next_fill fill = { .run_id = R, .action_id = A };
-	struct next *all[64] = { 0 };
-	const char *names[64];
+	struct next *all[96] = { 0 };
+	const char *names[96];
 	size_t count = 0;
 	struct sw_error err = SW_ERROR_INIT;
 
@@ -848,22 +893,31 @@ Test(io_next, every_builder_json_is_written_for_the_schema_check)
 	}
 #define KEEP(name, call) do { names[count] = name; \
 	cr_assert_eq(call, 0, "%s: %s", name, err.msg); count++; } while (0)
-	KEEP("action", next_build_action(&all[count], ID, W, R, A, &err));
-	KEEP("decision", next_build_decision(&all[count], ID, W, R, A, &err));
-	KEEP("destructive", next_build_destructive(&all[count], ID, W, R, A, DIGEST, &err));
-	KEEP("resume-ad-hoc", next_build_resume(&all[count], ID, W, R, 0, &err));
-	KEEP("resume-issue", next_build_resume(&all[count], ID, W, R, 1, &err));
-	KEEP("environment-ad-hoc", next_build_environment(&all[count], ID, W, R, A, 0, &err));
-	KEEP("environment-issue", next_build_environment(&all[count], ID, W, R, A, 1, &err));
-	KEEP("candidate-invalid", next_build_source_candidate(&all[count], ID, W, R, C, 0, &err));
-	KEEP("candidate-valid", next_build_source_candidate(&all[count], ID, W, R, C, 1, &err));
-	KEEP("refresh-fixed", next_build_refresh_fallback(&all[count], ID, W, R, 12, &err));
-	KEEP("refresh-open", next_build_refresh_fallback(&all[count], ID, W, R, 0, &err));
+	KEEP("action", by_rules(&all[count], RUN(ACTIVE, IMPL), &err));
+	KEEP("decision", by_rules(&all[count], RUN(PAUSED_DECISION, IMPL), &err));
+	KEEP("destructive", by_rules(&all[count], RUN(PAUSED_DESTRUCTIVE, IMPL), &err));
+	KEEP("resume-ad-hoc", by_rules(&all[count], RUN(STOPPED), &err));
+	KEEP("resume-issue", by_rules(&all[count], RUN(STOPPED, .issue_backed = 1), &err));
+	KEEP("environment-ad-hoc", by_rules(&all[count], RUN(PAUSED_ENVIRONMENT, IMPL), &err));
+	KEEP("environment-issue", by_rules(&all[count], RUN(PAUSED_ENVIRONMENT, IMPL, .issue_backed = 1), &err));
+	KEEP("candidate-invalid", by_rules(&all[count], RUN(STOPPED, .issue_backed = 1, .candidate = 1), &err));
+	KEEP("candidate-valid", by_rules(&all[count], RUN(STOPPED, .issue_backed = 1, .candidate = 1,
+							   .candidate_valid = 1), &err));
+	fill.budget = 12;
+	KEEP("refresh-fixed", next_build_form(&all[count], NEXT_FORM_REFRESH_SOURCE_BUDGET, ID, W, &fill, &err));
+	KEEP("refresh-open", next_build_form(&all[count], NEXT_FORM_REFRESH_SOURCE, ID, W, &fill, &err));
 	KEEP("start-retry", next_build_start(&all[count], ID, W, 8, 0, 0, &err));
 	KEEP("start-retry-no-review", next_build_start(&all[count], ID, W, 8, 1, 0, &err));
 	KEEP("start-source", next_build_start(&all[count], ID, W, 1000, 0, 1, &err));
 	KEEP("start-source-no-review", next_build_start(&all[count], ID, W, 1, 1, 1, &err));
 	KEEP("none", next_none_identity(&all[count], ID, &err));
+	for (size_t i = 0; i < tbl_next_rules_len; i++) {
+		static char label[32][24];
+
+		cr_assert_lt(i, 32);
+		snprintf(label[i], sizeof(label[i]), "rule-%02zu", i);
+		KEEP(label[i], next_from_rule(&all[count], &tbl_next_rules[i], ID, W, &FILL, &err));
+	}
 	for (int f = NEXT_FORM_INVALID + 1; f < NEXT_FORM__COUNT; f++) {
 		static char label[NEXT_FORM__COUNT][48];
 
@@ -891,5 +945,5 @@ Test(io_next, every_builder_json_is_written_for_the_schema_check)
 		json_decref(j);
 		next_free(all[i]);
 	}
-	cr_assert_eq(count, 16 + NEXT_FORM__COUNT - 2);
+	cr_assert_eq(count, 16 + tbl_next_rules_len + NEXT_FORM__COUNT - 2);
 }

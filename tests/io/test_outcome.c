@@ -104,7 +104,7 @@ static void expect_code(const char *text, const char *proto)
 	int rc = decode_str(text, &o, &err);
 
 	cr_assert_eq(rc, SW_EPROTO, "rc %d for %s", rc, text);
-	cr_assert_str_eq(err.proto, proto, "%s: %s", err.msg, text);
+	cr_assert_str_eq(tbl_err_wire[err.proto], proto, "%s: %s", err.msg, text);
 	cr_assert_null(o.action_id);
 }
 
@@ -114,7 +114,7 @@ static void expect_bytes_code(const char *buf, size_t len, const char *proto)
 	struct sw_error err = SW_ERROR_INIT;
 
 	cr_assert_eq(outcome_decode(&o, buf, len, &err), SW_EPROTO);
-	cr_assert_str_eq(err.proto, proto, "%s", err.msg);
+	cr_assert_str_eq(tbl_err_wire[err.proto], proto, "%s", err.msg);
 }
 
 /* Replaces the first `from` in `base` by `to`; the caller frees. */
@@ -431,7 +431,7 @@ Test(outcome, escaped_nul_is_refused_by_check_not_by_parse)
 	cr_assert_eq(outcome_parse(&o, s, strlen(s), &err), 0, "%s", err.msg);
 	cr_assert(o.text_has_nul);
 	cr_assert_eq(outcome_check(&o, &err), SW_EPROTO);
-	cr_assert_str_eq(err.proto, "invalid_outcome");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "invalid_outcome");
 	outcome_release(&o);
 	sw_free(s);
 }
@@ -734,10 +734,10 @@ Test(outcome, validate_for_binds_action_id_and_kind)
 	cr_assert_eq(decode_str(s, &o, &err), 0);
 	cr_assert_eq(outcome_validate_for(&o, FSM_KIND_ORIENT, AID, &err), 0, "%s", err.msg);
 	cr_assert_eq(outcome_validate_for(&o, FSM_KIND_CLARIFY, AID, &err), SW_EPROTO);
-	cr_assert_str_eq(err.proto, "invalid_outcome");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "invalid_outcome");
 	sw_error_clear(&err);
 	cr_assert_eq(outcome_validate_for(&o, FSM_KIND_ORIENT, "other", &err), SW_EPROTO);
-	cr_assert_str_eq(err.proto, "invalid_outcome");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "invalid_outcome");
 	sw_error_clear(&err);
 	cr_assert_eq(outcome_validate_for(&o, FSM_KIND_ORIENT, "", &err), SW_EPROTO);
 	outcome_release(&o);
@@ -755,7 +755,7 @@ Test(outcome, parse_leaves_content_rules_to_check)
 	cr_assert(strstr(err.msg, "action_id") != NULL, "%s", err.msg);
 	sw_error_clear(&err);
 	cr_assert_eq(outcome_check(&o, &err), SW_EPROTO);
-	cr_assert_str_eq(err.proto, "invalid_outcome");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "invalid_outcome");
 	outcome_release(&o);
 	sw_free(s);
 }
@@ -834,7 +834,7 @@ static void alloc_walk(const char *text)
 			cr_assert_str_eq(json, want, "n=%lu\n%s\n%s", n, json, want);
 		sw_free(json);
 		if (rc != 0)
-			cr_assert_eq(rc, SW_ENOMEM, "n=%lu rc=%d %s %s", n, rc, err.proto, err.msg);
+			cr_assert_eq(rc, SW_ENOMEM, "n=%lu rc=%d %s %s", n, rc, tbl_err_wire[err.proto], err.msg);
 	}
 	cr_assert(done);
 	sw_free(want);

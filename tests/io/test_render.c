@@ -537,13 +537,22 @@ Test(io_render, none_prints_nothing)
 	next_free(n);
 }
 
+/* The next the rules give a Run in situation `m`, for run-1 / act-1. */
+static int rule_next(struct next **n, struct fsm_run m, const char *root, struct sw_error *err)
+{
+	const struct next_fill fill = { .run_id = "run-1", .action_id = "act-1" };
+
+	return next_from_rule(n, fsm_next(&m, NULL), ID, root, &fill, err);
+}
+
 Test(io_render, choices_list_requirements_or_the_command)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	struct next *n = NULL;
 	char *out;
 
-	cr_assert_eq(next_build_action(&n, ID, "/tmp/ws root", "run-1", "act-1", &err), 0);
+	cr_assert_eq(rule_next(&n, (struct fsm_run){ .state = FSM_ST_ACTIVE, .action = FSM_KIND_IMPLEMENT },
+			       "/tmp/ws root", &err), 0);
 	out = choices(n, RENDER_SHELL_POSIX);
 	cr_assert_str_eq(out,
 		"Next choices:\n"
@@ -554,7 +563,7 @@ Test(io_render, choices_list_requirements_or_the_command)
 	next_free(n);
 
 	/* Optional inputs are left out of the command. */
-	cr_assert_eq(next_build_resume(&n, ID, "/w", "run-1", 1, &err), 0);
+	cr_assert_eq(rule_next(&n, (struct fsm_run){ .state = FSM_ST_STOPPED, .issue_backed = 1 }, "/w", &err), 0);
 	out = choices(n, RENDER_SHELL_POSIX);
 	cr_assert_str_eq(out,
 		"Next choices:\n"
@@ -607,7 +616,7 @@ Test(io_render, choices_refuse_an_invalid_next)
 	struct next *n = NULL;
 	char *out = NULL;
 
-	cr_assert_eq(next_build_resume(&n, ID, "/w", "run-1", 0, &err), 0);
+	cr_assert_eq(rule_next(&n, (struct fsm_run){ .state = FSM_ST_STOPPED }, "/w", &err), 0);
 	n->identity[7] = 'X';
 	cr_assert_eq(render_next_choices(&out, n, RENDER_SHELL_POSIX, NULL, &err), SW_EINVAL);
 	cr_assert_null(out);
@@ -641,7 +650,8 @@ Test(io_render, choices_survive_every_allocation_failure)
 	struct sw_error err = SW_ERROR_INIT;
 	struct next *n = NULL;
 
-	cr_assert_eq(next_build_environment(&n, ID, "/w x", "run-1", "act-1", 0, &err), 0);
+	cr_assert_eq(rule_next(&n, (struct fsm_run){ .state = FSM_ST_PAUSED_ENVIRONMENT,
+					      .action = FSM_KIND_IMPLEMENT }, "/w x", &err), 0);
 	for (unsigned long k = 1;; k++) {
 		char *out = NULL;
 		int rc;

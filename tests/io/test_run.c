@@ -73,7 +73,7 @@ static void absorb_contexts(struct run *r)
 	if (blob_store == NULL)
 		blob_store = json_object();
 	json_array_foreach(taken, i, v) {
-		run_context_digest(json_string_value(v), digest);
+		sw_material_digest(digest, json_string_value(v), strlen(json_string_value(v)), NULL);
 		json_object_set(blob_store, digest, v);
 	}
 	json_decref(taken);
@@ -218,7 +218,7 @@ static struct fsm_step submit(struct harness *h, json_t *o, int dirty)
 
 	json_object_set_new(o, "action_id", json_string(run_current_action_id(h->run)));
 	in.facts = run_submit_facts(h->run, run_current_action_id(h->run), DIGEST_A) |
-		   (dirty ? FSM_F_CHANGED : 0);
+		   (dirty ? FSM_F(CHANGED) : 0);
 	in.outcome = shape_of(o);
 	st = step(h, &in, &fx);
 	json_decref(o);
@@ -310,6 +310,54 @@ Test(io_run, happy_path_replays_and_validates)
 	finish(&h);
 }
 
+/* Journal events name the rule that fired by its stable id (the id
+ * column of tbl_rules), and a journal replays whatever the rule says. */
+Test(io_run, events_name_the_rule_by_its_stable_id)
+{
+	struct harness h = { 0 };
+	struct fsm_step st;
+	json_t *last;
+
+	start(&h, 8, 1);
+	st = submit(&h, outcome("orient", "completed", NULL), 0);
+	last = json_array_get(json_array_get(h.journal, json_array_size(h.journal) - 1), 1);
+	cr_assert_eq(json_integer_value(json_object_get(last, "rule")), tbl_rules[st.rule].id);
+	for (size_t row = 0; row < tbl_rules_len; row++) {
+		json_t *d = run_delta(NULL, h.run, row);
+
+		cr_assert_not_null(d);
+		cr_assert_eq(json_integer_value(json_object_get(d, "rule")), tbl_rules[row].id);
+		json_decref(d);
+	}
+	assert_replay_equals(&h);
+	finish(&h);
+}
+
+/* The candidate effects change the record themselves: a row that names
+ * them is enough, no caller edits the record by event. */
+Test(io_run, candidate_effects_set_and_clear_the_waiting_candidate)
+{
+	struct harness h = { 0 };
+	struct sw_error err = SW_ERROR_INIT;
+	json_t *cand = json_pack("{s:s, s:b}", "candidate_id", "cand-1", "valid", 1);
+	struct run_effects fx = { .now = "2026-11-29T10:00:01Z", .candidate = cand };
+	struct fsm_step st = { .verdict = FSM_APPLY };
+
+	start(&h, 8, 1);
+	st.run = run_machine(h.run);
+	st.run.state = FSM_ST_PAUSED_DECISION;
+	st.ops = FSM_OP(CANDIDATE_VALID);
+	cr_assert_eq(run_apply(h.run, &st, &fx, &err), 0, "%s", err.msg);
+	cr_assert(json_equal(json_object_get(run_json(h.run), "source_candidate"), cand));
+	cr_assert(run_machine(h.run).candidate && run_machine(h.run).candidate_valid);
+	st.ops = FSM_OP(CANDIDATE_CLEAR);
+	st.run.state = FSM_ST_ACTIVE;
+	cr_assert_eq(run_apply(h.run, &st, &fx, &err), 0, "%s", err.msg);
+	cr_assert_null(json_object_get(run_json(h.run), "source_candidate"));
+	json_decref(cand);
+	finish(&h);
+}
+
 Test(io_run, decision_answer_and_destructive_grant_replay_and_validate)
 {
 	struct harness h = { 0 };
@@ -348,7 +396,7 @@ Test(io_run, decision_answer_and_destructive_grant_replay_and_validate)
 	cr_assert_eq(st.run.state, FSM_ST_PAUSED_DESTRUCTIVE);
 	assert_status_valid(&h);
 	in.facts = run_answer_facts(h.run, run_current_action_id(h.run), DIGEST_B, NULL) |
-		   FSM_F_CONFIRM | FSM_F_SCOPE_GIVEN | FSM_F_SCOPE_WELLFORMED | FSM_F_SCOPE_MATCH;
+		   FSM_F(CONFIRM) | FSM_F(SCOPE_GIVEN) | FSM_F(SCOPE_WELLFORMED) | FSM_F(SCOPE_MATCH);
 	fx.answer_text = "";
 	fx.confirm = 1;
 	fx.scope_sha256 = DIGEST_A;
@@ -393,7 +441,7 @@ Test(io_run, skip_stop_resume_replay)
 	in.event = FSM_EV_RESUME;
 	st = step(&h, &in, &fx);
 	in.event = FSM_EV_SKIP;
-	in.facts = FSM_F_NAMED_CURRENT;
+	in.facts = FSM_F(NAMED_CURRENT);
 	fx.observation = h.obs_clean;
 	fx.observation_complete = 1;
 	st = step(&h, &in, &fx);
@@ -415,7 +463,7 @@ Test(io_run, replay_rejects_foreign_and_unknown_data)
 				"run_id", "x");
 
 	cr_assert_lt(run_replay(&r, "outcome_submitted", bad, &err), 0);
-	cr_assert_str_eq(err.proto, "run_journal_invalid");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "run_journal_invalid");
 	json_decref(bad);
 }
 
@@ -532,7 +580,7 @@ Test(io_run, the_action_size_limit_counts_the_source_fields)
 	memset(goal, 'g', room + 8191);
 	goal[room + 8191] = '\0';
 	cr_assert_lt(create_issue_backed(&r, goal, pinned, &err), 0);
-	cr_assert_str_eq(err.proto, "action_too_large");
+	cr_assert_str_eq(tbl_err_wire[err.proto], "action_too_large");
 	cr_assert_null(r);
 	goal[room - 64] = '\0';
 	sw_error_clear(&err);
@@ -674,8 +722,8 @@ Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_cont
 	first = json_string_value(json_object_get(json_object_get(json_array_get(
 		json_object_get(run_json(plain.run), "actions"), 0), "action"), "action_id"));
 	cr_assert_eq(run_submit_facts(back, first, DIGEST_A), run_submit_facts(plain.run, first, DIGEST_A));
-	cr_assert_eq(run_submit_facts(back, first, DIGEST_A) & (FSM_F_PRIOR | FSM_F_PRIOR_SAME),
-		     FSM_F_PRIOR | FSM_F_PRIOR_SAME);
+	cr_assert_eq(run_submit_facts(back, first, DIGEST_A) & (FSM_F(PRIOR) | FSM_F(PRIOR_SAME)),
+		     FSM_F(PRIOR) | FSM_F(PRIOR_SAME));
 	cr_assert_eq(run_thaw(back, &err), 0);
 	cr_assert(json_equal(run_json(back), run_json(plain.run)), "the thawed record differs");
 	/* A checkpoint that does not match the projection is refused. */

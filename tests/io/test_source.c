@@ -473,7 +473,7 @@ Test(io_source, digests_match_the_reference_golden_vectors)
 
 	cr_assert_eq(source_comment_body_sha256(d, "hello\r\n", 7, &err), 0);
 	cr_expect_str_eq(d, "sha256:e3d8ed9910845a2586b220f77cbeeb12ccf5cbdb654301b6b84ea059fadd2f08");
-	source__material_digest(d, "hello\n", 6, &err);
+	sw_material_digest(d, "hello\n", 6, &err);
 	cr_expect_str_eq(d, "sha256:b60997511c1ba1fa5441e3395a48951bfa247c8f0e838c8af36632b8e56e238e");
 	source__section_digest(d, "requirements", SOURCE_ROLE_REQUIREMENTS,
 			       "Requirements", "hello\n", 6, &err);

@@ -160,7 +160,7 @@ Test(io_store, read_only_open_creates_nothing)
 	cr_expect_eq(n, 0);
 	store_list_free(ids, n);
 	cr_expect_eq(store_visit(s, "abc", NULL, NULL, NULL, &err), SW_EPROTO);
-	cr_expect_str_eq(err.proto, "run_not_found");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "run_not_found");
 	sw_error_clear(&err);
 	cr_expect_neq(store_create(s, "abc", add_events, NULL, &err), 0);
 	cr_expect_neq(lstat(run_path("", NULL), &st), 0);
@@ -251,7 +251,7 @@ Test(io_store, create_refuses_an_existing_run)
 
 	make_run(s, "dup");
 	cr_expect_eq(store_create(s, "dup", add_events, &a, &err), SW_EPROTO);
-	cr_expect_str_eq(err.proto, "mutation_not_committed");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "mutation_not_committed");
 	cr_expect_str_eq(store_last_failure(s)->phase, "directory_create");
 	store_free(s);
 }
@@ -261,7 +261,7 @@ static int reject(struct store_mutation *m, void *payload, struct sw_error *err)
 	(void)payload;
 	store_mutation_add_event(m, TBL_JEVENT_RUN_STOPPED, "{}", 2, err);
 	store_mutation_add_material(m, "blob", 4, NULL, err);
-	return sw_error_proto(err, "stale_action", "the action is stale");
+	return sw_error_proto(err, TBL_ERR_STALE_ACTION, "the action is stale");
 }
 
 static int reject_plain(struct store_mutation *m, void *payload,
@@ -285,7 +285,7 @@ Test(io_store, rejected_mutation_leaves_run_byte_identical)
 	dir = run_path("rj", NULL);
 	before = tree_fingerprint(dir);
 	cr_expect_eq(store_update(s, "rj", NULL, reject, NULL, &err), SW_EPROTO);
-	cr_expect_str_eq(err.proto, "stale_action");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "stale_action");
 	f = store_last_failure(s);
 	cr_expect(f->has_mutation);
 	cr_expect_str_eq(f->phase, "callback");
@@ -295,7 +295,7 @@ Test(io_store, rejected_mutation_leaves_run_byte_identical)
 	sw_free(after);
 	sw_error_clear(&err);
 	cr_expect_eq(store_update(s, "rj", NULL, reject_plain, NULL, &err), SW_EPROTO);
-	cr_expect_str_eq(err.proto, "mutation_not_committed");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "mutation_not_committed");
 	cr_expect_str_eq(err.msg, "business rule");
 	after = tree_fingerprint(dir);
 	cr_expect_str_eq(after, before);
@@ -335,7 +335,7 @@ Test(io_store, symlinked_run_dir_is_refused)
 	cr_expect_neq(err.code, SW_OK);
 	sw_error_clear(&err);
 	cr_expect_lt(store_update(s, "link", NULL, add_events, &a, &err), 0);
-	cr_expect_str_eq(err.proto, "mutation_not_committed");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "mutation_not_committed");
 	sw_error_clear(&err);
 	cr_expect_lt(store_first_event(s, "link", NULL, NULL, &err), 0);
 	store_free(s);
@@ -384,7 +384,7 @@ Test(io_store, symlinked_materials_dir_is_refused)
 	cr_assert_eq(mkdir(outside, 0700), 0);
 	cr_assert_eq(symlink(outside, m), 0);
 	cr_expect_lt(store_update(s, "sm", NULL, add_events, &a, &err), 0);
-	cr_expect_str_eq(err.proto, "mutation_not_committed");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "mutation_not_committed");
 	d = opendir(outside);
 	while (readdir(d) != NULL)
 		entries++;
@@ -410,7 +410,7 @@ Test(io_store, materials_round_trip_and_are_verified)
 
 	make_run(s, "mat");
 	cr_assert_eq(store_update(s, "mat", NULL, add_events, &a, &err), 0, "%s", err.msg);
-	store_material_digest("hello material", 14, want);
+	sw_material_digest(want, "hello material", 14, NULL);
 	cr_expect_str_eq(a.digest, want);
 	cr_assert_eq(store_read_material(&data, &len, s, "mat", want, &err), 0, "%s", err.msg);
 	cr_expect_eq(len, 14);
@@ -430,7 +430,7 @@ Test(io_store, materials_round_trip_and_are_verified)
 		cr_expect_null(data);
 		sw_error_clear(&err);
 		cr_expect_lt(store_update(s, "mat", NULL, add_events, &a, &err), 0);
-		cr_expect_str_eq(err.proto, "mutation_not_committed");
+		cr_expect_str_eq(tbl_err_wire[err.proto], "mutation_not_committed");
 		sw_free(blob);
 	}
 	sw_error_clear(&err);
@@ -465,13 +465,13 @@ Test(io_store, a_material_replaced_after_its_check_is_refused)
 	char want[SW_DIGEST_LEN], *blob, *journal, *after;
 
 	make_run(s, "mat");
-	store_material_digest("hello material", 14, want);
+	sw_material_digest(want, "hello material", 14, NULL);
 	blob = sw_asprintf("%s%s", run_path("mat", "materials/"), want + 7);
 	journal = slurp(run_path("mat", "journal.jsonl"), NULL);
 	store_test_after_materials(replace_blob, blob);
 	cr_expect_lt(store_update(s, "mat", NULL, add_events, &a, &err), 0);
 	store_test_after_materials(NULL, NULL);
-	cr_expect_str_eq(err.proto, "mutation_not_committed");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "mutation_not_committed");
 	cr_expect_str_eq(store_last_failure(s)->phase, "namespace_verify");
 	after = slurp(run_path("mat", "journal.jsonl"), NULL);
 	cr_expect_str_eq(after, journal, "nothing was appended");
@@ -608,10 +608,10 @@ Test(io_store, complete_bad_record_is_journal_invalid)
 		fclose(f);
 		sw_error_clear(&err);
 		cr_expect_eq(store_visit(w, "bad", NULL, NULL, NULL, &err), SW_EPROTO, "case %zu", i);
-		cr_expect_str_eq(err.proto, "run_journal_invalid", "case %zu", i);
+		cr_expect_str_eq(tbl_err_wire[err.proto], "run_journal_invalid", "case %zu", i);
 		sw_error_clear(&err);
 		cr_expect_eq(store_update(w, "bad", NULL, add_events, &a, &err), SW_EPROTO);
-		cr_expect_str_eq(err.proto, "mutation_not_committed", "case %zu", i);
+		cr_expect_str_eq(tbl_err_wire[err.proto], "mutation_not_committed", "case %zu", i);
 		cr_expect_str_eq(store_last_failure(w)->phase, "replay");
 		now = slurp(j, NULL);
 		cr_expect_eq(strlen(now), strlen(before) + strlen(cases[i]), "case %zu", i);
@@ -638,7 +638,7 @@ Test(io_store, oversize_event_data_is_journal_record_too_large)
 	dir = run_path("big", NULL);
 	before = tree_fingerprint(dir);
 	cr_expect_eq(store_update(w, "big", NULL, add_events, &a, &err), SW_EPROTO);
-	cr_expect_str_eq(err.proto, "journal_record_too_large");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "journal_record_too_large");
 	f = store_last_failure(w);
 	cr_expect(f->has_limit);
 	cr_expect_str_eq(f->limit_context, "event payload");
@@ -677,7 +677,7 @@ Test(io_store, oversize_complete_line_is_invalid_and_torn_one_is_cut)
 	huge[JOURNAL_MAX_LINE] = '\n';
 	append_bytes(j, huge);
 	cr_expect_eq(store_visit(w, "ol", NULL, NULL, NULL, &err), SW_EPROTO);
-	cr_expect_str_eq(err.proto, "run_journal_invalid");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "run_journal_invalid");
 	free(huge);
 	free(clean);
 	store_free(w);
@@ -699,14 +699,14 @@ Test(io_store, busy_lock_times_out_and_first_event_needs_no_lock)
 	cr_assert_eq(flock(fd, LOCK_EX | LOCK_NB), 0);
 	store_set_lock_timeout(w, 100);
 	cr_expect_eq(store_update(w, "busy", NULL, add_events, &a, &err), SW_EPROTO);
-	cr_expect_str_eq(err.proto, "run_busy");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "run_busy");
 	f = store_last_failure(w);
 	cr_expect(f->has_mutation);
 	cr_expect_str_eq(f->phase, "lock_open");
 	cr_expect(!f->committed);
 	sw_error_clear(&err);
 	cr_expect_eq(store_visit(w, "busy", NULL, NULL, NULL, &err), SW_EPROTO);
-	cr_expect_str_eq(err.proto, "run_busy");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "run_busy");
 	sw_error_clear(&err);
 	cr_assert_eq(store_first_event(w, "busy", collect, &seen, &err), 0, "%s", err.msg);
 	cr_expect_eq(seen.n, 1);
@@ -736,7 +736,7 @@ Test(io_store, allocation_failures_never_corrupt_the_run)
 		sw_alloc_fail_after(n);
 		rc = store_update(w, id, NULL, add_events, &a, &err);
 		sw_alloc_fail_after(0);
-		snprintf(code, sizeof(code), "%s", err.proto);
+		snprintf(code, sizeof(code), "%s", tbl_err_wire[err.proto]);
 		sw_error_clear(&err);
 		cr_assert_eq(store_visit(w, id, NULL, NULL, &count, &err), 0,
 			     "n=%lu: %s", n, err.msg);
@@ -763,6 +763,9 @@ Test(io_store, fast_and_strict_decoders_agree)
 		"{\"a\":1,\"a\":2}", "{\"a\":{\"b\":[1,{\"b\":1,\"b\":2}]}}",
 		"{\"\\u0061\":1,\"a\":2}", "{\"a\":1,\"b\":[1,2,{\"c\":null}]}",
 		"123456789012345678901234567890", "1e400", "01", "1.", ".5", "-",
+		"1764555555123456789", "-1764555555123456789", "9223372036854775807",
+		"9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+		"12345678901234567890", "[1764555555123456789,1.5]",
 		"[1,]", "{\"a\":1,}", "[1 2]", "{\"a\" 1}", "tru", "nul",
 		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
 	};
@@ -812,11 +815,11 @@ Test(io_store, symlinked_namespace_is_refused)
 	cr_assert_eq(mkdir(target, 0700), 0);
 	cr_assert_eq(symlink(target, ns), 0);
 	cr_expect_eq(store_open(&s, g_common, true, &err), SW_EPROTO);
-	cr_expect_str_eq(err.proto, "runstore_unavailable");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "runstore_unavailable");
 	cr_expect_null(s);
 	sw_error_clear(&err);
 	cr_expect_eq(store_open(&s, g_common, false, &err), SW_EPROTO);
-	cr_expect_str_eq(err.proto, "runstore_unavailable");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "runstore_unavailable");
 	{
 		char *runs = sw_asprintf("%s/runs", target);
 
@@ -825,7 +828,7 @@ Test(io_store, symlinked_namespace_is_refused)
 	}
 	sw_error_clear(&err);
 	cr_expect_eq(store_open(&s, "relative/path", true, &err), SW_EPROTO);
-	cr_expect_str_eq(err.proto, "runstore_unavailable");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "runstore_unavailable");
 	sw_free(target);
 	sw_free(ns);
 }
@@ -838,7 +841,7 @@ Test(io_store, update_of_a_missing_run_is_run_not_found_and_creates_nothing)
 	struct stat st;
 
 	cr_expect_eq(store_update(s, "ghost", NULL, add_events, &a, &err), SW_EPROTO);
-	cr_expect_str_eq(err.proto, "run_not_found");
+	cr_expect_str_eq(tbl_err_wire[err.proto], "run_not_found");
 	cr_expect(store_last_failure(s)->has_mutation);
 	cr_expect(!store_last_failure(s)->committed);
 	cr_expect_neq(lstat(run_path("ghost", NULL), &st), 0);
@@ -867,7 +870,7 @@ Test(io_store, material_digest_is_the_framed_sha256)
 	snprintf(want, sizeof(want), "sha256:");
 	for (int i = 0; i < 32; i++)
 		snprintf(want + 7 + 2 * i, 3, "%02x", md[i]);
-	store_material_digest(body, 3, got);
+	sw_material_digest(got, body, 3, NULL);
 	cr_expect_str_eq(got, want);
 }
 
@@ -890,11 +893,11 @@ Test(io_store, create_allocation_failures_leave_no_partial_run)
 
 		rc = store_create(w, id, add_events, &a, &err);
 		sw_alloc_fail_after(0);
-		snprintf(code, sizeof(code), "%s", err.proto);
+		snprintf(code, sizeof(code), "%s", tbl_err_wire[err.proto]);
 		sw_error_clear(&err);
 		if (store_visit(w, id, collect, &seen, &count, &err) < 0) {
 			cr_assert_neq(rc, 0);
-			cr_assert_str_eq(err.proto, "run_not_found");
+			cr_assert_str_eq(tbl_err_wire[err.proto], "run_not_found");
 			cr_assert_str_eq(code, "mutation_not_committed");
 		} else if (rc == 0 || strncmp(code, "mutation_committed", 18) == 0) {
 			cr_assert_eq(count, 1, "n=%lu %s", n, code);

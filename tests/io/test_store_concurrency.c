@@ -37,7 +37,7 @@ static int compare_and_append(struct store_mutation *m, void *payload,
 	int n;
 
 	if (c->seen != c->expected)
-		return sw_error_proto(err, "stale_action",
+		return sw_error_proto(err, TBL_ERR_STALE_ACTION,
 				      "expected %lld events, found %lld",
 				      c->expected, c->seen);
 	n = snprintf(data, sizeof(data), "{\"worker\":%d,\"after\":%lld}",
@@ -62,11 +62,11 @@ static void worker(int id, int ready_fd, int go_fd)
 		_exit(EXIT_OTHER);
 	if (store_update(s, "race", count_visit, compare_and_append, &c, &err) == 0)
 		_exit(EXIT_WON);
-	if (strcmp(err.proto, "stale_action") == 0 &&
+	if (err.proto == TBL_ERR_STALE_ACTION &&
 	    store_last_failure(s)->has_mutation &&
 	    !store_last_failure(s)->committed)
 		_exit(EXIT_CONFLICT);
-	if (strcmp(err.proto, "run_busy") == 0)
+	if (err.proto == TBL_ERR_RUN_BUSY)
 		_exit(EXIT_BUSY);
 	_exit(EXIT_OTHER);
 }
@@ -160,7 +160,7 @@ Test(io_store_concurrency, racing_creates_of_one_id_make_one_run)
 				_exit(EXIT_OTHER);
 			if (store_create(c, "same", add_events, &a, &e) == 0)
 				_exit(EXIT_WON);
-			_exit(strcmp(e.proto, "mutation_not_committed") == 0 ?
+			_exit(e.proto == TBL_ERR_MUTATION_NOT_COMMITTED ?
 			      EXIT_CONFLICT : EXIT_OTHER);
 		}
 	}

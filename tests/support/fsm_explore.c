@@ -23,15 +23,15 @@ int fsm_explore_run_eq(const struct fsm_run *a, const struct fsm_run *b)
  * `current`. */
 static size_t build_inputs(struct fsm_input *out, size_t cap, enum fsm_kind current)
 {
-	static const unsigned named_submit[] = {
-		FSM_F_NAMED_CURRENT,
-		FSM_F_NAMED_CURRENT | FSM_F_PRIOR | FSM_F_PRIOR_SAME,
-		FSM_F_NAMED_CURRENT | FSM_F_PRIOR,
+	static const uint64_t named_submit[] = {
+		FSM_F(NAMED_CURRENT),
+		FSM_F(NAMED_CURRENT) | FSM_F(PRIOR) | FSM_F(PRIOR_SAME),
+		FSM_F(NAMED_CURRENT) | FSM_F(PRIOR),
 		0,
-		FSM_F_NAMED_VOIDED,
-		FSM_F_NAMED_VOIDED | FSM_F_PRIOR | FSM_F_PRIOR_SAME,
+		FSM_F(NAMED_VOIDED),
+		FSM_F(NAMED_VOIDED) | FSM_F(PRIOR) | FSM_F(PRIOR_SAME),
 	};
-	static const unsigned git[] = { 0, FSM_F_CHANGED, FSM_F_GIT_FAILED };
+	static const uint64_t git[] = { 0, FSM_F(CHANGED), FSM_F(GIT_FAILED) };
 	size_t n = 0;
 
 	/* start */
@@ -43,7 +43,7 @@ static size_t build_inputs(struct fsm_input *out, size_t cap, enum fsm_kind curr
 				for (unsigned gf = 0; gf < 2; gf++)
 					out[n++] = (struct fsm_input){
 						.event = FSM_EV_START,
-						.facts = gf ? FSM_F_GIT_FAILED : 0,
+						.facts = gf ? FSM_F(GIT_FAILED) : 0,
 						.budget = start_budgets[bi], .review = rev,
 						.issue_backed = ib };
 	/* submit: every legal shape for the current kind, plus an illegal one */
@@ -78,30 +78,30 @@ static size_t build_inputs(struct fsm_input *out, size_t cap, enum fsm_kind curr
 					out[n++] = (struct fsm_input){
 						.event = FSM_EV_SUBMIT,
 						.facts = named_submit[k] | git[g] |
-							 (sup ? FSM_F_SUPERSEDE_INVALID : 0),
+							 (sup ? FSM_F(SUPERSEDE_INVALID) : 0),
 						.outcome = o };
 				}
 	}
 	/* answer */
 	for (unsigned f = 0; f < 256; f++) {
-		unsigned facts = 0;
+		uint64_t facts = 0;
 
-		facts |= (f & 1) ? FSM_F_NAMED_CURRENT : 0;
-		facts |= (f & 2) ? FSM_F_PRIOR : 0;
-		facts |= (f & 4) ? FSM_F_PRIOR_SAME | FSM_F_PRIOR : 0;
-		facts |= (f & 8) ? FSM_F_TEXT_BLANK : 0;
-		facts |= (f & 16) ? FSM_F_CONFIRM : 0;
-		facts |= (f & 32) ? FSM_F_REQUEST_INVALID : 0;
-		facts |= (f & 64) ? FSM_F_SUPERSEDE_INVALID : 0;
+		facts |= (f & 1) ? FSM_F(NAMED_CURRENT) : 0;
+		facts |= (f & 2) ? FSM_F(PRIOR) : 0;
+		facts |= (f & 4) ? FSM_F(PRIOR_SAME) | FSM_F(PRIOR) : 0;
+		facts |= (f & 8) ? FSM_F(TEXT_BLANK) : 0;
+		facts |= (f & 16) ? FSM_F(CONFIRM) : 0;
+		facts |= (f & 32) ? FSM_F(REQUEST_INVALID) : 0;
+		facts |= (f & 64) ? FSM_F(SUPERSEDE_INVALID) : 0;
 		for (int scope = 0; scope < 4; scope++) {
-			unsigned sf = facts;
+			uint64_t sf = facts;
 
 			if (scope >= 1)
-				sf |= FSM_F_SCOPE_GIVEN;
+				sf |= FSM_F(SCOPE_GIVEN);
 			if (scope >= 2)
-				sf |= FSM_F_SCOPE_WELLFORMED;
+				sf |= FSM_F(SCOPE_WELLFORMED);
 			if (scope >= 3)
-				sf |= FSM_F_SCOPE_MATCH;
+				sf |= FSM_F(SCOPE_MATCH);
 			if (f & 128)
 				continue;
 			assert(n < cap);
@@ -113,31 +113,31 @@ static size_t build_inputs(struct fsm_input *out, size_t cap, enum fsm_kind curr
 		for (size_t g = 0; g < 3; g++)
 			out[n++] = (struct fsm_input){
 				.event = FSM_EV_SKIP,
-				.facts = (cur ? FSM_F_NAMED_CURRENT : 0) | git[g] };
+				.facts = (cur ? FSM_F(NAMED_CURRENT) : 0) | git[g] };
 	out[n++] = (struct fsm_input){ .event = FSM_EV_STOP };
 	for (unsigned b = 0; b < 3; b++)	/* none, --budget 1, --budget 8 */
 		for (int so = 0; so < 2; so++)
 			out[n++] = (struct fsm_input){
 				.event = FSM_EV_RESUME,
-				.facts = (b ? FSM_F_BUDGET_GIVEN : 0) |
-					 (so ? FSM_F_SOURCE_OPTIONS : 0),
+				.facts = (b ? FSM_F(BUDGET_GIVEN) : 0) |
+					 (so ? FSM_F(SOURCE_OPTIONS) : 0),
 				.budget = b == 2 ? 8 : b };
 	for (unsigned b = 0; b < 3; b++) {	/* --use-pinned-source / --source-file [--budget N] */
 		out[n++] = (struct fsm_input){
 			.event = FSM_EV_RESUME_PINNED,
-			.facts = b ? FSM_F_BUDGET_GIVEN : 0,
+			.facts = b ? FSM_F(BUDGET_GIVEN) : 0,
 			.budget = b == 2 ? 8 : b };
 		out[n++] = (struct fsm_input){
 			.event = FSM_EV_RESUME_REFRESH,
-			.facts = b ? FSM_F_BUDGET_GIVEN : 0,
+			.facts = b ? FSM_F(BUDGET_GIVEN) : 0,
 			.budget = b == 2 ? 8 : b };
 		out[n++] = (struct fsm_input){
 			.event = FSM_EV_CHOOSE_PINNED,
-			.facts = b ? FSM_F_BUDGET_GIVEN : 0,
+			.facts = b ? FSM_F(BUDGET_GIVEN) : 0,
 			.budget = b == 2 ? 8 : b };
 		out[n++] = (struct fsm_input){
 			.event = FSM_EV_CHOOSE_ADOPT,
-			.facts = b ? FSM_F_BUDGET_GIVEN : 0,
+			.facts = b ? FSM_F(BUDGET_GIVEN) : 0,
 			.budget = b == 2 ? 8 : b };
 	}
 	/* a refreshed envelope that becomes a candidate (budget untouched) */

@@ -1,0 +1,367 @@
+/* Whole-process benchmark (not a test; `make bench`): what a host pays.
+ *
+ * Every figure is the median of ROUNDS wall-clock times of child
+ * processes, measured side by side in one run and interleaved round by
+ * round with the command it is compared with, so that the ratios hold on
+ * a noisy, shared machine:
+ *
+ *   submit       one `slipway protocol submit` (an orient/clarify Outcome
+ *                from a file) against one `git status --porcelain=v2 -z
+ *                -uall` and against the reference's git floor on the
+ *                synthetic repositories of mk/bench-observe.mk;
+ *   ref floor    the 39 git children the reference starts for one such
+ *                submit: workspace discovery (three `rev-parse` queries)
+ *                twelve times, one of them inside its observation, and
+ *                the observation's `rev-parse HEAD`, `ls-files --stage`
+ *                and `status`;
+ *   peak RSS     of the submit on the largest repository (wait4);
+ *   --help       alone;
+ *   status RUN   on the smallest repository against `git rev-parse HEAD`;
+ *   status       the listing with 100 and 1,000 Runs (repositories kept
+ *                between runs under the bench directory);
+ *   growth       a submit at Action ~1,000 against one at Action 1.
+ *
+ * Usage: bench_proc SLIPWAY BENCH_DIR REPO...  (the first REPO is the
+ * small one).  Each line ends in the target it is held to. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "tests/bench/bench_clock.h"
+
+#define ROUNDS 11
+
+extern char **environ;
+
+static const char *slipway;
+
+struct child {
+	char *out;	/* stdout when captured, NUL-terminated */
+	double secs;
+	long maxrss_kb;
+	int status;
+};
+
+/* Runs argv in dir with stdout captured (capture) or discarded, stderr
+ * discarded; times it from spawn to reaping. */
+static void run(struct child *c, const char *dir, const char *const *argv, int capture)
+{
+	posix_spawn_file_actions_t fa;
+	struct rusage ru;
+	size_t len = 0, cap = 0;
+	int pfd[2] = { -1, -1 };
+	double t0;
+	pid_t pid;
+
+	memset(c, 0, sizeof(*c));
+	posix_spawn_file_actions_init(&fa);
+	if (capture) {
+		if (pipe(pfd) != 0)
+			exit(2);
+		posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+		posix_spawn_file_actions_addclose(&fa, pfd[0]);
+		posix_spawn_file_actions_addclose(&fa, pfd[1]);
+	} else {
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	}
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addchdir_np(&fa, dir);
+	t0 = bench_now();
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ) != 0) {
+		perror(argv[0]);
+		exit(2);
+	}
+	if (capture) {
+		close(pfd[1]);
+		for (;;) {
+			ssize_t n;
+
+			if (cap - len < 65536) {
+				cap = cap ? cap * 2 : 1 << 17;
+				if ((c->out = realloc(c->out, cap)) == NULL)
+					exit(2);
+			}
+			n = read(pfd[0], c->out + len, cap - len - 1);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			len += (size_t)n;
+		}
+		close(pfd[0]);
+		c->out[len] = '\0';
+	}
+	if (wait4(pid, &c->status, 0, &ru) != pid)
+		exit(2);
+	c->secs = bench_now() - t0;
+	c->maxrss_kb = ru.ru_maxrss;
+	posix_spawn_file_actions_destroy(&fa);
+}
+
+static double timed(const char *dir, const char *const *argv)
+{
+	struct child c;
+
+	run(&c, dir, argv, 0);
+	return c.secs;
+}
+
+static double git_status(const char *repo)
+{
+	const char *argv[] = { "git", "status", "--porcelain=v2", "-z", "--untracked-files=all", NULL };
+
+	return timed(repo, argv);
+}
+
+/* The reference's git children for one submit (see the header). */
+static double ref_floor(const char *repo)
+{
+	static const char *const disc[][5] = {
+		{ "git", "rev-parse", "--path-format=absolute", "--show-toplevel", NULL },
+		{ "git", "rev-parse", "--path-format=absolute", "--git-dir", NULL },
+		{ "git", "rev-parse", "--path-format=absolute", "--git-common-dir", NULL },
+	};
+	static const char *const obs[][6] = {
+		{ "git", "rev-parse", "--verify", "--quiet", "HEAD", NULL },
+		{ "git", "ls-files", "--stage", "-z", NULL },
+		{ "git", "status", "--porcelain=v2", "-z", "--untracked-files=all", NULL },
+	};
+	double t = 0;
+
+	for (int d = 0; d < 12; d++)
+		for (int i = 0; i < 3; i++)
+			t += timed(repo, disc[i]);
+	for (int i = 0; i < 3; i++)
+		t += timed(repo, obs[i]);
+	return t;
+}
+
+struct brun {
+	const char *repo;
+	char run_id[64], action_id[64], kind[16];
+	int actions;
+};
+
+/* Reads run_id and the current Action from a run/submit reply. */
+static void remember(struct brun *b, const char *out)
+{
+	json_t *doc = json_loads(out, 0, NULL);
+	json_t *a = json_object_get(doc, "action");
+
+	if (!json_is_object(a)) {
+		fprintf(stderr, "bench_proc: no action in reply: %.300s\n", out);
+		exit(2);
+	}
+	snprintf(b->run_id, sizeof(b->run_id), "%s",
+		 json_string_value(json_object_get(doc, "run_id")));
+	snprintf(b->action_id, sizeof(b->action_id), "%s",
+		 json_string_value(json_object_get(a, "action_id")));
+	snprintf(b->kind, sizeof(b->kind), "%s", json_string_value(json_object_get(a, "kind")));
+	json_decref(doc);
+}
+
+static void start(struct brun *b, const char *repo)
+{
+	const char *argv[] = { slipway, "run", "--budget", "1000", "--json", "--",
+			 "benchmark goal", NULL };
+	struct child c;
+
+	b->repo = repo;
+	run(&c, repo, argv, 1);
+	remember(b, c.out);
+	b->actions = 1;
+	free(c.out);
+}
+
+/* One submit process; returns its time and peak RSS. */
+static double submit(struct brun *b, long *rss_kb)
+{
+	char path[4096];
+	const char *argv[] = { slipway, "protocol", "submit", "--run", b->run_id,
+				     "--action", b->action_id, "--outcome-file", path, NULL };
+	struct child c;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/.git/bench-outcome.json", b->repo);
+	if ((f = fopen(path, "w")) == NULL)
+		exit(2);
+	fprintf(f, "{\"contract_version\":2,\"action_id\":\"%s\",\"action_kind\":\"%s\","
+		   "\"status\":\"completed\",\"summary\":\"benchmark step\",\"observations\":[],"
+		   "\"known_issues\":[],\"suggested_actions\":[{\"kind\":\"clarify\","
+		   "\"brief\":\"Next step.\"}],\"pause\":null,\"implementation\":null,\"review\":null}",
+		b->action_id, b->kind);
+	fclose(f);
+	run(&c, b->repo, argv, 1);
+	if (c.status != 0) {
+		fprintf(stderr, "bench_proc: submit failed: %.400s\n", c.out);
+		exit(2);
+	}
+	remember(b, c.out);
+	b->actions++;
+	free(c.out);
+	if (rss_kb)
+		*rss_kb = c.maxrss_kb;
+	return c.secs;
+}
+
+static const char *base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static void verdict(double ratio, double target)
+{
+	printf("  (target <= %.2f%s)\n", target, ratio <= target ? "" : ", MISSED");
+}
+
+/* A repository holding n Runs, made once and kept (ready marker). */
+static void runs_repo(char *dir, size_t len, const char *bench_dir, int n)
+{
+	char marker[4200], cmd[8400];
+	struct stat st;
+
+	snprintf(dir, len, "%s/runs-%d", bench_dir, n);
+	snprintf(marker, sizeof(marker), "%s/.git/bench-runs-ready", dir);
+	if (stat(marker, &st) == 0)
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && sh tests/bench/mkrepo.sh '%s' 20", dir, dir);
+	if (system(cmd) != 0)
+		exit(2);
+	for (int i = 0; i < n; i++) {
+		const char *argv[] = { slipway, "run", "--budget", "8", "--json", "--", "a listed Run", NULL };
+		struct child c;
+
+		run(&c, dir, argv, 1);
+		free(c.out);
+	}
+	close(open(marker, O_WRONLY | O_CREAT, 0644));
+}
+
+int main(int argc, char **argv)
+{
+	double a[ROUNDS], b[ROUNDS], c[ROUNDS];
+	const char *small;
+	long rss = 0;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: bench_proc SLIPWAY BENCH_DIR REPO...\n");
+		return 2;
+	}
+	slipway = argv[1];
+	small = argv[3];
+	printf("Whole processes, median of %d, interleaved round by round (%s)\n", ROUNDS, slipway);
+	printf("%-20s %10s %10s %10s %8s %8s\n", "submit", "slipway", "status", "ref floor",
+	       "/status", "/floor");
+	for (int i = 3; i < argc; i++) {
+		static const double t_status[] = { 2.5, 1.3, 1.0 }, t_floor[] = { 0.10, 0.20, 0.5 };
+		struct brun r;
+		double s, g, f;
+		int k = i - 3 < 2 ? i - 3 : 2;
+
+		start(&r, argv[i]);
+		for (int j = 0; j < ROUNDS; j++) {
+			long kb;
+
+			a[j] = git_status(argv[i]);
+			b[j] = ref_floor(argv[i]);
+			c[j] = submit(&r, &kb);
+			if (kb > rss)
+				rss = kb;
+		}
+		g = bench_median(a, ROUNDS);
+		f = bench_median(b, ROUNDS);
+		s = bench_median(c, ROUNDS);
+		printf("%-20s %7.2f ms %7.2f ms %7.2f ms %7.2fx %7.3fx", base(argv[i]), s * 1e3,
+		       g * 1e3, f * 1e3, s / g, s / f);
+		printf("  (targets <= %.1fx, <= %.2fx%s)\n", t_status[k], t_floor[k],
+		       s / g <= t_status[k] && s / f <= t_floor[k] ? "" : ", MISSED");
+		if (i == argc - 1) {
+			printf("%-20s %7.1f MB", "peak RSS, submit", (double)rss / 1024);
+			printf("  (%s, target <= 20 MB%s)\n", base(argv[i]),
+			       rss <= 20 * 1024 ? "" : ", MISSED");
+		}
+		fflush(stdout);
+	}
+
+	{
+		const char *help[] = { slipway, "--help", NULL };
+		const char *rev[] = { "git", "rev-parse", "HEAD", NULL };
+		const char *st[] = { slipway, "status", NULL, NULL };
+		struct brun r;
+		double h, s, g;
+
+		start(&r, small);
+		st[2] = r.run_id;
+		for (int j = 0; j < ROUNDS; j++) {
+			a[j] = timed(small, help);
+			b[j] = timed(small, st);
+			c[j] = timed(small, rev);
+		}
+		h = bench_median(a, ROUNDS);
+		s = bench_median(b, ROUNDS);
+		g = bench_median(c, ROUNDS);
+		printf("%-20s %7.2f ms", "--help", h * 1e3);
+		printf("  (target <= 1 ms%s)\n", h <= 1e-3 ? "" : ", MISSED");
+		printf("%-20s %7.2f ms  git rev-parse HEAD %.2f ms  %.2fx", "status RUN", s * 1e3,
+		       g * 1e3, s / g);
+		verdict(s / g, 2.0);
+	}
+
+	{
+		static const int counts[] = { 100, 1000 };
+		static const double limits[] = { 20e-3, 150e-3 };
+		const char *st[] = { slipway, "status", NULL };
+
+		for (int n = 0; n < 2; n++) {
+			char dir[4096];
+			double s;
+
+			runs_repo(dir, sizeof(dir), argv[2], counts[n]);
+			for (int j = 0; j < ROUNDS; j++)
+				a[j] = timed(dir, st);
+			s = bench_median(a, ROUNDS);
+			printf("status, %4d Runs     %7.2f ms  (target <= %.0f ms%s)\n", counts[n],
+			       s * 1e3, limits[n] * 1e3, s <= limits[n] ? "" : ", MISSED");
+			fflush(stdout);
+		}
+	}
+
+	{
+		const char *len_env = getenv("BENCH_MAX_ACTIONS");
+		int longest = (len_env ? atoi(len_env) : 1000) - 2 * ROUNDS;
+		struct brun lr, sr;
+		double l, s;
+
+		start(&lr, small);
+		while (lr.actions < longest)
+			submit(&lr, NULL);
+		for (int j = 0; j < ROUNDS; j++) {
+			/* Action 1 of a fresh Run, then the long Run after an
+			 * untimed submit of its own, so that each timed submit finds
+			 * its own Run's pending disk work, as in real use. */
+			start(&sr, small);
+			a[j] = submit(&sr, NULL);
+			submit(&lr, NULL);
+			b[j] = submit(&lr, NULL);
+		}
+		s = bench_median(a, ROUNDS);
+		l = bench_median(b, ROUNDS);
+		printf("submit at Action %d %6.2f ms  Action 1 %.2f ms  %.2fx", longest + 1, l * 1e3,
+		       s * 1e3, l / s);
+		verdict(l / s, 1.10);
+	}
+	return 0;
+}
