@@ -15,9 +15,13 @@
  *   kiro     .kiro/settings/mcp.json  "mcpServers"  Kiro IDE and CLI, workspace configuration
  *                                                      (kiro.dev/docs/mcp/configuration)
  *
- * Codex, Windsurf, opencode, Pi and Qwen Code are left out: their documented
- * MCP configurations are user-level, another format, or (Qwen Code) a file
- * another host already uses.
+ * Left out: Windsurf documents only a user-level file
+ * (~/.codeium/windsurf/mcp_config.json); Codex's project file is TOML
+ * (.codex/config.toml, trusted projects only), which slipway does not edit
+ * while keeping the user's content; Qwen Code's current project file is
+ * Claude Code's .mcp.json (one entry cannot belong to two hosts); opencode
+ * and Pi are not registered (no project MCP file of this shape was
+ * confirmed for them).
  *
  * The configuration file is shared with the user: slipway adds one entry
  * named "slipway" ({"command": "slipway", "args": ["mcp", "--root", ROOT]})
