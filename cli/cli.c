@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "io/json.h"
+#include "io/source.h"
 
 static struct cli_opt *find_opt(struct cli_opt *opts, const char *name,
 				size_t len)
@@ -513,7 +514,7 @@ struct human_out {
 	size_t nheld;
 };
 
-static int write_all(int fd, const void *p, size_t n)
+int cli_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;
 
@@ -572,13 +573,13 @@ static ssize_t human_write(void *cookie, const char *buf, size_t len)
 			continue;
 		}
 		snprintf(shown, sizeof(shown), "<U+%04X>", cp);
-		if (write_all(h->fd, all + from, i - from) < 0 ||
-		    write_all(h->fd, shown, strlen(shown)) < 0)
+		if (cli_write_all(h->fd, all + from, i - from) < 0 ||
+		    cli_write_all(h->fd, shown, strlen(shown)) < 0)
 			goto fail;
 		i += k;
 		from = i;
 	}
-	if (write_all(h->fd, all + from, n - keep - from) < 0)
+	if (cli_write_all(h->fd, all + from, n - keep - from) < 0)
 		goto fail;
 	memcpy(h->held, all + n - keep, keep);
 	h->nheld = keep;
@@ -593,7 +594,7 @@ static int human_close(void *cookie)
 {
 	struct human_out *h = cookie;
 
-	return h->nheld ? write_all(h->fd, h->held, h->nheld) : 0;
+	return h->nheld ? cli_write_all(h->fd, h->held, h->nheld) : 0;
 }
 
 int cli_human_output(void)
@@ -609,5 +610,30 @@ int cli_human_output(void)
 	if ((f = fopencookie(&h, "w", io)) == NULL)
 		return -1;
 	stdout = f;
+	return 0;
+}
+
+static struct {
+	const char *bytes;
+	size_t len;
+} inline_source;
+
+void cli_set_inline_source(const char *bytes, size_t len)
+{
+	inline_source.bytes = bytes;
+	inline_source.len = len;
+}
+
+int cli_read_source(char **out, size_t *out_len, const char *path, struct sw_error *err)
+{
+	if (inline_source.bytes == NULL)
+		return source_read_file(out, out_len, path, err);
+	*out_len = 0;
+	if (inline_source.len > SOURCE_MAX_FILE_BYTES)
+		return sw_error_set(err, SW_ETOOBIG, "source envelope exceeds %u bytes",
+				    SOURCE_MAX_FILE_BYTES);
+	if ((*out = sw_strndup(inline_source.bytes, inline_source.len)) == NULL)
+		return sw_error_set(err, SW_ENOMEM, "cannot copy the source envelope");
+	*out_len = inline_source.len;
 	return 0;
 }

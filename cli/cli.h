@@ -130,4 +130,21 @@ int cli_help_is_reference(void);
 int cli_print_group_reference(const char *path, const char *summary,
 			      const char *const *names, const char *const *summaries);
 
+/* Writes all `n` bytes at `p` to `fd`, retrying after EINTR and short
+ * writes.  0, or -1 when a write failed. */
+int cli_write_all(int fd, const void *p, size_t n);
+
+/* An envelope held in memory that stands in for the file named by
+ * --source-file of run and protocol resume (slipway mcp receives envelopes
+ * as JSON objects and writes no file).  Set around one command, cleared
+ * with (NULL, 0); borrowed. */
+void cli_set_inline_source(const char *bytes, size_t len);
+
+/* Reads the --source-file envelope: the inline one when set, else the file
+ * at `path` (source_read_file).  *out is sw_malloc'd; codes as
+ * source_read_file. */
+struct sw_error;
+int cli_read_source(char **out, size_t *out_len, const char *path,
+		    struct sw_error *err);
+
 #endif

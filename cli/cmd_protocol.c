@@ -300,7 +300,7 @@ static int import_candidate(struct driver *d, struct source_candidate **out, con
 	size_t len = 0;
 	int rc;
 
-	if (source_read_file(&buf, &len, path, &err) < 0)
+	if (cli_read_source(&buf, &len, path, &err) < 0)
 		snprintf(msg, sizeof(msg), "source file could not be read safely");
 	else if (source_parse_candidate(out, buf, len, &err) < 0)
 		snprintf(msg, sizeof(msg), "source file could not be imported: %s", err.msg);

@@ -21,7 +21,7 @@ static int import_source(const struct driver *d, struct source_pinned **out,
 	size_t len = 0;
 	int rc = 0;
 
-	if (source_read_file(&buf, &len, path, &err) < 0)
+	if (cli_read_source(&buf, &len, path, &err) < 0)
 		snprintf(msg, sizeof(msg), "source file could not be read safely");
 	else if (source_parse(out, NULL, buf, len, &err) < 0)
 		snprintf(msg, sizeof(msg), "source file could not be imported: %s", err.msg);
