@@ -50,6 +50,21 @@ deps:
 		$(SUDO) apt-get update -q && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends $$missing; \
 	else echo "deps: all Debian packages present"; fi
+	@if ! command -v node >/dev/null 2>&1; then \
+		echo "installing: nodejs npm (for the MCP SDK tests)"; \
+		$(SUDO) apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends nodejs npm; \
+	fi
+	@$(MAKE) --no-print-directory mcp-sdk
+
+# The official MCP TypeScript SDK for tests/e2e/test_mcp.py, pinned by
+# tests/mcp/package-lock.json, installed into tests/mcp/node_modules (never
+# globally).
+MCP_SDK_STAMP = tests/mcp/node_modules/.package-lock.json
+mcp-sdk: $(MCP_SDK_STAMP)
+$(MCP_SDK_STAMP): tests/mcp/package-lock.json tests/mcp/package.json
+	cd tests/mcp && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	@touch $@
 
 # `make deps X Y`: this make only installs; a second make, started after
 # `deps` has finished, builds X Y and so reads pkg-config once the packages
@@ -109,13 +124,14 @@ PURE_SRCS = $(sort $(wildcard tables/*.c fsm/*.c))
 IO_SRCS   = $(sort $(wildcard io/*.c))
 SVC_SRCS  = $(sort $(wildcard service/*.c))
 CLI_SRCS  = $(sort $(filter-out cli/main.c,$(wildcard cli/*.c)))
-GEN_SRCS  = build/gen/capabilities.c
-LIB_SRCS  = $(PURE_SRCS) $(IO_SRCS) $(SVC_SRCS) $(CLI_SRCS)
+MCP_SRCS  = $(sort $(wildcard mcp/*.c))
+GEN_SRCS  = build/gen/capabilities.c build/gen/mcp_schemas.c
+LIB_SRCS  = $(PURE_SRCS) $(IO_SRCS) $(SVC_SRCS) $(CLI_SRCS) $(MCP_SRCS)
 TEST_SRCS = $(sort $(wildcard tests/*/test_*.c))
-HDRS      = $(wildcard tables/*.h tables/*.def fsm/*.h io/*.h service/*.h cli/*.h)
+HDRS      = $(wildcard tables/*.h tables/*.def fsm/*.h io/*.h service/*.h cli/*.h mcp/*.h)
 
-REL_OBJS  = $(patsubst %.c,build/rel/%.o,$(LIB_SRCS)) build/rel/gen/capabilities.o
-SAN_OBJS  = $(patsubst %.c,build/san/%.o,$(LIB_SRCS)) build/san/gen/capabilities.o
+REL_OBJS  = $(patsubst %.c,build/rel/%.o,$(LIB_SRCS)) $(patsubst build/gen/%.c,build/rel/gen/%.o,$(GEN_SRCS))
+SAN_OBJS  = $(patsubst %.c,build/san/%.o,$(LIB_SRCS)) $(patsubst build/gen/%.c,build/san/gen/%.o,$(GEN_SRCS))
 PURE_OBJS = $(patsubst %.c,build/rel/%.o,$(PURE_SRCS))
 TEST_BINS = $(patsubst tests/%.c,build/san/tests/%,$(TEST_SRCS))
 TEST_HELPERS = $(sort $(wildcard tests/support/*.c))
@@ -124,7 +140,7 @@ TEST_HELPER_OBJS = $(patsubst %.c,build/san/%.o,$(TEST_HELPERS))
 # Symbols the pure core may reference (R1): no allocation, I/O, clock, env.
 PURE_ALLOWED = __assert_fail memcmp memset memcpy strcmp strlen __stack_chk_fail
 
-.PHONY: deps demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers docs docs-check \
+.PHONY: deps mcp-sdk demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers docs docs-check \
 	install install-strip uninstall clean check-clang check-pkgs pkg-flags schemas schemas-check FORCE
 .DELETE_ON_ERROR:
 .SECONDARY: $(TEST_HELPER_OBJS)
@@ -164,7 +180,7 @@ build/gen/version.h: FORCE
 	@sh mk/version.sh $@ > $@.tmp && \
 	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; echo "  GEN     $@"; fi
 
-build/rel/cli/main.o build/san/cli/main.o: build/gen/version.h
+build/rel/cli/main.o build/san/cli/main.o build/rel/cli/cmd_mcp.o build/san/cli/cmd_mcp.o: build/gen/version.h
 
 # Capability texts are embedded at build time.  Each template NAME.md has its
 # `<!-- slipway:... -->` markers expanded by build/gendocs (docs/gencap.c)
@@ -178,6 +194,12 @@ build/gen/capabilities/%.md: cli/capabilities/%.md build/gendocs
 build/gen/capabilities.c: $(CAP_GEN) cli/embed.sh
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)sh cli/embed.sh $@ $(sort $(CAP_GEN))
+
+# slipway mcp cuts its tool schemas from our JSON Schemas, embedded.
+build/gen/mcp_schemas.c: schemas/machine-protocol.schema.json schemas/source-envelope.schema.json cli/embed.sh
+	@mkdir -p $(dir $@)
+	$(QUIET_GEN)sh cli/embed.sh $@.in $(filter %.json,$^) && \
+		sed 's/cli_embedded_files/mcp_embedded_schemas/' $@.in > $@ && rm -f $@.in
 
 build/rel/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
@@ -218,7 +240,7 @@ unit: $(TEST_BINS)
 		sh tests/step.sh $$t $$t --jobs 2 --short-filename; \
 	done
 
-e2e: build/san/slipway man
+e2e: build/san/slipway man $(MCP_SDK_STAMP)
 	@set -e; for t in $(E2E_TESTS); do \
 		SLIPWAY_BIN=$(CURDIR)/build/san/slipway $(TEST_ENV) \
 		sh tests/step.sh $$t $(PYTHON) $$t; \

@@ -433,7 +433,7 @@ struct human_out {
 	size_t nheld;
 };
 
-static int write_all(int fd, const void *p, size_t n)
+int cli_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;
 
@@ -492,13 +492,13 @@ static ssize_t human_write(void *cookie, const char *buf, size_t len)
 			continue;
 		}
 		snprintf(shown, sizeof(shown), "<U+%04X>", cp);
-		if (write_all(h->fd, all + from, i - from) < 0 ||
-		    write_all(h->fd, shown, strlen(shown)) < 0)
+		if (cli_write_all(h->fd, all + from, i - from) < 0 ||
+		    cli_write_all(h->fd, shown, strlen(shown)) < 0)
 			goto fail;
 		i += k;
 		from = i;
 	}
-	if (write_all(h->fd, all + from, n - keep - from) < 0)
+	if (cli_write_all(h->fd, all + from, n - keep - from) < 0)
 		goto fail;
 	memcpy(h->held, all + n - keep, keep);
 	h->nheld = keep;
@@ -513,7 +513,7 @@ static int human_close(void *cookie)
 {
 	struct human_out *h = cookie;
 
-	return h->nheld ? write_all(h->fd, h->held, h->nheld) : 0;
+	return h->nheld ? cli_write_all(h->fd, h->held, h->nheld) : 0;
 }
 
 int cli_human_output(void)

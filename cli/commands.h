@@ -8,6 +8,7 @@ int cmd_doctor(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_install(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_mcp(int argc, char **argv);
 int cmd_protocol(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);

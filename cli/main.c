@@ -9,23 +9,8 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/version.h"
 #include "io/err.h"
-
-/* build/gen/version.h: git describe and the build date (mk/version.sh). */
-#if defined(__has_include)
-#if __has_include("build/gen/version.h")
-#include "build/gen/version.h"
-#endif
-#endif
-#ifndef SLIPWAY_VERSION
-#define SLIPWAY_VERSION "0.1.0"
-#endif
-#ifndef SLIPWAY_COMMIT
-#define SLIPWAY_COMMIT "unknown"
-#endif
-#ifndef SLIPWAY_DATE
-#define SLIPWAY_DATE "unknown"
-#endif
 
 static int cmd_reference(int argc, char **argv);
 
@@ -46,6 +31,7 @@ static const struct command commands[] = {
 	{ "doctor", cmd_doctor, "Diagnose host installation and runtime availability", 0 },
 	{ "install", cmd_install, "Install Slipway capabilities for detected AI coding hosts", 0 },
 	{ "list", cmd_list, "List host adapters and their installation state", 0 },
+	{ "mcp", cmd_mcp, "Serve the machine protocol as MCP tools and resources on stdin/stdout", 0 },
 	{ "protocol", cmd_protocol, "Machine protocol operations that generated adapters call to drive a Run", 0 },
 	{ "run", cmd_run, "Start a Run: slipway issues its first Action", 0 },
 	{ "status", cmd_status, "Show the Runs of this repository", 0 },

@@ -1,4 +1,5 @@
 #include "io/adapter.h"
+#include "io/adapter_mcp.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -118,6 +119,16 @@ static int strs_addf_own(struct adapter_strs *s, char *owned, struct sw_error *e
 	rc = strs_add(s, owned, err);
 	sw_free(owned);
 	return rc;
+}
+
+int adapter__strs_add(struct adapter_strs *s, const char *v, struct sw_error *err)
+{
+	return strs_add(s, v, err);
+}
+
+int adapter__strs_addf_own(struct adapter_strs *s, char *owned, struct sw_error *err)
+{
+	return strs_addf_own(s, owned, err);
 }
 
 static void strs_release(struct adapter_strs *s)
@@ -1335,6 +1346,12 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 				rc = sw_error_set(err, herr.code, "cannot plan the %s install: %s", hosts[i].id, herr.msg);
 			goto out;
 		}
+		if (req->mcp && adapter_mcp_plan_install(rep, txn, req->root, hosts[i].id,
+							 hosts[i].owner, &herr) < 0) {
+			rc = sw_error_set(err, herr.code, "cannot plan the %s MCP registration: %s",
+					  hosts[i].id, herr.msg);
+			goto out;
+		}
 		if ((rc = strs_add(&rep->hosts, hosts[i].id, err)) < 0)
 			goto out;
 	}
@@ -1360,6 +1377,8 @@ static int plan_uninstall(struct adapter_report *rep, struct adapter_txn *txn,
 	int rc;
 
 	sw_sha256_hex(SENTINEL_BYTES, strlen(SENTINEL_BYTES), sentinel_sha);
+	if ((rc = adapter_mcp_plan_uninstall(rep, txn, req->root, h->id, h->owner, err)) < 0)
+		return rc;
 	if ((rc = manifest_load(&m, req->root, h, req->texts, err)) < 0)
 		return rc;
 	if ((spath = owner_file(req->root, h, SENTINEL_NAME, err)) == NULL) {
@@ -1640,9 +1659,34 @@ static enum surface manifest_surface(const struct host *h, const struct manifest
 	return h->choice == CHOSEN_SURFACE ? kiro_surface(m->surface) : h->surface;
 }
 
+/* Where slipway mcp is registered for `h`, or the warning that our entry
+ * changed (shown unless the host has a warning already). */
+static int list_mcp(struct adapter_host_status *st, const char *root, const struct host *h,
+		    struct sw_error *err)
+{
+	struct sw_error herr = SW_ERROR_INIT;
+	enum adapter_mcp_state ms;
+
+	if (adapter_mcp_inspect(&ms, root, h->id, h->owner, &herr) < 0) {
+		if (herr.code == SW_ENOMEM)
+			return sw_error_set(err, SW_ENOMEM, "out of memory");
+		ms = ADAPTER_MCP_CHANGED;
+	}
+	if (ms == ADAPTER_MCP_REGISTERED)
+		st->mcp_config = adapter_mcp_config(h->id);
+	st->mcp_changed = ms == ADAPTER_MCP_CHANGED;
+	if (st->mcp_changed && st->warning == NULL &&
+	    (st->warning = sw_asprintf("the slipway MCP server entry in %s is missing or changed; it is kept",
+				       adapter_mcp_config(h->id))) == NULL)
+		return sw_error_set(err, SW_ENOMEM, "out of memory");
+	return 0;
+}
+
 int adapter_list(struct adapter_host_status out[ADAPTER_NHOSTS], const char *root,
 		 const struct adapter_text *texts, struct sw_error *err)
 {
+	int rc;
+
 	memset(out, 0, sizeof(*out) * ADAPTER_NHOSTS);
 	for (size_t i = 0; i < ADAPTER_NHOSTS; i++) {
 		const struct host *h = &hosts[i];
@@ -1681,6 +1725,8 @@ int adapter_list(struct adapter_host_status out[ADAPTER_NHOSTS], const char *roo
 		manifest_release(&m);
 		if (want_warning && st->warning == NULL)
 			return sw_error_set(err, SW_ENOMEM, "out of memory");
+		if ((rc = list_mcp(st, root, h, err)) < 0)
+			return rc;
 	}
 	return 0;
 }
@@ -1787,6 +1833,29 @@ done:
 	return out;
 }
 
+/* The MCP registration of an installed host, when there is one. */
+static int doctor_mcp(struct adapter_checks *c, const char *root, const struct host *h,
+		      struct sw_error *err)
+{
+	struct sw_error herr = SW_ERROR_INIT;
+	enum adapter_mcp_state st;
+
+	if (adapter_mcp_inspect(&st, root, h->id, h->owner, &herr) < 0)
+		return adapter_checks_add(c, "mcp_server_unreadable", "error", h->id, "MCP server", herr.msg, err);
+	switch (st) {
+	case ADAPTER_MCP_REGISTERED:
+		return add_own(c, "mcp_server_registered", "ok", h->id, "MCP server", sw_asprintf(
+			"slipway mcp is registered in %s", adapter_mcp_config(h->id)), err);
+	case ADAPTER_MCP_CHANGED:
+		return add_own(c, "mcp_server_modified", "warning", h->id, "MCP server", sw_asprintf(
+			"the slipway entry in %s is missing or changed; it is kept as yours, and "
+			"slipway install --mcp --refresh cannot replace it", adapter_mcp_config(h->id)), err);
+	case ADAPTER_MCP_NONE:
+		break;
+	}
+	return 0;
+}
+
 static int doctor_host(struct adapter_checks *c, const char *root, const struct host *h,
 		       const struct adapter_text *texts, struct sw_error *err)
 {
@@ -1834,6 +1903,8 @@ static int doctor_host(struct adapter_checks *c, const char *root, const struct 
 	else
 		rc = add_own(c, "adapter_healthy", "ok", h->id, "adapter", sw_asprintf(
 			"%zu managed files", m.n), err);
+	if (rc == 0)
+		rc = doctor_mcp(c, root, h, err);
 out:
 	sw_free(spath);
 	manifest_release(&m);

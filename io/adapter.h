@@ -62,6 +62,7 @@ struct adapter_request {
 	const char *surface;		/* kiro surface; NULL or "" = not given */
 	int refresh;
 	const struct adapter_text *texts;
+	int mcp;			/* also register slipway mcp (io/adapter_mcp.h) */
 };
 
 /* Plans every selected host, then applies all writes in one transaction.
@@ -82,6 +83,8 @@ struct adapter_host_status {
 	int detected, installed, needs_refresh;
 	const char *caps[ADAPTER_NCAPS];	/* healthy capabilities, static */
 	size_t ncaps;
+	const char *mcp_config;		/* static: where slipway mcp is registered, or NULL */
+	int mcp_changed;		/* registered once, the entry is not ours any more */
 	char *warning;			/* sw_malloc'd or NULL */
 };
 

@@ -33,6 +33,9 @@ struct svc_start_request {
 	const char *budget;		/* decimal, or NULL for the default */
 	const char *source_file;	/* source_file_given: issue-backed Run */
 	int source_file_given;
+	const char *source_bytes;	/* the envelope itself (source_file then
+					 * only names it), or NULL to read the file */
+	size_t source_len;
 	int no_review;
 	int human;			/* text instead of JSON */
 };
@@ -80,6 +83,8 @@ struct svc_resume_request {
 	const char *budget;		/* decimal, or NULL to keep the budget */
 	const char *source_file;
 	int source_file_given;
+	const char *source_bytes;	/* as in svc_start_request */
+	size_t source_len;
 	int use_pinned_source;
 	const char *source_choice;	/* "pinned" or "adopt" */
 	int source_choice_given;

@@ -223,10 +223,12 @@ static int skip(const struct svc_skip_request *req)
 /* resume --source-file: reads and classifies the refreshed envelope.  A
  * hard failure is invalid_source_candidate whose next is the Run's resume
  * choices when the Run can be read, else a refresh-source command. */
-static int import_candidate(struct svc *d, struct source_candidate **out, const char *path,
-			    const char *run_id_arg, int budget_given, unsigned budget)
+static int import_candidate(struct svc *d, struct source_candidate **out,
+			    const struct svc_resume_request *req, unsigned budget)
 {
 	struct sw_error err = SW_ERROR_INIT;
+	const char *run_id_arg = req->run_id;
+	int budget_given = req->budget != NULL;
 	struct next_fill fill = { .run_id = run_id_arg, .budget = budget };
 	struct next *n = NULL;
 	struct run *r = NULL;
@@ -234,7 +236,7 @@ static int import_candidate(struct svc *d, struct source_candidate **out, const 
 	size_t len = 0;
 	int rc;
 
-	if (source_read_file(&buf, &len, path, &err) < 0)
+	if (svc_read_source(&buf, &len, req->source_file, req->source_bytes, req->source_len, &err) < 0)
 		snprintf(msg, sizeof(msg), "source file could not be read safely");
 	else if (source_parse_candidate(out, buf, len, &err) < 0)
 		snprintf(msg, sizeof(msg), "source file could not be imported: %s", err.msg);
@@ -305,7 +307,7 @@ static int resume(const struct svc_resume_request *req)
 	if ((rc = svc_discover(&d)) != 0)
 		goto out;
 	if (req->source_file_given &&
-	    (rc = import_candidate(&d, &refresh, source, run, budget_s != NULL, (unsigned)budget)) != 0) {
+	    (rc = import_candidate(&d, &refresh, req, (unsigned)budget)) != 0) {
 		svc_close(&d);
 		goto out;
 	}

@@ -12,7 +12,7 @@
 /* Reads and accepts the envelope at `path` (a new Run needs a valid Change
  * body).  A rejection is invalid_source with the start-with-source next. */
 static int import_source(const struct svc *d, struct source_pinned **out,
-			 const char *path, unsigned budget, int no_review)
+			 const struct svc_start_request *req, unsigned budget)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	struct next *n = NULL;
@@ -20,13 +20,13 @@ static int import_source(const struct svc *d, struct source_pinned **out,
 	size_t len = 0;
 	int rc = 0;
 
-	if (source_read_file(&buf, &len, path, &err) < 0)
+	if (svc_read_source(&buf, &len, req->source_file, req->source_bytes, req->source_len, &err) < 0)
 		snprintf(msg, sizeof(msg), "source file could not be read safely");
 	else if (source_parse(out, NULL, buf, len, &err) < 0)
 		snprintf(msg, sizeof(msg), "source file could not be imported: %s", err.msg);
 	if (*out == NULL) {
 		sw_error_clear(&err);
-		if (next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, no_review, 1, &err) < 0)
+		if (next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, req->no_review, 1, &err) < 0)
 			next_none_identity(&n, d->ws.id, &err);
 		rc = svc_fail(TBL_ERR_INVALID_SOURCE, 0, msg, n, d->ws.worktree_root, NULL);
 	}
@@ -100,8 +100,7 @@ static int start(const struct svc_start_request *req)
 	}
 	if ((rc = svc_discover(&d)) != 0)
 		goto out;
-	if (req->source_file_given && (rc = import_source(&d, &source, source_file, (unsigned)budget,
-						 no_review)) != 0) {
+	if (req->source_file_given && (rc = import_source(&d, &source, req, (unsigned)budget)) != 0) {
 		svc_close(&d);
 		goto out;
 	}

@@ -29,6 +29,24 @@ void svc_now(char *buf, size_t len)
 	snprintf(buf, len, "%s", out);
 }
 
+int svc_read_source(char **out, size_t *out_len, const char *path, const char *bytes,
+		    size_t len, struct sw_error *err)
+{
+	*out = NULL;
+	*out_len = 0;
+	if (bytes == NULL)
+		return source_read_file(out, out_len, path, err);
+	if (len > SOURCE_MAX_FILE_BYTES)
+		return sw_error_set(err, SW_ETOOBIG, "source envelope exceeds %u bytes",
+				    SOURCE_MAX_FILE_BYTES);
+	if ((*out = sw_malloc(len + 1)) == NULL)
+		return sw_error_set(err, SW_ENOMEM, "cannot copy the source envelope");
+	memcpy(*out, bytes, len);
+	(*out)[len] = '\0';
+	*out_len = len;
+	return 0;
+}
+
 int svc_usage(const struct svc *d, enum tbl_err code, const char *msg)
 {
 	return svc_fail(code, 0, msg, NULL, d->root_arg, NULL);

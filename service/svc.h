@@ -138,6 +138,14 @@ int svc_material(struct svc *d, const char *run_id, const char *action_id,
 /* Writes a cliError for a usage problem, bound to d->root_arg. */
 int svc_usage(const struct svc *d, enum tbl_err code, const char *msg);
 
+/* Reads a source envelope: `bytes` (borrowed, `len` bytes) when not NULL,
+ * as a front end that holds the envelope in memory passes it, else the file
+ * at `path` (source_read_file).  *out is sw_malloc'd; codes as
+ * source_read_file (SW_ETOOBIG over SOURCE_MAX_FILE_BYTES). */
+struct sw_error;
+int svc_read_source(char **out, size_t *out_len, const char *path, const char *bytes,
+		    size_t len, struct sw_error *err);
+
 /* The current time as RFC3339Nano UTC ("...Z") into `buf` (>= 40 bytes). */
 void svc_now(char *buf, size_t len);
 

@@ -1,6 +1,9 @@
 /* The operations as another front end calls them: a typed request in, the
  * typed result (document or cliError, and the exit status) out. */
 
+#include <stdio.h>
+#include <stdlib.h>
+
 #include <criterion/criterion.h>
 #include <jansson.h>
 
@@ -102,4 +105,61 @@ Test(service_ops, one_capture_at_a_time)
 	cr_assert_eq(svc_result_end(&outer, 0), 0);
 	cr_assert_str_empty(outer.document);
 	svc_result_release(&outer);
+}
+
+/* tests/data/source-envelope.json, read from the project root. */
+static char *envelope(size_t *len)
+{
+	const char *root = getenv("SLIPWAY_TEST_ROOT");
+	char path[4096];
+	char *buf;
+	long n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/data/source-envelope.json", root ? root : ".");
+	cr_assert_not_null(f = fopen(path, "rb"), "%s", path);
+	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+	cr_assert_geq(n = ftell(f), 0);
+	rewind(f);
+	cr_assert_not_null(buf = malloc((size_t)n + 1));
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+Test(service_ops, an_envelope_held_in_memory_pins_the_runs_source)
+{
+	size_t len;
+	char *env = envelope(&len);
+	struct svc_start_request start = {
+		.root = repo, .goal = "Do the issue.", .source_file = "(in memory)",
+		.source_file_given = 1, .source_bytes = env, .source_len = len,
+	};
+	struct svc_result res;
+	json_t *doc;
+
+	cr_assert_eq(svc_op_start(&start, &res), 0, "%s", res.error);
+	doc = parse(res.document);
+	cr_assert_not_null(json_object_get(doc, "pinned_source"), "%s", res.document);
+	json_decref(doc);
+	svc_result_release(&res);
+	free(env);
+}
+
+Test(service_ops, a_damaged_envelope_held_in_memory_is_invalid_source)
+{
+	struct svc_start_request start = {
+		.root = repo, .goal = "Do the issue.", .source_file = "(in memory)",
+		.source_file_given = 1, .source_bytes = "{\"not\":\"an envelope\"}", .source_len = 21,
+	};
+	struct svc_result res;
+	json_t *doc;
+
+	cr_assert_eq(svc_op_start(&start, &res), 2, "%s", res.error);
+	doc = parse(res.error);
+	cr_assert_str_eq(str(doc, "code"), "invalid_source");
+	json_decref(doc);
+	svc_result_release(&res);
 }

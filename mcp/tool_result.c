@@ -1,0 +1,63 @@
+/* One operation's answer in MCP terms. */
+
+#include "mcp/tool_result.h"
+
+#include <jansson.h>
+
+#include "io/err.h"
+#include "mcp/ops.h"
+
+int mcp_answer_of(struct mcp_answer *a, const struct mcp_op_request *req)
+{
+	struct mcp_op_result res;
+	int rc = mcp_op_call(req, &res);
+
+	a->exit_status = res.exit_status;
+	a->doc = NULL;
+	if (rc == 0 && res.document_len > 0)
+		a->doc = json_loadb(res.document, res.document_len, JSON_REJECT_DUPLICATES, NULL);
+	if (a->doc == NULL && a->exit_status == 0)
+		a->exit_status = 1;
+	if (rc < 0)
+		a->text = sw_strdup("slipway could not carry out the operation");
+	else if (a->doc == NULL)
+		a->text = sw_asprintf("slipway failed with exit status %d and no JSON document%s%s",
+				      res.exit_status, res.diagnostics && *res.diagnostics ? ": " : "",
+				      res.diagnostics ? res.diagnostics : "");
+	else {
+		a->text = res.document;
+		res.document = NULL;
+	}
+	mcp_op_result_release(&res);
+	if (a->text == NULL) {
+		json_decref(a->doc);
+		a->doc = NULL;
+		return -1;
+	}
+	return rc;
+}
+
+void mcp_answer_release(struct mcp_answer *a)
+{
+	sw_free(a->text);
+	json_decref(a->doc);
+	a->text = NULL;
+	a->doc = NULL;
+}
+
+json_t *mcp_tool_result_of(const struct mcp_op_request *req)
+{
+	struct mcp_answer a;
+	json_t *result;
+
+	if (mcp_answer_of(&a, req) < 0 && a.text == NULL)
+		return NULL;
+	result = json_pack("{s[{ssss}] sb}", "content", "type", "text", "text", a.text,
+			   "isError", a.exit_status != 0);
+	if (result && a.doc && json_object_set(result, "structuredContent", a.doc) < 0) {
+		json_decref(result);
+		result = NULL;
+	}
+	mcp_answer_release(&a);
+	return result;
+}

@@ -1,0 +1,552 @@
+"""slipway mcp end to end: the official MCP TypeScript SDK client
+(tests/mcp/session.mjs, @modelcontextprotocol/sdk pinned by
+tests/mcp/package-lock.json, installed by `make deps`) drives whole Runs
+through every pause kind; each result is compared with what the CLI prints
+for the same operation (a replay of the same mutation through the CLI must
+answer byte for byte and write nothing) and for the same state (status).
+Raw JSON-RPC tests cover malformed input, negotiation and limits."""
+
+import copy
+import json
+import os
+import subprocess
+
+from protocol_support import (decision_pause, destructive_pause, encode, impl, journal_lines,
+                              outcome, review_block, run_dir, tree_digest)
+from slipway_e2e import BIN, FIXTURE, ROOT, main, run, scratch_repo, validate, validate_any
+
+SESSION = os.path.join(ROOT, "tests/mcp/session.mjs")
+SDK = os.path.join(ROOT, "tests/mcp/node_modules/@modelcontextprotocol/sdk/package.json")
+TOOLS = ["run", "submit", "answer", "skip", "resume", "stop", "status", "material"]
+TRANSCRIPT = os.environ.get("SLIPWAY_MCP_TRANSCRIPT")
+
+
+def as_js(v):
+    """`v` as a JavaScript client holds it: integers beyond 2**53 (the
+    nanosecond file times) become the nearest double."""
+    if isinstance(v, dict):
+        return {k: as_js(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [as_js(x) for x in v]
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2 ** 53:
+        return float(v)
+    return v
+
+
+class Session:
+    """One SDK client session against `slipway mcp --root repo`."""
+
+    def __init__(self, repo):
+        assert os.path.exists(SDK), "the MCP SDK is missing: run `make deps` (tests/mcp/node_modules)"
+        self.repo = repo
+        self.proc = subprocess.Popen(["node", SESSION, repo], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env=dict(os.environ, SLIPWAY_BIN=BIN), cwd=repo)
+        self.hello = self._read()
+        assert self.hello.get("ready"), self.hello
+        self.request(op="listTools")  # the SDK caches the output validators
+
+    def _read(self):
+        line = self.proc.stdout.readline()
+        assert line, "the SDK session ended: %s" % self.proc.stderr.read().decode()
+        return json.loads(line)
+
+    def request(self, **req):
+        self.proc.stdin.write((json.dumps(req) + "\n").encode())
+        self.proc.stdin.flush()
+        return self._read()
+
+    def ok(self, **req):
+        res = self.request(**req)
+        assert res["ok"], res
+        return res["result"]
+
+    def call(self, name, **arguments):
+        """A tools/call whose result the SDK accepted; checks the result's
+        shape and returns (document, printed text, isError)."""
+        res = self.ok(op="call", name=name, arguments=arguments)
+        if TRANSCRIPT:
+            with open(TRANSCRIPT, "a") as f:
+                f.write("-> %s %s\n<- %s\n" % (name, json.dumps(arguments), res["content"][0]["text"]))
+        assert [c["type"] for c in res["content"]] == ["text"], res
+        doc = res["structuredContent"]
+        text = res["content"][0]["text"]
+        assert as_js(json.loads(text)) == as_js(doc), "text and structuredContent disagree:\n%s\n%s" % (text, json.dumps(doc))
+        if res["isError"]:
+            validate(doc, "cliError")
+        else:
+            validate_any(doc)
+        return doc, text, res["isError"]
+
+    def state(self, name, **arguments):
+        doc, _, is_error = self.call(name, **arguments)
+        assert not is_error, doc
+        validate(doc, "protocolState")
+        return doc
+
+    def close(self):
+        self.proc.stdin.close()
+        err = self.proc.stderr.read().decode()
+        assert self.proc.wait(timeout=60) == 0, err
+        return err
+
+
+def cli_text(res):
+    """What a CLI command printed: stdout on success, the cliError otherwise."""
+    return (res.out if res.code == 0 else res.err).decode().rstrip("\n")
+
+
+def same_as_cli(repo, run_id, text, *argv, stdin=None):
+    """The CLI replay of the mutation MCP just carried out answers with the
+    same bytes and writes nothing: both surfaces ran the same operation."""
+    before = tree_digest(run_dir(repo, run_id))
+    res = run(*argv, "--root", repo, cwd=repo, stdin=stdin)
+    assert res.code == 0, res.err
+    assert cli_text(res) == text, "CLI %s: %s\nMCP: %s" % (argv[:2], cli_text(res), text)
+    assert tree_digest(run_dir(repo, run_id)) == before, "the CLI replay wrote to the run"
+
+
+def status_agrees(s, run_id):
+    """status over MCP, as a resource, and over the CLI: the same document."""
+    doc, text, is_error = s.call("status", run_id=run_id)
+    assert not is_error
+    validate(doc, "runStatus")
+    assert text == cli_text(run("status", run_id, "--json", "--root", s.repo, cwd=s.repo))
+    res = s.ok(op="read", uri="slipway://runs/%s" % run_id)
+    assert res["contents"] == [{"uri": "slipway://runs/%s" % run_id,
+                                "mimeType": "application/json", "text": text}]
+    return doc
+
+
+def submit(s, st, **kw):
+    """submit over MCP, compared with the CLI's replay of the same Outcome."""
+    out = outcome(st["action"], **kw)
+    new = s.state("submit", run_id=st["run_id"], action_id=st["action"]["action_id"], outcome=out)
+    _, text, _ = s.call("submit", run_id=st["run_id"], action_id=st["action"]["action_id"], outcome=out)
+    assert as_js(json.loads(text)) == as_js(new), "the same submit again replays"
+    same_as_cli(s.repo, st["run_id"], text, "protocol", "submit", "--run", st["run_id"],
+                "--action", st["action"]["action_id"], "--outcome-stdin", stdin=encode(out))
+    status_agrees(s, st["run_id"])
+    return new
+
+
+def portable(schema):
+    """Our schema as the tools carry it: a tuple closed by maxItems drops
+    its draft 2020-12 "items": false, which a draft-07 validator would read
+    as "no items"."""
+    if isinstance(schema, list):
+        return [portable(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: portable(v) for k, v in schema.items()}
+    if "prefixItems" in out and out.get("items") is False and \
+            out.get("maxItems", len(out["prefixItems"]) + 1) <= len(out["prefixItems"]):
+        del out["items"]
+    return out
+
+
+def test_the_sdk_lists_every_tool_with_schemas_from_ours():
+    s = Session(scratch_repo())
+    assert s.hello["capabilities"]["tools"] is not None
+    assert s.hello["capabilities"]["resources"] is not None
+    assert s.hello["server"]["name"] == "slipway"
+    assert "next" in s.hello["instructions"]
+    tools = {t["name"]: t for t in s.ok(op="listTools")["tools"]}
+    assert sorted(tools) == sorted(TOOLS)
+    with open(os.path.join(ROOT, "schemas/machine-protocol.schema.json")) as f:
+        defs = json.load(f)["$defs"]
+    props = {name: sorted(t["inputSchema"]["properties"]) for name, t in tools.items()}
+    assert props["run"] == ["budget", "goal", "no_review", "source"]
+    assert props["submit"] == ["action_id", "outcome", "run_id"]
+    assert props["answer"] == ["action_id", "confirm_destructive", "run_id", "scope_sha256", "text"]
+    assert props["resume"] == ["budget", "candidate", "run_id", "source", "source_choice",
+                               "use_pinned_source"]
+    assert props["material"] == ["action_id", "run_id", "section"]
+    assert tools["submit"]["inputSchema"]["$defs"]["outcome"] == portable(defs["outcome"])
+    assert tools["run"]["inputSchema"]["$defs"]["rawSourceEnvelope"] == portable(defs["rawSourceEnvelope"])
+    for t in tools.values():
+        assert t["outputSchema"]["type"] == "object"
+        refs = [a["$ref"] for a in t["outputSchema"]["anyOf"]]
+        assert "#/$defs/cliError" in refs, t["name"]
+        for name, d in t["outputSchema"]["$defs"].items():
+            assert d == portable(defs[name]), (t["name"], name)
+    assert tools["status"]["annotations"]["readOnlyHint"] is True
+    assert tools["submit"]["annotations"]["readOnlyHint"] is False
+    s.close()
+
+
+def test_a_whole_run_over_mcp_through_every_pause_kind():
+    repo = scratch_repo()
+    s = Session(repo)
+    st = s.state("run", goal="add a feature file\n(over MCP)", budget=12)
+    rid = st["run_id"]
+    assert st["action"]["kind"] == "orient" and st["action"]["goal"] == "add a feature file\n(over MCP)"
+    first = status_agrees(s, rid)
+    assert first["goal"] == st["action"]["goal"]
+
+    # decision_required, answered with the user's exact words.
+    st = submit(s, st, status="needs_input", summary="one question", pause=decision_pause())
+    assert st["state"] == "paused" and st["pause_reason"] == "decision_required"
+    action_id = st["action"]["action_id"]
+    answered = s.state("answer", run_id=rid, action_id=action_id, text="Email, please.\n")
+    _, text, _ = s.call("answer", run_id=rid, action_id=action_id, text="Email, please.\n")
+    same_as_cli(repo, rid, text, "protocol", "answer", "--run", rid, "--action", action_id,
+                "--text-stdin", stdin=b"Email, please.\n")
+    st = answered
+    assert st["state"] == "active", st
+
+    # environment_unavailable, resumed.
+    st = submit(s, st, status="needs_input", summary="no database",
+                pause={"reason": "environment_unavailable", "question": "Start the database?",
+                       "destructive_request": None})
+    assert st["pause_reason"] == "environment_unavailable"
+    st = s.state("resume", run_id=rid)
+    assert st["state"] == "active" and st["resume_operation"] == "ad_hoc_resumed", st
+    status_agrees(s, rid)
+
+    # destructive_confirmation_required (an implement Action's), confirmed
+    # for the exact scope.
+    st = submit(s, st, summary="facts", suggest="implement")
+    assert st["action"]["kind"] == "implement"
+    pause = destructive_pause([{"kind": "path", "value": "old.txt"}])
+    st = submit(s, st, status="needs_input", summary="must delete", pause=pause)
+    assert st["pause_reason"] == "destructive_confirmation_required"
+    scope = pause["destructive_request"]["scope_sha256"]
+    action_id = st["action"]["action_id"]
+    st = s.state("answer", run_id=rid, action_id=action_id, confirm_destructive=True,
+                 scope_sha256=scope)
+    assert st["state"] == "active", st
+    _, text, _ = s.call("answer", run_id=rid, action_id=action_id, confirm_destructive=True,
+                        scope_sha256=scope)
+    same_as_cli(repo, rid, text, "protocol", "answer", "--run", rid, "--action", action_id,
+                "--confirm-destructive", "--scope-sha256", scope)
+
+    # skip, then stop and resume.
+    skipped = st["action"]["action_id"]
+    st = s.state("skip", run_id=rid, action_id=skipped)
+    status_agrees(s, rid)
+    # A skip does not replay: again it is stale_action, the same document
+    # over both surfaces.
+    doc, text, is_error = s.call("skip", run_id=rid, action_id=skipped)
+    assert is_error and doc["code"] == "stale_action", doc
+    assert text == cli_text(run("protocol", "skip", "--run", rid, "--action", skipped,
+                                "--root", repo, cwd=repo))
+    stopped = s.state("stop", run_id=rid)
+    assert stopped["state"] == "stopped"
+    st = s.state("resume", run_id=rid, budget=1)
+    assert st["state"] == "active" and st["budget_applied"] is True
+    status_agrees(s, rid)
+
+    # budget_exhausted, resumed with a new budget.
+    st = submit(s, st, summary="facts again", suggest="implement")
+    assert st["pause_reason"] == "budget_exhausted", st
+    st = s.state("resume", run_id=rid, budget=6)
+    assert st["state"] == "active" and st["action"]["kind"] == "orient", st
+
+    # implement, review, summarize: the Run ends.
+    st = submit(s, st, summary="facts", suggest="implement")
+    with open(os.path.join(repo, "feature.txt"), "w") as f:
+        f.write("new\n")
+    st = submit(s, st, summary="added feature.txt", implementation=impl("applied", ["feature.txt"]))
+    assert st["action"]["kind"] == "review"
+    st = submit(s, st, summary="looks right", review=review_block())
+    st = submit(s, st, summary="all done")
+    assert st["state"] == "ended" and st["next"]["operation"] == "none"
+    final = status_agrees(s, rid)
+    assert final["state"] == "ended"
+    # The same journal the CLI writes: every event type in order.
+    types = [json.loads(l)["type"] for l in journal_lines(repo, rid)]
+    assert types[0] == "run_started" and "outcome_submitted" in types, types
+    s.close()
+
+
+def test_an_issue_backed_run_reads_materials_and_resolves_a_source_candidate():
+    repo = scratch_repo()
+    with open(FIXTURE, encoding="utf-8") as f:
+        env = json.load(f)
+    s = Session(repo)
+    st = s.state("run", goal="ship the change", source=env)
+    rid, aid = st["run_id"], st["action"]["action_id"]
+    keys = [sec["key"] for sec in st["pinned_source"]["sections"]]
+    assert keys
+    for key in keys:
+        doc, text, is_error = s.call("material", run_id=rid, action_id=aid, section=key)
+        assert not is_error
+        validate(doc, "actionMaterial")
+        assert text == cli_text(run("protocol", "material", "--run", rid, "--action", aid,
+                                    "--section", key, "--root", repo, cwd=repo))
+        uri = "slipway://runs/%s/actions/%s/sections/%s" % (rid, aid, key)
+        assert s.ok(op="read", uri=uri)["contents"][0]["text"] == text
+        doc, text, _ = s.call("status", run_id=rid, section=key)
+        validate(doc, "pinnedMaterial")
+        assert text == cli_text(run("status", rid, "--section", key, "--json", "--root", repo,
+                                    cwd=repo))
+        assert s.ok(op="read", uri="slipway://runs/%s/sections/%s" % (rid, key))["contents"][0]["text"] == text
+    # A refreshed envelope whose body is not a Change: the Run pauses on a
+    # source candidate until the host chooses.
+    s.state("stop", run_id=rid)
+    bad = copy.deepcopy(env)
+    bad["body"] = "no marker here\n"
+    st = s.state("resume", run_id=rid, source=bad)
+    assert st["pause_reason"] == "decision_required" and st["resume_operation"] == "source_candidate_created"
+    cid = st["source_candidate"]["candidate_id"]
+    st = s.state("resume", run_id=rid, source_choice="pinned", candidate=cid, budget=4)
+    assert st["resume_operation"] == "source_pinned" and st["state"] == "active"
+    _, text, _ = s.call("resume", run_id=rid, source_choice="pinned", candidate=cid, budget=4)
+    same_as_cli(repo, rid, text, "protocol", "resume", rid, "--source-choice", "pinned",
+                "--candidate", cid, "--budget", "4")
+    # The envelope as a file path works as --source-file does.
+    s.state("stop", run_id=rid)
+    st = s.state("resume", run_id=rid, source=FIXTURE)
+    assert st["resume_operation"] == "source_refreshed", st
+    s.close()
+
+
+def test_failures_are_the_cli_error_documents_and_change_nothing():
+    repo = scratch_repo()
+    s = Session(repo)
+    st = s.state("run", goal="g")
+    rid, aid = st["run_id"], st["action"]["action_id"]
+    before = tree_digest(run_dir(repo, rid))
+    cases = [
+        (("submit", dict(action_id=aid, outcome={})),
+         ("protocol", "submit", "--action", aid, "--outcome-stdin")),
+        (("submit", dict(run_id=rid, action_id=aid, outcome={"contract_version": 2})),
+         ("protocol", "submit", "--run", rid, "--action", aid, "--outcome-stdin")),
+        (("submit", dict(run_id=rid, action_id="other", outcome=outcome(st["action"]))),
+         ("protocol", "submit", "--run", rid, "--action", "other", "--outcome-stdin")),
+        (("answer", dict(run_id=rid, action_id=aid, text="x")),
+         ("protocol", "answer", "--run", rid, "--action", aid, "--text-stdin")),
+        (("resume", dict(run_id="../x")), ("protocol", "resume", "../x")),
+        (("run", dict(goal="")), ("run", "--json", "--goal-stdin")),
+        (("run", dict(goal="g", budget=0)), ("run", "--json", "--goal-stdin", "--budget", "0")),
+        (("material", dict(run_id=rid, action_id=aid, section="nope")),
+         ("protocol", "material", "--run", rid, "--action", aid, "--section", "nope")),
+    ]
+    stdin = {0: b"{}", 1: b'{"contract_version":2}', 2: encode(outcome(st["action"])),
+             3: b"x", 5: b"", 6: b"g"}
+    for i, ((tool, args), argv) in enumerate(cases):
+        doc, text, is_error = s.call(tool, **args)
+        assert is_error, (tool, doc)
+        res = run(*argv, "--root", repo, cwd=repo, stdin=stdin.get(i, b""))
+        assert res.code == doc["exit_code"], (tool, res.code, doc)
+        assert text == cli_text(res), "%s\nMCP: %s\nCLI: %s" % (argv, text, cli_text(res))
+    assert tree_digest(run_dir(repo, rid)) == before, "a rejected call wrote to the run"
+    # Arguments of the wrong JSON type cannot reach the CLI: invalid params.
+    for args in (dict(run_id=1, action_id=aid), dict(run_id=rid, action_id=aid, extra=1)):
+        res = s.request(op="call", name="skip", arguments=args)
+        assert not res["ok"] and res["error"]["code"] == -32602, res
+    res = s.request(op="call", name="nope", arguments={})
+    assert not res["ok"] and res["error"]["code"] == -32602, res
+    res = s.request(op="read", uri="slipway://runs/%s/actions" % rid)
+    assert not res["ok"] and res["error"]["code"] == -32002, res
+    res = s.request(op="read", uri="slipway://runs/00000000-0000-4000-8000-000000000000")
+    assert not res["ok"] and res["error"]["code"] == -32002, res
+    assert res["error"]["data"]["code"] == "run_not_found", res
+    listed = s.ok(op="listResources")["resources"]
+    assert [r["uri"] for r in listed] == ["slipway://runs", "slipway://runs/%s" % rid]
+    templates = [t["uriTemplate"] for t in s.ok(op="listTemplates")["resourceTemplates"]]
+    assert "slipway://runs/{run_id}" in templates
+    s.ok(op="ping")
+    s.close()
+
+
+# ---- raw JSON-RPC ---------------------------------------------------------
+
+def raw(repo, data, limit=None):
+    """Sends `data` (bytes) to `slipway mcp` and returns its replies and
+    stderr; the server must exit 0 at end of input."""
+    proc = subprocess.run([BIN, "mcp", "--root", repo], input=data, capture_output=True,
+                          timeout=120, cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.decode().split("\n")
+    assert lines[-1] == "", "every reply ends with a newline"
+    return [json.loads(l) for l in lines[:-1]], proc.stderr.decode()
+
+
+def msg(**m):
+    return (json.dumps(dict({"jsonrpc": "2.0"}, **m)) + "\n").encode()
+
+
+def init(version="2025-06-18", id=0):
+    return msg(id=id, method="initialize", params={"protocolVersion": version, "capabilities": {},
+                                                  "clientInfo": {"name": "raw", "version": "0"}})
+
+
+def test_initialize_negotiates_the_protocol_version():
+    repo = scratch_repo()
+    replies, err = raw(repo, init("2025-06-18", 1) + init("2025-11-25", 2) + init("1999-01-01", 3)
+                       + msg(method="notifications/initialized"))
+    assert [r["result"]["protocolVersion"] for r in replies] == ["2025-06-18", "2025-11-25", "2025-11-25"]
+    caps = replies[0]["result"]["capabilities"]
+    assert set(caps) == {"tools", "resources"}
+    assert "2025-06-18" in err, "logs go to stderr"
+
+
+def test_malformed_input_gets_json_rpc_errors_and_the_server_keeps_serving():
+    repo = scratch_repo()
+    ping = msg(id=99, method="ping")
+    cases = [
+        (b"{not json\n", None, -32700),
+        (b"[]\n", None, -32600),
+        (b'"text"\n', None, -32600),
+        (msg(id=1), 1, -32600),
+        (b'{"id":2,"method":"ping"}\n', 2, -32600),
+        (msg(id=3, method=7), 3, -32600),
+        (msg(id=None, method="ping"), None, -32600),
+        (msg(id=4, method="tools/unknown"), 4, -32601),
+        (msg(id=5, method="tools/call", params=[1]), 5, -32602),
+        (msg(id=6, method="tools/call", params={"name": "nope"}), 6, -32602),
+        (msg(id=7, method="tools/call", params={"name": "run", "arguments": "goal"}), 7, -32602),
+        (msg(id=8, method="tools/call", params={"name": "run", "arguments": {"budget": "8"}}), 8, -32602),
+        (msg(id=9, method="initialize", params={}), 9, -32602),
+        (b'{"jsonrpc":"2.0","id":10,"id":11,"method":"ping"}\n', None, -32700),
+    ]
+    for data, want_id, code in cases:
+        replies, _ = raw(repo, init() + data + ping)
+        assert len(replies) == 3, (data, replies)
+        assert replies[1]["id"] == want_id and replies[1]["error"]["code"] == code, (data, replies[1])
+        assert replies[2] == {"jsonrpc": "2.0", "id": 99, "result": {}}, (data, replies)
+    # Notifications and responses are never answered; blank lines are skipped.
+    replies, _ = raw(repo, msg(method="notifications/cancelled", params={"requestId": 1})
+                     + b"\n\r\n" + msg(id=5, result={}) + ping)
+    assert replies == [{"jsonrpc": "2.0", "id": 99, "result": {}}]
+    # A last message without its newline is still answered; EOF ends cleanly.
+    replies, _ = raw(repo, ping.rstrip(b"\n"))
+    assert replies == [{"jsonrpc": "2.0", "id": 99, "result": {}}]
+
+
+def test_an_oversized_message_is_refused_and_the_next_one_served():
+    repo = scratch_repo()
+    big = 17825792 + 16  # MCP_MAX_MESSAGE plus a little
+    data = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * big + b'"}}\n'
+    replies, _ = raw(repo, data + msg(id=2, method="ping"))
+    assert replies[0]["id"] is None and replies[0]["error"]["code"] == -32600, replies[0]
+    assert "exceeds" in replies[0]["error"]["message"]
+    assert replies[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+def test_a_tool_call_over_raw_json_rpc_prints_the_cli_document():
+    repo = scratch_repo()
+    replies, _ = raw(repo, init() + msg(id=1, method="tools/call",
+                                        params={"name": "status", "arguments": {}}))
+    res = replies[1]["result"]
+    assert res["isError"] is False
+    assert res["content"][0]["text"] == cli_text(run("status", "--json", "--root", repo, cwd=repo))
+    validate(res["structuredContent"], "statusList")
+
+
+# ---- registration by slipway install --mcp ---------------------------------
+
+def _json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def test_install_mcp_registers_in_shared_files_and_uninstall_removes_only_ours():
+    repo = scratch_repo()
+    user = {"mcpServers": {"mine": {"command": "x", "args": ["y"]}}, "keep": True}
+    with open(os.path.join(repo, ".mcp.json"), "w") as f:
+        json.dump(user, f)
+    ours = {"command": "slipway", "args": ["mcp", "--root", repo]}
+    # Without the flag nothing is registered.
+    res = run("install", "--tool", "claude", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    assert _json(os.path.join(repo, ".mcp.json")) == user
+    res = run("install", "--tool", "claude,cursor,codex", "--mcp", "--refresh", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    rep = res.json_out()
+    assert ".mcp.json" in rep["written"] and ".cursor/mcp.json" in rep["written"], rep
+    assert any("codex documents no project-level MCP configuration" in w for w in rep["warnings"]), rep
+    claude = _json(os.path.join(repo, ".mcp.json"))
+    assert claude == {"mcpServers": {"mine": user["mcpServers"]["mine"], "slipway": ours}, "keep": True}
+    assert _json(os.path.join(repo, ".cursor/mcp.json")) == {"mcpServers": {"slipway": ours}}
+    # list and doctor report it.
+    assert "mcp: slipway mcp is registered in .mcp.json" in run("list", cwd=repo).out.decode()
+    checks = [c for c in run("doctor", "--json", cwd=repo).json_out()["checks"]
+              if c["code"].startswith("mcp_server")]
+    assert sorted((c["host_id"], c["code"]) for c in checks) == [
+        ("claude", "mcp_server_registered"), ("cursor", "mcp_server_registered")], checks
+    # The registered command serves.
+    replies, _ = raw(repo, init())
+    assert replies[0]["result"]["serverInfo"]["name"] == "slipway"
+    # Copilot's VS Code file keeps its servers under "servers"; Kiro's
+    # under .kiro/settings; a host without one is told so.
+    res = run("install", "--tool", "copilot,kiro,windsurf", "--surface", "ide", "--mcp", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    rep = res.json_out()
+    assert _json(os.path.join(repo, ".vscode/mcp.json")) == {"servers": {"slipway": ours}}
+    assert _json(os.path.join(repo, ".kiro/settings/mcp.json")) == {"mcpServers": {"slipway": ours}}
+    assert any(w.startswith("windsurf documents no project-level MCP") for w in rep["warnings"]), rep
+    # Registering again changes nothing.
+    before = tree_digest(os.path.join(repo, ".cursor"))
+    res = run("install", "--tool", "cursor", "--mcp", "--json", cwd=repo)
+    assert res.code == 0 and ".cursor/mcp.json" not in res.json_out()["written"], res.out
+    assert tree_digest(os.path.join(repo, ".cursor")) == before
+    # A changed entry is the user's: uninstall keeps it and says so.
+    cur = _json(os.path.join(repo, ".cursor/mcp.json"))
+    cur["mcpServers"]["slipway"]["args"].append("--x")
+    with open(os.path.join(repo, ".cursor/mcp.json"), "w") as f:
+        json.dump(cur, f)
+    checks = [c for c in run("doctor", "--json", cwd=repo).json_out()["checks"]
+              if c["host_id"] == "cursor" and c["code"].startswith("mcp_server")]
+    assert [(c["code"], c["status"]) for c in checks] == [("mcp_server_modified", "warning")], checks
+    res = run("uninstall", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    rep = res.json_out()
+    assert ".cursor/mcp.json" in rep["preserved"], rep
+    assert _json(os.path.join(repo, ".cursor/mcp.json")) == cur
+    assert _json(os.path.join(repo, ".mcp.json")) == user, "only our entry goes"
+    for created in (".vscode/mcp.json", ".kiro/settings/mcp.json"):
+        assert not os.path.exists(os.path.join(repo, created)), "a file slipway created goes"
+
+
+def test_install_mcp_keeps_a_foreign_slipway_entry_and_a_file_that_is_not_json():
+    repo = scratch_repo()
+    foreign = {"mcpServers": {"slipway": {"command": "/opt/other"}}}
+    with open(os.path.join(repo, ".mcp.json"), "w") as f:
+        json.dump(foreign, f)
+    os.makedirs(os.path.join(repo, ".cursor"))
+    with open(os.path.join(repo, ".cursor/mcp.json"), "w") as f:
+        f.write("{ not json")
+    res = run("install", "--tool", "claude,cursor", "--mcp", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    rep = res.json_out()
+    assert {".mcp.json", ".cursor/mcp.json"} <= set(rep["preserved"]), rep
+    assert _json(os.path.join(repo, ".mcp.json")) == foreign
+    with open(os.path.join(repo, ".cursor/mcp.json")) as f:
+        assert f.read() == "{ not json"
+    assert not os.path.exists(os.path.join(repo, ".claude/slipway/mcp-server.json"))
+
+
+def test_capability_texts_teach_the_tools_and_the_argv():
+    repo = scratch_repo()
+    assert run("install", "--tool", "claude", cwd=repo).code == 0
+    with open(os.path.join(repo, ".claude/skills/slipway-run/SKILL.md")) as f:
+        text = f.read()
+    assert "slipway install --mcp" in text
+    named = text[text.index("## Two ways to call slipway"):].split("\n\n")[1]
+    for tool in TOOLS:
+        assert "`%s`" % tool in named, tool
+    tools = {t["name"]: t for t in Session(repo).ok(op="listTools")["tools"]}
+    for tool, args in (("submit", ["run_id", "action_id", "outcome"]),
+                       ("answer", ["text", "confirm_destructive", "scope_sha256"]),
+                       ("resume", ["budget", "use_pinned_source", "source", "source_choice", "candidate"]),
+                       ("material", ["section"])):
+        for a in args:
+            assert a in tools[tool]["inputSchema"]["properties"], (tool, a)
+            assert "`%s" % a in text, a
+
+
+if __name__ == "__main__":
+    main([test_the_sdk_lists_every_tool_with_schemas_from_ours,
+          test_a_whole_run_over_mcp_through_every_pause_kind,
+          test_an_issue_backed_run_reads_materials_and_resolves_a_source_candidate,
+          test_failures_are_the_cli_error_documents_and_change_nothing,
+          test_initialize_negotiates_the_protocol_version,
+          test_malformed_input_gets_json_rpc_errors_and_the_server_keeps_serving,
+          test_an_oversized_message_is_refused_and_the_next_one_served,
+          test_a_tool_call_over_raw_json_rpc_prints_the_cli_document,
+          test_install_mcp_registers_in_shared_files_and_uninstall_removes_only_ours,
+          test_install_mcp_keeps_a_foreign_slipway_entry_and_a_file_that_is_not_json,
+          test_capability_texts_teach_the_tools_and_the_argv])
