@@ -107,7 +107,7 @@ int cli_adapter_selection_fail(enum tbl_err code, const char *root, const char *
 	int rc;
 
 	if (next_command(&n, TBL_NEXTOP_COMMAND, TBL_VARIANT_LIST_HOST_ADAPTERS, root, argv, &err) < 0)
-		return CLI_EXIT_DEFECT;
+		return SVC_EXIT_DEFECT;
 	rc = svc_fail(code, 0, message, n, root, NULL);
 	next_free(n);
 	return rc;
@@ -125,7 +125,7 @@ static int surface_fail(const char *root, const char *message)
 	    next_variant_add_input(&n->variants[0], "surface", TBL_INPUT_ENUM, "--surface", 1,
 				   choices, &err) < 0) {
 		next_free(n);
-		return CLI_EXIT_DEFECT;
+		return SVC_EXIT_DEFECT;
 	}
 	rc = svc_fail(TBL_ERR_INVALID_ADAPTER_SURFACE, 0, message, n, root, NULL);
 	next_free(n);
@@ -151,7 +151,7 @@ int cli_adapter_fail(enum tbl_err fallback, const char *root,
 			return surface_fail(root, msg);
 	}
 	if (next_command(&n, TBL_NEXTOP_COMMAND, TBL_VARIANT_INSPECT_HOST_ADAPTERS, root, argv, &nerr) < 0)
-		return CLI_EXIT_DEFECT;
+		return SVC_EXIT_DEFECT;
 	if (rep) {
 		details = json_object();
 		if (details == NULL ||
@@ -160,7 +160,7 @@ int cli_adapter_fail(enum tbl_err fallback, const char *root,
 		    json_object_set_new(details, "report", report_json(rep)) < 0) {
 			json_decref(details);
 			next_free(n);
-			return CLI_EXIT_DEFECT;
+			return SVC_EXIT_DEFECT;
 		}
 	}
 	rc = svc_fail(fallback, 0, msg, n, root, details);
@@ -179,7 +179,7 @@ int cli_change_report_print(const char *heading, const struct adapter_report *r,
 		int rc = doc ? svc_print_json(doc) : -1;
 
 		json_decref(doc);
-		return rc < 0 ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+		return rc < 0 ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 	}
 	printf("%s for: ", heading);
 	for (size_t i = 0; i < r->hosts.n; i++)
@@ -190,5 +190,5 @@ int cli_change_report_print(const char *heading, const struct adapter_report *r,
 			printf("  %s %s\n", labels[l], lists[l]->v[i]);
 	if (r->written.n + r->removed.n == 0)
 		printf("  nothing changed\n");
-	return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+	return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 }

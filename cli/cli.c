@@ -117,7 +117,7 @@ static int set_value(struct cli_opt *o, const char *value, char *msg,
 			snprintf(msg, msglen,
 				 "invalid argument \"%s\" for \"--%s\" flag",
 				 value, o->name);
-			return CLI_EXIT_USAGE;
+			return SVC_EXIT_USAGE;
 		}
 		break;
 	case CLI_OPT_STRING:
@@ -130,11 +130,11 @@ static int set_value(struct cli_opt *o, const char *value, char *msg,
 		if (rc == -2) {
 			snprintf(msg, msglen, "invalid argument \"%s\" for \"--%s\" flag: %s",
 				 value, o->name, why);
-			return CLI_EXIT_USAGE;
+			return SVC_EXIT_USAGE;
 		}
 		if (rc < 0) {
 			snprintf(msg, msglen, "out of memory");
-			return CLI_EXIT_RUNTIME;
+			return SVC_EXIT_RUNTIME;
 		}
 		break;
 	}
@@ -149,7 +149,7 @@ static int set_value(struct cli_opt *o, const char *value, char *msg,
 			snprintf(msg, msglen,
 				 "invalid argument \"%s\" for \"--%s\" flag",
 				 value, o->name);
-			return CLI_EXIT_USAGE;
+			return SVC_EXIT_USAGE;
 		}
 		*(long *)o->dest = v;
 		break;
@@ -171,7 +171,7 @@ int cli_parse(int argc, char **argv, struct cli_opt *opts, char ***pos,
 	*help = 0;
 	if (out == NULL) {
 		snprintf(msg, msglen, "out of memory");
-		return CLI_EXIT_RUNTIME;
+		return SVC_EXIT_RUNTIME;
 	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -222,7 +222,7 @@ int cli_parse(int argc, char **argv, struct cli_opt *opts, char ***pos,
 	return 0;
 usage:
 	sw_free(out);
-	return CLI_EXIT_USAGE;
+	return SVC_EXIT_USAGE;
 }
 
 int cli_parse_command(int argc, char **argv, struct cli_opt *opts,
@@ -233,7 +233,7 @@ int cli_parse_command(int argc, char **argv, struct cli_opt *opts,
 	int help = 0, rc;
 
 	if ((rc = cli_parse(argc, argv, opts, pos, npos, &help, msg, sizeof(msg))) != 0)
-		return svc_fail(rc == CLI_EXIT_USAGE ? TBL_ERR_INVALID_USAGE : TBL_ERR_RUNTIME_ERROR,
+		return svc_fail(rc == SVC_EXIT_USAGE ? TBL_ERR_INVALID_USAGE : TBL_ERR_RUNTIME_ERROR,
 				0, msg, NULL, root_arg, NULL);
 	if (help) {
 		struct cli_command c = *cmd;
@@ -372,7 +372,7 @@ static int print_reference(const char *path, const struct cli_command *cmd)
 		rc = -1;
 	json_decref(opts);
 	json_decref(doc);
-	return rc < 0 ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+	return rc < 0 ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 }
 
 int cli_print_group_reference(const char *path, const char *summary,
@@ -392,7 +392,7 @@ int cli_print_group_reference(const char *path, const char *summary,
 		rc = -1;
 	json_decref(cmds);
 	json_decref(doc);
-	return rc < 0 ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+	return rc < 0 ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 }
 
 int cli_print_help(const char *path, const struct cli_command *cmd)
@@ -412,7 +412,7 @@ int cli_print_help(const char *path, const struct cli_command *cmd)
 		printf("      %-28s %s\n", left, o->usage);
 	}
 	printf("  -h, --help                       help for %s\n", path);
-	return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+	return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 }
 
 /* ---- human output ---- */

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "cli/exit.h"
+#include "service/exit.h"
 #include "service/emit.h"
 #include "io/next.h"
 #include "tables/tables.h"
@@ -47,7 +47,7 @@ struct cli_command {
 /* Parses argv[1..argc) against `opts`; non-flag arguments (and everything
  * after "--") land in *pos (NULL-terminated, borrowed pointers into argv,
  * array owned by the caller, freed with sw_free).  `--help`/`-h` set *help.
- * On a usage error writes nothing and returns CLI_EXIT_USAGE with `msg`
+ * On a usage error writes nothing and returns SVC_EXIT_USAGE with `msg`
  * filled. */
 int cli_parse(int argc, char **argv, struct cli_opt *opts, char ***pos,
 	      size_t *npos, int *help, char *msg, size_t msglen);
@@ -89,7 +89,7 @@ const char *cli_raw_root(int argc, char **argv);
  * calls it.  Write errors still reach fflush/ferror.  Returns 0 or -1. */
 int cli_human_output(void);
 
-/* Prints help for `cmd` to stdout; returns CLI_EXIT_OK or DEFECT.  In
+/* Prints help for `cmd` to stdout; returns SVC_EXIT_OK or DEFECT.  In
  * reference mode (cli_help_reference) it prints the same facts as one JSON
  * line instead: {"path","use","summary","examples","options":[{"name",
  * "type","value","usage","choices"}]}, which `slipway _reference` gathers

@@ -225,7 +225,7 @@ static int protocol_reference(void)
 	rc = cli_print_group_reference("protocol",
 		"Machine protocol operations that generated adapters call to drive a Run",
 		names, summaries);
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]) && rc == CLI_EXIT_OK; i++) {
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]) && rc == SVC_EXIT_OK; i++) {
 		char *argv[] = { (char *)ops[i].name, (char *)"--help", NULL };
 
 		rc = ops[i].fn(2, argv, NULL);
@@ -243,7 +243,7 @@ static int protocol_help(void)
 		printf("  %-10s %s\n", ops[i].name, ops[i].summary);
 	printf("\nFlags:\n  -h, --help          help for protocol\n"
 	       "      --root string   workspace root (default: current Git worktree)\n");
-	return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+	return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 }
 
 /* `slipway protocol` with flags but no operation: its persistent --root

@@ -122,7 +122,7 @@ static int print_one(const struct svc_status_found *res)
 	    choices && choices[0])
 		fputs(choices, stdout);
 	sw_free(choices);
-	return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : 0;
+	return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : 0;
 }
 
 /* The listing as text: one line per Run, then one per unavailable Run. */
@@ -146,7 +146,7 @@ static int print_list(const struct svc_listing *l)
 	json_array_foreach(l->unavailable, i, entry)
 		printf("%s  unavailable  code=%s  %s\n", jstr(entry, "id"), jstr(entry, "code"),
 		       jstr(entry, "detail"));
-	return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : 0;
+	return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : 0;
 }
 
 int cmd_status(int argc, char **argv)

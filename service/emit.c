@@ -38,7 +38,7 @@ int svc_result_begin(struct svc_result *res)
 	if (res == NULL)
 		return 0;
 	memset(res, 0, sizeof(*res));
-	res->status = CLI_EXIT_DEFECT;
+	res->status = SVC_EXIT_DEFECT;
 	if (cap.res != NULL)
 		return -1;
 	cap.out = open_memstream(&cap.obuf, &cap.olen);
@@ -89,8 +89,8 @@ int svc_result_end(struct svc_result *res, int status)
 	memset(&cap, 0, sizeof(cap));
 	if (!closed || res->document == NULL || res->error == NULL) {
 		svc_result_release(res);
-		res->status = CLI_EXIT_DEFECT;
-		return CLI_EXIT_DEFECT;
+		res->status = SVC_EXIT_DEFECT;
+		return SVC_EXIT_DEFECT;
 	}
 	res->status = status;
 	return status;
@@ -149,7 +149,7 @@ int svc_fail(enum tbl_err code, int exit_override, const char *message,
 
 	if (next == NULL) {
 		if (next_none(&own, root, &err) < 0)
-			return CLI_EXIT_DEFECT;
+			return SVC_EXIT_DEFECT;
 		next = own;
 	}
 	doc = json_object();
@@ -161,7 +161,7 @@ int svc_fail(enum tbl_err code, int exit_override, const char *message,
 	    json_object_set_new(doc, "exit_code", json_integer(exit_code)) < 0 ||
 	    (details && json_object_set(doc, "details", (json_t *)details) < 0) ||
 	    write_doc(err_stream(), doc) < 0)
-		exit_code = CLI_EXIT_DEFECT;
+		exit_code = SVC_EXIT_DEFECT;
 	json_decref(doc);
 	next_free(own);
 	return exit_code;

@@ -5,7 +5,7 @@
  * error path (cliError on stderr, exit 2 or 3, exit 1 only when the error
  * itself cannot be written). */
 
-#include "cli/exit.h"
+#include "service/exit.h"
 #include "io/next.h"
 #include "tables/tables.h"
 

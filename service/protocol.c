@@ -252,7 +252,7 @@ static int import_candidate(struct svc *d, struct source_candidate **out,
 		d->store = NULL;
 	} else {
 		/* svc_open_store released the workspace on failure. */
-		return CLI_EXIT_RUNTIME;
+		return SVC_EXIT_RUNTIME;
 	}
 	if (n == NULL &&
 	    next_build_form(&n, budget_given ? NEXT_FORM_REFRESH_SOURCE_BUDGET : NEXT_FORM_REFRESH_SOURCE,
@@ -352,25 +352,25 @@ static int material(const struct svc_material_request *req)
 
 int svc_op_submit(const struct svc_submit_request *req, struct svc_result *res)
 {
-	return svc_result_begin(res) < 0 ? CLI_EXIT_DEFECT : svc_result_end(res, submit(req));
+	return svc_result_begin(res) < 0 ? SVC_EXIT_DEFECT : svc_result_end(res, submit(req));
 }
 
 int svc_op_answer(const struct svc_answer_request *req, struct svc_result *res)
 {
-	return svc_result_begin(res) < 0 ? CLI_EXIT_DEFECT : svc_result_end(res, answer(req));
+	return svc_result_begin(res) < 0 ? SVC_EXIT_DEFECT : svc_result_end(res, answer(req));
 }
 
 int svc_op_skip(const struct svc_skip_request *req, struct svc_result *res)
 {
-	return svc_result_begin(res) < 0 ? CLI_EXIT_DEFECT : svc_result_end(res, skip(req));
+	return svc_result_begin(res) < 0 ? SVC_EXIT_DEFECT : svc_result_end(res, skip(req));
 }
 
 int svc_op_resume(const struct svc_resume_request *req, struct svc_result *res)
 {
-	return svc_result_begin(res) < 0 ? CLI_EXIT_DEFECT : svc_result_end(res, resume(req));
+	return svc_result_begin(res) < 0 ? SVC_EXIT_DEFECT : svc_result_end(res, resume(req));
 }
 
 int svc_op_material(const struct svc_material_request *req, struct svc_result *res)
 {
-	return svc_result_begin(res) < 0 ? CLI_EXIT_DEFECT : svc_result_end(res, material(req));
+	return svc_result_begin(res) < 0 ? SVC_EXIT_DEFECT : svc_result_end(res, material(req));
 }

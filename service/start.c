@@ -121,5 +121,5 @@ out:
 
 int svc_op_start(const struct svc_start_request *req, struct svc_result *res)
 {
-	return svc_result_begin(res) < 0 ? CLI_EXIT_DEFECT : svc_result_end(res, start(req));
+	return svc_result_begin(res) < 0 ? SVC_EXIT_DEFECT : svc_result_end(res, start(req));
 }

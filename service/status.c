@@ -106,9 +106,9 @@ static int status(const struct svc_status_request *req, struct svc_status_found 
 	if (rc != 0 || req->human)
 		return rc;
 	if (found->run)
-		rc = svc_print_json_html(found->doc) < 0 ? CLI_EXIT_DEFECT : 0;
+		rc = svc_print_json_html(found->doc) < 0 ? SVC_EXIT_DEFECT : 0;
 	else if (found->listed)
-		rc = svc_print_json_text(list_text(&found->list)) < 0 ? CLI_EXIT_DEFECT : 0;
+		rc = svc_print_json_text(list_text(&found->list)) < 0 ? SVC_EXIT_DEFECT : 0;
 	return rc;
 }
 
@@ -121,7 +121,7 @@ int svc_op_status(const struct svc_status_request *req, struct svc_status_found 
 	if (found == NULL)
 		found = &local;
 	if (svc_result_begin(res) < 0)
-		rc = CLI_EXIT_DEFECT;
+		rc = SVC_EXIT_DEFECT;
 	else
 		rc = svc_result_end(res, status(req, found));
 	svc_status_found_release(&local);

@@ -79,5 +79,5 @@ close:
 
 int svc_op_stop(const struct svc_stop_request *req, struct svc_result *res)
 {
-	return svc_result_begin(res) < 0 ? CLI_EXIT_DEFECT : svc_result_end(res, stop(req));
+	return svc_result_begin(res) < 0 ? SVC_EXIT_DEFECT : svc_result_end(res, stop(req));
 }

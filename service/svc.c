@@ -210,7 +210,7 @@ static int fail_run_ex(const struct svc *d, enum tbl_err code, const char *msg,
 		json_object_update(details, (json_t *)extra);
 	/* Errors the service raises against a Run always exit 3, even codes
 	 * whose preflight form is a usage error (invalid_outcome). */
-	rc = svc_fail(code, CLI_EXIT_RUNTIME, msg, n, d->ws.worktree_root, details);
+	rc = svc_fail(code, SVC_EXIT_RUNTIME, msg, n, d->ws.worktree_root, details);
 	json_decref(details);
 	next_free(n);
 	return rc;
@@ -351,7 +351,7 @@ int svc_load(struct svc *d, const char *run_id_arg, struct run **out,
 		if (code)
 			*code = c;
 		if (quiet)
-			return CLI_EXIT_RUNTIME;
+			return SVC_EXIT_RUNTIME;
 		{
 			struct next *n = NULL;
 
@@ -1084,7 +1084,7 @@ static int choice_precheck(struct mctx *c, struct sw_error *err)
 			 * nothing. */
 			if (run_set_field(c->run, "last_source_choice", receipt, err) < 0 ||
 			    run_set_field(c->run, "last_resume_result", json_object_get(h, "result"), err) < 0) {
-				c->exit = CLI_EXIT_DEFECT;
+				c->exit = SVC_EXIT_DEFECT;
 				return 1;
 			}
 			m->step.verdict = FSM_IDEMPOTENT;
@@ -1486,7 +1486,7 @@ int svc_start(struct svc *d, const char *goal, unsigned budget, int review,
 		if (code == TBL_ERR_ACTION_TOO_LARGE)
 			next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review,
 					 source != NULL, &(struct sw_error)SW_ERROR_INIT);
-		rc = svc_fail(code ? code : TBL_ERR_RUNTIME_ERROR, code ? CLI_EXIT_RUNTIME : 0,
+		rc = svc_fail(code ? code : TBL_ERR_RUNTIME_ERROR, code ? SVC_EXIT_RUNTIME : 0,
 			      err.msg, n, d->ws.worktree_root, NULL);
 		goto out;
 	}
@@ -1548,7 +1548,7 @@ int svc_print_state(struct svc *d, const struct run *r, int human,
 	struct next *n = svc_run_next(r, 0);
 	json_t *doc = NULL;
 	const char *why = "out of memory";
-	int rc = CLI_EXIT_OK;
+	int rc = SVC_EXIT_OK;
 
 	if (n == NULL)
 		return fail_committed_output(d, run_id(r), "cannot derive the next operation");
@@ -2035,7 +2035,7 @@ static int pinned_material(struct svc *d, const struct run *r, const char *secti
 		       run_id(r), jstr(run_json(r), "state"), jstr(sec, "key"), jstr(sec, "role"),
 		       jstr(sec, "section_revision"), jstr(pinned, "requirements_revision"),
 		       jstr(sec, "title"), markdown);
-		rc = fflush(svc_out()) == EOF ? CLI_EXIT_DEFECT : 0;
+		rc = fflush(svc_out()) == EOF ? SVC_EXIT_DEFECT : 0;
 	} else {
 		doc = json_pack("{s:i, s:s, s:s, s:O, s:O, s:O, s:o}", "contract_version", 2,
 				"message_type", "pinned_material", "run_id", run_id(r),
@@ -2043,7 +2043,7 @@ static int pinned_material(struct svc *d, const struct run *r, const char *secti
 				"source_revision", json_object_get(pinned, "source_revision"),
 				"requirements_revision", json_object_get(pinned, "requirements_revision"),
 				"section", section_json(sec, markdown));
-		rc = doc == NULL || svc_print_json(doc) < 0 ? CLI_EXIT_DEFECT : 0;
+		rc = doc == NULL || svc_print_json(doc) < 0 ? SVC_EXIT_DEFECT : 0;
 	}
 	json_decref(doc);
 	sw_free(markdown);
