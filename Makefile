@@ -122,12 +122,13 @@ LDFLAGS_SAN = -fsanitize=address,undefined
 # Sources are picked up by wildcard so that adding a module needs no edit here.
 PURE_SRCS = $(sort $(wildcard tables/*.c fsm/*.c))
 IO_SRCS   = $(sort $(wildcard io/*.c))
+SVC_SRCS  = $(sort $(wildcard service/*.c))
 CLI_SRCS  = $(sort $(filter-out cli/main.c,$(wildcard cli/*.c)))
 MCP_SRCS  = $(sort $(wildcard mcp/*.c))
 GEN_SRCS  = build/gen/capabilities.c build/gen/mcp_schemas.c
-LIB_SRCS  = $(PURE_SRCS) $(IO_SRCS) $(CLI_SRCS) $(MCP_SRCS)
+LIB_SRCS  = $(PURE_SRCS) $(IO_SRCS) $(SVC_SRCS) $(CLI_SRCS) $(MCP_SRCS)
 TEST_SRCS = $(sort $(wildcard tests/*/test_*.c))
-HDRS      = $(wildcard tables/*.h tables/*.def fsm/*.h io/*.h cli/*.h mcp/*.h)
+HDRS      = $(wildcard tables/*.h tables/*.def fsm/*.h io/*.h service/*.h cli/*.h mcp/*.h)
 
 REL_OBJS  = $(patsubst %.c,build/rel/%.o,$(LIB_SRCS)) $(patsubst build/gen/%.c,build/rel/gen/%.o,$(GEN_SRCS))
 SAN_OBJS  = $(patsubst %.c,build/san/%.o,$(LIB_SRCS)) $(patsubst build/gen/%.c,build/san/gen/%.o,$(GEN_SRCS))

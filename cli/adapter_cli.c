@@ -36,7 +36,7 @@ int cli_adapter_root(char **root, char **common, const char *raw)
 
 		snprintf(msg, sizeof(msg), "%s", err.msg[0] ? err.msg : "not inside a Git worktree");
 		vcs_identity_release(&id);
-		return cli_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0, msg, NULL, raw, NULL);
+		return svc_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0, msg, NULL, raw, NULL);
 	}
 	*root = sw_strdup(id.worktree_root);
 	*common = sw_strdup(id.git_common_dir);
@@ -45,7 +45,7 @@ int cli_adapter_root(char **root, char **common, const char *raw)
 		sw_free(*root);
 		sw_free(*common);
 		*root = *common = NULL;
-		rc = cli_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, raw, NULL);
+		rc = svc_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, raw, NULL);
 		return rc;
 	}
 	return 0;
@@ -107,8 +107,8 @@ int cli_adapter_selection_fail(enum tbl_err code, const char *root, const char *
 	int rc;
 
 	if (next_command(&n, TBL_NEXTOP_COMMAND, TBL_VARIANT_LIST_HOST_ADAPTERS, root, argv, &err) < 0)
-		return CLI_EXIT_DEFECT;
-	rc = cli_fail(code, 0, message, n, root, NULL);
+		return SVC_EXIT_DEFECT;
+	rc = svc_fail(code, 0, message, n, root, NULL);
 	next_free(n);
 	return rc;
 }
@@ -125,9 +125,9 @@ static int surface_fail(const char *root, const char *message)
 	    next_variant_add_input(&n->variants[0], "surface", TBL_INPUT_ENUM, "--surface", 1,
 				   choices, &err) < 0) {
 		next_free(n);
-		return CLI_EXIT_DEFECT;
+		return SVC_EXIT_DEFECT;
 	}
-	rc = cli_fail(TBL_ERR_INVALID_ADAPTER_SURFACE, 0, message, n, root, NULL);
+	rc = svc_fail(TBL_ERR_INVALID_ADAPTER_SURFACE, 0, message, n, root, NULL);
 	next_free(n);
 	return rc;
 }
@@ -151,7 +151,7 @@ int cli_adapter_fail(enum tbl_err fallback, const char *root,
 			return surface_fail(root, msg);
 	}
 	if (next_command(&n, TBL_NEXTOP_COMMAND, TBL_VARIANT_INSPECT_HOST_ADAPTERS, root, argv, &nerr) < 0)
-		return CLI_EXIT_DEFECT;
+		return SVC_EXIT_DEFECT;
 	if (rep) {
 		details = json_object();
 		if (details == NULL ||
@@ -160,10 +160,10 @@ int cli_adapter_fail(enum tbl_err fallback, const char *root,
 		    json_object_set_new(details, "report", report_json(rep)) < 0) {
 			json_decref(details);
 			next_free(n);
-			return CLI_EXIT_DEFECT;
+			return SVC_EXIT_DEFECT;
 		}
 	}
-	rc = cli_fail(fallback, 0, msg, n, root, details);
+	rc = svc_fail(fallback, 0, msg, n, root, details);
 	json_decref(details);
 	next_free(n);
 	return rc;
@@ -176,10 +176,10 @@ int cli_change_report_print(const char *heading, const struct adapter_report *r,
 
 	if (json) {
 		json_t *doc = report_json(r);
-		int rc = doc ? cli_print_json(doc) : -1;
+		int rc = doc ? svc_print_json(doc) : -1;
 
 		json_decref(doc);
-		return rc < 0 ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+		return rc < 0 ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 	}
 	printf("%s for: ", heading);
 	for (size_t i = 0; i < r->hosts.n; i++)
@@ -190,5 +190,5 @@ int cli_change_report_print(const char *heading, const struct adapter_report *r,
 			printf("  %s %s\n", labels[l], lists[l]->v[i]);
 	if (r->written.n + r->removed.n == 0)
 		printf("  nothing changed\n");
-	return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+	return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 }

@@ -10,7 +10,6 @@
 #include <jansson.h>
 
 #include "io/json.h"
-#include "io/source.h"
 
 static struct cli_opt *find_opt(struct cli_opt *opts, const char *name,
 				size_t len)
@@ -118,7 +117,7 @@ static int set_value(struct cli_opt *o, const char *value, char *msg,
 			snprintf(msg, msglen,
 				 "invalid argument \"%s\" for \"--%s\" flag",
 				 value, o->name);
-			return CLI_EXIT_USAGE;
+			return SVC_EXIT_USAGE;
 		}
 		break;
 	case CLI_OPT_STRING:
@@ -131,11 +130,11 @@ static int set_value(struct cli_opt *o, const char *value, char *msg,
 		if (rc == -2) {
 			snprintf(msg, msglen, "invalid argument \"%s\" for \"--%s\" flag: %s",
 				 value, o->name, why);
-			return CLI_EXIT_USAGE;
+			return SVC_EXIT_USAGE;
 		}
 		if (rc < 0) {
 			snprintf(msg, msglen, "out of memory");
-			return CLI_EXIT_RUNTIME;
+			return SVC_EXIT_RUNTIME;
 		}
 		break;
 	}
@@ -150,7 +149,7 @@ static int set_value(struct cli_opt *o, const char *value, char *msg,
 			snprintf(msg, msglen,
 				 "invalid argument \"%s\" for \"--%s\" flag",
 				 value, o->name);
-			return CLI_EXIT_USAGE;
+			return SVC_EXIT_USAGE;
 		}
 		*(long *)o->dest = v;
 		break;
@@ -172,7 +171,7 @@ int cli_parse(int argc, char **argv, struct cli_opt *opts, char ***pos,
 	*help = 0;
 	if (out == NULL) {
 		snprintf(msg, msglen, "out of memory");
-		return CLI_EXIT_RUNTIME;
+		return SVC_EXIT_RUNTIME;
 	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -223,7 +222,7 @@ int cli_parse(int argc, char **argv, struct cli_opt *opts, char ***pos,
 	return 0;
 usage:
 	sw_free(out);
-	return CLI_EXIT_USAGE;
+	return SVC_EXIT_USAGE;
 }
 
 int cli_parse_command(int argc, char **argv, struct cli_opt *opts,
@@ -234,7 +233,7 @@ int cli_parse_command(int argc, char **argv, struct cli_opt *opts,
 	int help = 0, rc;
 
 	if ((rc = cli_parse(argc, argv, opts, pos, npos, &help, msg, sizeof(msg))) != 0)
-		return cli_fail(rc == CLI_EXIT_USAGE ? TBL_ERR_INVALID_USAGE : TBL_ERR_RUNTIME_ERROR,
+		return svc_fail(rc == SVC_EXIT_USAGE ? TBL_ERR_INVALID_USAGE : TBL_ERR_RUNTIME_ERROR,
 				0, msg, NULL, root_arg, NULL);
 	if (help) {
 		struct cli_command c = *cmd;
@@ -255,7 +254,7 @@ int cli_no_args(size_t npos, char *const *pos, const char *path,
 	if (npos == 0)
 		return 0;
 	snprintf(msg, sizeof(msg), "unknown command \"%s\" for \"slipway %s\"", pos[0], path);
-	return cli_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, root_arg, NULL);
+	return svc_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, root_arg, NULL);
 }
 
 int cli_max_args(size_t npos, size_t max, const char *root_arg)
@@ -265,7 +264,7 @@ int cli_max_args(size_t npos, size_t max, const char *root_arg)
 	if (npos <= max)
 		return 0;
 	snprintf(msg, sizeof(msg), "accepts at most %zu arg(s), received %zu", max, npos);
-	return cli_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, root_arg, NULL);
+	return svc_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, root_arg, NULL);
 }
 
 /* 1 when `flag` (without its dashes) is in `bools`. */
@@ -321,86 +320,6 @@ const char *cli_raw_root(int argc, char **argv)
 	return root;
 }
 
-/* Writes `s` (sw_malloc'd, freed here; NULL is a failure) plus "\n". */
-static int write_text(FILE *f, char *s)
-{
-	int rc = 0;
-
-	if (s == NULL)
-		return -1;
-	if (fputs(s, f) == EOF || fputc('\n', f) == EOF || fflush(f) == EOF)
-		rc = -1;
-	sw_free(s);
-	return rc;
-}
-
-static int write_doc(FILE *f, const json_t *doc)
-{
-	return write_text(f, sw_json_dump(doc));
-}
-
-int cli_print_json(const json_t *doc)
-{
-	return write_doc(stdout, doc);
-}
-
-int cli_print_json_html(const json_t *doc)
-{
-	return write_text(stdout, sw_json_dump_html(doc));
-}
-
-int cli_print_json_text(char *text)
-{
-	return write_text(stdout, text);
-}
-
-int cli_fail(enum tbl_err code, int exit_override, const char *message,
-	     const struct next *next, const char *root, const json_t *details)
-{
-	struct sw_error err = SW_ERROR_INIT;
-	struct next *own = NULL;
-	json_t *doc = NULL;
-	int exit_code = exit_override ? exit_override : tbl_err_exit[code];
-
-	if (next == NULL) {
-		if (next_none(&own, root, &err) < 0)
-			return CLI_EXIT_DEFECT;
-		next = own;
-	}
-	doc = json_object();
-	if (doc == NULL ||
-	    json_object_set_new(doc, "contract_version", json_integer(2)) < 0 ||
-	    json_object_set_new(doc, "code", json_string(tbl_err_wire[code])) < 0 ||
-	    json_object_set_new(doc, "message", json_string(message)) < 0 ||
-	    json_object_set_new(doc, "next", next_to_json(next)) < 0 ||
-	    json_object_set_new(doc, "exit_code", json_integer(exit_code)) < 0 ||
-	    (details && json_object_set(doc, "details", (json_t *)details) < 0) ||
-	    write_doc(stderr, doc) < 0)
-		exit_code = CLI_EXIT_DEFECT;
-	json_decref(doc);
-	next_free(own);
-	return exit_code;
-}
-
-int cli_fail_inspect(enum tbl_err code, const char *message, const char *root,
-		     const char *run)
-{
-	struct sw_error err = SW_ERROR_INIT;
-	struct next_fill fill = { .run_id = run };
-	struct next *n = NULL;
-	char cwd[4096];
-	int rc;
-
-	if (root == NULL || root[0] == '\0')
-		root = getcwd(cwd, sizeof(cwd)) ? cwd : "/";
-	if (next_build_form(&n, run ? NEXT_FORM_INSPECT_RUN : NEXT_FORM_INSPECT_RUNS, NULL,
-			    root, &fill, &err) < 0)
-		n = NULL;
-	rc = cli_fail(code, 0, message, n, root, NULL);
-	next_free(n);
-	return rc;
-}
-
 static int reference_mode;
 
 void cli_help_reference(void)
@@ -449,11 +368,11 @@ static int print_reference(const char *path, const struct cli_command *cmd)
 	    json_object_set_new(doc, "summary", json_string(cmd->summary)) < 0 ||
 	    json_object_set_new(doc, "examples",
 				cmd->examples ? json_string(cmd->examples) : json_null()) < 0 ||
-	    json_object_set(doc, "options", opts) < 0 || cli_print_json(doc) < 0)
+	    json_object_set(doc, "options", opts) < 0 || svc_print_json(doc) < 0)
 		rc = -1;
 	json_decref(opts);
 	json_decref(doc);
-	return rc < 0 ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+	return rc < 0 ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 }
 
 int cli_print_group_reference(const char *path, const char *summary,
@@ -469,11 +388,11 @@ int cli_print_group_reference(const char *path, const char *summary,
 	if (doc == NULL || cmds == NULL || rc < 0 ||
 	    json_object_set_new(doc, "path", json_string(path)) < 0 ||
 	    json_object_set_new(doc, "summary", json_string(summary)) < 0 ||
-	    json_object_set(doc, "commands", cmds) < 0 || cli_print_json(doc) < 0)
+	    json_object_set(doc, "commands", cmds) < 0 || svc_print_json(doc) < 0)
 		rc = -1;
 	json_decref(cmds);
 	json_decref(doc);
-	return rc < 0 ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+	return rc < 0 ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 }
 
 int cli_print_help(const char *path, const struct cli_command *cmd)
@@ -493,7 +412,7 @@ int cli_print_help(const char *path, const struct cli_command *cmd)
 		printf("      %-28s %s\n", left, o->usage);
 	}
 	printf("  -h, --help                       help for %s\n", path);
-	return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+	return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 }
 
 /* ---- human output ---- */
@@ -610,30 +529,5 @@ int cli_human_output(void)
 	if ((f = fopencookie(&h, "w", io)) == NULL)
 		return -1;
 	stdout = f;
-	return 0;
-}
-
-static struct {
-	const char *bytes;
-	size_t len;
-} inline_source;
-
-void cli_set_inline_source(const char *bytes, size_t len)
-{
-	inline_source.bytes = bytes;
-	inline_source.len = len;
-}
-
-int cli_read_source(char **out, size_t *out_len, const char *path, struct sw_error *err)
-{
-	if (inline_source.bytes == NULL)
-		return source_read_file(out, out_len, path, err);
-	*out_len = 0;
-	if (inline_source.len > SOURCE_MAX_FILE_BYTES)
-		return sw_error_set(err, SW_ETOOBIG, "source envelope exceeds %u bytes",
-				    SOURCE_MAX_FILE_BYTES);
-	if ((*out = sw_strndup(inline_source.bytes, inline_source.len)) == NULL)
-		return sw_error_set(err, SW_ENOMEM, "cannot copy the source envelope");
-	*out_len = inline_source.len;
 	return 0;
 }

@@ -7,7 +7,8 @@
 
 #include <stddef.h>
 
-#include "cli/exit.h"
+#include "service/exit.h"
+#include "service/emit.h"
 #include "io/next.h"
 #include "tables/tables.h"
 
@@ -46,7 +47,7 @@ struct cli_command {
 /* Parses argv[1..argc) against `opts`; non-flag arguments (and everything
  * after "--") land in *pos (NULL-terminated, borrowed pointers into argv,
  * array owned by the caller, freed with sw_free).  `--help`/`-h` set *help.
- * On a usage error writes nothing and returns CLI_EXIT_USAGE with `msg`
+ * On a usage error writes nothing and returns SVC_EXIT_USAGE with `msg`
  * filled. */
 int cli_parse(int argc, char **argv, struct cli_opt *opts, char ***pos,
 	      size_t *npos, int *help, char *msg, size_t msglen);
@@ -81,30 +82,6 @@ int cli_hoist_command(int argc, char **argv, const char *const *bools);
 /* The raw --root value appearing before "--", or NULL. */
 const char *cli_raw_root(int argc, char **argv);
 
-/* Writes `doc` compactly plus "\n" to stdout and flushes.  Returns 0, or -1
- * when the write failed. */
-int cli_print_json(const struct json_t *doc);
-/* As cli_print_json with HTML escaping (< > & as \u003c \u003e \u0026),
- * as the reference's status output, which goes through json.Marshal. */
-int cli_print_json_html(const struct json_t *doc);
-/* Writes already-encoded JSON `text` (sw_malloc'd, taken over; NULL counts
- * as a failed write) plus "\n" to stdout and flushes.  0 or -1. */
-int cli_print_json_text(char *text);
-
-/* Writes a cliError for `code` to stderr and returns the exit status to use
- * (`exit_override` when non-zero, else the table's).  `next` is borrowed;
- * when NULL, operation none for `root` (or the current directory) is used.
- * `details` (borrowed) may be NULL. */
-int cli_fail(enum tbl_err code, int exit_override, const char *message,
-	     const struct next *next, const char *root,
-	     const struct json_t *details);
-
-/* A preflight error (before the store is opened) whose next inspects the
- * Run `run` (inspect-run), or every Run when `run` is NULL (inspect-runs),
- * in `root` (the current directory when NULL or empty). */
-int cli_fail_inspect(enum tbl_err code, const char *message, const char *root,
-		     const char *run);
-
 /* Routes what the command prints on stdout from here on through a filter
  * that shows bidi controls and U+2028/U+2029 as "<U+XXXX>", so text from
  * a goal, summary, answer or material cannot reorder or break what the
@@ -112,7 +89,7 @@ int cli_fail_inspect(enum tbl_err code, const char *message, const char *root,
  * calls it.  Write errors still reach fflush/ferror.  Returns 0 or -1. */
 int cli_human_output(void);
 
-/* Prints help for `cmd` to stdout; returns CLI_EXIT_OK or DEFECT.  In
+/* Prints help for `cmd` to stdout; returns SVC_EXIT_OK or DEFECT.  In
  * reference mode (cli_help_reference) it prints the same facts as one JSON
  * line instead: {"path","use","summary","examples","options":[{"name",
  * "type","value","usage","choices"}]}, which `slipway _reference` gathers
@@ -133,18 +110,5 @@ int cli_print_group_reference(const char *path, const char *summary,
 /* Writes all `n` bytes at `p` to `fd`, retrying after EINTR and short
  * writes.  0, or -1 when a write failed. */
 int cli_write_all(int fd, const void *p, size_t n);
-
-/* An envelope held in memory that stands in for the file named by
- * --source-file of run and protocol resume (slipway mcp receives envelopes
- * as JSON objects and writes no file).  Set around one command, cleared
- * with (NULL, 0); borrowed. */
-void cli_set_inline_source(const char *bytes, size_t len);
-
-/* Reads the --source-file envelope: the inline one when set, else the file
- * at `path` (source_read_file).  *out is sw_malloc'd; codes as
- * source_read_file. */
-struct sw_error;
-int cli_read_source(char **out, size_t *out_len, const char *path,
-		    struct sw_error *err);
 
 #endif

@@ -81,19 +81,19 @@ int cmd_doctor(int argc, char **argv)
 		struct next *n = NULL;
 
 		if (next_command(&n, TBL_NEXTOP_COMMAND, TBL_VARIANT_RETRY_DOCTOR, root, argv2, &nerr) < 0)
-			rc = CLI_EXIT_DEFECT;
+			rc = SVC_EXIT_DEFECT;
 		else
-			rc = cli_fail(TBL_ERR_DOCTOR_FAILED, 0, err.msg[0] ? err.msg : "out of memory", n, root, NULL);
+			rc = svc_fail(TBL_ERR_DOCTOR_FAILED, 0, err.msg[0] ? err.msg : "out of memory", n, root, NULL);
 		next_free(n);
 		goto out;
 	}
 	if (json) {
-		rc = cli_print_json(doc) < 0 ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+		rc = svc_print_json(doc) < 0 ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 	} else {
 		for (size_t i = 0; i < checks.n; i++)
 			printf("%-7s %-10s %-34s %s\n", checks.v[i].status, checks.v[i].host,
 			       checks.v[i].code, checks.v[i].detail);
-		rc = fflush(stdout) == EOF ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+		rc = fflush(stdout) == EOF ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 	}
 out:
 	json_decref(doc);

@@ -57,7 +57,7 @@ static int print_human(const struct adapter_host_status *st)
 		if (st[i].warning)
 			printf("  warning: %s\n", st[i].warning);
 	}
-	return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+	return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 }
 
 int cmd_list(int argc, char **argv)
@@ -95,13 +95,13 @@ int cmd_list(int argc, char **argv)
 		struct next *n = NULL;
 
 		if (next_command(&n, TBL_NEXTOP_COMMAND, TBL_VARIANT_RETRY_LIST, root, argv2, &nerr) < 0)
-			rc = CLI_EXIT_DEFECT;
+			rc = SVC_EXIT_DEFECT;
 		else
-			rc = cli_fail(TBL_ERR_LIST_FAILED, 0, err.msg[0] ? err.msg : "out of memory", n, root, NULL);
+			rc = svc_fail(TBL_ERR_LIST_FAILED, 0, err.msg[0] ? err.msg : "out of memory", n, root, NULL);
 		next_free(n);
 		goto out;
 	}
-	rc = json ? (cli_print_json(doc) < 0 ? CLI_EXIT_DEFECT : CLI_EXIT_OK) : print_human(st);
+	rc = json ? (svc_print_json(doc) < 0 ? SVC_EXIT_DEFECT : SVC_EXIT_OK) : print_human(st);
 out:
 	json_decref(doc);
 	adapter_list_release(st);

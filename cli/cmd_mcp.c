@@ -39,11 +39,11 @@ int cmd_mcp(int argc, char **argv)
 	    (null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 ||
 	    dup2(null_fd, STDIN_FILENO) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
 		perror("slipway mcp: cannot set up stdin/stdout");
-		rc = CLI_EXIT_DEFECT;
+		rc = SVC_EXIT_DEFECT;
 		goto out;
 	}
 	rc = mcp_serve(in_fd, out_fd, root && *root ? root : NULL, SLIPWAY_VERSION) == 0
-		? CLI_EXIT_OK : CLI_EXIT_DEFECT;
+		? SVC_EXIT_OK : SVC_EXIT_DEFECT;
 out:
 	if (null_fd >= 0)
 		close(null_fd);

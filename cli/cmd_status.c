@@ -7,12 +7,10 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/driver.h"
 #include "io/buf.h"
-#include "io/input.h"
-#include "io/json.h"
 #include "io/render.h"
 #include "io/run.h"
+#include "service/ops.h"
 
 static const char *jstr(const json_t *o, const char *k)
 {
@@ -106,33 +104,49 @@ static int print_run(const json_t *doc)
 	return 0;
 }
 
-/* The statusList document as the reference prints it: the envelope and
- * unavailable_runs as its writer encodes them, each entry of runs with
- * HTML escaping (its status entries go through json.Marshal).  sw_malloc'd,
- * or NULL on ENOMEM. */
-static char *list_text(const struct driver_listing *l)
+/* One Run as text: its facts, the report so far, then the next choices. */
+static int print_one(const struct svc_status_found *res)
 {
-	struct sw_buf b = SW_BUF_INIT;
+	struct sw_error err = SW_ERROR_INIT;
+	char *choices = NULL;
+
+	print_run(res->doc);
+	if (jstr(res->doc, "summary") == NULL) {
+		char *report = run_report(res->run);
+
+		if (report)
+			printf("\nReport so far:\n%s", report);
+		sw_free(report);
+	}
+	if (res->next && render_next_choices(&choices, res->next, RENDER_SHELL_NATIVE, NULL, &err) == 0 &&
+	    choices && choices[0])
+		fputs(choices, stdout);
+	sw_free(choices);
+	return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : 0;
+}
+
+/* The listing as text: one line per Run, then one per unavailable Run. */
+static int print_list(const struct svc_listing *l)
+{
 	json_t *entry;
-	char *s;
 	size_t i;
 
-	sw_buf_str(&b, "{\"contract_version\":2,\"runs\":[");
+	if (json_array_size(l->runs) == 0 && json_array_size(l->unavailable) == 0)
+		printf("No run journals were found.\n");
 	json_array_foreach(l->runs, i, entry) {
-		if ((s = sw_json_dump_html(entry)) == NULL)
-			b.failed = 1;
-		else if (i > 0)
-			sw_buf_ch(&b, ',');
-		sw_buf_str(&b, s ? s : "");
-		sw_free(s);
+		if (json_is_true(json_object_get(entry, "workspace_foreign")))
+			printf("%s  %-7s  foreign=true  workspace=%s  %s\n", jstr(entry, "id"),
+			       jstr(entry, "state"), jstr(entry, "workspace"), jstr(entry, "goal"));
+		else
+			printf("%s  %-7s  remaining=%lld  %s\n", jstr(entry, "id"),
+			       jstr(entry, "state"),
+			       (long long)json_integer_value(json_object_get(entry, "remaining_budget")),
+			       jstr(entry, "goal"));
 	}
-	sw_buf_str(&b, "],\"unavailable_runs\":");
-	if ((s = sw_json_dump(l->unavailable)) == NULL)
-		b.failed = 1;
-	sw_buf_str(&b, s ? s : "");
-	sw_free(s);
-	sw_buf_ch(&b, '}');
-	return sw_buf_detach(&b);
+	json_array_foreach(l->unavailable, i, entry)
+		printf("%s  unavailable  code=%s  %s\n", jstr(entry, "id"), jstr(entry, "code"),
+		       jstr(entry, "detail"));
+	return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : 0;
 }
 
 int cmd_status(int argc, char **argv)
@@ -150,9 +164,8 @@ int cmd_status(int argc, char **argv)
 		"  slipway status\n  slipway status RUN --json\n  slipway status RUN --section requirements",
 		NULL
 	};
-	struct sw_error err = SW_ERROR_INIT;
-	struct driver d = { 0 };
-	struct run *r = NULL;
+	struct svc_status_request req = { 0 };
+	struct svc_status_found res = { 0 };
 	char **pos = NULL;
 	size_t npos = 0;
 
@@ -161,92 +174,21 @@ int cmd_status(int argc, char **argv)
 		return rc;
 	if (!json)
 		(void)cli_human_output();
-	d.root_arg = root && *root ? root : NULL;
-	if ((rc = cli_max_args(npos, 1, d.root_arg)) != 0)
+	req.root = root && *root ? root : NULL;
+	if ((rc = cli_max_args(npos, 1, req.root)) != 0)
 		goto out;
-	if (npos == 1 && input_run_id_check(pos[0], &err) < 0) {
-		rc = driver_usage(&d, TBL_ERR_INVALID_RUN_ID, err.msg);
+	req.run_id = npos == 1 ? pos[0] : NULL;
+	req.section = section;
+	req.section_given = opts[2].seen;
+	req.human = !json;
+	if ((rc = svc_op_status(&req, &res, NULL)) != 0 || !req.human)
 		goto out;
-	}
-	if (opts[2].seen && npos != 1) {
-		rc = driver_usage(&d, TBL_ERR_RUN_ID_REQUIRED, "reading a pinned section requires one run id");
-		goto out;
-	}
-	if (opts[2].seen && section[0] == '\0') {
-		rc = cli_fail_inspect(TBL_ERR_MATERIAL_SECTION_REQUIRED, "section cannot be empty",
-				      d.root_arg, pos[0]);
-		goto out;
-	}
-	if ((rc = driver_open(&d, false)) != 0)
-		goto out;
-	if (opts[2].seen) {
-		rc = driver_material(&d, pos[0], NULL, section, !json);
-		goto close;
-	}
-	if (npos == 1) {
-		json_t *doc;
-
-		if ((rc = driver_load(&d, pos[0], &r, 0, NULL)) != 0)
-			goto close;
-		if ((doc = driver_status_json(&d, r, &err)) == NULL) {
-			rc = driver_fail_status(&d, &err);
-			goto close;
-		}
-		if (json) {
-			rc = cli_print_json_html(doc) < 0 ? CLI_EXIT_DEFECT : 0;
-		} else {
-			char *choices = NULL;
-			struct next *n = driver_run_next(r, 0);
-
-			print_run(doc);
-			if (jstr(doc, "summary") == NULL) {
-				char *report = run_report(r);
-
-				if (report)
-					printf("\nReport so far:\n%s", report);
-				sw_free(report);
-			}
-			if (n && render_next_choices(&choices, n, RENDER_SHELL_NATIVE, NULL, &err) == 0 &&
-			    choices && choices[0])
-				fputs(choices, stdout);
-			sw_free(choices);
-			next_free(n);
-			rc = fflush(stdout) == EOF ? CLI_EXIT_DEFECT : 0;
-		}
-		json_decref(doc);
-	} else {
-		struct driver_listing l;
-		json_t *entry;
-		size_t i;
-
-		if ((rc = driver_list(&d, &l, !json)) != 0)
-			goto close;
-		if (json) {
-			rc = cli_print_json_text(list_text(&l)) < 0 ? CLI_EXIT_DEFECT : 0;
-		} else {
-			if (json_array_size(l.runs) == 0 && json_array_size(l.unavailable) == 0)
-				printf("No run journals were found.\n");
-			json_array_foreach(l.runs, i, entry) {
-				if (json_is_true(json_object_get(entry, "workspace_foreign")))
-					printf("%s  %-7s  foreign=true  workspace=%s  %s\n", jstr(entry, "id"),
-					       jstr(entry, "state"), jstr(entry, "workspace"), jstr(entry, "goal"));
-				else
-					printf("%s  %-7s  remaining=%lld  %s\n", jstr(entry, "id"),
-					       jstr(entry, "state"),
-					       (long long)json_integer_value(json_object_get(entry, "remaining_budget")),
-					       jstr(entry, "goal"));
-			}
-			json_array_foreach(l.unavailable, i, entry)
-				printf("%s  unavailable  code=%s  %s\n", jstr(entry, "id"), jstr(entry, "code"),
-				       jstr(entry, "detail"));
-			rc = fflush(stdout) == EOF ? CLI_EXIT_DEFECT : 0;
-		}
-		driver_listing_release(&l);
-	}
-close:
-	run_free(r);
-	driver_close(&d);
+	if (res.run)
+		rc = print_one(&res);
+	else if (res.listed)
+		rc = print_list(&res.list);
 out:
+	svc_status_found_release(&res);
 	sw_free(pos);
 	return rc;
 }

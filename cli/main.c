@@ -50,7 +50,7 @@ static int print_root_help(void)
 	printf("\nFlags:\n  -h, --help      help for slipway\n"
 	       "  -v, --version   version for slipway\n\n"
 	       "Use \"slipway [command] --help\" for more information about a command.\n");
-	return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+	return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 }
 
 static const struct command *find(const char *name)
@@ -80,7 +80,7 @@ static int cmd_reference(int argc, char **argv)
 		}
 	rc = cli_print_group_reference("", "drive an AI coding host through bounded Actions of one Run",
 				       names, summaries);
-	for (size_t i = 0; i < n && rc == CLI_EXIT_OK; i++) {
+	for (size_t i = 0; i < n && rc == SVC_EXIT_OK; i++) {
 		char *sub[] = { (char *)names[i], (char *)"--help", NULL };
 
 		rc = find(names[i])->fn(2, sub);
@@ -98,7 +98,7 @@ int cmd_help(int argc, char **argv)
 		return print_root_help();
 	if ((c = find(argv[1])) == NULL || c->hidden) {
 		snprintf(msg, sizeof(msg), "unknown help topic \"%s\"", argv[1]);
-		return cli_fail(TBL_ERR_UNKNOWN_HELP_TOPIC, 0, msg, NULL, NULL, NULL);
+		return svc_fail(TBL_ERR_UNKNOWN_HELP_TOPIC, 0, msg, NULL, NULL, NULL);
 	}
 	sub[0] = (char *)c->name;
 	return c->fn(2, sub);
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-v") == 0) {
 		printf("slipway %s\n  commit: %s\n  built:  %s\n", SLIPWAY_VERSION,
 		       SLIPWAY_COMMIT, SLIPWAY_DATE);
-		return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
+		return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
 	}
 	/* A flag before the command name is the command's own
 	 * (slipway --root R status). */
@@ -147,11 +147,11 @@ int main(int argc, char **argv)
 		else
 			snprintf(msg, sizeof(msg),
 				 "unknown command \"%s\" for \"slipway\"", argv[1]);
-		return cli_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL,
+		return svc_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL,
 				cli_raw_root(argc, argv), NULL);
 	}
 	rc = c->fn(argc - 1, argv + 1);
-	if (fflush(stdout) == EOF && rc == CLI_EXIT_OK)
-		rc = CLI_EXIT_DEFECT;
+	if (fflush(stdout) == EOF && rc == SVC_EXIT_OK)
+		rc = SVC_EXIT_DEFECT;
 	return rc;
 }

@@ -9,7 +9,7 @@
  *   cycle      one whole submit in process: workspace discovery, store
  *              open, lock, journal replay, Outcome decode and binding,
  *              Git observation, routing, effects, journal append with
- *              fsync and projection replacement (cli/driver.c);
+ *              fsync and projection replacement (service/svc.c);
  * and the ratio of the medians.  Then, on the first repository, Runs of
  * 1, 100 and 982 Actions (grown untimed) take turns, round by round, so
  * that the cycle time at each length is measured side by side and shows
@@ -29,7 +29,7 @@
 
 #include "tests/bench/bench_clock.h"
 
-#include "cli/driver.h"
+#include "service/svc.h"
 #include "io/outcome.h"
 
 #define ROUNDS 9
@@ -84,25 +84,25 @@ static void remember(struct bench_run *b, const struct run *r)
 
 static void start(struct bench_run *b, const char *repo)
 {
-	struct driver d = { .root_arg = repo };
+	struct svc d = { .root_arg = repo };
 	struct run *r = NULL;
 
 	b->repo = repo;
-	if (driver_open(&d, true) != 0 || driver_start(&d, "benchmark", 1000, 0, NULL, &r) != 0)
+	if (svc_open(&d, true) != 0 || svc_start(&d, "benchmark", 1000, 0, NULL, &r) != 0)
 		exit(1);
 	snprintf(b->run_id, sizeof(b->run_id), "%s", run_id(r));
 	remember(b, r);
 	b->actions = 1;
 	run_free(r);
-	driver_close(&d);
+	svc_close(&d);
 }
 
 /* One submit, timed from discovery to the committed projection. */
 static double cycle(struct bench_run *b)
 {
 	char payload[1024];
-	struct driver d = { .root_arg = b->repo };
-	struct driver_mutation m = { .event = FSM_EV_SUBMIT };
+	struct svc d = { .root_arg = b->repo };
+	struct svc_mutation m = { .event = FSM_EV_SUBMIT };
 	struct sw_error err = SW_ERROR_INIT;
 	struct outcome o;
 	char *canon = NULL;
@@ -117,20 +117,20 @@ static double cycle(struct bench_run *b)
 		     "\"brief\":\"Next step.\"}],\"pause\":null,\"implementation\":null,\"review\":null}",
 		     b->action_id, b->kind);
 	t0 = bench_now();
-	if (driver_open(&d, true) != 0 || outcome_parse(&o, payload, (size_t)n, &err) < 0 ||
+	if (svc_open(&d, true) != 0 || outcome_parse(&o, payload, (size_t)n, &err) < 0 ||
 	    outcome_to_json(&canon, &o, &err) < 0 || (cj = json_loads(canon, 0, NULL)) == NULL)
 		exit(1);
 	m.run_id = b->run_id;
 	m.action_id = b->action_id;
 	m.outcome = &o;
 	m.outcome_json = cj;
-	if (driver_mutate(&d, &m) != 0)
+	if (svc_mutate(&d, &m) != 0)
 		exit(1);
 	took = bench_now() - t0;
 	remember(b, m.run);
 	b->actions++;
-	driver_mutation_release(&m);
-	driver_close(&d);
+	svc_mutation_release(&m);
+	svc_close(&d);
 	outcome_release(&o);
 	json_decref(cj);
 	sw_free(canon);

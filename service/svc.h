@@ -1,7 +1,7 @@
-#ifndef CLI_DRIVER_H
-#define CLI_DRIVER_H
+#ifndef SERVICE_SVC_H
+#define SERVICE_SVC_H
 
-/* The driver shared by the Run commands (R6): find the workspace, open the
+/* The service core shared by the operations (R6): find the workspace, open the
  * run store, load a Run by replaying its journal, ask the state machine,
  * carry out its effects, append the event, and render the answer or the
  * structured error.
@@ -23,7 +23,7 @@ struct outcome;
 struct source_pinned;
 struct source_candidate;
 
-struct driver {
+struct svc {
 	const char *root_arg;		/* --root as given, or NULL */
 	struct vcs_identity ws;		/* the discovered workspace */
 	struct store *store;
@@ -31,21 +31,21 @@ struct driver {
 
 /* Discovers the workspace at d->root_arg (the current directory when NULL)
  * and opens its store, writable or read-only. */
-int driver_open(struct driver *d, bool writable);
-/* The two halves of driver_open, for commands with work between them
+int svc_open(struct svc *d, bool writable);
+/* The two halves of svc_open, for commands with work between them
  * (submit decodes its Outcome and run --source-file imports its envelope
- * before the store is touched).  driver_open_store releases the workspace
+ * before the store is touched).  svc_open_store releases the workspace
  * when it fails. */
-int driver_discover(struct driver *d);
-int driver_open_store(struct driver *d, bool writable);
-void driver_close(struct driver *d);
+int svc_discover(struct svc *d);
+int svc_open_store(struct svc *d, bool writable);
+void svc_close(struct svc *d);
 
 /* The Run's next (DeriveNext), or with `resume_only` its resume variants
  * (DeriveResumeNext).  Falls back to operation none on failure. */
-struct next *driver_run_next(const struct run *r, int resume_only);
+struct next *svc_run_next(const struct run *r, int resume_only);
 
 /* What a mutation needs from its command. */
-struct driver_mutation {
+struct svc_mutation {
 	enum fsm_event event;
 	const char *run_id;
 	const char *action_id;		/* submit, answer, skip */
@@ -73,18 +73,18 @@ struct driver_mutation {
 
 /* The resume_operation a resume event reports ("ad_hoc_resumed",
  * "source_refresh_skipped"), or NULL for other events. */
-const char *driver_resume_operation(enum fsm_event ev);
+const char *svc_resume_operation(enum fsm_event ev);
 
 /* Runs one mutation; on success m->run is the Run after the event and the
  * caller renders it.  A committed-then-error step (APPLY_ERROR) is written
  * here and its status returned. */
-int driver_mutate(struct driver *d, struct driver_mutation *m);
-void driver_mutation_release(struct driver_mutation *m);
+int svc_mutate(struct svc *d, struct svc_mutation *m);
+void svc_mutation_release(struct svc_mutation *m);
 
 /* Creates a Run (`run`); *out is the new Run.  `source` (borrowed, may be
  * NULL) makes it issue-backed: the record pins it and its section payloads
  * are stored as materials in the creating mutation. */
-int driver_start(struct driver *d, const char *goal, unsigned budget,
+int svc_start(struct svc *d, const char *goal, unsigned budget,
 		 int review, const struct source_pinned *source, struct run **out);
 
 /* Prints the protocolState of `r` (JSON), or with `human` the text form:
@@ -94,12 +94,12 @@ int driver_start(struct driver *d, const char *goal, unsigned budget,
  * last_resume_result when it has one.  Every caller has committed its
  * mutation, so a reply that cannot be derived or written is reported as
  * mutation_committed_output_failed (exit 3, inspect-run), never exit 1. */
-int driver_print_state(struct driver *d, const struct run *r, int human,
+int svc_print_state(struct svc *d, const struct run *r, int human,
 		       const char *headline, int with_facts, const char *resume_operation);
 
 /* Loads a Run read-only (status); *out owned by the caller.  `quiet`
  * suppresses the error output and returns the error code in *code. */
-int driver_load(struct driver *d, const char *run_id, struct run **out,
+int svc_load(struct svc *d, const char *run_id, struct run **out,
 		int quiet, enum tbl_err *code);
 
 /* `status` without a run id: runStatus entries (foreign stubs included)
@@ -108,23 +108,23 @@ int driver_load(struct driver *d, const char *run_id, struct run **out,
  * (id, state, remaining_budget, goal, created_at): its contexts are not
  * read back from materials/, so a Run whose context material is lost is
  * listed, and only `status RUN` or the full listing says it is unavailable. */
-struct driver_listing {
+struct svc_listing {
 	struct json_t *runs;
 	struct json_t *unavailable;
 };
-int driver_list(struct driver *d, struct driver_listing *out, int brief);
-void driver_listing_release(struct driver_listing *l);
+int svc_list(struct svc *d, struct svc_listing *out, int brief);
+void svc_listing_release(struct svc_listing *l);
 
 /* The runStatus document of `r` with its next (new reference), or NULL
  * with `err` saying why (SW_ENOMEM, or the store's code when the current
  * Action's context cannot be read back from materials/). */
-struct json_t *driver_status_json(struct driver *d, const struct run *r,
+struct json_t *svc_status_json(struct svc *d, const struct run *r,
 				  struct sw_error *err);
 
-/* Writes the cliError for a driver_status_json failure of a targeted
+/* Writes the cliError for a svc_status_json failure of a targeted
  * status: material_unavailable (runtime_error when out of memory), with
  * the list-runs next where the Run stays listed as unavailable. */
-int driver_fail_status(struct driver *d, const struct sw_error *err);
+int svc_fail_status(struct svc *d, const struct sw_error *err);
 
 /* `protocol material` (action_id given) and `status RUN --section`
  * (action_id NULL): the checks in the reference's order (key syntax, Run,
@@ -132,13 +132,21 @@ int driver_fail_status(struct driver *d, const struct sw_error *err);
  * revision), then prints the actionMaterial or pinnedMaterial document, or
  * with `human` (status only) the chapter as text.  An ad-hoc Run ends with
  * material_unavailable.  The store may be read-only. */
-int driver_material(struct driver *d, const char *run_id, const char *action_id,
+int svc_material(struct svc *d, const char *run_id, const char *action_id,
 		    const char *section, int human);
 
 /* Writes a cliError for a usage problem, bound to d->root_arg. */
-int driver_usage(const struct driver *d, enum tbl_err code, const char *msg);
+int svc_usage(const struct svc *d, enum tbl_err code, const char *msg);
+
+/* Reads a source envelope: `bytes` (borrowed, `len` bytes) when not NULL,
+ * as a front end that holds the envelope in memory passes it, else the file
+ * at `path` (source_read_file).  *out is sw_malloc'd; codes as
+ * source_read_file (SW_ETOOBIG over SOURCE_MAX_FILE_BYTES). */
+struct sw_error;
+int svc_read_source(char **out, size_t *out_len, const char *path, const char *bytes,
+		    size_t len, struct sw_error *err);
 
 /* The current time as RFC3339Nano UTC ("...Z") into `buf` (>= 40 bytes). */
-void driver_now(char *buf, size_t len);
+void svc_now(char *buf, size_t len);
 
 #endif

@@ -1,4 +1,4 @@
-#include "cli/driver.h"
+#include "service/svc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "cli/cli.h"
+#include "service/emit.h"
 #include "io/journal.h"
 #include "io/json.h"
 #include "io/observe.h"
@@ -19,7 +19,7 @@
 #include "io/source_json.h"
 #include "io/store.h"
 
-void driver_now(char *buf, size_t len)
+void svc_now(char *buf, size_t len)
 {
 	char out[JOURNAL_TIME_LEN];
 	struct timespec ts;
@@ -29,12 +29,30 @@ void driver_now(char *buf, size_t len)
 	snprintf(buf, len, "%s", out);
 }
 
-int driver_usage(const struct driver *d, enum tbl_err code, const char *msg)
+int svc_read_source(char **out, size_t *out_len, const char *path, const char *bytes,
+		    size_t len, struct sw_error *err)
 {
-	return cli_fail(code, 0, msg, NULL, d->root_arg, NULL);
+	*out = NULL;
+	*out_len = 0;
+	if (bytes == NULL)
+		return source_read_file(out, out_len, path, err);
+	if (len > SOURCE_MAX_FILE_BYTES)
+		return sw_error_set(err, SW_ETOOBIG, "source envelope exceeds %u bytes",
+				    SOURCE_MAX_FILE_BYTES);
+	if ((*out = sw_malloc(len + 1)) == NULL)
+		return sw_error_set(err, SW_ENOMEM, "cannot copy the source envelope");
+	memcpy(*out, bytes, len);
+	(*out)[len] = '\0';
+	*out_len = len;
+	return 0;
 }
 
-int driver_discover(struct driver *d)
+int svc_usage(const struct svc *d, enum tbl_err code, const char *msg)
+{
+	return svc_fail(code, 0, msg, NULL, d->root_arg, NULL);
+}
+
+int svc_discover(struct svc *d)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	struct next *n = NULL;
@@ -44,15 +62,15 @@ int driver_discover(struct driver *d)
 	if (vcs_discover(&d->ws, d->root_arg, &err) == 0)
 		return 0;
 	if (err.code == SW_ENOTFOUND || err.code == SW_EIO)
-		return cli_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0, err.msg, NULL, d->root_arg, NULL);
+		return svc_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0, err.msg, NULL, d->root_arg, NULL);
 	next_build_form(&n, NEXT_FORM_RETRY_DOCTOR, NULL, d->root_arg ? d->root_arg : ".",
 			&(struct next_fill){ 0 }, &(struct sw_error)SW_ERROR_INIT);
-	rc = cli_fail(TBL_ERR_GIT_REPOSITORY_UNAVAILABLE, 0, err.msg, n, d->root_arg, NULL);
+	rc = svc_fail(TBL_ERR_GIT_REPOSITORY_UNAVAILABLE, 0, err.msg, n, d->root_arg, NULL);
 	next_free(n);
 	return rc;
 }
 
-int driver_open_store(struct driver *d, bool writable)
+int svc_open_store(struct svc *d, bool writable)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	struct next *n = NULL;
@@ -62,20 +80,20 @@ int driver_open_store(struct driver *d, bool writable)
 		return 0;
 	next_build_form(&n, NEXT_FORM_RUN_DOCTOR, d->ws.id, d->ws.worktree_root,
 			&(struct next_fill){ 0 }, &(struct sw_error)SW_ERROR_INIT);
-	rc = cli_fail(TBL_ERR_RUNSTORE_UNAVAILABLE, 0, err.msg, n, NULL, NULL);
+	rc = svc_fail(TBL_ERR_RUNSTORE_UNAVAILABLE, 0, err.msg, n, NULL, NULL);
 	next_free(n);
 	vcs_identity_release(&d->ws);
 	return rc;
 }
 
-int driver_open(struct driver *d, bool writable)
+int svc_open(struct svc *d, bool writable)
 {
-	int rc = driver_discover(d);
+	int rc = svc_discover(d);
 
-	return rc ? rc : driver_open_store(d, writable);
+	return rc ? rc : svc_open_store(d, writable);
 }
 
-void driver_close(struct driver *d)
+void svc_close(struct svc *d)
 {
 	store_free(d->store);
 	d->store = NULL;
@@ -89,7 +107,7 @@ static const char *jstr(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-struct next *driver_run_next(const struct run *r, int resume_only)
+struct next *svc_run_next(const struct run *r, int resume_only)
 {
 	const json_t *identity = run_identity(r);
 	const char *id = jstr(identity, "id");
@@ -130,7 +148,7 @@ static json_t *state_details(const struct run *r)
 			 jstr(run_json(r), "state"));
 }
 
-static struct next *inspect_next(const struct driver *d, const char *run_id_arg)
+static struct next *inspect_next(const struct svc *d, const char *run_id_arg)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	struct next_fill fill = { .run_id = run_id_arg };
@@ -159,17 +177,17 @@ static struct next *start_source_next(const struct run *r)
 
 /* fail_run with more details: `extra` (borrowed, may be NULL) is merged
  * into the state details. */
-static int fail_run_ex(const struct driver *d, enum tbl_err code, const char *msg,
+static int fail_run_ex(const struct svc *d, enum tbl_err code, const char *msg,
 		       const struct run *r, const json_t *extra);
 
 /* An error raised against a loaded Run, with the table's recovery. */
-static int fail_run(const struct driver *d, enum tbl_err code, const char *msg,
+static int fail_run(const struct svc *d, enum tbl_err code, const char *msg,
 		    const struct run *r)
 {
 	return fail_run_ex(d, code, msg, r, NULL);
 }
 
-static int fail_run_ex(const struct driver *d, enum tbl_err code, const char *msg,
+static int fail_run_ex(const struct svc *d, enum tbl_err code, const char *msg,
 		       const struct run *r, const json_t *extra)
 {
 	struct next *n = NULL;
@@ -179,27 +197,27 @@ static int fail_run_ex(const struct driver *d, enum tbl_err code, const char *ms
 	/* Errors raised against a Run recover through it (tables/error_codes.def
 	 * gives these codes CURRENT, RESUME, INSPECT or START_SOURCE). */
 	if (tbl_err_recovery[code] == TBL_RECOVERY_RESUME)
-		n = driver_run_next(r, 1);
+		n = svc_run_next(r, 1);
 	else if (tbl_err_recovery[code] == TBL_RECOVERY_INSPECT)
 		n = inspect_next(d, run_id(r));
 	else if (tbl_err_recovery[code] == TBL_RECOVERY_START_SOURCE)
 		n = start_source_next(r);
 	else
-		n = driver_run_next(r, 0);
+		n = svc_run_next(r, 0);
 	if (tbl_err_details[code] == TBL_DETAILS_STATE || tbl_err_details[code] == TBL_DETAILS_ISSUE)
 		details = state_details(r);
 	if (details && extra)
 		json_object_update(details, (json_t *)extra);
 	/* Errors the service raises against a Run always exit 3, even codes
 	 * whose preflight form is a usage error (invalid_outcome). */
-	rc = cli_fail(code, CLI_EXIT_RUNTIME, msg, n, d->ws.worktree_root, details);
+	rc = svc_fail(code, SVC_EXIT_RUNTIME, msg, n, d->ws.worktree_root, details);
 	json_decref(details);
 	next_free(n);
 	return rc;
 }
 
 /* A failure of the store (or under it), classified by its wire code. */
-static int fail_store(const struct driver *d, const struct sw_error *err,
+static int fail_store(const struct svc *d, const struct sw_error *err,
 		      const char *run_id_arg)
 {
 	const struct store_failure *f = store_last_failure(d->store);
@@ -233,7 +251,7 @@ static int fail_store(const struct driver *d, const struct sw_error *err,
 		next_none_identity(&n, d->ws.id, &(struct sw_error)SW_ERROR_INIT);
 	else
 		n = inspect_next(d, run_id_arg);
-	rc = cli_fail(code, 0, err->msg[0] ? err->msg : "run store failure", n,
+	rc = svc_fail(code, 0, err->msg[0] ? err->msg : "run store failure", n,
 		      d->ws.worktree_root, details);
 	json_decref(details);
 	next_free(n);
@@ -269,7 +287,7 @@ static int replay_visit(const struct store_event *ev, void *payload,
 }
 
 /* Checks the Run belongs to this workspace. */
-static int check_workspace(const struct driver *d, const struct run *r)
+static int check_workspace(const struct svc *d, const struct run *r)
 {
 	const json_t *pinned = run_identity(r);
 	const char *want = jstr(pinned, "id");
@@ -287,7 +305,7 @@ static int check_workspace(const struct driver *d, const struct run *r)
 	if (next_build_form(&n, NEXT_FORM_MISMATCHED_WORKSPACE, want,
 			    jstr(pinned, "worktree_root"), &fill, &err) < 0)
 		next_none_identity(&n, want, &err);
-	rc = cli_fail(TBL_ERR_WORKSPACE_IDENTITY_MISMATCH, 0,
+	rc = svc_fail(TBL_ERR_WORKSPACE_IDENTITY_MISMATCH, 0,
 		      "workspace identity mismatch: the current Git worktree or metadata "
 		      "directories differ from the Run's", n, NULL, details);
 	json_decref(details);
@@ -313,7 +331,7 @@ static const char *unavailable_code(const struct sw_error *err)
 	return "run_journal_invalid";
 }
 
-int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
+int svc_load(struct svc *d, const char *run_id_arg, struct run **out,
 		int quiet, enum tbl_err *code)
 {
 	struct sw_error err = SW_ERROR_INIT;
@@ -333,7 +351,7 @@ int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
 		if (code)
 			*code = c;
 		if (quiet)
-			return CLI_EXIT_RUNTIME;
+			return SVC_EXIT_RUNTIME;
 		{
 			struct next *n = NULL;
 
@@ -345,7 +363,7 @@ int driver_load(struct driver *d, const char *run_id_arg, struct run **out,
 			else if (next_build_form(&n, NEXT_FORM_LIST_RUNS, d->ws.id,
 						 d->ws.worktree_root, &(struct next_fill){ 0 }, &err) < 0)
 				next_none_identity(&n, d->ws.id, &err);
-			rc = cli_fail(c, 0, err.msg[0] ? err.msg : "the run cannot be read", n,
+			rc = svc_fail(c, 0, err.msg[0] ? err.msg : "the run cannot be read", n,
 				      d->ws.worktree_root, NULL);
 			next_free(n);
 		}
@@ -369,7 +387,7 @@ struct git_now {
 	char error[512];
 };
 
-static void observe_now(const struct driver *d, const struct run *r, struct git_now *g)
+static void observe_now(const struct svc *d, const struct run *r, struct git_now *g)
 {
 	struct vcs_observation start = VCS_OBSERVATION_INIT;
 	struct sw_error err = SW_ERROR_INIT;
@@ -413,14 +431,14 @@ static int recorded_changed(const struct run *r)
 
 /* ---- mutation ---- */
 
-const char *driver_resume_operation(enum fsm_event ev)
+const char *svc_resume_operation(enum fsm_event ev)
 {
 	return tbl_event_resume_op[ev];
 }
 
 struct mctx {
-	struct driver *d;
-	struct driver_mutation *m;
+	struct svc *d;
+	struct svc_mutation *m;
 	struct run *run;		/* replayed */
 	int exit;			/* set when the callback wrote an error */
 	int apply_error;		/* APPLY_ERROR: print after commit */
@@ -498,7 +516,7 @@ out:
 static uint64_t input_facts(struct mctx *c, char *why, size_t whylen,
 			    char answer_digest[SW_DIGEST_LEN])
 {
-	struct driver_mutation *m = c->m;
+	struct svc_mutation *m = c->m;
 	const struct run *r = c->run;
 	struct sw_error err = SW_ERROR_INIT;
 	uint64_t f = 0;
@@ -1044,7 +1062,7 @@ static int add_projection(struct mctx *c, struct store_mutation *sm, struct run 
  * waiting one is stale.  Returns 1 when it answered (c->exit or m->run set). */
 static int choice_precheck(struct mctx *c, struct sw_error *err)
 {
-	struct driver_mutation *m = c->m;
+	struct svc_mutation *m = c->m;
 	const json_t *cand = json_object_get(run_json(c->run), "source_candidate"), *h;
 	const char *choice = m->event == FSM_EV_CHOOSE_ADOPT ? "adopt" : "pinned";
 	size_t i;
@@ -1066,7 +1084,7 @@ static int choice_precheck(struct mctx *c, struct sw_error *err)
 			 * nothing. */
 			if (run_set_field(c->run, "last_source_choice", receipt, err) < 0 ||
 			    run_set_field(c->run, "last_resume_result", json_object_get(h, "result"), err) < 0) {
-				c->exit = CLI_EXIT_DEFECT;
+				c->exit = SVC_EXIT_DEFECT;
 				return 1;
 			}
 			m->step.verdict = FSM_IDEMPOTENT;
@@ -1089,7 +1107,7 @@ static int choice_precheck(struct mctx *c, struct sw_error *err)
 /* Test builds check that the run.json a mutation wrote, with records
  * spliced in and copied from the old file, is the very bytes encoding its
  * Run whole gives (records parsed back), or abort as a defect. */
-static void check_projection(struct driver *d, const struct driver_mutation *m)
+static void check_projection(struct svc *d, const struct svc_mutation *m)
 {
 	struct run_projection p = { 0 };
 	struct sw_error e = SW_ERROR_INIT;
@@ -1157,7 +1175,7 @@ static void check_resumed(struct mctx *c)
 static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *err)
 {
 	struct mctx *c = payload;
-	struct driver_mutation *m = c->m;
+	struct svc_mutation *m = c->m;
 	struct fsm_input in = { .event = m->event };
 	struct run_effects fx = { 0 };
 	struct git_now g = { 0 }, fin = { 0 };
@@ -1212,7 +1230,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		}
 		goto out;
 	}
-	driver_now(now, sizeof(now));
+	svc_now(now, sizeof(now));
 	if (store_new_run_id(action_id, err) < 0 || store_new_run_id(candidate_id, err) < 0) {
 		rc = err->code;
 		goto out;
@@ -1300,7 +1318,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 			goto nomem;
 	}
 	if (choice_pinned) {
-		const char *op = driver_resume_operation(m->event);
+		const char *op = svc_resume_operation(m->event);
 		const char *cid = jstr(json_object_get(run_json(c->run), "source_candidate"), "candidate_id");
 
 		result = json_pack("{s:s, s:b, s:s}", "operation", op, "budget_applied", 1,
@@ -1316,8 +1334,8 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		    (rc = run_set_field(after, "last_source_choice", receipt, err)) < 0)
 			goto nomem;
 	}
-	if (driver_resume_operation(m->event) && !refresh.candidate && !choice_pinned &&
-	    (rc = run_set_resume_result(after, driver_resume_operation(m->event), 1, err)) < 0)
+	if (svc_resume_operation(m->event) && !refresh.candidate && !choice_pinned &&
+	    (rc = run_set_resume_result(after, svc_resume_operation(m->event), 1, err)) < 0)
 		goto out;
 	/* Keeping the pinned source is recorded where the Run's history shows
 	 * it, as the reference does. */
@@ -1347,14 +1365,14 @@ out:
 	return rc;
 }
 
-int driver_mutate(struct driver *d, struct driver_mutation *m)
+int svc_mutate(struct svc *d, struct svc_mutation *m)
 {
 	struct mctx c = { d, m, NULL, 0, 0, json_array(), json_object(), json_object() };
 	struct sw_error err = SW_ERROR_INIT;
 	int rc;
 
 	if (c.choices == NULL || c.accepted == NULL || c.accepted_db == NULL) {
-		rc = cli_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, d->ws.worktree_root, NULL);
+		rc = svc_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, d->ws.worktree_root, NULL);
 		goto done;
 	}
 	rc = store_update_resumable(d->store, m->run_id, mutate_resume, mutate_visit, mutate_cb,
@@ -1381,7 +1399,7 @@ done:
 	return rc;
 }
 
-void driver_mutation_release(struct driver_mutation *m)
+void svc_mutation_release(struct svc_mutation *m)
 {
 	run_free(m->run);
 	m->run = NULL;
@@ -1415,7 +1433,7 @@ static int create_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	return rc;
 }
 
-int driver_start(struct driver *d, const char *goal, unsigned budget, int review,
+int svc_start(struct svc *d, const char *goal, unsigned budget, int review,
 		 const struct source_pinned *source, struct run **out)
 {
 	struct fsm_run fresh = { .state = FSM_ST_NEW };
@@ -1441,18 +1459,18 @@ int driver_start(struct driver *d, const char *goal, unsigned budget, int review
 	if (st.verdict != FSM_APPLY) {
 		next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review, source != NULL,
 				 &(struct sw_error)SW_ERROR_INIT);
-		rc = cli_fail(st.err, 0, err.msg[0] ? err.msg : tbl_rules[st.rule].why, n,
+		rc = svc_fail(st.err, 0, err.msg[0] ? err.msg : tbl_rules[st.rule].why, n,
 			      d->ws.worktree_root, NULL);
 		goto out;
 	}
 	if (store_new_run_id(id, &err) < 0 || store_new_run_id(action_id, &err) < 0 ||
 	    (identity = vcs_identity_to_json(&d->ws)) == NULL ||
 	    (source && source_pinned_to_json(&pinned, source, &err) < 0)) {
-		rc = cli_fail(TBL_ERR_RUNTIME_ERROR, 0, err.msg[0] ? err.msg : "out of memory",
+		rc = svc_fail(TBL_ERR_RUNTIME_ERROR, 0, err.msg[0] ? err.msg : "out of memory",
 			      NULL, d->ws.worktree_root, NULL);
 		goto out;
 	}
-	driver_now(now, sizeof(now));
+	svc_now(now, sizeof(now));
 	s.id = id;
 	s.goal = goal;
 	s.workspace = d->ws.worktree_root;
@@ -1468,7 +1486,7 @@ int driver_start(struct driver *d, const char *goal, unsigned budget, int review
 		if (code == TBL_ERR_ACTION_TOO_LARGE)
 			next_build_start(&n, d->ws.id, d->ws.worktree_root, budget, !review,
 					 source != NULL, &(struct sw_error)SW_ERROR_INIT);
-		rc = cli_fail(code ? code : TBL_ERR_RUNTIME_ERROR, code ? CLI_EXIT_RUNTIME : 0,
+		rc = svc_fail(code ? code : TBL_ERR_RUNTIME_ERROR, code ? SVC_EXIT_RUNTIME : 0,
 			      err.msg, n, d->ws.worktree_root, NULL);
 		goto out;
 	}
@@ -1495,15 +1513,15 @@ out:
 static char *read_context(const char *digest, void *payload);
 
 struct context_reader {
-	struct driver *d;
+	struct svc *d;
 	const char *run_id;
 	struct sw_error err;	/* why a context could not be read */
 };
 
-/* Every caller of driver_print_state has committed its mutation: when the
+/* Every caller of svc_print_state has committed its mutation: when the
  * reply cannot be derived or written the change is still saved, so the
  * error says so and points at the Run instead of a blind retry. */
-static int fail_committed_output(const struct driver *d, const char *run_id_arg,
+static int fail_committed_output(const struct svc *d, const char *run_id_arg,
 				 const char *why)
 {
 	struct next *n = inspect_next(d, run_id_arg);
@@ -1515,22 +1533,22 @@ static int fail_committed_output(const struct driver *d, const char *run_id_arg,
 
 	snprintf(msg, sizeof(msg), "the mutation is committed but its response could not be "
 		 "written (%s); inspect the Run before retrying", why);
-	rc = cli_fail(TBL_ERR_MUTATION_COMMITTED_OUTPUT_FAILED, 0, msg, n,
+	rc = svc_fail(TBL_ERR_MUTATION_COMMITTED_OUTPUT_FAILED, 0, msg, n,
 		      d->ws.worktree_root, details);
 	json_decref(details);
 	next_free(n);
 	return rc;
 }
 
-int driver_print_state(struct driver *d, const struct run *r, int human,
+int svc_print_state(struct svc *d, const struct run *r, int human,
 		       const char *headline, int with_facts, const char *resume_operation)
 {
 	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
 	const json_t *rec = run_json(r);
-	struct next *n = driver_run_next(r, 0);
+	struct next *n = svc_run_next(r, 0);
 	json_t *doc = NULL;
 	const char *why = "out of memory";
-	int rc = CLI_EXIT_OK;
+	int rc = SVC_EXIT_OK;
 
 	if (n == NULL)
 		return fail_committed_output(d, run_id(r), "cannot derive the next operation");
@@ -1572,29 +1590,29 @@ int driver_print_state(struct driver *d, const struct run *r, int human,
 					    res ? json_incref(json_object_get(res, "budget_applied"))
 						: json_true());
 		}
-		if (cli_print_json(doc) < 0)
+		if (svc_print_json(doc) < 0)
 			rc = fail_committed_output(d, run_id(r), "cannot write to standard output");
 	} else {
 		char *choices = NULL;
 		struct sw_error err = SW_ERROR_INIT;
 		const json_t *cur = run_current_action(r);
 
-		printf("%s\n", headline);
+		fprintf(svc_out(), "%s\n", headline);
 		if (with_facts) {
-			printf("State: %s\nGoal: %s\nBudget remaining: %lld\n",
+			fprintf(svc_out(), "State: %s\nGoal: %s\nBudget remaining: %lld\n",
 			       jstr(rec, "state"), jstr(rec, "goal"),
 			       (long long)json_integer_value(json_object_get(rec, "remaining_budget")));
 			if (cur)
-				printf("Current action: %s (%s)\n", jstr(cur, "kind"),
+				fprintf(svc_out(), "Current action: %s (%s)\n", jstr(cur, "kind"),
 				       jstr(cur, "action_id"));
 			else
-				printf("Current action: none\n");
+				fprintf(svc_out(), "Current action: none\n");
 		}
 		if (render_next_choices(&choices, n, RENDER_SHELL_NATIVE, getenv("SystemRoot"), &err) == 0 &&
 		    choices && choices[0])
-			fputs(choices, stdout);
+			fputs(choices, svc_out());
 		sw_free(choices);
-		if (fflush(stdout) == EOF)
+		if (fflush(svc_out()) == EOF)
 			rc = fail_committed_output(d, run_id(r), "cannot write to standard output");
 	}
 	json_decref(doc);
@@ -1694,7 +1712,7 @@ static int context_readable(struct context_reader *cr, const json_t *action)
  * the fields the human listing prints, after reading back every context
  * the runStatus would inline, so that a Run is unavailable in both
  * listings alike.  NULL with `err` set on failure. */
-static json_t *list_entry(struct driver *d, const struct run *r, int brief, struct sw_error *err)
+static json_t *list_entry(struct svc *d, const struct run *r, int brief, struct sw_error *err)
 {
 	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
 	const json_t *rec = run_json(r), *a;
@@ -1703,7 +1721,7 @@ static json_t *list_entry(struct driver *d, const struct run *r, int brief, stru
 	int rc;
 
 	if (!brief)
-		return driver_status_json(d, r, err);
+		return svc_status_json(d, r, err);
 	rc = context_readable(&cr, json_object_get(rec, "current_action"));
 	json_array_foreach(json_object_get(rec, "actions"), i, a)
 		if (rc == 0)
@@ -1724,7 +1742,7 @@ static json_t *list_entry(struct driver *d, const struct run *r, int brief, stru
 	return e;
 }
 
-int driver_list(struct driver *d, struct driver_listing *out, int brief)
+int svc_list(struct svc *d, struct svc_listing *out, int brief)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	char **ids = NULL;
@@ -1734,7 +1752,7 @@ int driver_list(struct driver *d, struct driver_listing *out, int brief)
 	out->runs = json_array();
 	out->unavailable = json_array();
 	if (out->runs == NULL || out->unavailable == NULL)
-		return cli_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, d->ws.worktree_root, NULL);
+		return svc_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, d->ws.worktree_root, NULL);
 	if (store_list(&ids, &n, d->store, &err) < 0)
 		return fail_store(d, &err, NULL);
 	for (size_t i = 0; i < n; i++) {
@@ -1748,7 +1766,7 @@ int driver_list(struct driver *d, struct driver_listing *out, int brief)
 		/* A local Run that replays is listed from that one replay; a
 		 * foreign one, or one that does not replay, is told apart by
 		 * its first record below. */
-		if (driver_load(d, ids[i], &r, 1, &code) == 0 &&
+		if (svc_load(d, ids[i], &r, 1, &code) == 0 &&
 		    (wid = jstr(run_identity(r), "id")) != NULL && strcmp(wid, d->ws.id) == 0) {
 			entry = list_entry(d, r, brief, &err);
 			goto add;
@@ -1789,7 +1807,7 @@ int driver_list(struct driver *d, struct driver_listing *out, int brief)
 			continue;
 		}
 		json_decref(h.init);
-		if (driver_load(d, ids[i], &r, 1, &code) != 0) {
+		if (svc_load(d, ids[i], &r, 1, &code) != 0) {
 			/* run_unavailable names an unreadable directory in the
 			 * list; it is no error code of its own. */
 			const int unreadable = code == TBL_ERR_RUNSTORE_UNAVAILABLE;
@@ -1820,7 +1838,7 @@ add:
 	return 0;
 }
 
-void driver_listing_release(struct driver_listing *l)
+void svc_listing_release(struct svc_listing *l)
 {
 	json_decref(l->runs);
 	json_decref(l->unavailable);
@@ -1842,11 +1860,11 @@ static char *read_context(const char *digest, void *payload)
 	return text;
 }
 
-json_t *driver_status_json(struct driver *d, const struct run *r, struct sw_error *err)
+json_t *svc_status_json(struct svc *d, const struct run *r, struct sw_error *err)
 {
 	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
 	json_t *doc = run_status_json(r, 1, read_context, &cr);
-	struct next *n = driver_run_next(r, 0);
+	struct next *n = svc_run_next(r, 0);
 
 	if (doc == NULL || n == NULL ||
 	    json_object_set_new(doc, "next", next_to_json(n)) < 0) {
@@ -1862,7 +1880,7 @@ json_t *driver_status_json(struct driver *d, const struct run *r, struct sw_erro
 	return doc;
 }
 
-int driver_fail_status(struct driver *d, const struct sw_error *err)
+int svc_fail_status(struct svc *d, const struct sw_error *err)
 {
 	struct next *n = NULL;
 	int rc;
@@ -1870,7 +1888,7 @@ int driver_fail_status(struct driver *d, const struct sw_error *err)
 	if (next_build_form(&n, NEXT_FORM_LIST_RUNS, d->ws.id, d->ws.worktree_root,
 			    &(struct next_fill){ 0 }, &(struct sw_error)SW_ERROR_INIT) < 0)
 		next_none_identity(&n, d->ws.id, &(struct sw_error)SW_ERROR_INIT);
-	rc = cli_fail(err->code == SW_ENOMEM ? TBL_ERR_RUNTIME_ERROR : TBL_ERR_MATERIAL_UNAVAILABLE,
+	rc = svc_fail(err->code == SW_ENOMEM ? TBL_ERR_RUNTIME_ERROR : TBL_ERR_MATERIAL_UNAVAILABLE,
 		      0, err->msg, n, d->ws.worktree_root, NULL);
 	next_free(n);
 	return rc;
@@ -1892,11 +1910,11 @@ static int key_valid(const char *k)
 }
 
 /* A material failure: cliError with the inspect-run recovery. */
-static int fail_material(const struct driver *d, const char *run_id_arg, enum tbl_err code,
+static int fail_material(const struct svc *d, const char *run_id_arg, enum tbl_err code,
 			 const char *msg)
 {
 	struct next *n = inspect_next(d, run_id_arg);
-	int rc = cli_fail(code, 0, msg, n, NULL, NULL);
+	int rc = svc_fail(code, 0, msg, n, NULL, NULL);
 
 	next_free(n);
 	return rc;
@@ -1928,7 +1946,7 @@ static int section_revision(char out[SW_DIGEST_LEN], const json_t *sec, const vo
  * section_revision, material_sha256, bytes).  On success *out holds the
  * Markdown (NUL-terminated, caller frees); otherwise the cliError is
  * written and its exit status returned. */
-static int read_section(const struct driver *d, const struct run *r, const json_t *sec,
+static int read_section(const struct svc *d, const struct run *r, const json_t *sec,
 			char **out)
 {
 	struct sw_error err = SW_ERROR_INIT;
@@ -1954,7 +1972,7 @@ static int read_section(const struct driver *d, const struct run *r, const json_
 	if (section_revision(rev, sec, data, len) < 0 ||
 	    (text = sw_malloc(len + 1)) == NULL) {
 		sw_free(data);
-		return cli_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, NULL, NULL);
+		return svc_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, NULL, NULL);
 	}
 	if (strcmp(rev, jstr(sec, "section_revision") ? jstr(sec, "section_revision") : "") != 0) {
 		sw_free(data);
@@ -1990,7 +2008,7 @@ static json_t *section_json(const json_t *sec, const char *markdown)
 }
 
 /* status RUN --section KEY: the pinned chapter, in any Run state. */
-static int pinned_material(struct driver *d, const struct run *r, const char *section,
+static int pinned_material(struct svc *d, const struct run *r, const char *section,
 			   int human)
 {
 	const json_t *pinned = json_object_get(run_json(r), "pinned_source"), *sec;
@@ -2011,13 +2029,13 @@ static int pinned_material(struct driver *d, const struct run *r, const char *se
 		return rc;
 	if (human) {
 		/* Say plainly that this is an inspection, not an Action. */
-		printf("Run %s (%s): pinned section \"%s\", role %s.\n"
+		fprintf(svc_out(), "Run %s (%s): pinned section \"%s\", role %s.\n"
 		       "Section revision: %s\nRequirements revision: %s\n"
 		       "Pinned text for reading only; it authorizes no work.\n\n# %s\n\n%s",
 		       run_id(r), jstr(run_json(r), "state"), jstr(sec, "key"), jstr(sec, "role"),
 		       jstr(sec, "section_revision"), jstr(pinned, "requirements_revision"),
 		       jstr(sec, "title"), markdown);
-		rc = fflush(stdout) == EOF ? CLI_EXIT_DEFECT : 0;
+		rc = fflush(svc_out()) == EOF ? SVC_EXIT_DEFECT : 0;
 	} else {
 		doc = json_pack("{s:i, s:s, s:s, s:O, s:O, s:O, s:o}", "contract_version", 2,
 				"message_type", "pinned_material", "run_id", run_id(r),
@@ -2025,14 +2043,14 @@ static int pinned_material(struct driver *d, const struct run *r, const char *se
 				"source_revision", json_object_get(pinned, "source_revision"),
 				"requirements_revision", json_object_get(pinned, "requirements_revision"),
 				"section", section_json(sec, markdown));
-		rc = doc == NULL || cli_print_json(doc) < 0 ? CLI_EXIT_DEFECT : 0;
+		rc = doc == NULL || svc_print_json(doc) < 0 ? SVC_EXIT_DEFECT : 0;
 	}
 	json_decref(doc);
 	sw_free(markdown);
 	return rc;
 }
 
-int driver_material(struct driver *d, const char *run_id_arg, const char *action_id,
+int svc_material(struct svc *d, const char *run_id_arg, const char *action_id,
 		    const char *section, int human)
 {
 	const json_t *actions, *rec = NULL, *v, *out_status, *reqs, *sec;
@@ -2046,7 +2064,7 @@ int driver_material(struct driver *d, const char *run_id_arg, const char *action
 	if (!key_valid(section))
 		return fail_material(d, run_id_arg, TBL_ERR_MATERIAL_SECTION_INVALID,
 				     "section must match ^[a-z0-9][a-z0-9._-]{0,63}$");
-	if ((rc = driver_load(d, run_id_arg, &r, 0, NULL)) != 0)
+	if ((rc = svc_load(d, run_id_arg, &r, 0, NULL)) != 0)
 		return rc;
 	if (action_id == NULL) {
 		rc = pinned_material(d, r, section, human);
@@ -2090,7 +2108,7 @@ int driver_material(struct driver *d, const char *run_id_arg, const char *action
 			"action_id", action_id,
 			"requirements_revision", json_object_get(reqs, "requirements_revision"),
 			"section", section_json(sec, markdown));
-	if (doc == NULL || cli_print_json(doc) < 0)
+	if (doc == NULL || svc_print_json(doc) < 0)
 		rc = fail_material(d, run_id_arg, TBL_ERR_RUNTIME_ERROR,
 				   "cannot write the action material to standard output");
 out:

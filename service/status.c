@@ -1,0 +1,129 @@
+/* status: the Runs of this repository, one Run, or one pinned chapter. */
+
+#include "service/ops.h"
+
+#include <string.h>
+
+#include <jansson.h>
+
+#include "io/buf.h"
+#include "io/input.h"
+#include "io/json.h"
+#include "service/emit.h"
+
+void svc_status_found_release(struct svc_status_found *res)
+{
+	run_free(res->run);
+	json_decref(res->doc);
+	next_free(res->next);
+	svc_listing_release(&res->list);
+	memset(res, 0, sizeof(*res));
+}
+
+/* The statusList document as the reference prints it: the envelope and
+ * unavailable_runs as its writer encodes them, each entry of runs with
+ * HTML escaping (its status entries go through json.Marshal).  sw_malloc'd,
+ * or NULL on ENOMEM. */
+static char *list_text(const struct svc_listing *l)
+{
+	struct sw_buf b = SW_BUF_INIT;
+	json_t *entry;
+	char *s;
+	size_t i;
+
+	sw_buf_str(&b, "{\"contract_version\":2,\"runs\":[");
+	json_array_foreach(l->runs, i, entry) {
+		if ((s = sw_json_dump_html(entry)) == NULL)
+			b.failed = 1;
+		else if (i > 0)
+			sw_buf_ch(&b, ',');
+		sw_buf_str(&b, s ? s : "");
+		sw_free(s);
+	}
+	sw_buf_str(&b, "],\"unavailable_runs\":");
+	if ((s = sw_json_dump(l->unavailable)) == NULL)
+		b.failed = 1;
+	sw_buf_str(&b, s ? s : "");
+	sw_free(s);
+	sw_buf_ch(&b, '}');
+	return sw_buf_detach(&b);
+}
+
+/* Finds what status answers; *res holds the Run or the listing when
+ * nothing has been printed yet. */
+static int find(const struct svc_status_request *req, struct svc_status_found *res)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct svc d = { .root_arg = req->root };
+	struct run *r = NULL;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (req->run_id && input_run_id_check(req->run_id, &err) < 0)
+		return svc_usage(&d, TBL_ERR_INVALID_RUN_ID, err.msg);
+	if (req->section_given && req->run_id == NULL)
+		return svc_usage(&d, TBL_ERR_RUN_ID_REQUIRED, "reading a pinned section requires one run id");
+	if (req->section_given && req->section[0] == '\0')
+		return svc_fail_inspect(TBL_ERR_MATERIAL_SECTION_REQUIRED, "section cannot be empty",
+					d.root_arg, req->run_id);
+	if ((rc = svc_open(&d, false)) != 0)
+		return rc;
+	if (req->section_given) {
+		rc = svc_material(&d, req->run_id, NULL, req->section, req->human);
+		goto close;
+	}
+	if (req->run_id) {
+		json_t *doc;
+
+		if ((rc = svc_load(&d, req->run_id, &r, 0, NULL)) != 0)
+			goto close;
+		if ((doc = svc_status_json(&d, r, &err)) == NULL) {
+			rc = svc_fail_status(&d, &err);
+			goto close;
+		}
+		res->run = r;
+		res->doc = doc;
+		r = NULL;
+		if (req->human)
+			res->next = svc_run_next(res->run, 0);
+	} else {
+		if ((rc = svc_list(&d, &res->list, req->human)) != 0)
+			goto close;
+		res->listed = 1;
+	}
+close:
+	run_free(r);
+	svc_close(&d);
+	return rc;
+}
+
+/* The JSON forms: the runStatus with HTML escaping, as the reference's
+ * status output (json.Marshal), or the statusList. */
+static int status(const struct svc_status_request *req, struct svc_status_found *found)
+{
+	int rc = find(req, found);
+
+	if (rc != 0 || req->human)
+		return rc;
+	if (found->run)
+		rc = svc_print_json_html(found->doc) < 0 ? SVC_EXIT_DEFECT : 0;
+	else if (found->listed)
+		rc = svc_print_json_text(list_text(&found->list)) < 0 ? SVC_EXIT_DEFECT : 0;
+	return rc;
+}
+
+int svc_op_status(const struct svc_status_request *req, struct svc_status_found *found,
+		  struct svc_result *res)
+{
+	struct svc_status_found local = { 0 };
+	int rc;
+
+	if (found == NULL)
+		found = &local;
+	if (svc_result_begin(res) < 0)
+		rc = SVC_EXIT_DEFECT;
+	else
+		rc = svc_result_end(res, status(req, found));
+	svc_status_found_release(&local);
+	return rc;
+}
