@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "io/buf.h"
 #include "io/json.h"
 
 static struct cli_opt *find_opt(struct cli_opt *opts, const char *name,
@@ -433,23 +434,6 @@ struct human_out {
 	size_t nheld;
 };
 
-int cli_write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The length of the UTF-8 sequence at p that may encode one of them (the
  * lead bytes 0xD8 and 0xE2), else 0. */
 static size_t candidate_len(unsigned char lead)
@@ -492,13 +476,13 @@ static ssize_t human_write(void *cookie, const char *buf, size_t len)
 			continue;
 		}
 		snprintf(shown, sizeof(shown), "<U+%04X>", cp);
-		if (cli_write_all(h->fd, all + from, i - from) < 0 ||
-		    cli_write_all(h->fd, shown, strlen(shown)) < 0)
+		if (sw_write_full(h->fd, all + from, i - from) != i - from ||
+		    sw_write_full(h->fd, shown, strlen(shown)) != strlen(shown))
 			goto fail;
 		i += k;
 		from = i;
 	}
-	if (cli_write_all(h->fd, all + from, n - keep - from) < 0)
+	if (sw_write_full(h->fd, all + from, n - keep - from) != n - keep - from)
 		goto fail;
 	memcpy(h->held, all + n - keep, keep);
 	h->nheld = keep;
@@ -513,7 +497,7 @@ static int human_close(void *cookie)
 {
 	struct human_out *h = cookie;
 
-	return h->nheld ? cli_write_all(h->fd, h->held, h->nheld) : 0;
+	return sw_write_full(h->fd, h->held, h->nheld) == h->nheld ? 0 : -1;
 }
 
 int cli_human_output(void)

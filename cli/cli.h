@@ -107,8 +107,4 @@ int cli_help_is_reference(void);
 int cli_print_group_reference(const char *path, const char *summary,
 			      const char *const *names, const char *const *summaries);
 
-/* Writes all `n` bytes at `p` to `fd`, retrying after EINTR and short
- * writes.  0, or -1 when a write failed. */
-int cli_write_all(int fd, const void *p, size_t n);
-
 #endif

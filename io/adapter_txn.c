@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/buf.h"
+
 /* Files larger than this are never ours: treat them as modified. */
 #define MANAGED_MAX (1u << 20)
 
@@ -346,7 +348,6 @@ static char *sibling(const struct op *o, const char *tag, size_t idx)
 
 static int stage(struct op *o, size_t idx, unsigned *step, struct sw_error *err)
 {
-	size_t off = 0;
 	int fd;
 
 	if ((o->tmp = sibling(o, "tmp", idx)) == NULL)
@@ -358,16 +359,11 @@ static int stage(struct op *o, size_t idx, unsigned *step, struct sw_error *err)
 	if (fd < 0)
 		return sw_error_sys(err, errno, "cannot stage '%s'", o->path);
 	o->staged = 1;
-	while (off < o->len) {
-		ssize_t w = write(fd, o->data + off, o->len - off);
+	if (sw_write_full(fd, o->data, o->len) != o->len) {
+		int e = errno;
 
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			return sw_error_sys(err, errno, "cannot write a staged copy of '%s'", o->path);
-		}
-		off += (size_t)w;
+		close(fd);
+		return sw_error_sys(err, e, "cannot write a staged copy of '%s'", o->path);
 	}
 	/* open() applied the umask; the reference's modes are exact. */
 	if (fchmod(fd, (mode_t)o->mode) < 0 || fsync(fd) < 0) {

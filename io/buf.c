@@ -94,6 +94,25 @@ void sw_buf_release(struct sw_buf *b)
 	b->failed = 0;
 }
 
+size_t sw_write_full(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, (const char *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	return done;
+}
+
 size_t sw_pread_full(int fd, void *buf, size_t len, unsigned long long off)
 {
 	size_t got = 0;

@@ -29,6 +29,11 @@ void sw_buf_release(struct sw_buf *b);
  * early at the end of the file or on an error.  Returns the bytes read. */
 size_t sw_pread_full(int fd, void *buf, size_t len, unsigned long long off);
 
+/* write(2) until all `len` bytes of buf are written (EINTR retried); stops
+ * early on an error, with errno set (EIO when write(2) wrote nothing).
+ * Returns the bytes written: `len` on success. */
+size_t sw_write_full(int fd, const void *buf, size_t len);
+
 /* One piece of a file written in order: `len` bytes at `bytes`, or, when
  * `bytes` is NULL, the `len` bytes at offset `from` of the file the write
  * replaces (copied by the kernel, never through this process's memory). */

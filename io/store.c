@@ -189,25 +189,11 @@ static int fault_at(unsigned kind)
  * bytes that reached the file. */
 static int write_all(int fd, const char *p, size_t n, size_t *done)
 {
-	size_t off = 0;
-	int rc = 0;
+	size_t off = sw_write_full(fd, p, n);
 
-	while (off < n) {
-		ssize_t w = write(fd, p + off, n - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			rc = -1;
-			break;
-		}
-		off += (size_t)w;
-	}
 	if (done)
 		*done = off;
-	return rc;
+	return off == n ? 0 : -1;
 }
 
 /* Writes all of buf, as one write step of the fault seam; *done gets the

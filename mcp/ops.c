@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "io/buf.h"
 #include "io/err.h"
 #include "service/ops.h"
 
@@ -153,7 +154,7 @@ int mcp_op_call(const struct mcp_op_request *req, struct mcp_op_result *res)
 		goto out;
 	if ((in = stdin_text(req, &in_len)) != NULL) {
 		if ((mem = memfd_create("slipway-mcp", MFD_CLOEXEC)) < 0 ||
-		    cli_write_all(mem, in, in_len) < 0 || lseek(mem, 0, SEEK_SET) < 0 ||
+		    sw_write_full(mem, in, in_len) != in_len || lseek(mem, 0, SEEK_SET) < 0 ||
 		    (saved = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3)) < 0 ||
 		    dup2(mem, STDIN_FILENO) < 0)
 			goto out;

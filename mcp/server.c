@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "io/buf.h"
 #include "io/err.h"
 #include "mcp/tools.h"
 
@@ -38,6 +39,7 @@ struct server {
 static int send_message(struct server *s, json_t *msg)
 {
 	char *text;
+	size_t len;
 	int rc;
 
 	if (msg == NULL)
@@ -46,9 +48,9 @@ static int send_message(struct server *s, json_t *msg)
 	json_decref(msg);
 	if (text == NULL)
 		return -1;
-	rc = cli_write_all(s->out_fd, text, strlen(text));
-	if (rc == 0)
-		rc = cli_write_all(s->out_fd, "\n", 1);
+	len = strlen(text);
+	rc = sw_write_full(s->out_fd, text, len) == len &&
+	     sw_write_full(s->out_fd, "\n", 1) == 1 ? 0 : -1;
 	sw_free(text);
 	return rc;
 }
