@@ -128,7 +128,7 @@ MCP_SRCS  = $(sort $(wildcard mcp/*.c))
 GEN_SRCS  = build/gen/capabilities.c build/gen/mcp_schemas.c
 LIB_SRCS  = $(PURE_SRCS) $(IO_SRCS) $(SVC_SRCS) $(CLI_SRCS) $(MCP_SRCS)
 TEST_SRCS = $(sort $(wildcard tests/*/test_*.c))
-HDRS      = $(wildcard tables/*.h tables/*.def fsm/*.h io/*.h service/*.h cli/*.h mcp/*.h)
+HDRS      = $(wildcard tables/*.h tables/*.def fsm/*.h io/*.h service/*.h cli/*.h cli/*.def mcp/*.h)
 
 REL_OBJS  = $(patsubst %.c,build/rel/%.o,$(LIB_SRCS)) $(patsubst build/gen/%.c,build/rel/gen/%.o,$(GEN_SRCS))
 SAN_OBJS  = $(patsubst %.c,build/san/%.o,$(LIB_SRCS)) $(patsubst build/gen/%.c,build/san/gen/%.o,$(GEN_SRCS))
@@ -140,7 +140,7 @@ TEST_HELPER_OBJS = $(patsubst %.c,build/san/%.o,$(TEST_HELPERS))
 # Symbols the pure core may reference (R1): no allocation, I/O, clock, env.
 PURE_ALLOWED = __assert_fail memcmp memset memcpy strcmp strlen __stack_chk_fail
 
-.PHONY: deps mcp-sdk demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers docs docs-check \
+.PHONY: deps mcp-sdk demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers check-cli docs docs-check \
 	install install-strip uninstall clean check-clang check-pkgs pkg-flags schemas schemas-check FORCE
 .DELETE_ON_ERROR:
 .SECONDARY: $(TEST_HELPER_OBJS)
@@ -231,7 +231,7 @@ TEST_ENV = V=$(V) SLIPWAY_SHARED=$(SLIPWAY_SHARED) SLIPWAY_TEST_ROOT=$(CURDIR)
 E2E_TESTS = $(sort $(wildcard tests/e2e/test_*.py))
 
 test: DEVELOPER = 1
-test: check-purity check-headers check-clang docs-check unit e2e fuzz-smoke bench-build
+test: check-purity check-headers check-cli check-clang docs-check unit e2e fuzz-smoke bench-build
 	@$(TEST_ENV) sh tests/summary.sh $(TEST_BINS) $(E2E_TESTS) $(FUZZ_SMOKE_STEPS)
 
 unit: $(TEST_BINS)
@@ -268,6 +268,15 @@ check-headers:
 		printf '#include "%s"\n#include "%s"\n' $$h $$h | \
 		$(CC) $(CSTD) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -x c -fsyntax-only - ; \
 	done; echo "check-headers: $(words $(filter %.h,$(HDRS))) headers compile alone"
+
+# cli/ reads an option through its destination (struct cli_args, the
+# destination column of cli/flags.def), never as the Nth element of an
+# array: no `x[3].member` or `x[3]->member` in cli/ (CLI_CHECK_EXTRA lets
+# the self-test add a file and watch this fail).
+check-cli:
+	@if grep -nE '\[[0-9]+\][[:space:]]*(\.|->)' cli/*.c cli/*.h $(CLI_CHECK_EXTRA); then \
+		echo "check-cli: cli/ reads an element by its index; read the destination"; exit 1; fi; \
+	echo "check-cli: cli/ reads every option through its destination"
 
 build/rel/libsw.a: $(PURE_OBJS) $(patsubst %.c,build/rel/%.o,$(IO_SRCS))
 	@rm -f $@

@@ -1,7 +1,6 @@
 #include "cli/cli.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,17 +8,10 @@
 
 #include <jansson.h>
 
+#include "cli/commands.h"
+#include "cli/embedded.h"
 #include "io/buf.h"
 #include "io/json.h"
-
-static struct cli_opt *find_opt(struct cli_opt *opts, const char *name,
-				size_t len)
-{
-	for (struct cli_opt *o = opts; o && o->name; o++)
-		if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
-			return o;
-	return NULL;
-}
 
 static int push_field(struct cli_strings *s, const char *p, size_t len)
 {
@@ -96,176 +88,219 @@ static int push_strings(struct cli_strings *s, const char *value, const char **w
 	}
 }
 
-void cli_strings_release(struct cli_strings *s)
+/* ---- The tables ---- */
+
+#define FLAG(id, name, dest, type, value, usage, choices) \
+	[CLI_FLAG_##id] = { name, CLI_FLAG_##type, offsetof(struct cli_args, dest), value, usage, choices },
+const struct cli_flag_row cli_flags[CLI_FLAG__COUNT] = {
+#include "cli/flags.def"
+};
+#undef FLAG
+
+/* Each flag writes to a destination of its type. */
+#define DEST_BOOL int
+#define DEST_STRING struct cli_str
+#define DEST_STRINGS struct cli_strings
+#define FLAG(id, name, dest, type, value, usage, choices) \
+	_Static_assert(_Generic(((struct cli_args *)0)->dest, DEST_##type: 1, default: 0), \
+		       "flag " #id " writes to a destination of another type");
+#include "cli/flags.def"
+#undef FLAG
+
+/* FLAGS(a, b, ...): CLI_FLAG_a, CLI_FLAG_b, ... (up to CLI_FLAGS_MAX - 1). */
+#define F1(a) CLI_FLAG_##a
+#define F2(a, ...) CLI_FLAG_##a, F1(__VA_ARGS__)
+#define F3(a, ...) CLI_FLAG_##a, F2(__VA_ARGS__)
+#define F4(a, ...) CLI_FLAG_##a, F3(__VA_ARGS__)
+#define F5(a, ...) CLI_FLAG_##a, F4(__VA_ARGS__)
+#define F6(a, ...) CLI_FLAG_##a, F5(__VA_ARGS__)
+#define F7(a, ...) CLI_FLAG_##a, F6(__VA_ARGS__)
+#define F8(a, ...) CLI_FLAG_##a, F7(__VA_ARGS__)
+#define PICK(_1, _2, _3, _4, _5, _6, _7, _8, f, ...) f
+#define FLAGS(...) PICK(__VA_ARGS__, F8, F7, F6, F5, F4, F3, F2, F1, -)(__VA_ARGS__)
+
+const struct cli_command cli_commands[CLI_CMD__COUNT] = {
+#define CMD(id, group, name, fn, args, use, summary, examples, ...) \
+	[CLI_CMD_##id] = { CLI_CMD_##group, name, fn, CLI_ARGS_##args, use, summary, examples, \
+			   { FLAGS(__VA_ARGS__) } },
+#include "cli/commands.def"
+#undef CMD
+};
+
+const struct cli_command *cli_find(enum cli_cmd group, const char *name)
 {
-	for (size_t i = 0; i < s->n; i++)
-		sw_free(s->v[i]);
-	sw_free(s->v);
-	s->v = NULL;
-	s->n = 0;
+	for (int c = CLI_CMD_NONE + 1; c < CLI_CMD__COUNT; c++)
+		if (cli_commands[c].group == group && strcmp(cli_commands[c].name, name) == 0)
+			return &cli_commands[c];
+	return NULL;
 }
 
-static int set_value(struct cli_opt *o, const char *value, char *msg,
-		     size_t msglen)
-{
-	switch (o->type) {
-	case CLI_OPT_BOOL:
-		if (strcmp(value, "true") == 0 || strcmp(value, "1") == 0) {
-			*(int *)o->dest = 1;
-		} else if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0) {
-			*(int *)o->dest = 0;
-		} else {
-			snprintf(msg, msglen,
-				 "invalid argument \"%s\" for \"--%s\" flag",
-				 value, o->name);
-			return SVC_EXIT_USAGE;
-		}
-		break;
-	case CLI_OPT_STRING:
-		*(const char **)o->dest = value;
-		break;
-	case CLI_OPT_STRINGS: {
-		const char *why = NULL;
-		int rc = push_strings(o->dest, value, &why);
+/* ---- Parsing ---- */
 
+void cli_args_release(struct cli_args *a)
+{
+	for (size_t i = 0; i < a->tool.n; i++)
+		sw_free(a->tool.v[i]);
+	sw_free(a->tool.v);
+	sw_free(a->pos);
+	a->tool.v = a->pos = NULL;
+	a->tool.n = a->npos = 0;
+}
+
+const char *cli_root(const struct cli_args *a)
+{
+	return a->root.v && a->root.v[0] ? a->root.v : NULL;
+}
+
+/* The flag `name` (`len` bytes) of command `c`, or NULL. */
+static const struct cli_flag_row *find_flag(const struct cli_command *c, const char *name,
+					    size_t len)
+{
+	for (const enum cli_flag *f = c->flags; *f != CLI_FLAG_NONE; f++)
+		if (strlen(cli_flags[*f].name) == len && strncmp(cli_flags[*f].name, name, len) == 0)
+			return &cli_flags[*f];
+	return NULL;
+}
+
+/* Writes `value` through the destination of flag `o` in *a. */
+static int set_value(struct cli_args *a, const struct cli_flag_row *o, const char *value,
+		     char *msg, size_t msglen)
+{
+	void *dest = (char *)a + o->dest;
+
+	switch (o->type) {
+	case CLI_FLAG_BOOL:
+		if (strcmp(value, "true") == 0 || strcmp(value, "1") == 0) {
+			*(int *)dest = 1;
+		} else if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0) {
+			*(int *)dest = 0;
+		} else {
+			snprintf(msg, msglen, "invalid argument \"%s\" for \"--%s\" flag",
+				 value, o->name);
+			return CLI_EXIT_USAGE;
+		}
+		return 0;
+	case CLI_FLAG_STRING:
+		*(struct cli_str *)dest = (struct cli_str){ value, 1 };
+		return 0;
+	case CLI_FLAG_STRINGS: {
+		struct cli_strings *s = dest;
+		const char *why = NULL;
+		int rc = push_strings(s, value, &why);
+
+		s->given = 1;
 		if (rc == -2) {
 			snprintf(msg, msglen, "invalid argument \"%s\" for \"--%s\" flag: %s",
 				 value, o->name, why);
-			return SVC_EXIT_USAGE;
+			return CLI_EXIT_USAGE;
 		}
 		if (rc < 0) {
 			snprintf(msg, msglen, "out of memory");
-			return SVC_EXIT_RUNTIME;
+			return CLI_EXIT_RUNTIME;
 		}
-		break;
-	}
-	case CLI_OPT_INT: {
-		char *end = NULL;
-		long v;
-
-		errno = 0;
-		v = strtol(value, &end, 10);
-		if (value[0] == '\0' || *end != '\0' || errno != 0 ||
-		    v < INT_MIN || v > INT_MAX) {
-			snprintf(msg, msglen,
-				 "invalid argument \"%s\" for \"--%s\" flag",
-				 value, o->name);
-			return SVC_EXIT_USAGE;
-		}
-		*(long *)o->dest = v;
-		break;
+		return 0;
 	}
 	}
-	o->seen = 1;
-	return 0;
+	return CLI_EXIT_DEFECT;
 }
 
-int cli_parse(int argc, char **argv, struct cli_opt *opts, char ***pos,
-	      size_t *npos, int *help, char *msg, size_t msglen)
+/* Flags and positional arguments of argv[1..argc) into *a; *help for
+ * --help/-h.  A usage error returns CLI_EXIT_USAGE with `msg` filled. */
+static int parse(const struct cli_command *c, int argc, char **argv, struct cli_args *a,
+		 int *help, char *msg, size_t msglen)
 {
-	char **out = sw_calloc((size_t)argc + 1, sizeof(*out));
-	size_t n = 0;
-	int rc;
-
-	*pos = NULL;
-	*npos = 0;
-	*help = 0;
-	if (out == NULL) {
+	if ((a->pos = sw_calloc((size_t)argc + 1, sizeof(*a->pos))) == NULL) {
 		snprintf(msg, msglen, "out of memory");
-		return SVC_EXIT_RUNTIME;
+		return CLI_EXIT_RUNTIME;
 	}
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *arg = argv[i], *name, *eq;
+		const struct cli_flag_row *o;
+		size_t len;
+		int rc;
 
-		if (strcmp(a, "--") == 0) {
+		if (strcmp(arg, "--") == 0) {
 			while (++i < argc)
-				out[n++] = argv[i];
+				a->pos[a->npos++] = argv[i];
 			break;
 		}
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
 			*help = 1;
 			continue;
 		}
-		if (a[0] != '-' || a[1] == '\0') {
-			out[n++] = argv[i];
+		if (arg[0] != '-' || arg[1] == '\0') {
+			a->pos[a->npos++] = argv[i];
 			continue;
 		}
-		if (a[1] != '-') {
-			snprintf(msg, msglen, "unknown shorthand flag: '%c' in %s",
-				 a[1], a);
-			goto usage;
+		if (arg[1] != '-') {
+			snprintf(msg, msglen, "unknown shorthand flag: '%c' in %s", arg[1], arg);
+			return CLI_EXIT_USAGE;
 		}
-		const char *name = a + 2, *eq = strchr(name, '=');
-		size_t len = eq ? (size_t)(eq - name) : strlen(name);
-		struct cli_opt *o = find_opt(opts, name, len);
-
-		if (o == NULL) {
+		name = arg + 2;
+		eq = strchr(name, '=');
+		len = eq ? (size_t)(eq - name) : strlen(name);
+		if ((o = find_flag(c, name, len)) == NULL) {
 			snprintf(msg, msglen, "unknown flag: --%.*s", (int)len, name);
-			goto usage;
+			return CLI_EXIT_USAGE;
 		}
-		if (eq) {
-			rc = set_value(o, eq + 1, msg, msglen);
-		} else if (o->type == CLI_OPT_BOOL) {
-			rc = set_value(o, "true", msg, msglen);
-		} else if (i + 1 < argc) {
-			rc = set_value(o, argv[++i], msg, msglen);
-		} else {
+		if (eq)
+			rc = set_value(a, o, eq + 1, msg, msglen);
+		else if (o->type == CLI_FLAG_BOOL)
+			rc = set_value(a, o, "true", msg, msglen);
+		else if (i + 1 < argc)
+			rc = set_value(a, o, argv[++i], msg, msglen);
+		else {
 			snprintf(msg, msglen, "flag needs an argument: --%s", o->name);
-			goto usage;
+			rc = CLI_EXIT_USAGE;
 		}
-		if (rc != 0) {
-			sw_free(out);
+		if (rc != 0)
 			return rc;
-		}
 	}
-	*pos = out;
-	*npos = n;
 	return 0;
-usage:
-	sw_free(out);
-	return SVC_EXIT_USAGE;
 }
 
-int cli_parse_command(int argc, char **argv, struct cli_opt *opts,
-		      const struct cli_command *cmd, const char *path,
-		      char ***pos, size_t *npos, const char *root_arg)
+/* The command's rule for positional arguments, as the reference words
+ * its errors. */
+static int check_positional(const struct cli_command *c, const struct cli_args *a)
+{
+	char msg[300];
+
+	switch (c->args) {
+	case CLI_ARGS_NONE:
+		if (a->npos == 0)
+			return -1;
+		snprintf(msg, sizeof(msg), "unknown command \"%s\" for \"slipway %s%s%s\"", a->pos[0],
+			 c->group ? cli_commands[c->group].name : "", c->group ? " " : "", c->name);
+		break;
+	case CLI_ARGS_AT_MOST_ONE:
+		if (a->npos <= 1)
+			return -1;
+		snprintf(msg, sizeof(msg), "accepts at most 1 arg(s), received %zu", a->npos);
+		break;
+	case CLI_ARGS_ONE:
+		if (a->npos == 1)
+			return -1;
+		snprintf(msg, sizeof(msg), "accepts 1 arg(s), received %zu", a->npos);
+		break;
+	case CLI_ARGS_OWN:
+	default:
+		return -1;
+	}
+	return svc_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, cli_root(a), NULL);
+}
+
+int cli_parse_command(enum cli_cmd id, int argc, char **argv, struct cli_args *a,
+		      const char *root_arg)
 {
 	char msg[600];
 	int help = 0, rc;
 
-	if ((rc = cli_parse(argc, argv, opts, pos, npos, &help, msg, sizeof(msg))) != 0)
-		return svc_fail(rc == SVC_EXIT_USAGE ? TBL_ERR_INVALID_USAGE : TBL_ERR_RUNTIME_ERROR,
+	if ((rc = parse(&cli_commands[id], argc, argv, a, &help, msg, sizeof(msg))) != 0)
+		return svc_fail(rc == CLI_EXIT_USAGE ? TBL_ERR_INVALID_USAGE : TBL_ERR_RUNTIME_ERROR,
 				0, msg, NULL, root_arg, NULL);
-	if (help) {
-		struct cli_command c = *cmd;
-
-		c.opts = opts;
-		sw_free(*pos);
-		*pos = NULL;
-		return cli_print_help(path, &c);
-	}
-	return -1;
-}
-
-int cli_no_args(size_t npos, char *const *pos, const char *path,
-		const char *root_arg)
-{
-	char msg[300];
-
-	if (npos == 0)
-		return 0;
-	snprintf(msg, sizeof(msg), "unknown command \"%s\" for \"slipway %s\"", pos[0], path);
-	return svc_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, root_arg, NULL);
-}
-
-int cli_max_args(size_t npos, size_t max, const char *root_arg)
-{
-	char msg[120];
-
-	if (npos <= max)
-		return 0;
-	snprintf(msg, sizeof(msg), "accepts at most %zu arg(s), received %zu", max, npos);
-	return svc_fail(TBL_ERR_INVALID_USAGE, 0, msg, NULL, root_arg, NULL);
+	if (help)
+		return cli_print_help(id);
+	return check_positional(&cli_commands[id], a);
 }
 
 /* 1 when `flag` (without its dashes) is in `bools`. */
@@ -333,9 +368,8 @@ int cli_help_is_reference(void)
 	return reference_mode;
 }
 
-static const char *const opt_type_name[] = {
-	[CLI_OPT_BOOL] = "bool", [CLI_OPT_STRING] = "string",
-	[CLI_OPT_STRINGS] = "strings", [CLI_OPT_INT] = "int",
+static const char *const flag_type_name[] = {
+	[CLI_FLAG_BOOL] = "bool", [CLI_FLAG_STRING] = "string", [CLI_FLAG_STRINGS] = "strings",
 };
 
 static json_t *choices_json(const char *choices)
@@ -352,68 +386,117 @@ static json_t *choices_json(const char *choices)
 	return a;
 }
 
-static int print_reference(const char *path, const struct cli_command *cmd)
+/* Prints `doc` (taken over; NULL is a failure) as one line. */
+static int print_line(json_t *doc)
 {
-	json_t *doc = json_object(), *opts = json_array();
-	int rc = 0;
+	int rc = doc && svc_print_json(doc) == 0 ? CLI_EXIT_OK : CLI_EXIT_DEFECT;
 
-	for (const struct cli_opt *o = cmd->opts; doc && opts && o && o->name; o++)
+	json_decref(doc);
+	return rc;
+}
+
+static int print_reference(const struct cli_command *c)
+{
+	json_t *opts = json_array();
+
+	for (const enum cli_flag *f = c->flags; opts && *f != CLI_FLAG_NONE; f++) {
+		const struct cli_flag_row *o = &cli_flags[*f];
+
 		if (json_array_append_new(opts, json_pack("{s:s, s:s, s:s?, s:s, s:o}",
-			"name", o->name, "type", opt_type_name[o->type],
-			"value", o->value_name, "usage", o->usage,
-			"choices", choices_json(o->choices))) < 0)
-			rc = -1;
-	if (doc == NULL || opts == NULL || rc < 0 ||
-	    json_object_set_new(doc, "path", json_string(path)) < 0 ||
-	    json_object_set_new(doc, "use", json_string(cmd->use)) < 0 ||
-	    json_object_set_new(doc, "summary", json_string(cmd->summary)) < 0 ||
-	    json_object_set_new(doc, "examples",
-				cmd->examples ? json_string(cmd->examples) : json_null()) < 0 ||
-	    json_object_set(doc, "options", opts) < 0 || svc_print_json(doc) < 0)
-		rc = -1;
-	json_decref(opts);
-	json_decref(doc);
-	return rc < 0 ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
+			"name", o->name, "type", flag_type_name[o->type], "value", o->value_name,
+			"usage", o->usage, "choices", choices_json(o->choices))) < 0) {
+			json_decref(opts);
+			opts = NULL;
+		}
+	}
+	return print_line(opts ? json_pack("{s:s, s:s, s:s, s:s?, s:o}", "path", c->name,
+					   "use", c->use, "summary", c->summary,
+					   "examples", c->examples, "options", opts) : NULL);
 }
 
-int cli_print_group_reference(const char *path, const char *summary,
-			      const char *const *names, const char *const *summaries)
+int cli_print_group_reference(enum cli_cmd group, const char *path, const char *summary)
 {
-	json_t *doc = json_object(), *cmds = json_array();
-	int rc = 0;
+	json_t *cmds = json_array();
+	int rc;
 
-	for (size_t i = 0; doc && cmds && names[i]; i++)
-		if (json_array_append_new(cmds, json_pack("{s:s, s:s}", "name", names[i],
-							  "summary", summaries[i])) < 0)
-			rc = -1;
-	if (doc == NULL || cmds == NULL || rc < 0 ||
-	    json_object_set_new(doc, "path", json_string(path)) < 0 ||
-	    json_object_set_new(doc, "summary", json_string(summary)) < 0 ||
-	    json_object_set(doc, "commands", cmds) < 0 || svc_print_json(doc) < 0)
-		rc = -1;
-	json_decref(cmds);
-	json_decref(doc);
-	return rc < 0 ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
+	for (int c = CLI_CMD_NONE + 1; cmds && c < CLI_CMD__COUNT; c++)
+		if (cli_commands[c].group == group && cli_commands[c].name[0] != '_' &&
+		    json_array_append_new(cmds, json_pack("{s:s, s:s}", "name", cli_commands[c].name,
+							  "summary", cli_commands[c].summary)) < 0) {
+			json_decref(cmds);
+			cmds = NULL;
+		}
+	rc = print_line(cmds ? json_pack("{s:s, s:s, s:o}", "path", path, "summary", summary,
+					 "commands", cmds) : NULL);
+	for (int c = CLI_CMD_NONE + 1; rc == CLI_EXIT_OK && c < CLI_CMD__COUNT; c++)
+		if (cli_commands[c].group == group && cli_commands[c].name[0] != '_') {
+			char *argv[] = { (char *)cli_commands[c].name, (char *)"--help", NULL };
+
+			rc = cli_commands[c].fn(2, argv);
+		}
+	return rc;
 }
 
-int cli_print_help(const char *path, const struct cli_command *cmd)
+int cli_print_help(enum cli_cmd id)
 {
+	const struct cli_command *c = &cli_commands[id];
+
 	if (reference_mode)
-		return print_reference(path, cmd);
-	printf("%s\n\nUsage:\n  slipway %s\n", cmd->summary, cmd->use);
-	if (cmd->examples)
-		printf("\nExamples:\n%s\n", cmd->examples);
+		return print_reference(c);
+	printf("%s\n\nUsage:\n  slipway %s\n", c->summary, c->use);
+	if (c->examples)
+		printf("\nExamples:\n%s\n", c->examples);
 	printf("\nFlags:\n");
-	for (const struct cli_opt *o = cmd->opts; o && o->name; o++) {
+	for (const enum cli_flag *f = c->flags; *f != CLI_FLAG_NONE; f++) {
+		const struct cli_flag_row *o = &cli_flags[*f];
 		char left[64];
 
-		snprintf(left, sizeof(left), "--%s%s%s", o->name,
-			 o->value_name ? " " : "",
+		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->value_name ? " " : "",
 			 o->value_name ? o->value_name : "");
 		printf("      %-28s %s\n", left, o->usage);
 	}
-	printf("  -h, --help                       help for %s\n", path);
-	return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
+	printf("  -h, --help                       help for %s\n", c->name);
+	return cli_flush();
+}
+
+const struct adapter_text *cli_adapter_texts(void)
+{
+	static struct adapter_text texts[32];
+	static int ready;
+
+	for (size_t n = 0; !ready && cli_embedded_files[n].name && n + 1 < 32; n++)
+		texts[n] = (struct adapter_text){ cli_embedded_files[n].name,
+						  cli_embedded_files[n].bytes,
+						  cli_embedded_files[n].len };
+	ready = 1;
+	return texts;
+}
+
+struct svc_adapter_request cli_adapter_request(const struct cli_args *a)
+{
+	return (struct svc_adapter_request){
+		.root = a->root.v, .tools = a->tool.v, .ntools = a->tool.n,
+		.tools_given = a->tool.given, .surface = a->surface.v, .refresh = a->refresh,
+		.mcp = a->mcp, .texts = cli_adapter_texts(), .human = !a->json };
+}
+
+int cli_print_root_help(void)
+{
+	printf("slipway drives an AI coding host through bounded Actions of one Run,\n"
+	       "journals every Outcome and observes Git on its own.\n\n"
+	       "Usage:\n  slipway [command]\n\nAvailable Commands:\n");
+	for (int c = CLI_CMD_NONE + 1; c < CLI_CMD__COUNT; c++)
+		if (cli_commands[c].group == CLI_CMD_NONE && cli_commands[c].name[0] != '_')
+			printf("  %-10s %s\n", cli_commands[c].name, cli_commands[c].summary);
+	printf("\nFlags:\n  -h, --help      help for slipway\n"
+	       "  -v, --version   version for slipway\n\n"
+	       "Use \"slipway [command] --help\" for more information about a command.\n");
+	return cli_flush();
+}
+
+int cli_flush(void)
+{
+	return fflush(stdout) == EOF ? CLI_EXIT_DEFECT : CLI_EXIT_OK;
 }
 
 /* ---- human output ---- */

@@ -1,74 +1,114 @@
 #ifndef CLI_CLI_H
 #define CLI_CLI_H
 
-/* Shared plumbing of the commands: flag parsing, JSON output, and the one
- * structured error path (cliError on stderr, exit 2 or 3, exit 1 only when
- * the error itself cannot be written). */
+/* The commands' shared front: the command and flag tables, the option
+ * parser that writes each flag through its destination, --help and the
+ * reference lines for the man pages.  The one structured error path
+ * (cliError on stderr, exit 2 or 3) is the service's (service/emit.h). */
 
 #include <stddef.h>
 
-#include "service/exit.h"
+#include "cli/exit.h"
+#include "service/adapters.h"
 #include "service/emit.h"
-#include "io/next.h"
-#include "tables/tables.h"
 
-struct json_t;
+/* The values of --tool (install, uninstall): the host ids of io/adapter.c
+ * in registry order, then "all".  tests/e2e/test_manpages.py checks the
+ * list against `slipway list --json`. */
+#define CLI_TOOL_CHOICES \
+	"claude codex copilot cursor kilo kiro opencode pi qwen windsurf all"
 
-enum cli_opt_type {
-	CLI_OPT_BOOL,		/* --x, --x=true, --x=false */
-	CLI_OPT_STRING,		/* --x V, --x=V; last one wins */
-	CLI_OPT_STRINGS,	/* repeatable, each value one CSV record: --x a,b --x '"c,d"' */
-	CLI_OPT_INT		/* --x N (decimal, may be negative) */
+enum cli_flag {
+	CLI_FLAG_NONE,
+#define FLAG(id, name, dest, type, value, usage, choices) CLI_FLAG_##id,
+#include "cli/flags.def"
+#undef FLAG
+	CLI_FLAG__COUNT
 };
 
-struct cli_opt {
-	const char *name;	/* without the leading "--" */
-	enum cli_opt_type type;
-	void *dest;		/* int *, const char **, struct cli_strings *, long * */
-	int seen;		/* set by the parser */
-	const char *usage;	/* one line for --help */
-	const char *value_name;	/* "string", "int", ... for --help; NULL for bool */
-	const char *choices;	/* the accepted values, space-separated, for man
-				 * pages and shell completion; NULL when free */
+enum cli_cmd {
+	CLI_CMD_NONE,
+#define CMD(id, group, name, fn, args, use, summary, examples, ...) CLI_CMD_##id,
+#include "cli/commands.def"
+#undef CMD
+	CLI_CMD__COUNT
+};
+
+enum cli_flag_type {
+	CLI_FLAG_BOOL,		/* --x, --x=true, --x=false (also 1, 0) */
+	CLI_FLAG_STRING,	/* --x V, --x=V; the last one wins */
+	CLI_FLAG_STRINGS	/* repeatable, each value one CSV record: --x a,b --x '"c,d"' */
+};
+
+enum cli_args_rule { CLI_ARGS_NONE, CLI_ARGS_AT_MOST_ONE, CLI_ARGS_ONE, CLI_ARGS_OWN };
+
+/* A string flag's destination: the value (borrowed from argv) and whether
+ * the flag was given at all, so that "" and "not given" stay apart. */
+struct cli_str {
+	const char *v;
+	int given;
 };
 
 struct cli_strings {
 	char **v;		/* NULL-terminated; owned */
 	size_t n;
+	int given;
 };
 
+/* What a command line says: one member per flag destination (the
+ * destination column of cli/flags.def), then the positional arguments.
+ * Zero-initialise; release with cli_args_release. */
+struct cli_args {
+	struct cli_str root, run, action, outcome_file, text, text_file, scope_sha256,
+		budget, source_file, source_choice, candidate, section, goal_file, surface;
+	int json, outcome_stdin, text_stdin, confirm_destructive, use_pinned_source,
+	    goal_stdin, no_review, mcp, refresh;
+	struct cli_strings tool;
+	char **pos;		/* NULL-terminated, borrowed from argv; array owned */
+	size_t npos;
+};
+
+void cli_args_release(struct cli_args *a);
+
+/* The --root value when it is not empty, else NULL ("not given"). */
+const char *cli_root(const struct cli_args *a);
+
+struct cli_flag_row {
+	const char *name;	/* without the leading "--" */
+	enum cli_flag_type type;
+	size_t dest;		/* offset of the destination in struct cli_args */
+	const char *value_name;	/* "string", "int", ... for --help; NULL for bool */
+	const char *usage;	/* one line for --help */
+	const char *choices;	/* accepted values, space-separated, or NULL */
+};
+
+#define CLI_FLAGS_MAX 9
 struct cli_command {
+	enum cli_cmd group;
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	enum cli_args_rule args;
 	const char *use;	/* "run [flags] [-- <goal>]" */
 	const char *summary;
 	const char *examples;	/* may be NULL */
-	struct cli_opt *opts;	/* terminated by name == NULL */
+	enum cli_flag flags[CLI_FLAGS_MAX];	/* ends at CLI_FLAG_NONE */
 };
 
-/* Parses argv[1..argc) against `opts`; non-flag arguments (and everything
- * after "--") land in *pos (NULL-terminated, borrowed pointers into argv,
- * array owned by the caller, freed with sw_free).  `--help`/`-h` set *help.
- * On a usage error writes nothing and returns SVC_EXIT_USAGE with `msg`
- * filled. */
-int cli_parse(int argc, char **argv, struct cli_opt *opts, char ***pos,
-	      size_t *npos, int *help, char *msg, size_t msglen);
+extern const struct cli_flag_row cli_flags[CLI_FLAG__COUNT];
+extern const struct cli_command cli_commands[CLI_CMD__COUNT];
 
-void cli_strings_release(struct cli_strings *s);
+/* The command `name` of `group` (CLI_CMD_NONE for the top level), or
+ * NULL. */
+const struct cli_command *cli_find(enum cli_cmd group, const char *name);
 
-/* cli_parse for a command: a usage error is written as invalid_usage
- * (bound to `root_arg`), and --help prints `cmd` with `opts`.  Returns -1
- * when the command should go on, else the exit status to return. */
-int cli_parse_command(int argc, char **argv, struct cli_opt *opts,
-		      const struct cli_command *cmd, const char *path,
-		      char ***pos, size_t *npos, const char *root_arg);
-
-/* invalid_usage naming the first positional argument of the command at
- * `path` ("protocol submit"), when there is one; 0 when there is none. */
-int cli_no_args(size_t npos, char *const *pos, const char *path,
-		const char *root_arg);
-
-/* invalid_usage unless there are at most `max` positional arguments;
- * 0 when there are. */
-int cli_max_args(size_t npos, size_t max, const char *root_arg);
+/* Parses argv[1..argc) for command `id` into *a: flags through their
+ * destinations, non-flag arguments (and everything after "--") into
+ * a->pos.  `--help`/`-h` prints the command's help; a usage error is
+ * written as invalid_usage bound to `root_arg`, and so is a positional
+ * argument the command's rule refuses (bound to the parsed --root).
+ * Returns -1 when the command should go on, else the exit status. */
+int cli_parse_command(enum cli_cmd id, int argc, char **argv, struct cli_args *a,
+		      const char *root_arg);
 
 /* Finds the command name in argv[1..argc) as the reference's command
  * lookup does: flags before it are skipped, one without "=" taking the
@@ -89,12 +129,14 @@ const char *cli_raw_root(int argc, char **argv);
  * calls it.  Write errors still reach fflush/ferror.  Returns 0 or -1. */
 int cli_human_output(void);
 
-/* Prints help for `cmd` to stdout; returns SVC_EXIT_OK or DEFECT.  In
- * reference mode (cli_help_reference) it prints the same facts as one JSON
- * line instead: {"path","use","summary","examples","options":[{"name",
+/* Prints help for command `id` to stdout; returns CLI_EXIT_OK or DEFECT.
+ * In reference mode (cli_help_reference) it prints the same facts as one
+ * JSON line instead: {"path","use","summary","examples","options":[{"name",
  * "type","value","usage","choices"}]}, which `slipway _reference` gathers
- * for the generated man pages and shell completions. */
-int cli_print_help(const char *path, const struct cli_command *cmd);
+ * for the generated man pages and shell completions.  A group (a command
+ * other commands name as theirs) prints {"path","summary","commands":[
+ * {"name","summary"}]} and then each member's line. */
+int cli_print_help(enum cli_cmd id);
 
 /* Switches every later help print to reference mode (see above). */
 void cli_help_reference(void);
@@ -102,9 +144,25 @@ void cli_help_reference(void);
 /* True in reference mode. */
 int cli_help_is_reference(void);
 
-/* One reference-mode line for a command group without flags of its own:
- * {"path","use","summary","commands":[...]} (`names` NULL-terminated). */
-int cli_print_group_reference(const char *path, const char *summary,
-			      const char *const *names, const char *const *summaries);
+/* One reference line for the group `group` (CLI_CMD_NONE: the whole
+ * program, summarised as `summary`): its visible members. */
+int cli_print_group_reference(enum cli_cmd group, const char *path, const char *summary);
+
+/* The capability texts embedded in this build (cli/embed.sh), as
+ * io/adapter.h wants them; terminated by a NULL name. */
+const struct adapter_text *cli_adapter_texts(void);
+
+/* The adapter request the command line `a` makes (install, uninstall,
+ * list, doctor), with this build's embedded capability texts. */
+struct svc_adapter_request cli_adapter_request(const struct cli_args *a);
+
+/* The changeReport of install or uninstall as text under `heading`. */
+int cli_print_change_report(const char *heading, const struct adapter_report *r);
+
+/* The program's own help: what it is and the visible commands. */
+int cli_print_root_help(void);
+
+/* Flushes stdout: CLI_EXIT_OK, or CLI_EXIT_DEFECT when it failed. */
+int cli_flush(void);
 
 #endif

@@ -9,27 +9,12 @@
 #include "cli/version.h"
 #include "mcp/server.h"
 
-
 int cmd_mcp(int argc, char **argv)
 {
-	const char *root = NULL;
-	struct cli_opt opts[] = {
-		{ "root", CLI_OPT_STRING, &root, 0, "workspace root (default: current Git worktree)", "string" },
-		{ NULL, 0, NULL, 0, NULL, NULL },
-	};
-	static const struct cli_command cmd = {
-		"mcp [flags]",
-		"Serve the machine protocol as MCP tools and resources on stdin/stdout",
-		"  slipway mcp\n  slipway mcp --root /path/to/repo", NULL
-	};
-	char **pos = NULL;
-	size_t npos = 0;
+	struct cli_args a = { 0 };
 	int rc, in_fd = -1, out_fd = -1, null_fd = -1;
 
-	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "mcp", &pos, &npos,
-				    cli_raw_root(argc, argv))) >= 0)
-		return rc;
-	if ((rc = cli_no_args(npos, pos, "mcp", root)) != 0)
+	if ((rc = cli_parse_command(CLI_CMD_MCP, argc, argv, &a, cli_raw_root(argc, argv))) >= 0)
 		goto out;
 	/* The channel gets private descriptors; stdin reads nothing and
 	 * stdout goes to stderr, so that no stray print reaches the host. */
@@ -39,11 +24,11 @@ int cmd_mcp(int argc, char **argv)
 	    (null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 ||
 	    dup2(null_fd, STDIN_FILENO) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
 		perror("slipway mcp: cannot set up stdin/stdout");
-		rc = SVC_EXIT_DEFECT;
+		rc = CLI_EXIT_DEFECT;
 		goto out;
 	}
-	rc = mcp_serve(in_fd, out_fd, root && *root ? root : NULL, SLIPWAY_VERSION) == 0
-		? SVC_EXIT_OK : SVC_EXIT_DEFECT;
+	rc = mcp_serve(in_fd, out_fd, cli_root(&a), SLIPWAY_VERSION) == 0 ? CLI_EXIT_OK
+									  : CLI_EXIT_DEFECT;
 out:
 	if (null_fd >= 0)
 		close(null_fd);
@@ -51,6 +36,6 @@ out:
 		close(in_fd);
 	if (out_fd >= 0)
 		close(out_fd);
-	sw_free(pos);
+	cli_args_release(&a);
 	return rc;
 }

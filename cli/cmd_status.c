@@ -122,7 +122,7 @@ static int print_one(const struct svc_status_found *res)
 	    choices && choices[0])
 		fputs(choices, stdout);
 	sw_free(choices);
-	return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : 0;
+	return cli_flush();
 }
 
 /* The listing as text: one line per Run, then one per unavailable Run. */
@@ -146,49 +146,29 @@ static int print_list(const struct svc_listing *l)
 	json_array_foreach(l->unavailable, i, entry)
 		printf("%s  unavailable  code=%s  %s\n", jstr(entry, "id"), jstr(entry, "code"),
 		       jstr(entry, "detail"));
-	return fflush(stdout) == EOF ? SVC_EXIT_DEFECT : 0;
+	return cli_flush();
 }
 
 int cmd_status(int argc, char **argv)
 {
-	const char *root = NULL, *section = NULL;
-	int json = 0, rc;
-	struct cli_opt opts[] = {
-		{ "root", CLI_OPT_STRING, &root, 0, "workspace root (default: current Git worktree)", "string" },
-		{ "json", CLI_OPT_BOOL, &json, 0, "emit JSON", NULL },
-		{ "section", CLI_OPT_STRING, &section, 0, "read one pinned source chapter of the given Run", "string" },
-		{ NULL, 0, NULL, 0, NULL, NULL },
-	};
-	static const struct cli_command cmd = {
-		"status [run-id] [--section KEY] [flags]", "Show the Runs of this repository",
-		"  slipway status\n  slipway status RUN --json\n  slipway status RUN --section requirements",
-		NULL
-	};
-	struct svc_status_request req = { 0 };
 	struct svc_status_found res = { 0 };
-	char **pos = NULL;
-	size_t npos = 0;
+	struct cli_args a = { 0 };
+	int rc;
 
-	if ((rc = cli_parse_command(argc, argv, opts, &cmd, "status", &pos, &npos,
-				    cli_raw_root(argc, argv))) >= 0)
-		return rc;
-	if (!json)
+	if ((rc = cli_parse_command(CLI_CMD_STATUS, argc, argv, &a, cli_raw_root(argc, argv))) >= 0)
+		goto out;
+	if (!a.json)
 		(void)cli_human_output();
-	req.root = root && *root ? root : NULL;
-	if ((rc = cli_max_args(npos, 1, req.root)) != 0)
-		goto out;
-	req.run_id = npos == 1 ? pos[0] : NULL;
-	req.section = section;
-	req.section_given = opts[2].seen;
-	req.human = !json;
-	if ((rc = svc_op_status(&req, &res, NULL)) != 0 || !req.human)
-		goto out;
-	if (res.run)
+	rc = svc_op_status(&(struct svc_status_request){
+		.root = cli_root(&a), .run_id = a.npos == 1 ? a.pos[0] : NULL,
+		.section = a.section.v, .section_given = a.section.given, .human = !a.json },
+		&res, NULL);
+	if (rc == 0 && !a.json && res.run)
 		rc = print_one(&res);
-	else if (res.listed)
+	else if (rc == 0 && !a.json && res.listed)
 		rc = print_list(&res.list);
 out:
 	svc_status_found_release(&res);
-	sw_free(pos);
+	cli_args_release(&a);
 	return rc;
 }

@@ -270,11 +270,9 @@ static void nexts(void)
 
 static void errors(void)
 {
-	printf("\n## Exit Statuses\n\n| status | meaning |\n| --- | --- |\n"
-	       "| 0 | success |\n"
-	       "| 1 | a defect: not even the structured error could be written; no JSON |\n"
-	       "| 2 | usage: the request is malformed; a `cliError` is on stderr |\n"
-	       "| 3 | runtime: the request was refused or failed; a `cliError` is on stderr |\n");
+	printf("\n## Exit Statuses\n\n| status | meaning |\n| --- | --- |\n");
+	for (size_t i = 0; i < tbl_exit_statuses_len; i++)
+		printf("| %d | %s |\n", tbl_exit_statuses[i].status, tbl_exit_statuses[i].meaning);
 	printf("\n## Error Codes\n\n| code | exit | next | details |\n| --- | --- | --- | --- |\n");
 	for (int e = 1; e < TBL_ERR__COUNT; e++)
 		printf("| `%s` | %d | %s | %s |\n", tbl_err_wire[e], tbl_err_exit[e],

@@ -1,6 +1,5 @@
 #include "io/next.h"
 
-#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -317,13 +316,15 @@ static const struct input_spec *const input_sets[IN__COUNT][INPUT_SET_MAX] = {
 struct form_row {
 	enum tbl_variant variant;
 	enum tbl_nextop op;
+	unsigned also;		/* other operations it may appear under */
 	enum input_set inputs;
 	const char *argv[FORM_ARGV_MAX];
 };
 
+#define ALSO(op) (1u << TBL_NEXTOP_##op)
 static const struct form_row forms[NEXT_FORM__COUNT] = {
-#define FORM(id, v, o, in, ...) \
-	[NEXT_FORM_##id] = { TBL_VARIANT_##v, TBL_NEXTOP_##o, IN_##in, { __VA_ARGS__ } },
+#define FORM(id, v, o, also, in, ...) \
+	[NEXT_FORM_##id] = { TBL_VARIANT_##v, TBL_NEXTOP_##o, also, IN_##in, { __VA_ARGS__ } },
 #include "tables/next_forms.def"
 #undef FORM
 };
@@ -776,373 +777,128 @@ static int validate_variant(const char *root, const struct next_variant *v,
 	return 0;
 }
 
-/* Flags found past the fixed prefix, and the inputs by flag. */
-#define OPTS_MAX 8
-struct opts {
-	size_t n;
-	const char *flag[OPTS_MAX];
-	const char *value[OPTS_MAX];
-};
+/* ---- The grammar: a variant must match a form of its id --------------- */
 
-struct input_opts {
-	size_t n;
-	const struct next_input *in[OPTS_MAX];
-};
-
-static const char *opt_get(const struct opts *o, const char *flag)
+/* Why the argv of `v` is not form `f`'s, written to `why`; 0 when it is.
+ * A slot accepts its kind of value (tables/next_forms.def), every other
+ * word of the template must be there as written, and nothing may follow. */
+static int argv_mismatch(const struct form_row *f, const struct next_variant *v,
+			 char *why, size_t len)
 {
-	for (size_t i = 0; i < o->n; i++)
-		if (strcmp(o->flag[i], flag) == 0)
-			return o->value[i];
-	return NULL;
-}
+	size_t k = 0;
 
-static const struct next_input *input_get(const struct input_opts *o,
-					  const char *flag)
-{
-	for (size_t i = 0; i < o->n; i++)
-		if (strcmp(o->in[i]->flag, flag) == 0)
-			return o->in[i];
-	return NULL;
-}
+	for (size_t i = 0; f->argv[i] != NULL; i++) {
+		const char *t = f->argv[i];
+		const char *a = k < v->argc ? v->argv[k] : NULL;
+		const char *bad = NULL;
 
-/* validateNextOperationOptions: every element of base_argv from `start`
- * is a known boolean flag or a known value flag followed by a value not
- * starting with "--", none repeated; every input flag is a known input
- * value flag absent from base_argv. */
-static int parse_options(struct opts *base, struct input_opts *ins,
-			 const char *family, const struct next_variant *v,
-			 size_t start, const char *const *value_flags,
-			 const char *const *bool_flags,
-			 const char *const *input_flags, struct sw_error *err)
-{
-	base->n = 0;
-	ins->n = 0;
-	for (size_t i = start; i < v->argc;) {
-		const char *flag = v->argv[i];
-
-		if (opt_get(base, flag) != NULL)
-			return invalid(err, "operation %s base_argv repeats flag \"%s\"", family, flag);
-		if (in_list(bool_flags, flag)) {
-			base->value[base->n] = "true";
-			i++;
-		} else if (in_list(value_flags, flag)) {
-			if (i + 1 >= v->argc || has_dashes(v->argv[i + 1]))
-				return invalid(err, "operation %s flag \"%s\" requires a value", family, flag);
-			base->value[base->n] = v->argv[i + 1];
-			i += 2;
-		} else {
-			return invalid(err, "operation %s base_argv contains unsupported flag \"%s\"", family, flag);
+		if (t == ARG_NO_REVIEW) {	/* the one optional word */
+			k += streq(a, "--no-review");
+			continue;
 		}
-		/* Known flags are unique, so OPTS_MAX bounds them. */
-		assert(base->n < OPTS_MAX);
-		base->flag[base->n++] = flag;
+		if (a == NULL)
+			bad = "is missing";
+		else if (t == ARG_RUN || t == ARG_ACTION || t == ARG_CANDIDATE)
+			bad = has_dashes(a) ? "must be an id, not a flag" : NULL;
+		else if (t == ARG_DIGEST)
+			bad = next_digest_valid(a) ? NULL : "must be a lowercase sha256 digest";
+		else if (t == ARG_BUDGET)
+			bad = next_budget_valid(a) ? NULL : "must be a canonical positive base-10 integer no greater than 1000";
+		else if (t != ARG_ROOT && strcmp(a, t) != 0)	/* the root: variant_root */
+			bad = "differs from the form";
+		if (bad) {
+			snprintf(why, len, "base_argv[%zu] %s (%s expects %s)", k, bad,
+				 tbl_variant_wire[f->variant], t[0] == '\001' ? t + 1 : t);
+			return 1;
+		}
+		k++;
 	}
-	for (size_t i = 0; i < v->ninputs; i++) {
+	if (k == v->argc)
+		return 0;
+	snprintf(why, len, "base_argv[%zu] \"%s\" is not in the %s form", k, v->argv[k],
+		 tbl_variant_wire[f->variant]);
+	return 1;
+}
+
+static int strv_eq(char *const *a, const char *const *b)
+{
+	size_t i = 0;
+
+	if (a == NULL || b == NULL)
+		return a == NULL && b == NULL;
+	for (; a[i] && b[i]; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return 0;
+	return a[i] == NULL && b[i] == NULL;
+}
+
+/* As argv_mismatch for the inputs: the form's list, in order, each with
+ * its name, type, flag, requiredness and choices. */
+static int inputs_mismatch(const struct form_row *f, const struct next_variant *v,
+			   char *why, size_t len)
+{
+	const struct input_spec *const *want = input_sets[f->inputs];
+	size_t n = 0;
+
+	while (n < INPUT_SET_MAX && want[n] != NULL)
+		n++;
+	if (v->ninputs != n) {
+		snprintf(why, len, "%s takes %zu input(s), not %zu",
+			 tbl_variant_wire[f->variant], n, v->ninputs);
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++) {
 		const struct next_input *in = &v->inputs[i];
 
-		if (!in_list(input_flags, in->flag)) {
-			if (in_list(bool_flags, in->flag))
-				return invalid(err, "operation %s boolean flag \"%s\" cannot be supplied as a typed input", family, in->flag);
-			return invalid(err, "operation %s inputs contain unsupported flag \"%s\"", family, in->flag);
+		if (!streq(in->name, want[i]->name) || in->type != want[i]->type ||
+		    !streq(in->flag, want[i]->flag) || !in->required != !want[i]->required ||
+		    !strv_eq(in->choices, want[i]->choices)) {
+			snprintf(why, len, "inputs[%zu] is not %s's %s %s input %s",
+				 i, tbl_variant_wire[f->variant],
+				 want[i]->required ? "required" : "optional",
+				 tbl_input_wire[want[i]->type], want[i]->flag);
+			return 1;
 		}
-		if (opt_get(base, in->flag) != NULL)
-			return invalid(err, "operation %s flag \"%s\" is present in both base_argv and inputs", family, in->flag);
-		if (ins->n < OPTS_MAX)
-			ins->in[ins->n++] = in;
 	}
 	return 0;
 }
 
-/* nextInputsExactly: the inputs are `expected`, in order, without choices. */
-static int inputs_exactly(const struct next_variant *v,
-			  const struct input_spec *const *expected, size_t n)
+/* The variant must match one form of its id (tables/next_forms.def) that
+ * may appear under the next's operation.  A command next is open, as in
+ * the reference: any slipway command but the run and protocol grammars,
+ * which belong to start and the mutations (its forms are what slipway
+ * itself offers, and a host may be handed others, say with literal
+ * positional values after "--"). */
+static int validate_form(enum tbl_nextop op, const struct next_variant *v,
+			 size_t idx, struct sw_error *err)
 {
-	if (v->ninputs != n)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct next_input *a = &v->inputs[i];
+	char why[240] = "", other[sizeof(why)] = "";
+	int under = 0;
 
-		if (!streq(a->name, expected[i]->name) ||
-		    a->type != expected[i]->type ||
-		    !streq(a->flag, expected[i]->flag) ||
-		    !a->required != !expected[i]->required ||
-		    (a->choices != NULL && a->choices[0] != NULL))
-			return 0;
-	}
-	return 1;
-}
-
-static int only_budget_input(const struct next_variant *v)
-{
-	const struct input_spec *const e[] = { &in_budget };
-
-	return inputs_exactly(v, e, 1);
-}
-
-/* The fixed prefix `slipway protocol <verb> --run R --action A --root W`. */
-static int run_action_prefix(const struct next_variant *v, const char *verb)
-{
-	char *const *a = v->argv;
-
-	return v->argc >= 9 && streq(a[0], "slipway") &&
-	       streq(a[1], "protocol") && streq(a[2], verb) &&
-	       streq(a[3], "--run") && !has_dashes(a[4]) &&
-	       streq(a[5], "--action") && !has_dashes(a[6]) &&
-	       streq(a[7], "--root");
-}
-
-static int family_action(const struct next_variant *v, struct sw_error *err)
-{
-	static const char *const value_flags[] = { "--outcome-file", NULL };
-	static const char *const bool_flags[] = { "--outcome-stdin", NULL };
-	static const char *const input_flags[] = { "--outcome-file", NULL };
-	const struct input_spec *const file[] = { &in_outcome_file };
-	struct opts base;
-	struct input_opts ins;
-	const struct next_input *file_in;
-	int rc, file_base, stdin_base;
-
-	if (!run_action_prefix(v, "submit"))
-		return invalid(err, "operation action requires exact slipway protocol submit --run RUN --action ACTION --root ROOT grammar");
-	if ((rc = parse_options(&base, &ins, "action", v, 9, value_flags,
-				bool_flags, input_flags, err)) < 0)
-		return rc;
-	file_base = opt_get(&base, "--outcome-file") != NULL;
-	stdin_base = opt_get(&base, "--outcome-stdin") != NULL;
-	file_in = input_get(&ins, "--outcome-file");
-	if (file_in && (!file_in->required || file_in->type != TBL_INPUT_PATH))
-		return invalid(err, "operation action requires --outcome-file to be a required path input");
-	if ((file_base || file_in != NULL) == stdin_base)
-		return invalid(err, "operation action requires exactly one of --outcome-file or --outcome-stdin");
-	if (v->id == TBL_VARIANT_SUBMIT_OUTCOME_FILE) {
-		if (v->argc != 9 || file_base || stdin_base ||
-		    !inputs_exactly(v, file, 1))
-			return invalid(err, "submit-outcome-file requires one required --outcome-file path input");
-		return 0;
-	}
-	if (v->id == TBL_VARIANT_SUBMIT_OUTCOME_STDIN) {
-		if (v->argc != 10 || !stdin_base || v->ninputs != 0)
-			return invalid(err, "submit-outcome-stdin requires fixed --outcome-stdin argv without inputs");
-		return 0;
-	}
-	return invalid(err, "operation action has unsupported variant id \"%s\"", tbl_variant_wire[v->id]);
-}
-
-static int family_answer(const struct next_variant *v, struct sw_error *err)
-{
-	static const char *const value_flags[] = {
-		"--text", "--text-file", "--scope-sha256", NULL
-	};
-	static const char *const bool_flags[] = { "--confirm-destructive", NULL };
-	static const char *const input_flags[] = {
-		"--text-file", "--scope-sha256", NULL
-	};
-	const struct input_spec *const text_req[] = { &in_text_file };
-	const struct input_spec *const text_opt[] = { &in_text_file_opt };
-	struct opts base;
-	struct input_opts ins;
-	const struct next_input *scope_in, *text_in;
-	const char *scope;
-	int rc, confirm;
-
-	if (!run_action_prefix(v, "answer"))
-		return invalid(err, "operation answer requires exact slipway protocol answer --run RUN --action ACTION --root ROOT grammar");
-	if ((rc = parse_options(&base, &ins, "answer", v, 9, value_flags,
-				bool_flags, input_flags, err)) < 0)
-		return rc;
-	confirm = opt_get(&base, "--confirm-destructive") != NULL;
-	scope = opt_get(&base, "--scope-sha256");
-	scope_in = input_get(&ins, "--scope-sha256");
-	if (confirm != (scope != NULL || scope_in != NULL))
-		return invalid(err, "operation answer requires --confirm-destructive and --scope-sha256 together");
-	if (scope != NULL && !next_digest_valid(scope))
-		return invalid(err, "operation answer requires --scope-sha256 to be a lowercase sha256 digest");
-	if (scope_in && (!scope_in->required || scope_in->type != TBL_INPUT_DIGEST))
-		return invalid(err, "operation answer requires --scope-sha256 to be a required digest input");
-	text_in = input_get(&ins, "--text-file");
-	if (text_in && text_in->type != TBL_INPUT_PATH)
-		return invalid(err, "operation answer requires --text-file to be a path input");
-	if (v->id == TBL_VARIANT_ANSWER_DECISION ||
-	    v->id == TBL_VARIANT_DECLINE_OR_FEEDBACK) {
-		if (v->argc != 9 || confirm || scope != NULL || scope_in != NULL ||
-		    !inputs_exactly(v, text_req, 1))
-			return invalid(err, "%s requires one required --text-file path input", tbl_variant_wire[v->id]);
-		return 0;
-	}
-	if (v->id == TBL_VARIANT_CONFIRM_DESTRUCTIVE) {
-		if (v->argc != 12 || !confirm || scope == NULL ||
-		    scope_in != NULL || !inputs_exactly(v, text_opt, 1))
-			return invalid(err, "confirm-destructive requires fixed confirmation scope argv and one optional --text-file path input");
-		return 0;
-	}
-	return invalid(err, "operation answer has unsupported variant id \"%s\"", tbl_variant_wire[v->id]);
-}
-
-static int choice_input_bounded(const struct next_input *in)
-{
-	for (size_t i = 0; in->choices && in->choices[i]; i++)
-		if (strcmp(in->choices[i], "pinned") != 0 &&
-		    strcmp(in->choices[i], "adopt") != 0)
-			return 0;
-	return 1;
-}
-
-static int family_resume(const struct next_variant *v, struct sw_error *err)
-{
-	static const char *const value_flags[] = {
-		"--budget", "--source-file", "--source-choice", "--candidate", NULL
-	};
-	static const char *const bool_flags[] = { "--use-pinned-source", NULL };
-	const struct input_spec *const source_budget[] = {
-		&in_source_file, &in_budget
-	};
-	struct opts base;
-	struct input_opts ins;
-	const struct next_input *source_in, *budget_in, *choice_in, *cand_in;
-	const char *budget, *choice, *candidate;
-	char *const *a = v->argv;
-	int rc, source_base, use_pinned, choice_present, modes = 0;
-
-	if (v->argc < 6 || !streq(a[0], "slipway") || !streq(a[1], "protocol") ||
-	    !streq(a[2], "resume") || has_dashes(a[3]) || !streq(a[4], "--root"))
-		return invalid(err, "operation resume requires exact slipway protocol resume RUN --root ROOT grammar");
-	if ((rc = parse_options(&base, &ins, "resume", v, 6, value_flags,
-				bool_flags, value_flags, err)) < 0)
-		return rc;
-	source_base = opt_get(&base, "--source-file") != NULL;
-	source_in = input_get(&ins, "--source-file");
-	if (source_in && (!source_in->required || source_in->type != TBL_INPUT_PATH))
-		return invalid(err, "operation resume requires --source-file to be a required path input");
-	budget = opt_get(&base, "--budget");
-	budget_in = input_get(&ins, "--budget");
-	if (budget != NULL && !next_budget_valid(budget))
-		return invalid(err, "operation resume requires --budget to be a canonical positive base-10 integer no greater than 1000");
-	if (budget_in && (budget_in->required || budget_in->type != TBL_INPUT_STRING ||
-			  strcmp(budget_in->name, "budget") != 0))
-		return invalid(err, "operation resume requires --budget to be an optional string input");
-	choice = opt_get(&base, "--source-choice");
-	choice_in = input_get(&ins, "--source-choice");
-	candidate = opt_get(&base, "--candidate");
-	cand_in = input_get(&ins, "--candidate");
-	use_pinned = opt_get(&base, "--use-pinned-source") != NULL;
-	choice_present = choice != NULL || choice_in != NULL;
-	if (choice_present != (candidate != NULL || cand_in != NULL))
-		return invalid(err, "operation resume requires --source-choice and --candidate together");
-	if (choice != NULL && !streq(choice, "pinned") && !streq(choice, "adopt"))
-		return invalid(err, "operation resume requires --source-choice to be pinned or adopt");
-	if (choice_in && (!choice_in->required || choice_in->type != TBL_INPUT_ENUM ||
-			  !choice_input_bounded(choice_in)))
-		return invalid(err, "operation resume requires a source-choice input to be a required pinned/adopt enum");
-	if (cand_in && (!cand_in->required || cand_in->type != TBL_INPUT_STRING))
-		return invalid(err, "operation resume requires --candidate to be a required string input");
-	modes = (source_base || source_in != NULL) + use_pinned + choice_present;
-	if (modes > 1)
-		return invalid(err, "operation resume allows only one source mode");
-	if (v->id == TBL_VARIANT_RESUME_AD_HOC) {
-		if (v->argc != 6 || modes != 0 || !only_budget_input(v))
-			return invalid(err, "resume-ad-hoc requires fixed source-free argv and one optional --budget input");
-		return 0;
-	}
-	if (v->id == TBL_VARIANT_REFRESH_SOURCE) {
-		if ((v->argc != 6 && v->argc != 8) ||
-		    (v->argc == 8 && budget == NULL) || source_in == NULL ||
-		    source_base || modes != 1 ||
-		    !inputs_exactly(v, source_budget, budget != NULL ? 1 : 2))
-			return invalid(err, "refresh-source requires one required --source-file path input and, unless fixed in argv, one optional --budget input");
-		return 0;
-	}
-	if (v->id == TBL_VARIANT_USE_PINNED_SOURCE) {
-		if (v->argc != 7 || !use_pinned || !only_budget_input(v))
-			return invalid(err, "use-pinned-source requires fixed --use-pinned-source argv and one optional --budget input");
-		return 0;
-	}
-	if (v->id == TBL_VARIANT_KEEP_PINNED || v->id == TBL_VARIANT_ADOPT) {
-		if (v->argc != 10 ||
-		    !streq(choice, v->id == TBL_VARIANT_ADOPT ? "adopt" : "pinned") ||
-		    candidate == NULL || !only_budget_input(v))
-			return invalid(err, "%s requires fixed source-choice and candidate argv plus one optional --budget input", tbl_variant_wire[v->id]);
-		return 0;
-	}
-	return invalid(err, "operation resume has unsupported variant id \"%s\"", tbl_variant_wire[v->id]);
-}
-
-static int family_start(const struct next_variant *v, struct sw_error *err)
-{
-	const struct input_spec *const goal[] = { &in_goal_file };
-	const struct input_spec *const goal_source[] = {
-		&in_goal_file, &in_source_file
-	};
-	char *const *a = v->argv;
-	int shape;
-
-	shape = (v->argc == 7 || (v->argc == 8 && streq(a[7], "--no-review"))) &&
-		streq(a[0], "slipway") && streq(a[1], "run") &&
-		streq(a[2], "--budget") && streq(a[4], "--json") &&
-		streq(a[5], "--root");
-	if (!shape)
-		return invalid(err, "operation start requires exact slipway run --budget N --json --root ROOT [--no-review] grammar");
-	if (!next_budget_valid(a[3]))
-		return invalid(err, "operation start requires --budget to be a canonical positive base-10 integer no greater than 1000");
-	for (size_t i = 0; i < v->ninputs; i++) {
-		const struct next_input *in = &v->inputs[i];
-
-		if (!streq(in->flag, "--goal-file") && !streq(in->flag, "--source-file"))
-			return invalid(err, "operation start inputs contain unsupported flag \"%s\"", in->flag);
-		if (!in->required || in->type != TBL_INPUT_PATH)
-			return invalid(err, "operation start requires goal/source files to be required path inputs");
-	}
-	if (v->id == TBL_VARIANT_RETRY_RUN) {
-		if (!inputs_exactly(v, goal, 1))
-			return invalid(err, "retry-run requires one required --goal-file path input");
-		return 0;
-	}
-	if (v->id == TBL_VARIANT_START_WITH_SOURCE) {
-		if (!inputs_exactly(v, goal_source, 2))
-			return invalid(err, "start-with-source requires required --goal-file and --source-file path inputs");
-		return 0;
-	}
-	return invalid(err, "operation start has unsupported variant id \"%s\"", tbl_variant_wire[v->id]);
-}
-
-/* validateNextOperationFamily: the operation label must agree with the
- * argv grammar.  skip-action is the universal escape hatch of a waiting
- * Action and has its own fixed grammar. */
-static int validate_family(enum tbl_nextop op, const struct next_variant *v,
-			   struct sw_error *err)
-{
-	if (v->id == TBL_VARIANT_SKIP_ACTION) {
-		if (op != TBL_NEXTOP_ACTION && op != TBL_NEXTOP_ANSWER &&
-		    op != TBL_NEXTOP_RESUME)
-			return invalid(err, "skip-action is only valid for action, answer, or resume operations");
-		if (v->argc != 9 || !run_action_prefix(v, "skip"))
-			return invalid(err, "skip-action requires exact slipway protocol skip --run RUN --action ACTION --root ROOT grammar");
-		if (v->ninputs != 0)
-			return invalid(err, "skip-action cannot require inputs");
-		return 0;
-	}
-	switch (op) {
-	case TBL_NEXTOP_ACTION:
-		return family_action(v, err);
-	case TBL_NEXTOP_ANSWER:
-		return family_answer(v, err);
-	case TBL_NEXTOP_RESUME:
-		return family_resume(v, err);
-	case TBL_NEXTOP_START:
-		return family_start(v, err);
-	case TBL_NEXTOP_COMMAND:
-		if (v->argc < 2)
-			return invalid(err, "operation command requires a nonempty slipway base_argv");
-		/* Run and protocol grammars belong to start and the mutations. */
-		if (streq(v->argv[1], "protocol") || streq(v->argv[1], "run"))
+	if (op == TBL_NEXTOP_COMMAND && v->id != TBL_VARIANT_SKIP_ACTION) {
+		if (v->argc < 2 || streq(v->argv[1], "protocol") || streq(v->argv[1], "run"))
 			return invalid(err, "operation command must not carry run or protocol grammar");
 		return 0;
-	case TBL_NEXTOP_NONE:
-	case TBL_NEXTOP_INVALID:
-	case TBL_NEXTOP__COUNT:
-	default:
-		return 0;	/* rejected before any variant is checked */
 	}
+
+	for (int f = NEXT_FORM_INVALID + 1; f < NEXT_FORM__COUNT; f++) {
+		const struct form_row *row = &forms[f];
+
+		if (row->variant != v->id ||
+		    (row->op != op && !(row->also & (1u << op))))
+			continue;
+		if (!argv_mismatch(row, v, other, sizeof(other)) &&
+		    !inputs_mismatch(row, v, other, sizeof(other)))
+			return 0;
+		/* Where an id has several forms, the first one's reason is told. */
+		if (!under)
+			memcpy(why, other, sizeof(why));
+		under = 1;
+	}
+	if (!under)
+		return invalid(err, "next.variants[%zu]: %s is not valid under operation %s",
+			       idx, tbl_variant_wire[v->id], tbl_nextop_wire[op]);
+	return invalid(err, "next.variants[%zu] does not match its form: %s", idx, why);
 }
 
 int next_validate(const struct next *n, struct sw_error *err)
@@ -1178,7 +934,7 @@ int next_validate(const struct next *n, struct sw_error *err)
 				return invalid(err, "next variant id \"%s\" is duplicated", tbl_variant_wire[v->id]);
 		if ((rc = validate_variant(root, v, i, err)) < 0)
 			return rc;
-		if ((rc = validate_family(n->operation, v, err)) < 0)
+		if ((rc = validate_form(n->operation, v, i, err)) < 0)
 			return rc;
 	}
 	return 0;

@@ -90,7 +90,7 @@ void next_free(struct next *n);
  * command next does not validate; that choice is the caller's. */
 
 enum next_form {
-#define FORM(id, variant, op, inputs, ...) NEXT_FORM_##id,
+#define FORM(id, variant, op, also, inputs, ...) NEXT_FORM_##id,
 #include "tables/next_forms.def"
 #undef FORM
 	NEXT_FORM__COUNT

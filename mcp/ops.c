@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "service/emit.h"
 #include "io/buf.h"
 #include "io/err.h"
 #include "service/ops.h"

@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "cli/cli.h"
+#include "service/emit.h"
 #include "io/buf.h"
 #include "io/err.h"
 #include "mcp/tools.h"

@@ -1,23 +1,27 @@
 #!/usr/bin/python3
 """Writes the man pages and the bash, zsh and fish completions of slipway
-from the CLI's own option tables: `gencli.py REFERENCE VERSION_H OUTDIR`.
+from the CLI's own tables: `gencli.py REFERENCE VERSION_H OUTDIR`.
 
 REFERENCE is the output of `slipway _reference` (one JSON line per command,
-printed by the same code as `slipway CMD --help`); VERSION_H is
-build/gen/version.h (version and date for the page footers).  Pages go to
-OUTDIR/man, completions to OUTDIR/completion."""
+printed from cli/commands.def and cli/flags.def by the same code as
+`slipway CMD --help`); VERSION_H is build/gen/version.h (version and date
+for the page footers).  The EXIT STATUS sections are the rows of
+tables/exit_statuses.def.  Pages go to OUTDIR/man, completions to
+OUTDIR/completion."""
 
 import json
 import os
 import re
 import sys
 
-EXIT_STATUS = [
-    ("0", "success"),
-    ("2", "usage error: a cliError JSON document on standard error"),
-    ("3", "runtime error: a cliError JSON document on standard error"),
-    ("1", "a defect with no JSON (for instance standard output could not be written)"),
-]
+def exit_statuses():
+    """(status, meaning) of each row of tables/exit_statuses.def."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tables", "exit_statuses.def")
+    with open(path, encoding="utf-8") as f:
+        return re.findall(r'^EXIT\(\s*\w+,\s*(\d+),\s*"((?:[^"\\]|\\.)*)"\)', f.read(), flags=re.M)
+
+
+EXIT_STATUS = exit_statuses()
 
 ROOT_TEXT = """slipway is a local command-line tool that an AI coding host drives one
 bounded Action at a time (orient, clarify, implement, review, summarize).

@@ -137,6 +137,13 @@ const unsigned char tbl_err_exit[TBL_ERR__COUNT] = {
 #include "tables/error_codes.def"
 #undef ERR
 };
+const struct tbl_exit_status tbl_exit_statuses[] = {
+#define EXIT(id, status, meaning) { status, meaning },
+#include "tables/exit_statuses.def"
+#undef EXIT
+};
+const size_t tbl_exit_statuses_len = sizeof(tbl_exit_statuses) / sizeof(tbl_exit_statuses[0]);
+
 const enum tbl_recovery tbl_err_recovery[TBL_ERR__COUNT] = {
 #define ERR(id, wire, exit, recovery, details) [TBL_ERR_##id] = TBL_RECOVERY_##recovery,
 #include "tables/error_codes.def"

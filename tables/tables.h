@@ -136,6 +136,14 @@ extern const enum tbl_jevent tbl_event_journal[FSM_EV__COUNT];
 extern const char *const tbl_event_resume_op[FSM_EV__COUNT];
 extern const enum tbl_nextop tbl_variant_op[TBL_VARIANT__COUNT];
 extern const unsigned char tbl_err_exit[TBL_ERR__COUNT];
+
+/* The process exit statuses (tables/exit_statuses.def), in row order. */
+struct tbl_exit_status {
+	int status;
+	const char *meaning;
+};
+extern const struct tbl_exit_status tbl_exit_statuses[];
+extern const size_t tbl_exit_statuses_len;
 extern const enum tbl_recovery tbl_err_recovery[TBL_ERR__COUNT];
 extern const enum tbl_details tbl_err_details[TBL_ERR__COUNT];
 

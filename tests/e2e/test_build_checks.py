@@ -1,5 +1,6 @@
 """The build's own guards: the purity link check of fsm/ and tables/ fails on
-a stray libc call, swapped enum columns (or swapped need and deny fact sets)
+a stray libc call, an option of cli/ read by its index in an array (the
+destination is what the parser writes), swapped enum columns (or swapped need and deny fact sets)
 in a rule row do not compile, an effect without its handler does not compile,
 the spec's event table is tables/events.def, and a capability text template
 with an unknown, unclosed or misplaced marker, or a source rejection code
@@ -37,6 +38,23 @@ def test_purity_check_fails_on_a_stray_puts():
                          capture_output=True, text=True)
     assert res.returncode != 0, "check-purity accepted a call to puts"
     assert "puts" in res.stdout + res.stderr
+
+
+def test_cli_option_check_passes_on_the_tree():
+    res = subprocess.run(["make", "-s", "-C", ROOT, "check-cli"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_cli_option_check_fails_on_a_read_by_index():
+    d = tempfile.mkdtemp()
+    for line in ("\treq.outcome_file_given = opts[2].seen;\n", "\tp = &opts[4] ->dest;\n"):
+        stray = os.path.join(d, "cmd_stray.c")
+        with open(stray, "w") as f:
+            f.write(line)
+        res = subprocess.run(["make", "-s", "-C", ROOT, "check-cli", "CLI_CHECK_EXTRA=" + stray],
+                             capture_output=True, text=True)
+        assert res.returncode != 0, "check-cli accepted " + line
+        assert "cmd_stray.c" in res.stdout + res.stderr
 
 
 def test_swapped_rule_columns_do_not_compile():

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/adapter_cli.h"
+#include "cli/cli.h"
 #include "io/adapter.h"
 #include "io/adapter_doctor.h"
 #include "io/digest.h"

@@ -540,10 +540,10 @@ Test(io_next, validate_rejects_broken_shape_rules)
 	n = valid_resume(); drop_inputs(&n->variants[0]);
 	add_input(&n->variants[0], "v", TBL_INPUT_ENUM, "--v", 0, dup_choices);
 	expect_rejected(n, "duplicate choice", "repeated choice");
-	/* A well-formed but foreign input still breaks the resume grammar. */
+	/* A well-formed but foreign input still breaks the resume form. */
 	n = valid_resume(); drop_inputs(&n->variants[0]);
 	add_input(&n->variants[0], "v", TBL_INPUT_ENUM, "--v", 0, ab);
-	expect_rejected(n, "unsupported flag", "foreign input");
+	expect_rejected(n, "is not resume-ad-hoc's optional string input --budget", "foreign input");
 }
 
 static struct next *single(enum tbl_nextop op, enum tbl_variant id,
@@ -568,118 +568,118 @@ Test(io_next, validate_rejects_broken_operation_grammar)
 
 	/* skip-action */
 	n = single(TBL_NEXTOP_COMMAND, TBL_VARIANT_SKIP_ACTION, ARGV("slipway", "protocol", "skip", "--run", R, "--action", A, "--root", W));
-	expect_rejected(n, "only valid for action", "skip in command");
+	expect_rejected(n, "skip-action is not valid under operation command", "skip in command");
 	n = single(TBL_NEXTOP_ACTION, TBL_VARIANT_SKIP_ACTION, ARGV("slipway", "protocol", "skip", "--run", R, "--action", A, "--root", W, "--extra"));
-	expect_rejected(n, "protocol skip", "skip with extra argv");
+	expect_rejected(n, "base_argv[9] \"--extra\" is not in the skip-action form", "skip with extra argv");
 	n = single(TBL_NEXTOP_ACTION, TBL_VARIANT_SKIP_ACTION, ARGV("slipway", "protocol", "skip", "--run", R, "--action", A, "--root", W));
 	add_input(&n->variants[0], "text_file", TBL_INPUT_PATH, "--text-file", 0, NULL);
-	expect_rejected(n, "cannot require inputs", "skip with input");
+	expect_rejected(n, "skip-action takes 0 input(s), not 1", "skip with input");
 
 	/* action */
 	n = single(TBL_NEXTOP_ACTION, TBL_VARIANT_SUBMIT_OUTCOME_STDIN, ARGV(SUBMIT));
-	expect_rejected(n, "exactly one of", "no outcome mode");
+	expect_rejected(n, "base_argv[9] is missing (submit-outcome-stdin expects --outcome-stdin)", "no outcome mode");
 	n = single(TBL_NEXTOP_ACTION, TBL_VARIANT_SUBMIT_OUTCOME_STDIN, ARGV(SUBMIT, "--outcome-stdin", "--bogus"));
-	expect_rejected(n, "unsupported flag", "unknown flag");
+	expect_rejected(n, "base_argv[10] \"--bogus\" is not in the submit-outcome-stdin form", "unknown flag");
 	n = single(TBL_NEXTOP_ACTION, TBL_VARIANT_SUBMIT_OUTCOME_STDIN, ARGV(SUBMIT, "--outcome-stdin", "--outcome-stdin"));
-	expect_rejected(n, "repeats flag", "repeated flag");
+	expect_rejected(n, "base_argv[10] \"--outcome-stdin\" is not in the submit-outcome-stdin form", "repeated flag");
 	n = single(TBL_NEXTOP_ACTION, TBL_VARIANT_SUBMIT_OUTCOME_FILE, ARGV(SUBMIT));
 	add_input(&n->variants[0], "outcome_file", TBL_INPUT_STRING, "--outcome-file", 1, NULL);
-	expect_rejected(n, "required path input", "outcome file as string");
+	expect_rejected(n, "inputs[0] is not submit-outcome-file's required path input --outcome-file", "outcome file as string");
 	n = single(TBL_NEXTOP_ACTION, TBL_VARIANT_SUBMIT_OUTCOME_FILE, ARGV(SUBMIT));
 	add_input(&n->variants[0], "outcome_stdin", TBL_INPUT_STRING, "--outcome-stdin", 1, NULL);
-	expect_rejected(n, "boolean flag", "boolean as input");
+	expect_rejected(n, "inputs[0] is not submit-outcome-file's required path input --outcome-file", "boolean as input");
 	n = single(TBL_NEXTOP_ACTION, TBL_VARIANT_SUBMIT_OUTCOME_FILE, ARGV(SUBMIT, "--outcome-file", "/x"));
-	expect_rejected(n, "submit-outcome-file requires", "file fixed in argv");
+	expect_rejected(n, "base_argv[9] \"--outcome-file\" is not in the submit-outcome-file form", "file fixed in argv");
 	n = single(TBL_NEXTOP_ACTION, TBL_VARIANT_ANSWER_DECISION, ARGV(SUBMIT, "--outcome-stdin"));
-	expect_rejected(n, "unsupported variant id", "foreign id");
+	expect_rejected(n, "answer-decision is not valid under operation action", "foreign id");
 	n = single(TBL_NEXTOP_ACTION, TBL_VARIANT_SUBMIT_OUTCOME_STDIN, ARGV("slipway", "protocol", "submit", "--run", "--x", "--action", A, "--root", W, "--outcome-stdin"));
-	expect_rejected(n, "operation action requires exact", "flag-like run id");
+	expect_rejected(n, "base_argv[4] must be an id, not a flag (submit-outcome-stdin expects run)", "flag-like run id");
 
 	/* answer */
 	n = single(TBL_NEXTOP_ANSWER, TBL_VARIANT_ANSWER_DECISION, ARGV("slipway", "protocol", "answer", "--bogus", "x", "--root", W));
-	expect_rejected(n, "operation answer", "prefix-only argv");
+	expect_rejected(n, "base_argv[3] differs from the form (answer-decision expects --run)", "prefix-only argv");
 	n = single(TBL_NEXTOP_ANSWER, TBL_VARIANT_CONFIRM_DESTRUCTIVE, ARGV(ANSWER, "--confirm-destructive"));
-	expect_rejected(n, "together", "confirm without scope");
+	expect_rejected(n, "base_argv[10] is missing (confirm-destructive expects --scope-sha256)", "confirm without scope");
 	n = single(TBL_NEXTOP_ANSWER, TBL_VARIANT_CONFIRM_DESTRUCTIVE, ARGV(ANSWER, "--scope-sha256", DIGEST));
-	expect_rejected(n, "together", "scope without confirm");
+	expect_rejected(n, "base_argv[9] differs from the form (confirm-destructive expects --confirm-destructive)", "scope without confirm");
 	n = single(TBL_NEXTOP_ANSWER, TBL_VARIANT_CONFIRM_DESTRUCTIVE, ARGV(ANSWER, "--confirm-destructive", "--scope-sha256", "sha256:BAD"));
-	expect_rejected(n, "lowercase sha256", "bad scope");
+	expect_rejected(n, "base_argv[11] must be a lowercase sha256 digest (confirm-destructive expects digest)", "bad scope");
 	n = single(TBL_NEXTOP_ANSWER, TBL_VARIANT_CONFIRM_DESTRUCTIVE, ARGV(ANSWER, "--confirm-destructive"));
 	add_input(&n->variants[0], "scope", TBL_INPUT_STRING, "--scope-sha256", 1, NULL);
-	expect_rejected(n, "required digest input", "scope input as string");
+	expect_rejected(n, "base_argv[10] is missing (confirm-destructive expects --scope-sha256)", "scope input as string");
 	n = single(TBL_NEXTOP_ANSWER, TBL_VARIANT_ANSWER_DECISION, ARGV(ANSWER));
 	add_input(&n->variants[0], "text_file", TBL_INPUT_STRING, "--text-file", 1, NULL);
-	expect_rejected(n, "path input", "text file as string");
+	expect_rejected(n, "inputs[0] is not answer-decision's required path input --text-file", "text file as string");
 	n = single(TBL_NEXTOP_ANSWER, TBL_VARIANT_ANSWER_DECISION, ARGV(ANSWER));
 	add_input(&n->variants[0], "text_file", TBL_INPUT_PATH, "--text-file", 0, NULL);
-	expect_rejected(n, "answer-decision requires", "optional decision text");
+	expect_rejected(n, "inputs[0] is not answer-decision's required path input --text-file", "optional decision text");
 	n = single(TBL_NEXTOP_ANSWER, TBL_VARIANT_CONFIRM_DESTRUCTIVE, ARGV(ANSWER, "--confirm-destructive", "--scope-sha256", DIGEST));
 	add_input(&n->variants[0], "text_file", TBL_INPUT_PATH, "--text-file", 1, NULL);
-	expect_rejected(n, "confirm-destructive requires", "required confirm text");
+	expect_rejected(n, "inputs[0] is not confirm-destructive's optional path input --text-file", "required confirm text");
 
 	/* resume */
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_RESUME_AD_HOC, ARGV(RESUME, "--bogus", "x"));
-	expect_rejected(n, "unsupported flag", "resume unknown flag");
+	expect_rejected(n, "base_argv[6] \"--bogus\" is not in the resume-ad-hoc form", "resume unknown flag");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_RESUME_AD_HOC, ARGV(RESUME, "--source-file"));
-	expect_rejected(n, "requires a value", "flag without value");
+	expect_rejected(n, "base_argv[6] \"--source-file\" is not in the resume-ad-hoc form", "flag without value");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_RESUME_AD_HOC, ARGV(RESUME, "--budget", "0"));
-	expect_rejected(n, "positive base-10", "zero budget");
+	expect_rejected(n, "base_argv[6] \"--budget\" is not in the resume-ad-hoc form", "zero budget");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_RESUME_AD_HOC, ARGV(RESUME, "--budget", "01"));
-	expect_rejected(n, "canonical", "padded budget");
+	expect_rejected(n, "base_argv[6] \"--budget\" is not in the resume-ad-hoc form", "padded budget");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_RESUME_AD_HOC, ARGV(RESUME, "--budget", "1001"));
-	expect_rejected(n, "no greater than 1000", "big budget");
+	expect_rejected(n, "base_argv[6] \"--budget\" is not in the resume-ad-hoc form", "big budget");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_RESUME_AD_HOC, ARGV(RESUME));
 	add_input(&n->variants[0], "budget", TBL_INPUT_STRING, "--budget", 1, NULL);
-	expect_rejected(n, "optional string input", "required budget");
+	expect_rejected(n, "inputs[0] is not resume-ad-hoc's optional string input --budget", "required budget");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_KEEP_PINNED, ARGV(RESUME, "--source-choice", "pinned"));
-	expect_rejected(n, "together", "choice without candidate");
+	expect_rejected(n, "base_argv[8] is missing (keep-pinned expects --candidate)", "choice without candidate");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_KEEP_PINNED, ARGV(RESUME, "--source-choice", "other", "--candidate", C));
-	expect_rejected(n, "pinned or adopt", "bad choice");
+	expect_rejected(n, "base_argv[7] differs from the form (keep-pinned expects pinned)", "bad choice");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_KEEP_PINNED, ARGV(RESUME, "--candidate", C));
 	add_input(&n->variants[0], "choice", TBL_INPUT_ENUM, "--source-choice", 1, ARGV("pinned", "other"));
-	expect_rejected(n, "pinned/adopt enum", "unbounded choice input");
+	expect_rejected(n, "base_argv[6] differs from the form (keep-pinned expects --source-choice)", "unbounded choice input");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_KEEP_PINNED, ARGV(RESUME, "--source-choice", "pinned"));
 	add_input(&n->variants[0], "candidate", TBL_INPUT_PATH, "--candidate", 1, NULL);
-	expect_rejected(n, "required string input", "candidate as path");
+	expect_rejected(n, "base_argv[8] is missing (keep-pinned expects --candidate)", "candidate as path");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_USE_PINNED_SOURCE, ARGV(RESUME, "--use-pinned-source", "--source-choice", "pinned", "--candidate", C));
-	expect_rejected(n, "only one source mode", "two modes");
+	expect_rejected(n, "base_argv[7] \"--source-choice\" is not in the use-pinned-source form", "two modes");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_REFRESH_SOURCE, ARGV(RESUME));
 	add_input(&n->variants[0], "source_file", TBL_INPUT_PATH, "--source-file", 0, NULL);
-	expect_rejected(n, "required path input", "optional source");
+	expect_rejected(n, "refresh-source takes 2 input(s), not 1", "optional source");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_REFRESH_SOURCE, ARGV(RESUME, "--budget", "5"));
 	add_input(&n->variants[0], "source_file", TBL_INPUT_PATH, "--source-file", 1, NULL);
 	add_input(&n->variants[0], "budget2", TBL_INPUT_STRING, "--candidate", 1, NULL);
-	expect_rejected(n, "together", "refresh with stray candidate");
+	expect_rejected(n, "base_argv[6] \"--budget\" is not in the refresh-source form", "refresh with stray candidate");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_REFRESH_SOURCE, ARGV(RESUME));
 	add_input(&n->variants[0], "source_file", TBL_INPUT_PATH, "--source-file", 1, NULL);
-	expect_rejected(n, "refresh-source requires", "refresh without budget input");
+	expect_rejected(n, "refresh-source takes 2 input(s), not 1", "refresh without budget input");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_ADOPT, ARGV(RESUME, "--source-choice", "pinned", "--candidate", C));
 	add_input(&n->variants[0], "budget", TBL_INPUT_STRING, "--budget", 0, NULL);
-	expect_rejected(n, "adopt requires", "adopt with pinned choice");
+	expect_rejected(n, "base_argv[7] differs from the form (adopt expects adopt)", "adopt with pinned choice");
 	n = single(TBL_NEXTOP_RESUME, TBL_VARIANT_RETRY_RUN, ARGV(RESUME));
-	expect_rejected(n, "unsupported variant id", "start id in resume");
+	expect_rejected(n, "retry-run is not valid under operation resume", "start id in resume");
 
 	/* start */
 	n = single(TBL_NEXTOP_START, TBL_VARIANT_RETRY_RUN, ARGV("slipway", "run", "--budget", "4", "--json", "--root", W, "--review"));
-	expect_rejected(n, "operation start requires exact", "bad trailing flag");
+	expect_rejected(n, "base_argv[7] \"--review\" is not in the retry-run form", "bad trailing flag");
 	n = single(TBL_NEXTOP_START, TBL_VARIANT_RETRY_RUN, ARGV("slipway", "run", "--budget", "many", "--json", "--root", W));
-	expect_rejected(n, "positive base-10", "word budget");
+	expect_rejected(n, "base_argv[3] must be a canonical positive base-10 integer no greater than 1000 (retry-run expects budget)", "word budget");
 	n = single(TBL_NEXTOP_START, TBL_VARIANT_START_WITH_SOURCE, ARGV("slipway", "run", "--budget", "4", "--json", "--root", W));
 	add_input(&n->variants[0], "goal_file", TBL_INPUT_PATH, "--goal-file", 1, NULL);
 	add_input(&n->variants[0], "source_file", TBL_INPUT_STRING, "--source-file", 1, NULL);
-	expect_rejected(n, "required path", "source as string");
+	expect_rejected(n, "inputs[1] is not start-with-source's required path input --source-file", "source as string");
 	n = single(TBL_NEXTOP_START, TBL_VARIANT_RETRY_RUN, ARGV("slipway", "run", "--budget", "4", "--json", "--root", W));
 	add_input(&n->variants[0], "goal", TBL_INPUT_PATH, "--goal", 1, NULL);
-	expect_rejected(n, "unsupported flag", "goal text flag");
+	expect_rejected(n, "inputs[0] is not retry-run's required path input --goal-file", "goal text flag");
 	n = single(TBL_NEXTOP_START, TBL_VARIANT_START_WITH_SOURCE, ARGV("slipway", "run", "--budget", "4", "--json", "--root", W));
 	add_input(&n->variants[0], "goal_file", TBL_INPUT_PATH, "--goal-file", 1, NULL);
-	expect_rejected(n, "start-with-source requires", "source missing");
+	expect_rejected(n, "start-with-source takes 2 input(s), not 1", "source missing");
 
 	/* command */
 	n = single(TBL_NEXTOP_COMMAND, TBL_VARIANT_INSPECT_RUNS, ARGV("slipway", "run", "--root", W, "--", "goal"));
-	expect_rejected(n, "must not carry run", "run in command");
+	expect_rejected(n, "operation command must not carry run or protocol grammar", "run in command");
 	n = single(TBL_NEXTOP_COMMAND, TBL_VARIANT_INSPECT_RUNS, ARGV("slipway", "protocol", "--root", W));
-	expect_rejected(n, "must not carry run", "protocol in command");
+	expect_rejected(n, "operation command must not carry run or protocol grammar", "protocol in command");
 }
 
 Test(io_next, placeholders_are_allowed_only_after_the_separator)
@@ -946,4 +946,124 @@ Test(io_next, every_builder_json_is_written_for_the_schema_check)
 		next_free(all[i]);
 	}
 	cr_assert_eq(count, 16 + tbl_next_rules_len + NEXT_FORM__COUNT - 2);
+}
+
+/* ---- The grammar is the forms ------------------------------------------ */
+
+/* A fresh one-variant next of `form`, filled with FILL, budget 7 and
+ * `no_review`. */
+static struct next *built(enum next_form form, int no_review)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct next_fill fill = FILL;
+	struct next *n = NULL;
+
+	fill.budget = 7;
+	fill.no_review = no_review;
+	cr_assert_eq(next_build_form(&n, form, ID, W, &fill, &err), 0, "form %d: %s",
+		     (int)form, err.msg);
+	return n;
+}
+
+static int refused(struct next *n)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	int rc = next_validate(n, &err);
+
+	next_free(n);
+	return rc == SW_EINVAL;
+}
+
+static void drop_arg(struct next_variant *v, size_t i)
+{
+	sw_free(v->argv[i]);
+	memmove(v->argv + i, v->argv + i + 1, (v->argc - i) * sizeof(char *));
+	v->argc--;
+}
+
+static void insert_arg(struct next_variant *v, size_t i, const char *s)
+{
+	v->argv = sw_realloc(v->argv, (v->argc + 2) * sizeof(char *));
+	memmove(v->argv + i + 1, v->argv + i, (v->argc - i + 1) * sizeof(char *));
+	v->argv[i] = sw_strdup(s);
+	v->argc++;
+}
+
+/* The value of the kind the slot holding `arg` does not accept, or NULL
+ * when `arg` fills no slot. */
+static const char *wrong_kind(const char *arg)
+{
+	if (strcmp(arg, R) == 0 || strcmp(arg, A) == 0 || strcmp(arg, C) == 0)
+		return "--run";
+	if (strcmp(arg, DIGEST) == 0)
+		return "sha256:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB";
+	if (strcmp(arg, "7") == 0)
+		return "07";
+	if (strcmp(arg, W) == 0)
+		return "relative/root";
+	return NULL;
+}
+
+Test(io_next, every_form_validates_and_every_corruption_of_it_is_refused)
+{
+	size_t checked = 0;
+
+	for (int f = NEXT_FORM_INVALID + 1; f < NEXT_FORM__COUNT; f++)
+		for (int no_review = 0; no_review <= 1; no_review++) {
+			struct next *n = built(f, no_review);
+			const struct next_variant *v = &n->variants[0];
+			size_t argc = v->argc, ninputs = v->ninputs;
+			struct sw_error err = SW_ERROR_INIT;
+
+			cr_assert_eq(next_validate(n, &err), 0, "form %d: %s", f, err.msg);
+			/* Command nexts are open (any slipway command but run and
+			 * protocol); every other operation's variants are the forms. */
+			if (n->operation == TBL_NEXTOP_COMMAND) {
+				next_free(n);
+				continue;
+			}
+			for (int op = TBL_NEXTOP_INVALID + 1; op < TBL_NEXTOP__COUNT; op++) {
+				struct next *m = built(f, no_review);
+				int fine = op == (int)m->operation ||
+					   (v->id == TBL_VARIANT_SKIP_ACTION &&
+					    (op == TBL_NEXTOP_ANSWER || op == TBL_NEXTOP_RESUME));
+
+				m->operation = op;
+				cr_expect_eq(refused(m), !fine, "form %d under %s", f, tbl_nextop_wire[op]);
+			}
+			for (size_t i = 0; i < argc; i++) {
+				struct next *m = built(f, no_review);
+				const char *wrong = wrong_kind(m->variants[0].argv[i]);
+				int optional = strcmp(m->variants[0].argv[i], "--no-review") == 0;
+
+				drop_arg(&m->variants[0], i);
+				cr_expect_eq(refused(m), !optional, "form %d without argv[%zu]", f, i);
+				m = built(f, no_review);
+				insert_arg(&m->variants[0], i + 1, "extra");
+				cr_expect(refused(m), "form %d with a word after argv[%zu]", f, i);
+				if (wrong) {
+					m = built(f, no_review);
+					set_arg(&m->variants[0], i, wrong);
+					cr_expect(refused(m), "form %d with %s as argv[%zu]", f, wrong, i);
+				}
+				checked += 3;
+			}
+			for (size_t i = 0; i < ninputs; i++) {
+				struct next *m = built(f, no_review);
+				struct next_input *in = &m->variants[0].inputs[i];
+
+				in->required = !in->required;
+				cr_expect(refused(m), "form %d with inputs[%zu] required flipped", f, i);
+				m = built(f, no_review);
+				in = &m->variants[0].inputs[i];
+				in->type = in->type == TBL_INPUT_PATH ? TBL_INPUT_STRING : TBL_INPUT_PATH;
+				cr_expect(refused(m), "form %d with inputs[%zu] of another type", f, i);
+				m = built(f, no_review);
+				drop_inputs(&m->variants[0]);
+				cr_expect(refused(m), "form %d without its inputs", f);
+				checked += 3;
+			}
+			next_free(n);
+		}
+	cr_assert_gt(checked, 300);
 }
