@@ -55,8 +55,10 @@ _Static_assert(FSM_FACT__COUNT <= 64, "a fact set holds 64 facts");
  * when fsm_wants() asks for them. */
 extern const uint64_t tbl_facts_input;
 extern const uint64_t tbl_facts_git;
-/* The effects that consume the Git observation of the event. */
+/* The effects that consume the Git observation of the event, and those
+ * that consume the final observation of an ending Run. */
 extern const uint32_t tbl_ops_git;
+extern const uint32_t tbl_ops_final_git;
 
 /* What a rule row needs and denies, as two types so that swapped columns
  * do not compile: NEED(F(a) | F(b)) holds when every fact holds, DENY(...)

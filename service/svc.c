@@ -481,11 +481,11 @@ static void add_detail(struct gathered *g, uint64_t fact, json_t *extra, const c
 
 static void add_detail(struct gathered *g, uint64_t fact, json_t *extra, const char *fmt, ...)
 {
-	struct detail *d = &g->detail[g->ndetail];
+	struct detail *d;
 	va_list ap;
 
 	assert(g->ndetail < sizeof(g->detail) / sizeof(g->detail[0]));
-	g->ndetail++;
+	d = &g->detail[g->ndetail++];
 	d->fact = fact;
 	d->extra = extra;
 	va_start(ap, fmt);
@@ -810,7 +810,7 @@ static int history_violation(const json_t *sections, const json_t *accepted,
 static int refresh_facts(struct mctx *c, struct gathered *g, const char *now,
 			 struct sw_error *err)
 {
-	const struct source_candidate *rc_ = c->m->refresh;
+	const struct source_candidate *env = c->m->refresh;
 	const json_t *cur = json_object_get(run_json(c->run), "pinned_source"), *snap;
 	struct sw_error e = SW_ERROR_INIT;
 	struct source_candidate *ccheck = NULL;
@@ -819,17 +819,17 @@ static int refresh_facts(struct mctx *c, struct gathered *g, const char *now,
 	const char *parent;
 	int rc = 0;
 
-	if (cur == NULL || rc_ == NULL)
+	if (cur == NULL || env == NULL)
 		return 0;
-	if (strcmp(rc_->provider, jstr(cur, "provider")) != 0 || strcmp(rc_->host, jstr(cur, "host")) != 0)
+	if (strcmp(env->provider, jstr(cur, "provider")) != 0 || strcmp(env->host, jstr(cur, "host")) != 0)
 		g->facts |= FSM_F(PROVIDER_DIFFERS);
-	if (strcmp(rc_->issue_id, jstr(cur, "issue_id")) != 0) {
+	if (strcmp(env->issue_id, jstr(cur, "issue_id")) != 0) {
 		g->facts |= FSM_F(ISSUE_DIFFERS);
 		add_detail(g, FSM_F(ISSUE_DIFFERS),
 			   json_pack("{s:O, s:s}", "pinned_issue_id", json_object_get(cur, "issue_id"),
-				     "refreshed_issue_id", rc_->issue_id), "%s", "");
+				     "refreshed_issue_id", env->issue_id), "%s", "");
 	}
-	if (source_candidate_to_json(&cand, rc_, g->candidate_id, now, &e) < 0 ||
+	if (source_candidate_to_json(&cand, env, g->candidate_id, now, &e) < 0 ||
 	    (aliases = merged_aliases(cur, cand)) == NULL)
 		goto nomem;
 	if (!same_field(cur, cand, "repository_id") || !same_field(cur, cand, "issue_number") ||
@@ -846,7 +846,7 @@ static int refresh_facts(struct mctx *c, struct gathered *g, const char *now,
 		g->facts |= FSM_F(MERGED_INVALID);
 		add_detail(g, FSM_F(MERGED_INVALID), NULL, "merged refreshed source is invalid: %s", e.msg);
 	}
-	if (!rc_->valid)
+	if (!env->valid)
 		g->facts |= FSM_F(BODY_INVALID);
 	snap = json_object_get(cand, "snapshot");
 	if (history_violation(json_object_get(snap, "sections"), c->accepted, c->accepted_db,
@@ -1286,7 +1286,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		rc = reject(c, &gf, err);
 		goto out;
 	}
-	if (m->step.ops & (FSM_OP(END) | FSM_OP(END_SKIPPED)))
+	if (m->step.ops & tbl_ops_final_git)
 		observe_now(c->d, c->run, &fin);
 	fx.now = now;
 	fx.new_action_id = action_id;

@@ -297,8 +297,10 @@ const uint64_t tbl_facts_git = 0
 #undef FACT
 	;
 
-/* The effects whose handlers read the event's Git observation. */
+/* The effects whose handlers read the event's Git observation, and the
+ * final observation of an ending Run (taken once the step says it ends). */
 const uint32_t tbl_ops_git = O(OBSERVE) | O(GIT_FAILED);
+const uint32_t tbl_ops_final_git = O(END) | O(END_SKIPPED);
 
 const char *const tbl_op_name[FSM_EFFECT__COUNT] = {
 #define EFFECT(id, name, phase, doc) [FSM_EFFECT_##id] = name,

@@ -255,6 +255,25 @@ static void check_wants(const struct fsm_run *before, const struct fsm_input *in
 		     "state=%s event=%s facts=%#" PRIx64 ": fsm_wants says %s, the step %s on Git",
 		     tbl_state_name[before->state], tbl_event_name[in->event], in->facts,
 		     wants ? "observe" : "do not observe", depends ? "depends" : "does not depend");
+	/* ... which is where an observation was always taken: an applied
+	 * submit or skip of a kind that observes Git (a start observes its
+	 * snapshot whatever the rows say). */
+	if (in->event == FSM_EV_START) {
+		cr_assert_eq(wants != 0, before->state == FSM_ST_NEW,
+			     "only a new Run's start reads the run-start observation");
+	} else {
+		struct fsm_step s0;
+
+		known.facts = in->facts;
+		s0 = fsm_step(before, &known);
+		cr_assert_eq(wants != 0,
+			     (s0.verdict == FSM_APPLY || s0.verdict == FSM_APPLY_ERROR) &&
+				     (in->event == FSM_EV_SUBMIT || in->event == FSM_EV_SKIP) &&
+				     tbl_kind_observes_git[before->action],
+			     "state=%s event=%s kind=%s: Git observed where it was not, or not where it was",
+			     tbl_state_name[before->state], tbl_event_name[in->event],
+			     tbl_kind_wire[before->action]);
+	}
 	ws->checked++;
 	ws->observed += wants != 0;
 }
