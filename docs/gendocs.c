@@ -208,9 +208,28 @@ static void rules(void)
 				       tbl_state_name[r->to]);
 			break;
 		}
+		if (r->journal != TBL_JEVENT_INVALID)
+			printf(", journaled as `%s`", tbl_jevent_wire[r->journal]);
 		printf(" | ");
 		print_ops(r->ops);
-		printf(" | %s |\n", r->why);
+		printf(" | %s", r->why);
+		if (r->detail) {
+			printf(" (the message and details come from the gatherer of ");
+			print_facts(r->detail);
+			printf(")");
+		}
+		printf(" |\n");
+	}
+	printf("\n### Notes\n\nAn applied row with the `note` effect records an observation: the first "
+	       "line for its id whose facts hold.\n\n| row | need | deny | note |\n| --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < tbl_note_rules_len; i++) {
+		const struct fsm_note_rule *n = &tbl_note_rules[i];
+
+		printf("| %u | ", n->row);
+		print_facts(n->need.all);
+		printf(" | ");
+		print_facts(n->deny.any);
+		printf(" | `%s` |\n", n->note);
 	}
 	printf("\n### Issuing an Action\n\n| # | need | deny | state | issued | why |\n"
 	       "| --- | --- | --- | --- | --- | --- |\n");
@@ -278,9 +297,42 @@ static void errors(void)
 		printf("| `%s` | %d | %s | %s |\n", tbl_err_wire[e], tbl_err_exit[e],
 		       tbl_recovery_doc[tbl_err_recovery[e]],
 		       tbl_details_doc[tbl_err_details[e]]);
-	printf("\n## Journal Event Types\n\n");
+	printf("\n## Journal Event Types\n\n| type | resume operation |\n| --- | --- |\n");
 	for (int j = 1; j < TBL_JEVENT__COUNT; j++)
-		printf("- `%s`\n", tbl_jevent_wire[j]);
+		printf("| `%s` | %s%s%s |\n", tbl_jevent_wire[j], tbl_jevent_resume_op[j] ? "`" : "",
+		       tbl_jevent_resume_op[j] ? tbl_jevent_resume_op[j] : "-",
+		       tbl_jevent_resume_op[j] ? "`" : "");
+}
+
+/* The facts and effects the rows read and name, from their .def files. */
+static void facts_and_effects(void)
+{
+	static const struct {
+		const char *name, *group, *doc;
+	} facts[] = {
+#define FACT(id, group, name, doc) { name, #group, doc },
+#include "tables/facts.def"
+#undef FACT
+	};
+	static const struct {
+		const char *name, *phase, *doc;
+	} effects[] = {
+#define EFFECT(id, name, phase, doc) { name, #phase, doc },
+#include "tables/effects.def"
+#undef EFFECT
+	};
+
+	printf("\n## Facts\n\nINPUT facts come from the service's gatherers with the event; GIT "
+	       "facts too, but only when the rows that can still match read them (`fsm_wants`); "
+	       "RUN facts are derived from the Run and the Outcome.\n\n"
+	       "| fact | group | meaning |\n| --- | --- | --- |\n");
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
+		printf("| %s | %s | %s |\n", facts[i].name, facts[i].group, facts[i].doc);
+	printf("\n## Effects\n\nEach effect has one handler in `io/run.c`; BEFORE handlers run "
+	       "before the machine's verdict is written to the record, AFTER ones once it is.\n\n"
+	       "| effect | phase | what it does |\n| --- | --- | --- |\n");
+	for (size_t i = 0; i < sizeof(effects) / sizeof(effects[0]); i++)
+		printf("| %s | %s | %s |\n", effects[i].name, effects[i].phase, effects[i].doc);
 }
 
 /* The state diagram, from the model checker's walk: an edge for each pair
@@ -390,6 +442,7 @@ int main(int argc, char **argv)
 		matrix();
 		states();
 		rules();
+		facts_and_effects();
 		nexts();
 		errors();
 	} else {

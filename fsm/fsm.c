@@ -129,11 +129,82 @@ static void issue(struct fsm_step *out, enum fsm_kind kind)
 	assert(0 && "the issue table covers every case");
 }
 
+/* Every fact the rules see for `in` on `run`: the input ones, the run's
+ * and the Outcome's; *violation says why an Outcome is invalid. */
+static uint64_t step_facts(const struct fsm_run *run, const struct fsm_input *in,
+			   enum fsm_violation *violation)
+{
+	uint64_t facts = (in->facts & tbl_facts_input) | fsm_run_facts(run);
+
+	*violation = FSM_VIOLATION_NONE;
+	if (!(facts & FSM_F(HAS_ACTION)))
+		facts &= ~FSM_F(NAMED_CURRENT);
+	if (in->event == FSM_EV_SUBMIT) {
+		facts |= outcome_facts(&in->outcome);
+		if (run->action != FSM_KIND_NONE && in->outcome.kind != run->action)
+			*violation = FSM_VIOLATION_KIND_MISMATCH;
+		else
+			*violation = fsm_outcome_check(&in->outcome);
+		if (*violation != FSM_VIOLATION_NONE)
+			facts |= FSM_F(OUTCOME_INVALID);
+	}
+	if (in->event == FSM_EV_START && in->review)
+		facts |= FSM_F(REVIEW_ENABLED);
+	return facts;
+}
+
+/* The effects row `r` carries out under `facts`: the observation is
+ * recorded only for a kind that observes Git. */
+static uint32_t row_ops(const struct fsm_rule *r, uint64_t facts)
+{
+	return (facts & FSM_F(OBSERVES)) ? r->ops : r->ops & ~FSM_OP(OBSERVE);
+}
+
+uint64_t fsm_wants(const struct fsm_run *run, const struct fsm_input *in)
+{
+	enum fsm_violation v;
+	uint64_t facts = step_facts(run, in, &v) & ~tbl_facts_git;
+
+	assert(run->state > FSM_ST_INVALID && run->state < FSM_ST__COUNT);
+	assert(in->event > FSM_EV_INVALID && in->event < FSM_EV__COUNT);
+	for (size_t i = 0; i < tbl_rules_len; i++) {
+		const struct fsm_rule *r = &tbl_rules[i];
+		uint64_t reads = (r->need.all | r->deny.any) & tbl_facts_git;
+		struct fsm_need need = { r->need.all & ~tbl_facts_git };
+		struct fsm_deny deny = { r->deny.any & ~tbl_facts_git };
+
+		if (!(r->from & (1u << run->state)) || !(r->on & (1u << in->event)) ||
+		    !holds(facts, need, deny))
+			continue;
+		if (reads)
+			return reads;
+		/* This row matches whatever Git says. */
+		return (row_ops(r, facts) & tbl_ops_git) ? tbl_facts_git : 0;
+	}
+	return 0;
+}
+
+/* The note of the fired row `r` under `facts`. */
+static void note(struct fsm_step *out, const struct fsm_rule *r, uint64_t facts)
+{
+	for (size_t i = 0; i < tbl_note_rules_len; i++) {
+		const struct fsm_note_rule *n = &tbl_note_rules[i];
+
+		if (n->row == r->id && holds(facts, n->need, n->deny)) {
+			out->note = n->note;
+			out->note_rule = i;
+			return;
+		}
+	}
+	assert(0 && "a row that records a note has one for every fact set");
+}
+
 struct fsm_step fsm_step(const struct fsm_run *run, const struct fsm_input *in)
 {
 	struct fsm_step out = { FSM_REJECT, TBL_ERR_RUNTIME_ERROR,
 				FSM_VIOLATION_NONE, *run, 0, FSM_KIND_NONE,
-				FSM_BRIEF_NONE, FSM_NO_RULE, FSM_NO_RULE, 0 };
+				FSM_BRIEF_NONE, FSM_NO_RULE, FSM_NO_RULE, 0,
+				TBL_JEVENT_INVALID, NULL, FSM_NO_RULE };
 	const struct fsm_rule *r;
 	struct fsm_run *n = &out.run;
 	uint64_t facts;
@@ -141,20 +212,7 @@ struct fsm_step fsm_step(const struct fsm_run *run, const struct fsm_input *in)
 	assert(run->state > FSM_ST_INVALID && run->state < FSM_ST__COUNT);
 	assert(in->event > FSM_EV_INVALID && in->event < FSM_EV__COUNT);
 
-	facts = (in->facts & tbl_facts_input) | fsm_run_facts(run);
-	if (!(facts & FSM_F(HAS_ACTION)))
-		facts &= ~FSM_F(NAMED_CURRENT);
-	if (in->event == FSM_EV_SUBMIT) {
-		facts |= outcome_facts(&in->outcome);
-		if (run->action != FSM_KIND_NONE && in->outcome.kind != run->action)
-			out.violation = FSM_VIOLATION_KIND_MISMATCH;
-		else
-			out.violation = fsm_outcome_check(&in->outcome);
-		if (out.violation != FSM_VIOLATION_NONE)
-			facts |= FSM_F(OUTCOME_INVALID);
-	}
-	if (in->event == FSM_EV_START && in->review)
-		facts |= FSM_F(REVIEW_ENABLED);
+	facts = step_facts(run, in, &out.violation);
 	out.facts = facts;
 	out.rule = fsm_match(run->state, in->event, facts);
 	if (out.rule == FSM_NO_RULE)
@@ -162,12 +220,17 @@ struct fsm_step fsm_step(const struct fsm_run *run, const struct fsm_input *in)
 	r = &tbl_rules[out.rule];
 	out.verdict = r->verdict;
 	out.err = r->err;
-	if (r->verdict == FSM_REJECT || r->verdict == FSM_IDEMPOTENT)
+	if (r->verdict == FSM_REJECT)
 		return out;
+	out.ops = row_ops(r, facts);
+	if (r->verdict == FSM_IDEMPOTENT)
+		return out;	/* its effects only shape the answer */
 
 	/* Apply.  Every applied event clears the destructive grant: it lives on
 	 * exactly one issued Implement, and only a confirmation creates it. */
-	out.ops = r->ops;
+	out.journal = r->journal != TBL_JEVENT_INVALID ? r->journal : tbl_event_journal[in->event];
+	if (out.ops & FSM_OP(NOTE))
+		note(&out, r, facts);
 	n->grant = 0;
 	n->request = (r->ops & FSM_OP(RECORD_REQUEST)) ? 1 : 0;
 	if (r->ops & FSM_OP(CREATE)) {
@@ -178,13 +241,8 @@ struct fsm_step fsm_step(const struct fsm_run *run, const struct fsm_input *in)
 		n->queued = 0;
 		n->candidate = n->candidate_valid = 0;
 	}
-	if (r->ops & FSM_OP(OBSERVE)) {
-		if (facts & FSM_F(OBSERVES))
-			n->review_pending = run->review_enabled &&
-					    (facts & FSM_F(CHANGED)) ? 1 : 0;
-		else
-			out.ops &= ~FSM_OP(OBSERVE);
-	}
+	if (out.ops & FSM_OP(OBSERVE))
+		n->review_pending = run->review_enabled && (facts & FSM_F(CHANGED)) ? 1 : 0;
 	if (r->ops & FSM_OP(CLEAR_REVIEW))
 		n->review_pending = 0;
 	if ((r->ops & FSM_OP(QUEUE)) && (facts & FSM_F(SUGGESTION)))

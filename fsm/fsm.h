@@ -50,9 +50,15 @@ _Static_assert(FSM_FACT__COUNT <= 64, "a fact set holds 64 facts");
 
 #define FSM_F(id) (UINT64_C(1) << FSM_FACT_##id)
 
-/* The facts io/ passes in with an event (group INPUT); the others are
- * derived by the interpreter. */
+/* The facts the service passes in with an event (groups INPUT and GIT);
+ * the others are derived by the interpreter.  GIT facts are gathered only
+ * when fsm_wants() asks for them. */
 extern const uint64_t tbl_facts_input;
+extern const uint64_t tbl_facts_git;
+/* The effects that consume the Git observation of the event, and those
+ * that consume the final observation of an ending Run. */
+extern const uint32_t tbl_ops_git;
+extern const uint32_t tbl_ops_final_git;
 
 /* What a rule row needs and denies, as two types so that swapped columns
  * do not compile: NEED(F(a) | F(b)) holds when every fact holds, DENY(...)
@@ -99,7 +105,7 @@ enum fsm_issue {
 /* A set of events, for rule rows (gates) that apply to several:
  * FSM_ON_<event> is the one-event set. */
 enum fsm_on {
-#define EVENT(id, name, jtype, resume_op) FSM_ON_##id = 1 << FSM_EV_##id,
+#define EVENT(id, name, jtype, choice) FSM_ON_##id = 1 << FSM_EV_##id,
 #include "tables/events.def"
 #undef EVENT
 };
@@ -126,7 +132,23 @@ struct fsm_rule {
 	enum fsm_kind kind;
 	enum fsm_brief brief;
 	uint32_t ops;			/* FSM_OP(...) bits */
-	const char *why;		/* one line for docs and traces */
+	const char *why;		/* one line for docs and traces; the message
+					   of a refusal unless `detail` gives one */
+	/* REJECT: the fact whose gatherer supplies the message and the
+	 * error's extra fields (FSM_F(...)), or 0: the message is `why`. */
+	uint64_t detail;
+	/* The journal event type of a commit; TBL_JEVENT_INVALID: the
+	 * event's own (tables/events.def). */
+	enum tbl_jevent journal;
+};
+
+/* The note an applied row records (effect NOTE): the first row of
+ * tbl_note_rules for the fired row's id whose facts hold. */
+struct fsm_note_rule {
+	unsigned row;			/* tbl_rules id */
+	struct fsm_need need;
+	struct fsm_deny deny;
+	const char *note;		/* the observation recorded */
 };
 
 /* Issuing an Action costs one unit of budget; this table says what happens
@@ -155,6 +177,8 @@ extern const struct fsm_issue_rule tbl_issue_rules[];
 extern const size_t tbl_issue_rules_len;
 extern const struct fsm_next_rule tbl_next_rules[];
 extern const size_t tbl_next_rules_len;
+extern const struct fsm_note_rule tbl_note_rules[];
+extern const size_t tbl_note_rules_len;
 
 extern const char *const tbl_state_name[FSM_ST__COUNT];
 extern const char *const tbl_fact_name[FSM_FACT__COUNT];
@@ -247,6 +271,9 @@ struct fsm_step {
 	size_t rule;			/* tbl_rules row that fired */
 	size_t issue_rule;		/* tbl_issue_rules row, or FSM_NO_RULE */
 	uint64_t facts;			/* all facts the rules saw */
+	enum tbl_jevent journal;	/* APPLY: the journal event type */
+	const char *note;		/* NOTE: the observation, or NULL */
+	size_t note_rule;		/* tbl_note_rules row, or FSM_NO_RULE */
 };
 
 /* The minimum budget a resume restores when none is left. */
@@ -255,6 +282,13 @@ struct fsm_step {
 #define FSM_DEFAULT_BUDGET 8u
 
 struct fsm_step fsm_step(const struct fsm_run *run, const struct fsm_input *in);
+
+/* The facts of the GIT group that the step of `in` (whose GIT facts are
+ * not known yet) would read: those some row that can still match needs or
+ * denies, or, when the row that will match reads none, the facts of an
+ * effect of it that consumes the observation (tbl_ops_git).  0: do not
+ * observe Git, the step does not depend on it.  Pure, like fsm_step. */
+uint64_t fsm_wants(const struct fsm_run *run, const struct fsm_input *in);
 
 /* The first tbl_rules row matching (state, event, facts), or FSM_NO_RULE. */
 size_t fsm_match(enum fsm_state state, enum fsm_event event, uint64_t facts);

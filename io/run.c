@@ -1467,6 +1467,96 @@ out:
 	return rc;
 }
 
+/* ---- the effects of source refreshes and choices ---- */
+
+static int effect_PIN(struct apply *a)
+{
+	json_t *p, *ans = NULL;
+
+	if (a->fx->pinned == NULL)
+		return -1;
+	if ((p = json_deep_copy(a->fx->pinned)) == NULL ||
+	    json_object_set_new(a->rec, "pinned_source", p) < 0)
+		return -1;
+	if (a->fx->answers == NULL)
+		return 0;
+	if ((ans = json_deep_copy(a->fx->answers)) == NULL)
+		return -1;
+	return json_object_set_new(a->rec, "answers", ans);
+}
+
+/* The service stores the payloads with the event (a store write, not a
+ * record edit). */
+static int effect_SNAPSHOT(struct apply *a)
+{
+	(void)a;
+	return 0;
+}
+
+static int effect_NOTE(struct apply *a)
+{
+	return a->st->note ? append_str(a->rec, "observations", a->st->note) : 0;
+}
+
+/* {operation, budget_applied} of the journal type; a step that creates or
+ * resolves a candidate names it. */
+static int effect_RESUME_RESULT(struct apply *a)
+{
+	const uint32_t names = FSM_OP(CANDIDATE_INVALID) | FSM_OP(CANDIDATE_VALID) |
+			       FSM_OP(CANDIDATE_CLEAR);
+	json_t *res = json_pack("{s:s, s:b}", "operation", tbl_jevent_resume_op[a->st->journal],
+				"budget_applied", (a->st->ops & FSM_OP(RESUME_BUDGET)) != 0);
+
+	if (res == NULL ||
+	    ((a->st->ops & names) &&
+	     json_object_set_new(res, "candidate_id", json_string(a->fx->candidate_id)) < 0)) {
+		json_decref(res);
+		return -1;
+	}
+	return json_object_set_new(a->rec, "last_resume_result", res);
+}
+
+static int effect_CHOICE_RECEIPT(struct apply *a)
+{
+	const char *action = str(json_object_get(a->rec, "current_action"), "action_id");
+	json_t *receipt = json_pack("{s:s, s:s, s:s, s:s}", "candidate_id", a->fx->candidate_id,
+				    "choice", a->fx->choice, "resulting_action_id",
+				    action ? action : "", "at", a->fx->now);
+
+	return receipt ? json_object_set_new(a->rec, "last_source_choice", receipt) : -1;
+}
+
+/* `key` := a copy of `v`, or removed when `v` is NULL. */
+static int set_copy(json_t *rec, const char *key, const json_t *v)
+{
+	json_t *copy;
+
+	if (v == NULL)
+		return json_object_del(rec, key), 0;
+	copy = json_deep_copy(v);
+	return copy ? json_object_set_new(rec, key, copy) : -1;
+}
+
+static int effect_REPLAY_CHOICE(struct apply *a)
+{
+	if (set_copy(a->rec, "last_source_choice", a->fx->prior_receipt) < 0 ||
+	    set_copy(a->rec, "last_resume_result", a->fx->prior_result) < 0)
+		return -1;
+	return 0;
+}
+
+int run_apply_replay(struct run *r, const struct fsm_step *st,
+		     const struct run_effects *fx, struct sw_error *err)
+{
+	struct apply a = { r, r->rec, NULL, NULL, NULL, NULL, NULL, st, fx };
+
+	if (st->verdict != FSM_IDEMPOTENT)
+		return sw_error_set(err, SW_EINVAL, "run_apply_replay on a step that is no replay");
+	if (run_effects_of(&a, BEFORE) < 0 || run_effects_of(&a, AFTER) < 0)
+		return oom(err);
+	return 0;
+}
+
 int run_create(struct run **out, const struct run_start *s,
 	       const struct fsm_step *first, const struct run_effects *fx,
 	       struct sw_error *err)

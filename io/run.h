@@ -69,6 +69,17 @@ struct run_effects {
 	const char *final_error;
 	/* CANDIDATE_VALID / CANDIDATE_INVALID: the candidate that waits */
 	const struct json_t *candidate;
+	/* PIN: the source to pin, and the answers to keep instead of the
+	 * recorded ones (NULL: unchanged) */
+	const struct json_t *pinned;
+	const struct json_t *answers;
+	/* RESUME_RESULT / CHOICE_RECEIPT: the candidate the event concerns
+	 * (the waiting one, or the id a new one takes); the choice made */
+	const char *candidate_id;
+	const char *choice;
+	/* REPLAY_CHOICE: the stored receipt and result of the earlier choice */
+	const struct json_t *prior_receipt;
+	const struct json_t *prior_result;
 };
 
 int run_create(struct run **out, const struct run_start *start,
@@ -88,6 +99,12 @@ struct fsm_run run_machine(const struct run *r);
 /* Carries out the effects of an applied `st` (FSM_APPLY / APPLY_ERROR). */
 int run_apply(struct run *r, const struct fsm_step *st,
 	      const struct run_effects *fx, struct sw_error *err);
+
+/* Carries out the effects of an idempotent `st` (FSM_IDEMPOTENT) on the
+ * Run that answers it, in memory: nothing of it is written.  SW_EINVAL for
+ * another verdict, SW_ENOMEM. */
+int run_apply_replay(struct run *r, const struct fsm_step *st,
+		     const struct run_effects *fx, struct sw_error *err);
 
 /* The journal data of the change from `before` to `after` (new reference);
  * "rule" names tbl_rules[rule] by its stable id, never by its position. */

@@ -1,5 +1,7 @@
 #include "service/svc.h"
 
+#include <assert.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,7 +435,7 @@ static int recorded_changed(const struct run *r)
 
 const char *svc_resume_operation(enum fsm_event ev)
 {
-	return tbl_event_resume_op[ev];
+	return tbl_jevent_resume_op[tbl_event_journal[ev]];
 }
 
 struct mctx {
@@ -452,7 +454,63 @@ struct mctx {
 	struct run_projection proj;
 	struct run_checkpoint checkpoint;
 	int resumed;			/* c->run came from a checkpoint */
+	unsigned steps;			/* fsm_step calls: exactly one per mutation */
 };
+
+/* What the gatherers found besides the fact bits: the message and extra
+ * fields a refusal reports (struct fsm_rule's `detail` names the fact) and
+ * the data the effects consume. */
+struct gathered {
+	uint64_t facts;
+	struct detail {
+		uint64_t fact;
+		char text[600];		/* "": the row's why */
+		json_t *extra;		/* more error details, or NULL */
+	} detail[3];
+	size_t ndetail;
+	json_t *pinned;			/* PIN: the source to pin */
+	json_t *answers;		/* PIN: the answers it leaves, or NULL */
+	json_t *candidate;		/* CANDIDATE_*: the refreshed source */
+	const char *candidate_id;	/* the waiting candidate, or the new id */
+	const json_t *receipt;		/* REPLAY_CHOICE: the earlier choice */
+	const json_t *result;
+};
+
+static void add_detail(struct gathered *g, uint64_t fact, json_t *extra, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void add_detail(struct gathered *g, uint64_t fact, json_t *extra, const char *fmt, ...)
+{
+	struct detail *d;
+	va_list ap;
+
+	assert(g->ndetail < sizeof(g->detail) / sizeof(g->detail[0]));
+	d = &g->detail[g->ndetail++];
+	d->fact = fact;
+	d->extra = extra;
+	va_start(ap, fmt);
+	vsnprintf(d->text, sizeof(d->text), fmt, ap);
+	va_end(ap);
+}
+
+/* The detail gathered for `fact`, or NULL. */
+static const struct detail *detail_of(const struct gathered *g, uint64_t fact)
+{
+	for (size_t i = 0; fact && i < g->ndetail; i++)
+		if (g->detail[i].fact == fact)
+			return &g->detail[i];
+	return NULL;
+}
+
+static void gathered_release(struct gathered *g)
+{
+	for (size_t i = 0; i < g->ndetail; i++)
+		json_decref(g->detail[i].extra);
+	json_decref(g->pinned);
+	json_decref(g->answers);
+	json_decref(g->candidate);
+	memset(g, 0, sizeof(*g));
+}
 
 static struct fsm_outcome_shape shape_of(const struct outcome *o)
 {
@@ -513,13 +571,29 @@ out:
 	return ok;
 }
 
-static uint64_t input_facts(struct mctx *c, char *why, size_t whylen,
-			    char answer_digest[SW_DIGEST_LEN])
+static int refresh_facts(struct mctx *c, struct gathered *g, const char *now,
+			 struct sw_error *err);
+static int choice_facts(struct mctx *c, struct gathered *g, struct sw_error *err);
+
+/* The facts every resume mode shares. */
+static uint64_t resume_facts(const struct svc_mutation *m)
+{
+	return (m->budget_given ? FSM_F(BUDGET_GIVEN) : 0) |
+	       (m->source_options ? FSM_F(SOURCE_OPTIONS) : 0);
+}
+
+/* The facts of the event and the data their effects need, gathered from
+ * the request and the Run before the one fsm_step; the GIT group is
+ * gathered after, when fsm_wants asks for it.  Returns 0, or a negative
+ * sw_code (c->exit set when an error was already reported). */
+static int input_facts(struct mctx *c, struct gathered *g, const char *now,
+		       char answer_digest[SW_DIGEST_LEN], struct sw_error *errp)
 {
 	struct svc_mutation *m = c->m;
 	const struct run *r = c->run;
 	struct sw_error err = SW_ERROR_INIT;
 	uint64_t f = 0;
+	int rc = 0;
 
 	switch (m->event) {
 	case FSM_EV_SUBMIT:
@@ -528,7 +602,7 @@ static uint64_t input_facts(struct mctx *c, char *why, size_t whylen,
 		    outcome_validate_for(m->outcome, run_machine(r).action,
 					 run_current_action_id(r), &err) < 0) {
 			f |= FSM_F(OUTCOME_INVALID);
-			snprintf(why, whylen, "%s", err.msg);
+			add_detail(g, FSM_F(OUTCOME_INVALID), NULL, "%s", err.msg);
 		}
 		if (run_supersession_invalid(r, m->outcome_json))
 			f |= FSM_F(SUPERSEDE_INVALID);
@@ -561,17 +635,18 @@ static uint64_t input_facts(struct mctx *c, char *why, size_t whylen,
 		f = run_submit_facts(r, m->action_id, NULL) &
 		    (FSM_F(NAMED_CURRENT) | FSM_F(NAMED_VOIDED));
 		break;
-	case FSM_EV_RESUME:
-	case FSM_EV_RESUME_PINNED:
 	case FSM_EV_RESUME_REFRESH:
-	case FSM_EV_CANDIDATE_INVALID:
-	case FSM_EV_CANDIDATE_VALID:
+		f = resume_facts(m);
+		rc = refresh_facts(c, g, now, errp);
+		break;
 	case FSM_EV_CHOOSE_PINNED:
 	case FSM_EV_CHOOSE_ADOPT:
-		if (m->budget_given)
-			f |= FSM_F(BUDGET_GIVEN);
-		if (m->source_options)
-			f |= FSM_F(SOURCE_OPTIONS);
+		f = resume_facts(m);
+		rc = choice_facts(c, g, errp);
+		break;
+	case FSM_EV_RESUME:
+	case FSM_EV_RESUME_PINNED:
+		f = resume_facts(m);
 		break;
 	case FSM_EV_STOP:
 	case FSM_EV_START:
@@ -579,7 +654,8 @@ static uint64_t input_facts(struct mctx *c, char *why, size_t whylen,
 	case FSM_EV__COUNT:
 		break;
 	}
-	return f;
+	g->facts |= f;
+	return rc;
 }
 
 /* The projection data; the store wraps it as {"revision": N, "data": ...}. */
@@ -617,7 +693,7 @@ static int add_contexts(struct store_mutation *sm, struct run *after, struct sw_
  * *delta_out gets the event's data (new reference).  The caller sets the
  * projection. */
 static int append_event(struct store_mutation *sm, const struct run *before,
-			struct run *after, enum fsm_event ev, size_t rule,
+			struct run *after, enum tbl_jevent type, size_t rule,
 			json_t **delta_out, struct sw_error *err)
 {
 	json_t *delta = run_delta(before, after, rule);
@@ -628,7 +704,7 @@ static int append_event(struct store_mutation *sm, const struct run *before,
 	if (data == NULL)
 		rc = sw_error_set(err, SW_ENOMEM, "cannot encode the journal event");
 	else if ((rc = add_contexts(sm, after, err)) == 0 &&
-		 (rc = store_mutation_add_event(sm, tbl_event_journal[ev], data,
+		 (rc = store_mutation_add_event(sm, type, data,
 						strlen(data), err)) == 0)
 		*delta_out = json_incref(delta);
 	sw_free(data);
@@ -637,18 +713,6 @@ static int append_event(struct store_mutation *sm, const struct run *before,
 }
 
 /* ---- source refresh ---- */
-
-/* What comparing a refreshed envelope with the pinned source found: the
- * pinnedSource to re-pin and the observation to record, or an error. */
-struct refresh_result {
-	json_t *pinned;			/* same manifest: the source to re-pin */
-	json_t *candidate;		/* otherwise: the candidate to keep */
-	int candidate_valid;
-	const char *note;
-	enum tbl_err code;		/* TBL_ERR_NONE on success */
-	char why[600];
-	json_t *extra;			/* more error details, or NULL */
-};
 
 /* Whether field `key` is equal in both objects (absent in both counts as
  * equal, which json_equal alone does not say). */
@@ -694,13 +758,6 @@ static json_t *merged_aliases(const json_t *cur, const json_t *cand)
 	return out;
 }
 
-static int refresh_fail(struct refresh_result *res, enum tbl_err code, const char *why)
-{
-	res->code = code;
-	snprintf(res->why, sizeof(res->why), "%s", why);
-	return -1;
-}
-
 /* The accepted-comment rules: a comment once accepted is never rebound to
  * another database id or node, nor changed in place (key, role, title,
  * body, section and material digests, bytes). */
@@ -744,106 +801,82 @@ static int history_violation(const json_t *sections, const json_t *accepted,
 	return 0;
 }
 
-/* Compares the refreshed envelope `c` with the Run's pinned source, in the
- * reference's order.  Returns 0 with res->pinned (same manifest) or
- * res->candidate (invalid body or amendment) set, or -1 with res->code. */
-static int classify_refresh(const struct run *r, const struct source_candidate *c,
-			    const struct mctx *mc, const char *candidate_id, const char *now,
-			    struct refresh_result *res)
+/* Compares the refreshed envelope with the Run's pinned source: each
+ * difference the reference checks is a fact (the rows of RESUME_REFRESH
+ * decide, in the reference's order, which one speaks); the candidate to
+ * keep and the snapshot to re-pin are the effects' data.  An ad-hoc Run has
+ * no pinned source: nothing to compare, the rows refuse it.  Returns 0, or
+ * a negative sw_code with the error reported (c->exit). */
+static int refresh_facts(struct mctx *c, struct gathered *g, const char *now,
+			 struct sw_error *err)
 {
-	const json_t *cur = json_object_get(run_json(r), "pinned_source");
-	struct sw_error err = SW_ERROR_INIT;
-	struct source_pinned *check = NULL;
+	const struct source_candidate *env = c->m->refresh;
+	const json_t *cur = json_object_get(run_json(c->run), "pinned_source"), *snap;
+	struct sw_error e = SW_ERROR_INIT;
 	struct source_candidate *ccheck = NULL;
-	char *cid = NULL, *cat = NULL;
-	json_t *cand = NULL, *aliases = NULL, *snap = NULL;
-	int projection_changed, rc = -1;
+	char *cid = NULL, *cat = NULL, why[600];
+	json_t *cand = NULL, *aliases = NULL;
+	const char *parent;
+	int rc = 0;
 
-	memset(res, 0, sizeof(*res));
-	if (strcmp(c->provider, jstr(cur, "provider")) != 0 || strcmp(c->host, jstr(cur, "host")) != 0)
-		return refresh_fail(res, TBL_ERR_SOURCE_PROVIDER_MISMATCH,
-				    "the refreshed source's provider and host differ from the pinned source's");
-	if (strcmp(c->issue_id, jstr(cur, "issue_id")) != 0) {
-		res->extra = json_pack("{s:O, s:s}", "pinned_issue_id", json_object_get(cur, "issue_id"),
-				       "refreshed_issue_id", c->issue_id);
-		return refresh_fail(res, TBL_ERR_SOURCE_ISSUE_MISMATCH,
-				    "the refreshed source is another Issue; start a new Run from it");
+	if (cur == NULL || env == NULL)
+		return 0;
+	if (strcmp(env->provider, jstr(cur, "provider")) != 0 || strcmp(env->host, jstr(cur, "host")) != 0)
+		g->facts |= FSM_F(PROVIDER_DIFFERS);
+	if (strcmp(env->issue_id, jstr(cur, "issue_id")) != 0) {
+		g->facts |= FSM_F(ISSUE_DIFFERS);
+		add_detail(g, FSM_F(ISSUE_DIFFERS),
+			   json_pack("{s:O, s:s}", "pinned_issue_id", json_object_get(cur, "issue_id"),
+				     "refreshed_issue_id", env->issue_id), "%s", "");
 	}
-	if (source_candidate_to_json(&cand, c, candidate_id, now, &err) < 0 ||
-	    (aliases = merged_aliases(cur, cand)) == NULL) {
-		refresh_fail(res, TBL_ERR_RUNTIME_ERROR, "out of memory");
-		goto out;
-	}
-	projection_changed = !same_field(cur, cand, "repository_id") ||
-			     !same_field(cur, cand, "issue_number") ||
-			     !same_field(cur, cand, "canonical_url") || !same_field(cur, cand, "parent");
-	if (json_array_size(aliases) > SOURCE_MAX_URL_ALIASES) {
-		refresh_fail(res, TBL_ERR_SOURCE_ALIAS_LIMIT,
-			     "the Issue moved more often than the URL alias history holds; start a new Run from the refreshed source");
-		goto out;
-	}
+	if (source_candidate_to_json(&cand, env, g->candidate_id, now, &e) < 0 ||
+	    (aliases = merged_aliases(cur, cand)) == NULL)
+		goto nomem;
+	if (!same_field(cur, cand, "repository_id") || !same_field(cur, cand, "issue_number") ||
+	    !same_field(cur, cand, "canonical_url") || !same_field(cur, cand, "parent"))
+		g->facts |= FSM_F(PROJECTION_CHANGED);
+	if (json_array_size(aliases) > SOURCE_MAX_URL_ALIASES)
+		g->facts |= FSM_F(ALIASES_FULL);
 	/* The merged candidate (aliases carried over) must still validate. */
 	if (json_object_set(cand, "url_aliases", aliases) < 0 ||
 	    (json_object_get(cand, "snapshot") &&
-	     json_object_set(json_object_get(cand, "snapshot"), "url_aliases", aliases) < 0)) {
-		refresh_fail(res, TBL_ERR_RUNTIME_ERROR, "out of memory");
-		goto out;
+	     json_object_set(json_object_get(cand, "snapshot"), "url_aliases", aliases) < 0))
+		goto nomem;
+	if (source_candidate_from_json(&ccheck, &cid, &cat, cand, &e) < 0) {
+		g->facts |= FSM_F(MERGED_INVALID);
+		add_detail(g, FSM_F(MERGED_INVALID), NULL, "merged refreshed source is invalid: %s", e.msg);
 	}
-	if (source_candidate_from_json(&ccheck, &cid, &cat, cand, &err) < 0) {
-		snprintf(res->why, sizeof(res->why), "merged refreshed source is invalid: %s", err.msg);
-		res->code = TBL_ERR_INVALID_SOURCE_CANDIDATE;
-		goto out;
+	if (!env->valid)
+		g->facts |= FSM_F(BODY_INVALID);
+	snap = json_object_get(cand, "snapshot");
+	if (history_violation(json_object_get(snap, "sections"), c->accepted, c->accepted_db,
+			      why, sizeof(why))) {
+		g->facts |= FSM_F(HISTORY_EDITED);
+		add_detail(g, FSM_F(HISTORY_EDITED), NULL, "%s", why);
 	}
-	if (!c->valid) {
-		res->candidate = cand;
-		cand = NULL;
-		res->note = "source_candidate_invalid";
-		rc = 0;
-		goto out;
-	}
-	snap = json_incref(json_object_get(cand, "snapshot"));
-	if (history_violation(json_object_get(snap, "sections"), mc->accepted, mc->accepted_db,
-			      res->why, sizeof(res->why))) {
-		res->code = TBL_ERR_SOURCE_HISTORY_IN_PLACE_EDIT;
-		goto out;
-	}
-	if (!same_field(cur, snap, "manifest_revision")) {
-		const char *parent = jstr(snap, "parent_requirements_revision");
-
-		if (parent == NULL || strcmp(parent, jstr(cur, "requirements_revision")) != 0) {
-			refresh_fail(res, TBL_ERR_SOURCE_HISTORY_FORK,
-				     "the amended manifest's parent_requirements_revision is not the pinned requirements revision");
-			goto out;
-		}
-		res->candidate = cand;
-		res->candidate_valid = 1;
-		cand = NULL;
-		res->note = "source_amendment_candidate";
-		rc = 0;
-		goto out;
-	}
-	if (!same_field(cur, snap, "requirements_revision")) {
-		refresh_fail(res, TBL_ERR_SOURCE_INTEGRITY_MISMATCH,
-			     "the requirements revision changed without a new manifest revision");
-		goto out;
-	}
+	if (!same_field(cur, snap, "manifest_revision"))
+		g->facts |= FSM_F(MANIFEST_CHANGED);
+	parent = jstr(snap, "parent_requirements_revision");
+	if (parent && jstr(cur, "requirements_revision") &&
+	    strcmp(parent, jstr(cur, "requirements_revision")) == 0)
+		g->facts |= FSM_F(PARENT_MATCH);
+	if (!same_field(cur, snap, "requirements_revision"))
+		g->facts |= FSM_F(REQUIREMENTS_CHANGED);
 	if (!same_field(cur, snap, "source_revision"))
-		res->note = "source_refreshed_non_material";
-	else if (projection_changed)
-		res->note = "source_projection_drift";
-	else
-		res->note = "source_refreshed_unchanged";
-	res->pinned = snap;
-	snap = NULL;
-	rc = 0;
+		g->facts |= FSM_F(REVISION_CHANGED);
+	g->pinned = json_incref((json_t *)snap);
+	g->candidate = cand;
+	cand = NULL;
+	goto out;
+nomem:
+	c->exit = fail_run(c->d, TBL_ERR_RUNTIME_ERROR, "out of memory", c->run);
+	rc = sw_error_set(err, SW_ECONFLICT, "out of memory");
 out:
-	source_pinned_free(check);
 	source_candidate_free(ccheck);
 	sw_free(cid);
 	sw_free(cat);
 	json_decref(cand);
 	json_decref(aliases);
-	json_decref(snap);
 	return rc;
 }
 
@@ -883,34 +916,36 @@ fail:
 	return NULL;
 }
 
-/* adopt: active answers given under the old requirements become inactive. */
-static json_t *supersede_answers(const json_t *answers, const char *old_rev, const char *new_rev)
+/* adopt: active answers given under the old requirements become inactive.
+ * *out is the answers as adopting leaves them, or NULL when they stay as
+ * they are (none recorded, or the same requirements).  SW_ENOMEM. */
+static int supersede_answers(json_t **out_, const json_t *answers, const char *old_rev,
+			     const char *new_rev)
 {
-	json_t *out = json_deep_copy(answers), *a;
-	char *by = sw_asprintf("requirements:%s", new_rev);
+	json_t *out, *a;
+	char *by;
 	size_t i;
 
+	*out_ = NULL;
+	if (answers == NULL || (old_rev == NULL && new_rev == NULL) ||
+	    (old_rev && new_rev && strcmp(old_rev, new_rev) == 0))
+		return 0;
+	out = json_deep_copy(answers);
+	by = sw_asprintf("requirements:%s", new_rev);
 	if (out == NULL || by == NULL) {
 		json_decref(out);
 		sw_free(by);
-		return NULL;
+		return SW_ENOMEM;
 	}
 	json_array_foreach(out, i, a)
 		if (json_is_true(json_object_get(a, "active")) && jstr(a, "requirements_revision") &&
-		    strcmp(jstr(a, "requirements_revision"), old_rev) == 0) {
+		    old_rev && strcmp(jstr(a, "requirements_revision"), old_rev) == 0) {
 			json_object_set_new(a, "active", json_false());
 			json_object_set_new(a, "superseded_by", json_string(by));
 		}
 	sw_free(by);
-	return out;
-}
-
-static void refresh_release(struct refresh_result *res)
-{
-	json_decref(res->pinned);
-	json_decref(res->candidate);
-	json_decref(res->extra);
-	res->pinned = res->candidate = res->extra = NULL;
+	*out_ = out;
+	return 0;
 }
 
 /* Stores the refreshed snapshot's section payloads with the event. */
@@ -1036,12 +1071,12 @@ static int mutate_resume(struct store_checkpoint *cp, void *payload, struct sw_e
 /* run.json for `after` with its frozen records spliced in, and the replay
  * checkpoint of that state (its history gathered with `delta`). */
 static int add_projection(struct mctx *c, struct store_mutation *sm, struct run *after,
-			  enum fsm_event ev, const json_t *delta, struct sw_error *err)
+			  enum tbl_jevent type, const json_t *delta, struct sw_error *err)
 {
 	char *extra = NULL;
 	int rc;
 
-	gather(c, tbl_event_journal[ev], delta);
+	gather(c, type, delta);
 	if ((rc = run_freeze(after, err)) < 0 ||
 	    (rc = run_projection(&c->proj, after, store_mutation_base(sm) + 1, err)) < 0 ||
 	    (rc = store_mutation_set_projection_pieces(sm, c->proj.piece, c->proj.npiece, err)) < 0)
@@ -1057,48 +1092,61 @@ static int add_projection(struct mctx *c, struct store_mutation *sm, struct run 
 	return rc;
 }
 
-/* A source choice before the table: an already-resolved candidate replays
- * its result (or conflicts); a choice naming another candidate than the
- * waiting one is stale.  Returns 1 when it answered (c->exit or m->run set). */
-static int choice_precheck(struct mctx *c, struct sw_error *err)
+/* A source choice: whether it names the waiting candidate, and whether an
+ * earlier choice resolved the candidate it names (with this same choice:
+ * its receipt and result answer again).  The source the choice pins is
+ * the effects' data: the pinned requirements under the candidate's
+ * projection (pinned), or the candidate's snapshot with the answers it
+ * supersedes (adopt).  Returns 0 or a negative sw_code. */
+static int choice_facts(struct mctx *c, struct gathered *g, struct sw_error *err)
 {
 	struct svc_mutation *m = c->m;
-	const json_t *cand = json_object_get(run_json(c->run), "source_candidate"), *h;
-	const char *choice = m->event == FSM_EV_CHOOSE_ADOPT ? "adopt" : "pinned";
+	const json_t *rec = run_json(c->run);
+	const json_t *cand = json_object_get(rec, "source_candidate");
+	const json_t *cur = json_object_get(rec, "pinned_source"), *h;
+	const char *choice = tbl_event_choice[m->event];
 	size_t i;
 
-	if (cand == NULL) {
-		json_array_foreach(c->choices, i, h) {
-			const json_t *receipt = json_object_get(h, "receipt");
+	json_array_foreach(c->choices, i, h) {
+		const json_t *receipt = json_object_get(h, "receipt");
 
-			if (strcmp(jstr(receipt, "candidate_id"), m->candidate_id) != 0)
-				continue;
-			if (strcmp(jstr(receipt, "choice"), choice) != 0) {
-				c->exit = fail_run(c->d, TBL_ERR_SOURCE_CHOICE_CONFLICT,
-						   "candidate_id was already resolved with the other choice",
-						   c->run);
-				sw_error_set(err, SW_ECONFLICT, "choice conflict");
-				return 1;
-			}
-			/* The same choice again: answer as it was answered, write
-			 * nothing. */
-			if (run_set_field(c->run, "last_source_choice", receipt, err) < 0 ||
-			    run_set_field(c->run, "last_resume_result", json_object_get(h, "result"), err) < 0) {
-				c->exit = SVC_EXIT_DEFECT;
-				return 1;
-			}
-			m->step.verdict = FSM_IDEMPOTENT;
-			m->run = c->run;
-			c->run = NULL;
-			return 1;
-		}
-		return 0;
+		if (strcmp(jstr(receipt, "candidate_id"), m->candidate_id) != 0)
+			continue;
+		g->facts |= FSM_F(CHOICE_RESOLVED);
+		if (strcmp(jstr(receipt, "choice"), choice) == 0)
+			g->facts |= FSM_F(CHOICE_SAME);
+		g->receipt = receipt;
+		g->result = json_object_get(h, "result");
+		break;
 	}
-	if (strcmp(jstr(cand, "candidate_id"), m->candidate_id) != 0) {
-		c->exit = fail_run(c->d, TBL_ERR_STALE_SOURCE_CANDIDATE,
-				   "candidate_id is not the current source candidate", c->run);
-		sw_error_set(err, SW_ECONFLICT, "stale candidate");
-		return 1;
+	if (cand == NULL || strcmp(jstr(cand, "candidate_id"), m->candidate_id) != 0)
+		return 0;
+	g->facts |= FSM_F(CANDIDATE_NAMED);
+	switch (m->event) {
+	case FSM_EV_CHOOSE_PINNED:
+		if ((g->pinned = project_pinned(cur, cand)) == NULL)
+			return sw_error_set(err, SW_EINVAL, "the source choice yields no valid pinned source");
+		return 0;
+	case FSM_EV_CHOOSE_ADOPT:
+		/* An invalid candidate has no snapshot; its rows refuse adopting. */
+		if ((g->pinned = json_deep_copy(json_object_get(cand, "snapshot"))) == NULL)
+			return 0;
+		if (supersede_answers(&g->answers, json_object_get(rec, "answers"),
+				      jstr(cur, "requirements_revision"),
+				      jstr(g->pinned, "requirements_revision")) < 0)
+			return sw_error_set(err, SW_ENOMEM, "out of memory");
+		return 0;
+	case FSM_EV_INVALID:
+	case FSM_EV_START:
+	case FSM_EV_SUBMIT:
+	case FSM_EV_ANSWER:
+	case FSM_EV_SKIP:
+	case FSM_EV_STOP:
+	case FSM_EV_RESUME:
+	case FSM_EV_RESUME_PINNED:
+	case FSM_EV_RESUME_REFRESH:
+	case FSM_EV__COUNT:
+		break;
 	}
 	return 0;
 }
@@ -1172,6 +1220,20 @@ static void check_resumed(struct mctx *c)
 }
 #endif
 
+/* A refusal: the row's code, with the message and extra fields of the
+ * fact the row names (its `why` when none). */
+static int reject(struct mctx *c, const struct gathered *g, struct sw_error *err)
+{
+	const struct fsm_rule *row = &tbl_rules[c->m->step.rule];
+	const struct detail *dt = detail_of(g, row->detail);
+	const char *msg = dt && dt->text[0] ? dt->text : row->why;
+
+	c->exit = fail_run_ex(c->d, c->m->step.err, msg, c->run, dt ? dt->extra : NULL);
+	return sw_error_set(err, SW_ECONFLICT, "%s", msg);
+}
+
+/* The one decision of a mutation: gather the facts, observe Git when the
+ * tables ask for it, step once, then carry out what the row says. */
 static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *err)
 {
 	struct mctx *c = payload;
@@ -1179,11 +1241,11 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	struct fsm_input in = { .event = m->event };
 	struct run_effects fx = { 0 };
 	struct git_now g = { 0 }, fin = { 0 };
+	struct gathered gf = { 0 };
 	struct run *after = NULL;
-	struct refresh_result refresh = { 0 };
-	json_t *choice_pinned = NULL, *choice_answers = NULL, *receipt = NULL, *result = NULL;
+	const json_t *waiting;
 	json_t *delta = NULL;
-	char why[600] = "", now[40], action_id[37], candidate_id[37];
+	char now[40], action_id[37], candidate_id[37];
 	char answer_digest[SW_DIGEST_LEN] = "";
 	struct fsm_run machine;
 	int rc = 0;
@@ -1200,83 +1262,31 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		return rc;
 	if ((c->exit = check_workspace(c->d, c->run)) != 0)
 		return sw_error_set(err, SW_ECONFLICT, "workspace mismatch");
-	if ((m->event == FSM_EV_CHOOSE_PINNED || m->event == FSM_EV_CHOOSE_ADOPT) &&
-	    choice_precheck(c, err))
-		return c->exit ? (err->code ? err->code : SW_ECONFLICT) : 0;
+	svc_now(now, sizeof(now));
+	if (store_new_run_id(action_id, err) < 0 || store_new_run_id(candidate_id, err) < 0)
+		return err->code;
+	waiting = json_object_get(run_json(c->run), "source_candidate");
+	gf.candidate_id = waiting ? jstr(waiting, "candidate_id") : candidate_id;
+	if ((rc = input_facts(c, &gf, now, answer_digest, err)) < 0)
+		goto out;
 	machine = run_machine(c->run);
-	in.facts = input_facts(c, why, sizeof(why), answer_digest);
+	in.facts = gf.facts;
 	in.budget = m->budget;
 	if (m->event == FSM_EV_SUBMIT)
 		in.outcome = shape_of(m->outcome);
-	m->step = fsm_step(&machine, &in);
-	/* Gates never read Git, so observe only for a step that applies. */
-	if ((m->step.verdict == FSM_APPLY || m->step.verdict == FSM_APPLY_ERROR) &&
-	    (m->event == FSM_EV_SUBMIT || m->event == FSM_EV_SKIP) &&
-	    tbl_kind_observes_git[machine.action]) {
+	/* Observing Git is costly: only when a row that can still match reads
+	 * it, or the row that will match records it. */
+	if (fsm_wants(&machine, &in) & tbl_facts_git) {
 		observe_now(c->d, c->run, &g);
 		in.facts |= g.ok ? (g.changed ? FSM_F(CHANGED) : 0) : FSM_F(GIT_FAILED);
-		m->step = fsm_step(&machine, &in);
 	}
-	if (m->step.verdict == FSM_REJECT || m->step.verdict == FSM_IDEMPOTENT) {
-		if (m->step.verdict == FSM_REJECT) {
-			const char *msg = m->step.err == TBL_ERR_INVALID_OUTCOME && why[0]
-						  ? why : tbl_rules[m->step.rule].why;
-
-			c->exit = fail_run(c->d, m->step.err, msg, c->run);
-			rc = sw_error_set(err, SW_ECONFLICT, "%s", msg);
-		} else {
-			m->run = c->run;	/* replay: answer with the Run as it is */
-			c->run = NULL;
-		}
+	m->step = fsm_step(&machine, &in);
+	c->steps++;
+	if (m->step.verdict == FSM_REJECT) {
+		rc = reject(c, &gf, err);
 		goto out;
 	}
-	svc_now(now, sizeof(now));
-	if (store_new_run_id(action_id, err) < 0 || store_new_run_id(candidate_id, err) < 0) {
-		rc = err->code;
-		goto out;
-	}
-	/* The refresh's own checks come after the resume gates the table
-	 * applied (ended, resumable, issue-backed, no waiting candidate); an
-	 * envelope that becomes a candidate is its own event. */
-	if (m->event == FSM_EV_RESUME_REFRESH) {
-		if (classify_refresh(c->run, m->refresh, c, candidate_id, now, &refresh) < 0) {
-			c->exit = fail_run_ex(c->d, refresh.code, refresh.why, c->run, refresh.extra);
-			rc = sw_error_set(err, SW_ECONFLICT, "%s", refresh.why);
-			goto out;
-		}
-		if (refresh.candidate) {
-			m->event = in.event = refresh.candidate_valid ? FSM_EV_CANDIDATE_VALID
-								      : FSM_EV_CANDIDATE_INVALID;
-			m->step = fsm_step(&machine, &in);
-			if (m->step.verdict != FSM_APPLY) {
-				c->exit = fail_run(c->d, m->step.err, tbl_rules[m->step.rule].why, c->run);
-				rc = sw_error_set(err, SW_ECONFLICT, "candidate refused");
-				goto out;
-			}
-		}
-	}
-	if (m->event == FSM_EV_CHOOSE_PINNED || m->event == FSM_EV_CHOOSE_ADOPT) {
-		const json_t *rec = run_json(c->run);
-		const json_t *cand = json_object_get(rec, "source_candidate");
-		const json_t *cur = json_object_get(rec, "pinned_source");
-
-		choice_pinned = m->event == FSM_EV_CHOOSE_ADOPT
-					? json_deep_copy(json_object_get(cand, "snapshot"))
-					: project_pinned(cur, cand);
-		if (choice_pinned == NULL) {
-			rc = sw_error_set(err, SW_EINVAL, "the source choice yields no valid pinned source");
-			goto out;
-		}
-		if (m->event == FSM_EV_CHOOSE_ADOPT && json_object_get(rec, "answers") &&
-		    !same_field(cur, choice_pinned, "requirements_revision") &&
-		    (choice_answers = supersede_answers(json_object_get(rec, "answers"),
-							jstr(cur, "requirements_revision"),
-							jstr(choice_pinned, "requirements_revision"))) == NULL) {
-			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-	if (m->step.ops & (FSM_OP(END) | FSM_OP(END_SKIPPED)))
+	if (m->step.ops & tbl_ops_final_git)
 		observe_now(c->d, c->run, &fin);
 	fx.now = now;
 	fx.new_action_id = action_id;
@@ -1295,70 +1305,44 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	fx.final_observation = fin.ok ? fin.json : NULL;
 	fx.final_changed = fin.changed;
 	fx.final_error = fin.error;
-	fx.candidate = refresh.candidate;
-	/* A re-pinned or chosen source is in place before the next Action is
-	 * issued, so that Action carries its catalog. */
+	fx.candidate = gf.candidate;
+	fx.pinned = gf.pinned;
+	fx.answers = gf.answers;
+	fx.candidate_id = gf.candidate_id;
+	fx.choice = tbl_event_choice[m->event];
+	fx.prior_receipt = gf.receipt;
+	fx.prior_result = gf.result;
+	if (m->step.verdict == FSM_IDEMPOTENT) {
+		/* A replay answers with the Run as it is, shaped by the row's
+		 * effects; nothing is written. */
+		if ((rc = run_apply_replay(c->run, &m->step, &fx, err)) < 0)
+			goto out;
+		m->run = c->run;
+		c->run = NULL;
+		goto out;
+	}
 	if ((rc = run_clone(&after, c->run, err)) < 0 ||
-	    (refresh.pinned && (rc = run_set_pinned_source(after, refresh.pinned, err)) < 0) ||
-	    (choice_pinned && (rc = run_set_pinned_source(after, choice_pinned, err)) < 0) ||
-	    (choice_answers && (rc = run_set_field(after, "answers", choice_answers, err)) < 0) ||
 	    (rc = run_apply(after, &m->step, &fx, err)) < 0)
 		goto out;
-	if (refresh.note && (rc = run_add_observation(after, refresh.note, err)) < 0)
-		goto out;
-	if ((refresh.pinned || refresh.candidate_valid) &&
+	if ((m->step.ops & FSM_OP(SNAPSHOT)) &&
 	    (rc = add_snapshot_materials(sm, m->refresh->snapshot, err)) < 0)
 		goto out;
-	if (refresh.candidate) {
-		/* Deciding between sources costs no budget. */
-		result = json_pack("{s:s, s:b, s:s}", "operation", "source_candidate_created",
-				   "budget_applied", 0, "candidate_id", candidate_id);
-		if (result == NULL ||
-		    (rc = run_set_field(after, "last_resume_result", result, err)) < 0)
-			goto nomem;
-	}
-	if (choice_pinned) {
-		const char *op = svc_resume_operation(m->event);
-		const char *cid = jstr(json_object_get(run_json(c->run), "source_candidate"), "candidate_id");
-
-		result = json_pack("{s:s, s:b, s:s}", "operation", op, "budget_applied", 1,
-				   "candidate_id", cid);
-		receipt = json_pack("{s:s, s:s, s:s, s:s}", "candidate_id", cid, "choice",
-				    m->event == FSM_EV_CHOOSE_ADOPT ? "adopt" : "pinned",
-				    "resulting_action_id",
-				    run_current_action_id(after) ? run_current_action_id(after) : "",
-				    "at", now);
-		if (result == NULL || receipt == NULL ||
-		    (rc = run_add_observation(after, op, err)) < 0 ||
-		    (rc = run_set_field(after, "last_resume_result", result, err)) < 0 ||
-		    (rc = run_set_field(after, "last_source_choice", receipt, err)) < 0)
-			goto nomem;
-	}
-	if (svc_resume_operation(m->event) && !refresh.candidate && !choice_pinned &&
-	    (rc = run_set_resume_result(after, svc_resume_operation(m->event), 1, err)) < 0)
-		goto out;
-	/* Keeping the pinned source is recorded where the Run's history shows
-	 * it, as the reference does. */
-	if (m->event == FSM_EV_RESUME_PINNED &&
-	    (rc = run_add_observation(after, "source_refresh_skipped", err)) < 0)
-		goto out;
-	if ((rc = append_event(sm, c->run, after, m->event, m->step.rule, &delta, err)) < 0 ||
-	    (rc = add_projection(c, sm, after, m->event, delta, err)) < 0)
+	if ((rc = append_event(sm, c->run, after, m->step.journal, m->step.rule, &delta, err)) < 0 ||
+	    (rc = add_projection(c, sm, after, m->step.journal, delta, err)) < 0)
 		goto out;
 	c->apply_error = m->step.verdict == FSM_APPLY_ERROR;
 	m->run = after;
 	after = NULL;
-	goto out;
-nomem:
-	if (rc == 0)
-		rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 out:
-	refresh_release(&refresh);
+#ifdef SW_TESTING
+	/* Every mutation that reached the table decided in one step. */
+	if (c->steps > 1 || (rc == 0 && c->steps != 1)) {
+		fprintf(stderr, "mutation: %u state machine steps, not one\n", c->steps);
+		abort();
+	}
+#endif
+	gathered_release(&gf);
 	json_decref(delta);
-	json_decref(choice_pinned);
-	json_decref(choice_answers);
-	json_decref(receipt);
-	json_decref(result);
 	run_free(after);
 	git_now_release(&g);
 	git_now_release(&fin);
@@ -1423,7 +1407,7 @@ static int create_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	int rc = add_snapshot_materials(sm, c->source, err);
 
 	if (rc < 0 ||
-	    (rc = append_event(sm, NULL, c->run, FSM_EV_START, c->step->rule, &delta, err)) < 0)
+	    (rc = append_event(sm, NULL, c->run, c->step->journal, c->step->rule, &delta, err)) < 0)
 		return rc;
 	json_decref(delta);
 	if ((proj = projection_text(c->run)) == NULL)

@@ -13,34 +13,48 @@
 #define FSM_ON_ANY_EVENT FSM_ON_ANY	/* a row with this `on` matches every event */
 /* Sets of events whose gates are written once. */
 #define FSM_ON_RESUMES (FSM_ON_RESUME | FSM_ON_RESUME_PINNED | FSM_ON_RESUME_REFRESH | \
-			FSM_ON_CANDIDATE_INVALID | FSM_ON_CANDIDATE_VALID | \
 			FSM_ON_CHOOSE_PINNED | FSM_ON_CHOOSE_ADOPT)
-#define FSM_ON_REFRESHES (FSM_ON_RESUME_REFRESH | FSM_ON_CANDIDATE_INVALID | FSM_ON_CANDIDATE_VALID)
-#define FSM_ON_SOURCE_MODES (FSM_ON_RESUME_PINNED | FSM_ON_REFRESHES)
+#define FSM_ON_SOURCE_MODES (FSM_ON_RESUME_PINNED | FSM_ON_RESUME_REFRESH)
 #define FSM_ON_CHOICES (FSM_ON_CHOOSE_PINNED | FSM_ON_CHOOSE_ADOPT)
 #define PAUSED FSM_IN_PAUSED
 #define LIVE FSM_IN_LIVE
 #define EXISTS (FSM_IN_LIVE | FSM_IN(STOPPED) | FSM_IN(ENDED))
 #define DONE (FSM_IN(STOPPED) | FSM_IN(ENDED))
 
+#define NO_DETAIL 0, TBL_JEVENT_INVALID
 #define REJECT(id, from, on, need, deny, err, why) \
 	{ id, from, FSM_ON_##on, need, deny, FSM_REJECT, E(err), ST(INVALID), \
-	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, why }
+	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, why, NO_DETAIL }
+/* A refusal whose message and extra fields come from the gatherer of fact
+ * `detail` (its `why` when the gatherer has no text). */
+#define REJECT_BY(id, from, on, need, deny, err, detail, why) \
+	{ id, from, FSM_ON_##on, need, deny, FSM_REJECT, E(err), ST(INVALID), \
+	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, why, detail, TBL_JEVENT_INVALID }
 #define SAME(id, from, on, need, deny, why) \
 	{ id, from, FSM_ON_##on, need, deny, FSM_IDEMPOTENT, E(NONE), ST(INVALID), \
-	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, why }
+	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, why, NO_DETAIL }
+/* A replay whose effects shape the answer (nothing is written). */
+#define REPLAY(id, from, on, need, deny, ops, why) \
+	{ id, from, FSM_ON_##on, need, deny, FSM_IDEMPOTENT, E(NONE), ST(INVALID), \
+	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, ops, why, NO_DETAIL }
 #define MOVE(id, from, on, need, deny, to, ops, why) \
 	{ id, from, FSM_ON_##on, need, deny, FSM_APPLY, E(NONE), ST(to), \
-	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, ops, why }
+	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, ops, why, NO_DETAIL }
+/* A refreshed source that becomes a candidate waiting for a choice: its
+ * own journal event type. */
+#define CANDIDATE(id, from, on, need, deny, ops, why) \
+	{ id, from, FSM_ON_##on, need, deny, FSM_APPLY, E(NONE), ST(PAUSED_DECISION), \
+	  FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, ops, why, 0, \
+	  TBL_JEVENT_SOURCE_CANDIDATE_CREATED }
 #define ISSUE(id, from, on, need, deny, kind, brief, ops, why) \
 	{ id, from, FSM_ON_##on, need, deny, FSM_APPLY, E(NONE), ST(ACTIVE), \
-	  FSM_ISSUE_KIND, FSM_KIND_##kind, FSM_BRIEF_##brief, ops, why }
+	  FSM_ISSUE_KIND, FSM_KIND_##kind, FSM_BRIEF_##brief, ops, why, NO_DETAIL }
 #define SUGGEST(id, from, on, need, deny, ops, why) \
 	{ id, from, FSM_ON_##on, need, deny, FSM_APPLY, E(NONE), ST(ACTIVE), \
-	  FSM_ISSUE_SUGGESTED, FSM_KIND_NONE, FSM_BRIEF_SUGGESTED, ops, why }
+	  FSM_ISSUE_SUGGESTED, FSM_KIND_NONE, FSM_BRIEF_SUGGESTED, ops, why, NO_DETAIL }
 #define END(id, from, on, need, deny, ops, why) \
 	{ id, from, FSM_ON_##on, need, deny, FSM_APPLY, E(NONE), ST(ENDED), \
-	  FSM_ISSUE_END, FSM_KIND_NONE, FSM_BRIEF_NONE, ops, why }
+	  FSM_ISSUE_END, FSM_KIND_NONE, FSM_BRIEF_NONE, ops, why, NO_DETAIL }
 
 #define ACTIVE_ FSM_IN(ACTIVE)
 #define DECISION_ FSM_IN(PAUSED_DECISION)
@@ -68,11 +82,11 @@ const struct fsm_rule tbl_rules[] = {
 	REJECT (8,  EXISTS,  SUBMIT, NEED(F(NAMED_VOIDED)),            DENY(0),                STALE_ACTION, "the Action was voided"),
 	REJECT (9,  PAUSED,  SUBMIT, NEED(0),                          DENY(0),                RUN_NOT_ACTIVE, "a paused Run takes no outcome"),
 	REJECT (10, ACTIVE_, SUBMIT, NEED(0),                          DENY(F(NAMED_CURRENT)), STALE_ACTION, "the Action is not the current one"),
-	REJECT (11, ACTIVE_, SUBMIT, NEED(F(OUTCOME_INVALID)),         DENY(0),                INVALID_OUTCOME, "the Outcome breaks the legal-outcome matrix"),
+	REJECT_BY(11, ACTIVE_, SUBMIT, NEED(F(OUTCOME_INVALID)),       DENY(0),                INVALID_OUTCOME, F(OUTCOME_INVALID), "the Outcome breaks the legal-outcome matrix"),
 	REJECT (12, ACTIVE_, SUBMIT, NEED(F(SUPERSEDE_INVALID)),       DENY(0),                INVALID_DECISION_SUPERSESSION, "the superseded answer is not active"),
 
 	/* ---- submit: needs_input keeps the Action current and pauses ---- */
-	MOVE   (13, ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(GIT_FAILED)),      DENY(0), PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(GIT_FAILED) | O(KEEP_ACTION), "Git observation failed: the host's reason is replaced"),
+	MOVE   (13, ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(OBSERVES) | F(GIT_FAILED)), DENY(0), PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(GIT_FAILED) | O(KEEP_ACTION), "Git observation failed: the host's reason is replaced"),
 	MOVE   (14, ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(ASK_DECISION)),    DENY(0), PAUSED_DECISION, O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION), "the host needs a decision"),
 	MOVE   (15, ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(ASK_ENVIRONMENT)), DENY(0), PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION), "the host's environment is unavailable"),
 	MOVE   (16, ACTIVE_, SUBMIT, NEED(F(NEEDS_INPUT) | F(ASK_DESTRUCTIVE)), DENY(0), PAUSED_DESTRUCTIVE, O(RECORD_OUTCOME) | O(OBSERVE) | O(KEEP_ACTION) | O(RECORD_REQUEST), "the host asks to confirm a destructive scope"),
@@ -109,7 +123,7 @@ const struct fsm_rule tbl_rules[] = {
 	REJECT (39, DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)),         DENY(F(SCOPE_WELLFORMED)), DESTRUCTIVE_SCOPE_REQUIRED, "confirmation needs a sha256 scope digest"),
 	REJECT (40, DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)),         DENY(F(SCOPE_MATCH)),      DESTRUCTIVE_SCOPE_MISMATCH, "the digest is not the request's"),
 	{ 41, DESTRUCTIVE_, FSM_ON_ANSWER, NEED(F(CONFIRM)), DENY(F(BUDGET)), FSM_APPLY_ERROR, E(BUDGET_EXHAUSTED), ST(PAUSED_BUDGET), FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE,
-	  O(ANSWER_INACTIVE) | O(DROP_QUEUE) | O(VOID), "confirmed with no budget: recorded, paused, and reported" },
+	  O(ANSWER_INACTIVE) | O(DROP_QUEUE) | O(VOID), "confirmed with no budget: recorded, paused, and reported", NO_DETAIL },
 	ISSUE  (42, DESTRUCTIVE_, ANSWER, NEED(F(CONFIRM)),         DENY(0),                   IMPLEMENT, AUTHORIZED, O(ANSWER_INACTIVE) | O(DROP_QUEUE) | O(GRANT) | O(RECORD_REQUEST), "the exact scope re-issues Implement with a one-shot grant"),
 
 	/* ---- skip ---- */
@@ -117,14 +131,21 @@ const struct fsm_rule tbl_rules[] = {
 	REJECT (44, LIVE,        SKIP, NEED(0),                              DENY(F(NAMED_CURRENT)), STALE_ACTION, "the Action is not the current one"),
 	ISSUE  (45, LIVE,        SKIP, NEED(F(KIND_REVIEW)),                 DENY(0),                SUMMARIZE, AFTER_REVIEW_SKIP, O(SKIP) | O(REVIEW_NOT_RUN) | O(CLEAR_REVIEW) | O(DROP_QUEUE), "skipped Review goes to Summarize"),
 	END    (46, LIVE,        SKIP, NEED(F(KIND_SUMMARIZE)),              DENY(0),                O(SKIP) | O(DROP_QUEUE) | O(END_SKIPPED), "skipped Summarize ends the Run"),
-	MOVE   (47, LIVE,        SKIP, NEED(F(GIT_FAILED)),                  DENY(0),                PAUSED_ENVIRONMENT, O(SKIP) | O(DROP_QUEUE) | O(GIT_FAILED), "Git observation failed after the skip"),
-	ISSUE  (48, LIVE,        SKIP, NEED(F(REVIEW_ENABLED) | F(CHANGED)), DENY(0),                REVIEW, REVIEW_AFTER_SKIP, O(SKIP) | O(DROP_QUEUE) | O(OBSERVE), "a change was observed: Review"),
+	MOVE   (47, LIVE,        SKIP, NEED(F(OBSERVES) | F(GIT_FAILED)),    DENY(0),                PAUSED_ENVIRONMENT, O(SKIP) | O(DROP_QUEUE) | O(GIT_FAILED), "Git observation failed after the skip"),
+	ISSUE  (48, LIVE,        SKIP, NEED(F(OBSERVES) | F(REVIEW_ENABLED) | F(CHANGED)), DENY(0),                REVIEW, REVIEW_AFTER_SKIP, O(SKIP) | O(DROP_QUEUE) | O(OBSERVE), "a change was observed: Review"),
 	ISSUE  (49, LIVE,        SKIP, NEED(0),                              DENY(0),                SUMMARIZE, SUMMARY_AFTER_SKIP, O(SKIP) | O(DROP_QUEUE) | O(OBSERVE), "otherwise Summarize"),
 
 	/* ---- stop ---- */
 	REJECT (50, FSM_IN(ENDED),   STOP, NEED(0), DENY(0), RUN_ALREADY_ENDED, "an ended Run cannot be stopped"),
 	MOVE   (51, FSM_IN(STOPPED), STOP, NEED(0), DENY(0), STOPPED, 0, "stopping again is journaled"),
 	MOVE   (52, LIVE,            STOP, NEED(0), DENY(0), STOPPED, O(VOID), "stop voids the current Action"),
+
+	/* ---- resume --source-choice: a candidate an earlier choice resolved
+	 * answers first, before every other gate, as does a choice naming
+	 * another candidate than the waiting one ---- */
+	REPLAY (91, EXISTS, CHOICES, NEED(F(CHOICE_RESOLVED) | F(CHOICE_SAME)), DENY(F(CANDIDATE)),       O(REPLAY_CHOICE), "the same choice again answers as it did"),
+	REJECT (92, EXISTS, CHOICES, NEED(F(CHOICE_RESOLVED)),                  DENY(F(CANDIDATE)),       SOURCE_CHOICE_CONFLICT, "candidate_id was already resolved with the other choice"),
+	REJECT (93, EXISTS, CHOICES, NEED(F(CANDIDATE)),                        DENY(F(CANDIDATE_NAMED)), STALE_SOURCE_CANDIDATE, "candidate_id is not the current source candidate"),
 
 	/* ---- resume, every mode: the gates they share ---- */
 	REJECT (53, FSM_IN(ENDED), RESUMES, NEED(0), DENY(0),              RUN_ALREADY_ENDED, "an ended Run cannot be resumed"),
@@ -135,23 +156,33 @@ const struct fsm_rule tbl_rules[] = {
 	REJECT (56, EXISTS, RESUME, NEED(F(ISSUE_BACKED) | F(CANDIDATE)), DENY(F(SOURCE_OPTIONS)), SOURCE_CHOICE_REQUIRED, "a waiting source candidate needs a choice"),
 	REJECT (57, EXISTS, RESUME, NEED(F(ISSUE_BACKED)),                DENY(F(SOURCE_OPTIONS)), SOURCE_MODE_REQUIRED, "an issue-backed Run resumes through a source mode"),
 	REJECT (58, EXISTS, RESUME, NEED(F(ISSUE_BACKED)),                DENY(0),                 STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
-	ISSUE  (59, EXISTS, RESUME, NEED(0),                              DENY(F(ISSUE_BACKED)),   ORIENT, RESUMED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "resume issues a fresh Orient"),
+	ISSUE  (59, EXISTS, RESUME, NEED(0),                              DENY(F(ISSUE_BACKED)),   ORIENT, RESUMED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(RESUME_RESULT), "resume issues a fresh Orient"),
 
 	/* ---- resume --use-pinned-source (the Issue is not re-read) and --source-file ---- */
-	REJECT (62, EXISTS, RESUME_PINNED,     NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run pins no source to keep"),
-	REJECT (67, EXISTS, REFRESHES,         NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
-	REJECT (63, EXISTS, SOURCE_MODES,      NEED(F(CANDIDATE)), DENY(0),               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
-	ISSUE  (64, EXISTS, RESUME_PINNED,     NEED(0),            DENY(0),               ORIENT, RESUMED_PINNED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "keeping the pinned source issues a fresh Orient"),
-	ISSUE  (69, EXISTS, RESUME_REFRESH,    NEED(0),            DENY(0),               ORIENT, RESUMED_REFRESHED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET), "the refreshed source is re-pinned and a fresh Orient issued"),
-	MOVE   (74, EXISTS, CANDIDATE_INVALID, NEED(0),            DENY(0),               PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_INVALID), "an invalid refreshed body pauses for a decision"),
-	MOVE   (79, EXISTS, CANDIDATE_VALID,   NEED(0),            DENY(0),               PAUSED_DECISION, O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_VALID), "an amended Issue pauses for a decision"),
+	REJECT (62, EXISTS, RESUME_PINNED,  NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run pins no source to keep"),
+	REJECT (67, EXISTS, RESUME_REFRESH, NEED(0),            DENY(F(ISSUE_BACKED)), SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run has no Issue to refresh"),
+	REJECT (63, EXISTS, SOURCE_MODES,   NEED(F(CANDIDATE)), DENY(0),               SOURCE_CANDIDATE_PENDING, "a waiting source candidate is resolved first"),
+	ISSUE  (64, EXISTS, RESUME_PINNED,  NEED(0),            DENY(0),               ORIENT, RESUMED_PINNED, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(NOTE) | O(RESUME_RESULT), "keeping the pinned source issues a fresh Orient"),
+
+	/* ---- resume --source-file: the refreshed envelope against the pinned
+	 * source, in the reference's order ---- */
+	REJECT   (94,  EXISTS, RESUME_REFRESH, NEED(F(PROVIDER_DIFFERS)),     DENY(0),               SOURCE_PROVIDER_MISMATCH, "the refreshed source's provider and host differ from the pinned source's"),
+	REJECT_BY(95,  EXISTS, RESUME_REFRESH, NEED(F(ISSUE_DIFFERS)),        DENY(0),               SOURCE_ISSUE_MISMATCH, F(ISSUE_DIFFERS), "the refreshed source is another Issue; start a new Run from it"),
+	REJECT   (96,  EXISTS, RESUME_REFRESH, NEED(F(ALIASES_FULL)),         DENY(0),               SOURCE_ALIAS_LIMIT, "the Issue moved more often than the URL alias history holds; start a new Run from the refreshed source"),
+	REJECT_BY(97,  EXISTS, RESUME_REFRESH, NEED(F(MERGED_INVALID)),       DENY(0),               INVALID_SOURCE_CANDIDATE, F(MERGED_INVALID), "the merged refreshed source is invalid"),
+	CANDIDATE(74,  EXISTS, RESUME_REFRESH, NEED(F(BODY_INVALID)),         DENY(0),               O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_INVALID) | O(NOTE) | O(RESUME_RESULT), "an invalid refreshed body pauses for a decision"),
+	REJECT_BY(98,  EXISTS, RESUME_REFRESH, NEED(F(HISTORY_EDITED)),       DENY(0),               SOURCE_HISTORY_IN_PLACE_EDIT, F(HISTORY_EDITED), "an accepted comment was rebound or changed in place"),
+	REJECT   (99,  EXISTS, RESUME_REFRESH, NEED(F(MANIFEST_CHANGED)),     DENY(F(PARENT_MATCH)), SOURCE_HISTORY_FORK, "the amended manifest's parent_requirements_revision is not the pinned requirements revision"),
+	CANDIDATE(79,  EXISTS, RESUME_REFRESH, NEED(F(MANIFEST_CHANGED)),     DENY(0),               O(VOID) | O(CLEAR_QUEUE) | O(CANDIDATE_VALID) | O(SNAPSHOT) | O(NOTE) | O(RESUME_RESULT), "an amended Issue pauses for a decision"),
+	REJECT   (100, EXISTS, RESUME_REFRESH, NEED(F(REQUIREMENTS_CHANGED)), DENY(0),               SOURCE_INTEGRITY_MISMATCH, "the requirements revision changed without a new manifest revision"),
+	ISSUE    (69,  EXISTS, RESUME_REFRESH, NEED(0),                       DENY(0),               ORIENT, RESUMED_REFRESHED, O(PIN) | O(SNAPSHOT) | O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(NOTE) | O(RESUME_RESULT), "the refreshed source is re-pinned and a fresh Orient issued"),
 
 	/* ---- resume --source-choice pinned|adopt --candidate ID ---- */
 	REJECT (82, EXISTS, CHOICES,       NEED(0), DENY(F(ISSUE_BACKED)),    SOURCE_MODE_NOT_ALLOWED, "an ad-hoc Run takes no source choice"),
 	REJECT (83, EXISTS, CHOICES,       NEED(0), DENY(F(CANDIDATE)),       STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
 	REJECT (89, EXISTS, CHOOSE_ADOPT,  NEED(0), DENY(F(CANDIDATE_VALID)), INVALID_SOURCE_CANDIDATE_CHOICE, "an invalid candidate cannot be adopted"),
-	ISSUE  (84, EXISTS, CHOOSE_PINNED, NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "keeping the pinned requirements re-orients"),
-	ISSUE  (90, EXISTS, CHOOSE_ADOPT,  NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR), "adopting the amended requirements re-orients"),
+	ISSUE  (84, EXISTS, CHOOSE_PINNED, NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(PIN) | O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR) | O(NOTE) | O(RESUME_RESULT) | O(CHOICE_RECEIPT), "keeping the pinned requirements re-orients"),
+	ISSUE  (90, EXISTS, CHOOSE_ADOPT,  NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(PIN) | O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR) | O(NOTE) | O(RESUME_RESULT) | O(CHOICE_RECEIPT), "adopting the amended requirements re-orients"),
 };
 /* clang-format on */
 
@@ -166,6 +197,22 @@ const struct fsm_issue_rule tbl_issue_rules[] = {
 /* clang-format on */
 
 const size_t tbl_issue_rules_len = sizeof(tbl_issue_rules) / sizeof(tbl_issue_rules[0]);
+
+/* clang-format off */
+const struct fsm_note_rule tbl_note_rules[] = {
+	/* row  need                        deny     note */
+	{ 64, NEED(0),                     DENY(0), "source_refresh_skipped" },
+	{ 74, NEED(0),                     DENY(0), "source_candidate_invalid" },
+	{ 79, NEED(0),                     DENY(0), "source_amendment_candidate" },
+	{ 69, NEED(F(REVISION_CHANGED)),   DENY(0), "source_refreshed_non_material" },
+	{ 69, NEED(F(PROJECTION_CHANGED)), DENY(0), "source_projection_drift" },
+	{ 69, NEED(0),                     DENY(0), "source_refreshed_unchanged" },
+	{ 84, NEED(0),                     DENY(0), "source_pinned" },
+	{ 90, NEED(0),                     DENY(0), "source_amended" },
+};
+/* clang-format on */
+
+const size_t tbl_note_rules_len = sizeof(tbl_note_rules) / sizeof(tbl_note_rules[0]);
 
 #define V(x) TBL_VARIANT_##x
 #define NONE_ TBL_VARIANT_INVALID
@@ -235,14 +282,25 @@ const char *const tbl_fact_name[FSM_FACT__COUNT] = {
 #undef FACT
 };
 
-/* The INPUT group of tables/facts.def. */
+/* The INPUT and GIT groups of tables/facts.def, and the GIT group. */
 #define FSM_FACT_GROUP_INPUT 1
+#define FSM_FACT_GROUP_GIT 2
 #define FSM_FACT_GROUP_RUN 0
 const uint64_t tbl_facts_input = 0
 #define FACT(id, group, name, doc) | (FSM_FACT_GROUP_##group ? FSM_F(id) : 0)
 #include "tables/facts.def"
 #undef FACT
 	;
+const uint64_t tbl_facts_git = 0
+#define FACT(id, group, name, doc) | (FSM_FACT_GROUP_##group == FSM_FACT_GROUP_GIT ? FSM_F(id) : 0)
+#include "tables/facts.def"
+#undef FACT
+	;
+
+/* The effects whose handlers read the event's Git observation, and the
+ * final observation of an ending Run (taken once the step says it ends). */
+const uint32_t tbl_ops_git = O(OBSERVE) | O(GIT_FAILED);
+const uint32_t tbl_ops_final_git = O(END) | O(END_SKIPPED);
 
 const char *const tbl_op_name[FSM_EFFECT__COUNT] = {
 #define EFFECT(id, name, phase, doc) [FSM_EFFECT_##id] = name,

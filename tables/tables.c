@@ -69,27 +69,33 @@ const unsigned char tbl_result_host_may_send[FSM_RESULT__COUNT] = {
 };
 
 const char *const tbl_event_name[FSM_EV__COUNT] = {
-#define EVENT(id, name, jtype, resume_op) [FSM_EV_##id] = name,
+#define EVENT(id, name, jtype, choice) [FSM_EV_##id] = name,
 #include "tables/events.def"
 #undef EVENT
 };
 
 const char *const tbl_jevent_wire[TBL_JEVENT__COUNT] = {
-#define JEVENT(id, wire) [TBL_JEVENT_##id] = wire,
+#define JEVENT(id, wire, resume_op) [TBL_JEVENT_##id] = wire,
 #include "tables/journal_events.def"
 #undef JEVENT
 };
 
 const enum tbl_jevent tbl_event_journal[FSM_EV__COUNT] = {
-#define EVENT(id, name, jtype, resume_op) [FSM_EV_##id] = TBL_JEVENT_##jtype,
+#define EVENT(id, name, jtype, choice) [FSM_EV_##id] = TBL_JEVENT_##jtype,
 #include "tables/events.def"
 #undef EVENT
 };
 
-const char *const tbl_event_resume_op[FSM_EV__COUNT] = {
-#define EVENT(id, name, jtype, resume_op) [FSM_EV_##id] = resume_op,
+const char *const tbl_event_choice[FSM_EV__COUNT] = {
+#define EVENT(id, name, jtype, choice) [FSM_EV_##id] = choice,
 #include "tables/events.def"
 #undef EVENT
+};
+
+const char *const tbl_jevent_resume_op[TBL_JEVENT__COUNT] = {
+#define JEVENT(id, wire, resume_op) [TBL_JEVENT_##id] = resume_op,
+#include "tables/journal_events.def"
+#undef JEVENT
 };
 
 const char *const tbl_nextop_wire[TBL_NEXTOP__COUNT] = {

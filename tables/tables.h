@@ -52,14 +52,14 @@ enum fsm_result {
 };
 
 enum fsm_event {
-#define EVENT(id, name, jtype, resume_op) FSM_EV_##id,
+#define EVENT(id, name, jtype, choice) FSM_EV_##id,
 #include "tables/events.def"
 #undef EVENT
 	FSM_EV__COUNT
 };
 
 enum tbl_jevent {
-#define JEVENT(id, wire) TBL_JEVENT_##id,
+#define JEVENT(id, wire, resume_op) TBL_JEVENT_##id,
 #include "tables/journal_events.def"
 #undef JEVENT
 	TBL_JEVENT__COUNT
@@ -132,8 +132,10 @@ extern const unsigned char tbl_pause_answerable[FSM_PAUSE__COUNT];
 extern const enum fsm_branch tbl_result_branch[FSM_RESULT__COUNT];
 extern const unsigned char tbl_result_host_may_send[FSM_RESULT__COUNT];
 extern const enum tbl_jevent tbl_event_journal[FSM_EV__COUNT];
-/* The operation a resume event reports, or NULL. */
-extern const char *const tbl_event_resume_op[FSM_EV__COUNT];
+/* The source choice a choice event records, or NULL. */
+extern const char *const tbl_event_choice[FSM_EV__COUNT];
+/* The operation a resume of journal type t reports, or NULL. */
+extern const char *const tbl_jevent_resume_op[TBL_JEVENT__COUNT];
 extern const enum tbl_nextop tbl_variant_op[TBL_VARIANT__COUNT];
 extern const unsigned char tbl_err_exit[TBL_ERR__COUNT];
 

@@ -60,7 +60,7 @@ def test_cli_option_check_fails_on_a_read_by_index():
 def test_swapped_rule_columns_do_not_compile():
     d = tempfile.mkdtemp()
     good = ('#include "fsm/fsm.h"\nconst struct fsm_rule r = { 900, 0, FSM_ON_STOP, FSM_NEED(FSM_F(CONFIRM)), '
-            'FSM_DENY(FSM_F(BUDGET)), FSM_APPLY, TBL_ERR_NONE, FSM_ST_STOPPED, FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, "x" };\n')
+            'FSM_DENY(FSM_F(BUDGET)), FSM_APPLY, TBL_ERR_NONE, FSM_ST_STOPPED, FSM_ISSUE_NONE, FSM_KIND_NONE, FSM_BRIEF_NONE, 0, "x", 0, TBL_JEVENT_INVALID };\n')
     swapped = good.replace("FSM_ST_STOPPED, FSM_ISSUE_NONE", "FSM_ISSUE_NONE, FSM_ST_STOPPED")
     assert compile_c(good, os.path.join(d, "good.o")).returncode == 0
     res = compile_c(swapped, os.path.join(d, "swapped.o"))
@@ -95,11 +95,11 @@ def test_an_effect_without_a_handler_does_not_compile():
 def test_the_spec_event_table_is_events_def():
     import re
     with open(os.path.join(ROOT, "tables", "events.def"), encoding="utf-8") as f:
-        rows = re.findall(r'^EVENT\(\w+,\s*"([^"]*)",\s*(\w+),\s*(NULL|"[^"]*")\)', f.read(), re.M)
+        rows = re.findall(r'^EVENT\(\w+,\s*"([^"]*)",\s*(\w+),\s*(?:NULL|"[^"]*")\)', f.read(), re.M)
     with open(os.path.join(ROOT, "tables", "journal_events.def"), encoding="utf-8") as f:
-        jwire = dict(re.findall(r'^JEVENT\((\w+),\s*"([^"]*)"\)', f.read(), re.M))
-    want = [(name, jwire[jtype], op.strip('"') if op != "NULL" else "")
-            for name, jtype, op in rows if name]
+        jrows = re.findall(r'^JEVENT\((\w+),\s*"([^"]*)",\s*(NULL|"[^"]*")\)', f.read(), re.M)
+    jwire = {j: (w, op.strip('"') if op != "NULL" else "") for j, w, op in jrows}
+    want = [(name,) + jwire[jtype] for name, jtype in rows if name]
     with open(os.path.join(ROOT, "spec", "run-state-machine.md"), encoding="utf-8") as f:
         spec = f.read()
     table = spec[spec.index("## Events"):]

@@ -128,7 +128,7 @@ static void check_invariants(const struct fsm_run *before, const struct fsm_inpu
 			  (r->state == FSM_ST_PAUSED_DECISION || r->state == FSM_ST_STOPPED),
 			  "a source candidate waits outside a decision pause");
 	/* A candidate never costs budget; leaving it always does. */
-	if (in->event == FSM_EV_CANDIDATE_INVALID || in->event == FSM_EV_CANDIDATE_VALID)
+	if (st->ops & (FSM_OP(CANDIDATE_INVALID) | FSM_OP(CANDIDATE_VALID)))
 		cr_assert_eq(r->remaining, before->remaining, "a candidate spent budget");
 	/* Ended is terminal. */
 	cr_assert_neq(before->state, FSM_ST_ENDED, "an ended Run accepted %s",
@@ -158,8 +158,7 @@ static void check_invariants(const struct fsm_run *before, const struct fsm_inpu
 			  "a grant outside its Implement");
 	/* Resume only where next says resume. */
 	if (in->event == FSM_EV_RESUME || in->event == FSM_EV_RESUME_PINNED ||
-	    in->event == FSM_EV_RESUME_REFRESH || in->event == FSM_EV_CANDIDATE_INVALID ||
-	    in->event == FSM_EV_CANDIDATE_VALID || in->event == FSM_EV_CHOOSE_PINNED ||
+	    in->event == FSM_EV_RESUME_REFRESH || in->event == FSM_EV_CHOOSE_PINNED ||
 	    in->event == FSM_EV_CHOOSE_ADOPT) {
 		const struct fsm_next_rule *n = fsm_next(before, NULL);
 
@@ -212,4 +211,174 @@ Test(fsm_model, every_reachable_state_keeps_the_invariants, .timeout = 120)
 	       x.states, x.max_depth, x.transitions);
 	free(h.rows);
 	free(h.issue_rows);
+}
+
+/* ---- the Git observation the tables ask for ---- */
+
+struct wants_stats {
+	unsigned long checked, observed;
+};
+
+/* fsm_wants, asked before the Git facts are known, must say "observe"
+ * exactly when the step depends on Git: some Git fact changes the row that
+ * fires, or the row records the observation. */
+static void check_wants(const struct fsm_run *before, const struct fsm_input *in,
+			const struct fsm_step *st, size_t depth, void *payload)
+{
+	static const uint64_t git[] = { 0, FSM_F(CHANGED), FSM_F(GIT_FAILED),
+					FSM_F(CHANGED) | FSM_F(GIT_FAILED) };
+	struct wants_stats *ws = payload;
+	struct fsm_input known = *in;
+	uint64_t wants;
+	size_t rule = FSM_NO_RULE;
+	int depends = 0;
+
+	(void)st;
+	(void)depth;
+	if (in->facts & tbl_facts_git)
+		return;		/* each (run, input) once, without Git facts */
+	wants = fsm_wants(before, &known);
+	cr_assert_eq(wants & ~tbl_facts_git, 0, "fsm_wants names a fact outside the GIT group");
+	for (size_t g = 0; g < sizeof(git) / sizeof(git[0]); g++) {
+		struct fsm_step s;
+
+		known.facts = in->facts | git[g];
+		s = fsm_step(before, &known);
+		if (g == 0)
+			rule = s.rule;
+		else if (s.rule != rule)
+			depends = 1;
+		if (s.ops & tbl_ops_git)
+			depends = 1;
+	}
+	cr_assert_eq(wants != 0, depends,
+		     "state=%s event=%s facts=%#" PRIx64 ": fsm_wants says %s, the step %s on Git",
+		     tbl_state_name[before->state], tbl_event_name[in->event], in->facts,
+		     wants ? "observe" : "do not observe", depends ? "depends" : "does not depend");
+	/* ... which is where an observation was always taken: an applied
+	 * submit or skip of a kind that observes Git (a start observes its
+	 * snapshot whatever the rows say). */
+	if (in->event == FSM_EV_START) {
+		cr_assert_eq(wants != 0, before->state == FSM_ST_NEW,
+			     "only a new Run's start reads the run-start observation");
+	} else {
+		struct fsm_step s0;
+
+		known.facts = in->facts;
+		s0 = fsm_step(before, &known);
+		cr_assert_eq(wants != 0,
+			     (s0.verdict == FSM_APPLY || s0.verdict == FSM_APPLY_ERROR) &&
+				     (in->event == FSM_EV_SUBMIT || in->event == FSM_EV_SKIP) &&
+				     tbl_kind_observes_git[before->action],
+			     "state=%s event=%s kind=%s: Git observed where it was not, or not where it was",
+			     tbl_state_name[before->state], tbl_event_name[in->event],
+			     tbl_kind_wire[before->action]);
+	}
+	ws->checked++;
+	ws->observed += wants != 0;
+}
+
+Test(fsm_model, git_is_observed_exactly_when_the_step_depends_on_it, .timeout = 240)
+{
+	struct wants_stats ws = { 0, 0 };
+	struct fsm_explore_stats x;
+
+	cr_assert_eq(fsm_explore(&x, check_wants, &ws), 0);
+	cr_assert_gt(ws.observed, 0);
+	cr_assert_lt(ws.observed, ws.checked);
+	printf("fsm_wants: %lu (run, input) pairs, Git observed for %lu\n", ws.checked, ws.observed);
+}
+
+/* A refused submit never observes Git, whatever the kind. */
+Test(fsm_model, a_refused_submit_never_observes_git)
+{
+	for (int k = FSM_KIND_ORIENT; k < FSM_KIND__COUNT; k++) {
+		struct fsm_run r = { .state = FSM_ST_ACTIVE, .action = (enum fsm_kind)k,
+				     .remaining = 3 };
+		struct fsm_input in = { .event = FSM_EV_SUBMIT,
+					.outcome = { .kind = (enum fsm_kind)k,
+						     .status = FSM_STATUS_COMPLETED } };
+
+		if (k == FSM_KIND_IMPLEMENT) {
+			in.outcome.has_implementation = 1;
+			in.outcome.implementation = FSM_RESULT_APPLIED;
+		}
+		if (k == FSM_KIND_REVIEW) {
+			in.outcome.has_review = 1;
+			in.outcome.review = FSM_RESULT_NO_FINDINGS;
+		}
+		cr_assert_eq(fsm_outcome_check(&in.outcome), FSM_VIOLATION_NONE, "%s", tbl_kind_wire[k]);
+		/* not the current Action */
+		cr_expect_eq(fsm_wants(&r, &in), 0, "%s", tbl_kind_wire[k]);
+		in.facts = FSM_F(NAMED_CURRENT) | FSM_F(OUTCOME_INVALID);
+		cr_expect_eq(fsm_wants(&r, &in), 0, "%s", tbl_kind_wire[k]);
+		in.facts = FSM_F(NAMED_CURRENT);
+		cr_expect_eq(fsm_wants(&r, &in) != 0, tbl_kind_observes_git[k] != 0, "%s",
+			     tbl_kind_wire[k]);
+	}
+}
+
+/* ---- notes ---- */
+
+/* Every row that records a note has one for every fact set (a last note
+ * rule with no condition), and every note rule belongs to such a row. */
+Test(fsm_rules, every_noting_row_has_a_note_for_every_fact_set)
+{
+	for (size_t i = 0; i < tbl_rules_len; i++) {
+		int fallback = 0, any = 0;
+
+		for (size_t n = 0; n < tbl_note_rules_len; n++) {
+			if (tbl_note_rules[n].row != tbl_rules[i].id)
+				continue;
+			any = 1;
+			fallback |= tbl_note_rules[n].need.all == 0 && tbl_note_rules[n].deny.any == 0;
+		}
+		if (tbl_rules[i].ops & FSM_OP(NOTE))
+			cr_expect(fallback, "row %u records a note but has no unconditional one",
+				  tbl_rules[i].id);
+		else
+			cr_expect(!any, "row %u has notes but no note effect", tbl_rules[i].id);
+	}
+}
+
+static void count_notes(const struct fsm_run *before, const struct fsm_input *in,
+			const struct fsm_step *st, size_t depth, void *payload)
+{
+	size_t *hits = payload;
+
+	(void)before;
+	(void)in;
+	(void)depth;
+	if (st->note_rule != FSM_NO_RULE)
+		hits[st->note_rule]++;
+	cr_assert_eq(st->note != NULL, (st->verdict == FSM_APPLY || st->verdict == FSM_APPLY_ERROR) &&
+					       (st->ops & FSM_OP(NOTE)), "a note without its effect");
+}
+
+Test(fsm_model, every_note_rule_fires_from_a_fresh_run, .timeout = 120)
+{
+	size_t *hits = calloc(tbl_note_rules_len, sizeof(*hits));
+	struct fsm_explore_stats x;
+
+	cr_assert_not_null(hits);
+	cr_assert_eq(fsm_explore(&x, count_notes, hits), 0);
+	for (size_t i = 0; i < tbl_note_rules_len; i++)
+		cr_expect(hits[i] > 0, "note rule %zu (%s) never fires", i, tbl_note_rules[i].note);
+	free(hits);
+}
+
+/* A row that becomes a candidate journals as one, whatever its event. */
+Test(fsm_rules, a_journal_column_names_the_commit_type)
+{
+	struct fsm_run r = { .state = FSM_ST_STOPPED, .issue_backed = 1, .remaining = 2 };
+	struct fsm_input in = { .event = FSM_EV_RESUME_REFRESH, .facts = FSM_F(BODY_INVALID) };
+	struct fsm_step st = fsm_step(&r, &in);
+
+	cr_assert_eq(st.verdict, FSM_APPLY);
+	cr_expect_eq(st.journal, TBL_JEVENT_SOURCE_CANDIDATE_CREATED);
+	cr_expect_str_eq(tbl_jevent_resume_op[st.journal], "source_candidate_created");
+	in.facts = 0;
+	st = fsm_step(&r, &in);
+	cr_expect_eq(st.journal, TBL_JEVENT_SOURCE_REFRESHED);
+	cr_expect_str_eq(st.note, "source_refreshed_unchanged");
 }

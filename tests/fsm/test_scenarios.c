@@ -97,6 +97,11 @@ static void check_step(const char *file, size_t n, json_t *expect,
 		cr_assert_neq(st->rule, FSM_NO_RULE, "%s step %zu: no rule fired", file, n);
 		cr_expect_str_eq(tbl_rules[st->rule].why, s, "%s step %zu: rule", file, n);
 	}
+	if ((s = json_string_value(json_object_get(expect, "journal"))) != NULL)
+		cr_expect_str_eq(tbl_jevent_wire[st->journal], s, "%s step %zu: journal", file, n);
+	if ((v = json_object_get(expect, "note")) != NULL)
+		cr_expect_str_eq(st->note ? st->note : "", json_string_value(v) ? json_string_value(v) : "",
+				 "%s step %zu: note", file, n);
 	if ((v = json_object_get(expect, "issue_rule")) != NULL)
 		cr_expect_eq(st->issue_rule, (size_t)json_integer_value(v),
 			     "%s step %zu: issue rule", file, n);
@@ -146,6 +151,23 @@ static size_t replay(const char *path)
 		in.budget = (unsigned)json_integer_value(json_object_get(step, "budget"));
 		if (json_object_get(step, "outcome"))
 			parse_outcome(&in.outcome, json_object_get(step, "outcome"), run.action);
+		/* The service observes Git only when the tables ask for it: a
+		 * step that passes a Git fact must be one that asks, and
+		 * "observes" says whether it does. */
+		{
+			struct fsm_input known = in;
+			json_t *obs = json_object_get(json_object_get(step, "expect"), "observes");
+			uint64_t wants;
+
+			known.facts &= ~tbl_facts_git;
+			wants = fsm_wants(&run, &known);
+			if (in.facts & tbl_facts_git)
+				cr_expect_neq(wants, 0, "%s step %zu: a Git fact the service would not gather",
+					      path, i + 1);
+			if (obs)
+				cr_expect_eq(wants != 0, json_is_true(obs), "%s step %zu: observes",
+					     path, i + 1);
+		}
 		st = fsm_step(&run, &in);
 		check_step(path, i + 1, json_object_get(step, "expect"), &st);
 		run = st.run;

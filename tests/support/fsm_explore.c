@@ -122,27 +122,49 @@ static size_t build_inputs(struct fsm_input *out, size_t cap, enum fsm_kind curr
 				.facts = (b ? FSM_F(BUDGET_GIVEN) : 0) |
 					 (so ? FSM_F(SOURCE_OPTIONS) : 0),
 				.budget = b == 2 ? 8 : b };
+	/* --source-file: what comparing the envelope with the pinned source
+	 * can find (each difference alone, and an amendment both ways) */
+	static const uint64_t refresh[] = {
+		0,
+		FSM_F(REVISION_CHANGED),
+		FSM_F(PROJECTION_CHANGED),
+		FSM_F(PROVIDER_DIFFERS),
+		FSM_F(ISSUE_DIFFERS),
+		FSM_F(ALIASES_FULL),
+		FSM_F(MERGED_INVALID),
+		FSM_F(BODY_INVALID),
+		FSM_F(HISTORY_EDITED),
+		FSM_F(MANIFEST_CHANGED) | FSM_F(REQUIREMENTS_CHANGED),
+		FSM_F(MANIFEST_CHANGED) | FSM_F(PARENT_MATCH) | FSM_F(REQUIREMENTS_CHANGED),
+		FSM_F(REQUIREMENTS_CHANGED),
+	};
+	/* --source-choice: the waiting candidate, another one, or one an
+	 * earlier choice resolved (the same choice or the other) */
+	static const uint64_t choice[] = {
+		FSM_F(CANDIDATE_NAMED),
+		0,
+		FSM_F(CHOICE_RESOLVED),
+		FSM_F(CHOICE_RESOLVED) | FSM_F(CHOICE_SAME),
+	};
 	for (unsigned b = 0; b < 3; b++) {	/* --use-pinned-source / --source-file [--budget N] */
+		uint64_t bf = b ? FSM_F(BUDGET_GIVEN) : 0;
+
 		out[n++] = (struct fsm_input){
-			.event = FSM_EV_RESUME_PINNED,
-			.facts = b ? FSM_F(BUDGET_GIVEN) : 0,
-			.budget = b == 2 ? 8 : b };
-		out[n++] = (struct fsm_input){
-			.event = FSM_EV_RESUME_REFRESH,
-			.facts = b ? FSM_F(BUDGET_GIVEN) : 0,
-			.budget = b == 2 ? 8 : b };
-		out[n++] = (struct fsm_input){
-			.event = FSM_EV_CHOOSE_PINNED,
-			.facts = b ? FSM_F(BUDGET_GIVEN) : 0,
-			.budget = b == 2 ? 8 : b };
-		out[n++] = (struct fsm_input){
-			.event = FSM_EV_CHOOSE_ADOPT,
-			.facts = b ? FSM_F(BUDGET_GIVEN) : 0,
-			.budget = b == 2 ? 8 : b };
+			.event = FSM_EV_RESUME_PINNED, .facts = bf, .budget = b == 2 ? 8 : b };
+		for (size_t k = 0; k < sizeof(refresh) / sizeof(*refresh); k++)
+			out[n++] = (struct fsm_input){
+				.event = FSM_EV_RESUME_REFRESH, .facts = bf | refresh[k],
+				.budget = b == 2 ? 8 : b };
+		for (size_t k = 0; k < sizeof(choice) / sizeof(*choice); k++) {
+			out[n++] = (struct fsm_input){
+				.event = FSM_EV_CHOOSE_PINNED, .facts = bf | choice[k],
+				.budget = b == 2 ? 8 : b };
+			out[n++] = (struct fsm_input){
+				.event = FSM_EV_CHOOSE_ADOPT, .facts = bf | choice[k],
+				.budget = b == 2 ? 8 : b };
+		}
 	}
-	/* a refreshed envelope that becomes a candidate (budget untouched) */
-	out[n++] = (struct fsm_input){ .event = FSM_EV_CANDIDATE_INVALID };
-	out[n++] = (struct fsm_input){ .event = FSM_EV_CANDIDATE_VALID };
+	assert(n < cap);
 	return n;
 }
 
