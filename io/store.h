@@ -3,8 +3,9 @@
 
 /* The durable run store: <git-common-dir>/slipway/runs/<run-id>/ holding
  * journal.jsonl (authoritative, append-only), run.json (a replaceable
- * projection, never read back), run.lock (empty marker) and
- * materials/<64 hex> (content-addressed blobs).  Directories are 0700,
+ * projection, never read back), run.lock (empty marker),
+ * materials/<64 hex> (content-addressed blobs), and two caches of our
+ * own: run.checkpoint(-log) and run.summary.  Directories are 0700,
  * files 0600.  Every path is reached by openat from an anchored directory
  * descriptor with O_NOFOLLOW and re-checked by (dev, inode); a symlinked
  * or swapped directory or file is refused.
@@ -218,6 +219,22 @@ int store_mutation_set_projection_pieces(struct store_mutation *m,
 void store_mutation_set_checkpoint(struct store_mutation *m, const char *body,
 				   size_t len, const char *log, size_t log_len,
 				   size_t log_base);
+/* Listing summary.  run.summary in the run directory is a cache of what
+ * the listing prints, never the authority: a mutation whose callback
+ * supplied a body (copied) writes it after the commit, without fsync and
+ * outside the fault seam, with the digest of the whole journal and the
+ * identity (IDENTITY_FMT: size, device, inode, modification and change
+ * times) of every material the Run holds.  A mutation that finds no
+ * summary matching the journal it replayed removes it instead, so the
+ * list of materials is always complete.  SW_ENOMEM. */
+int store_mutation_set_summary(struct store_mutation *m, const char *body, size_t len,
+			       struct sw_error *err);
+/* The body of run `run_id`'s summary (*body sw_malloc'd, caller frees),
+ * under a shared lock taken without waiting: 1 when the summary is intact
+ * and the journal and every material are still exactly what it was
+ * written with; 0 otherwise (a busy, missing, damaged, stale or unsafe
+ * one alike), when the caller replays the journal instead. */
+int store_read_summary(char **body, size_t *len, struct store *s, const char *run_id);
 /* Number of events replayed before the callback (0 for create). */
 long long store_mutation_base(const struct store_mutation *m);
 
