@@ -2446,8 +2446,7 @@ static bool summary_read(struct summary *sm, struct run *r)
 	for (size_t i = 0; i < nlines; i++) {
 		const char *end = memchr(p, '\n', (size_t)(sm->body - p));
 
-		if (end == NULL || end - p < 66 || end - p >= SUMMARY_LINE_LEN ||
-		    !is_hex64(p) || p[64] != ' ')
+		if (end == NULL || end - p < 66 || end - p >= SUMMARY_LINE_LEN || p[64] != ' ')
 			goto bad;
 		p = end + 1;
 	}
@@ -2475,12 +2474,14 @@ static int summary_line(char out[SUMMARY_LINE_LEN + 1], const char *hex, const s
 static void summary_write(struct run *r, const struct store_mutation *m, bool create,
 			  const char *prev_jhex, long long jlen, const char *jhex)
 {
+	static char none[1];
 	struct sw_buf lines = SW_BUF_INIT;
 	struct summary old = { 0 };
 	char hdr[256], dhex[SW_XXH_HEX_LEN], one[SUMMARY_LINE_LEN + 1];
-	struct iovec iov[3];
-	size_t nlines = 0;
+	struct iovec iov[4];
+	size_t nlines = 0, kept_len = 0;
 	struct sw_xxh *h = NULL;
+	bool rewritten = false;
 	int n;
 
 	if (m->sum_body == NULL || jhex[0] == '\0')
@@ -2488,17 +2489,28 @@ static void summary_write(struct run *r, const struct store_mutation *m, bool cr
 	if (!create && (prev_jhex[0] == '\0' || !summary_read(&old, r) || old.jlen != (long long)m->jlen ||
 			strcmp(old.jhex, prev_jhex) != 0))
 		goto drop;
-	for (const char *p = old.lines; p != NULL && p < old.body;) {
+	/* The old lines are kept as they are, unless one of this mutation's
+	 * materials was among them (an existing blob written again). */
+	for (const char *p = old.lines; p != NULL && p < old.body && !rewritten;) {
+		for (size_t i = 0; i < m->nmat && !rewritten; i++)
+			rewritten = memcmp(m->mat[i].digest + 7, p, 64) == 0;
+		p = (const char *)memchr(p, '\n', (size_t)(old.body - p)) + 1;
+	}
+	for (const char *p = old.lines; rewritten && p < old.body;) {
 		const char *end = memchr(p, '\n', (size_t)(old.body - p)) + 1;
-		bool replaced = false;
+		bool again = false;
 
-		for (size_t i = 0; i < m->nmat && !replaced; i++)
-			replaced = memcmp(m->mat[i].digest + 7, p, 64) == 0;
-		if (!replaced) {
+		for (size_t i = 0; i < m->nmat && !again; i++)
+			again = memcmp(m->mat[i].digest + 7, p, 64) == 0;
+		if (!again) {
 			sw_buf_add(&lines, p, (size_t)(end - p));
 			nlines++;
 		}
 		p = end;
+	}
+	if (!rewritten) {
+		nlines = old.nlines;
+		kept_len = old.lines_len;
 	}
 	for (size_t i = 0; i < m->nmat; i++) {
 		size_t j = 0;
@@ -2513,17 +2525,19 @@ static void summary_write(struct run *r, const struct store_mutation *m, bool cr
 	}
 	if (lines.failed || sw_xxh_new(&h, &(struct sw_error)SW_ERROR_INIT) < 0)
 		goto drop;
-	sw_xxh_update(h, lines.p ? lines.p : "", lines.len);
-	sw_xxh_update(h, m->sum_body, m->sum_len);
+	iov[0] = (struct iovec){ hdr, 0 };
+	iov[1] = (struct iovec){ (void *)(kept_len ? old.lines : none), kept_len };
+	iov[2] = (struct iovec){ lines.p ? lines.p : none, lines.len };
+	iov[3] = (struct iovec){ m->sum_body, m->sum_len };
+	for (int k = 1; k < 4; k++)
+		sw_xxh_update(h, iov[k].iov_base, iov[k].iov_len);
 	sw_xxh_peek_hex(h, dhex);
 	n = snprintf(hdr, sizeof(hdr), SUMMARY_MAGIC " %lld %s %zu %zu %zu %s\n", jlen, jhex,
-		     nlines, lines.len, m->sum_len, dhex);
+		     nlines, kept_len + lines.len, m->sum_len, dhex);
 	if (n <= 0 || (size_t)n >= sizeof(hdr) || dhex[0] == '\0')
 		goto drop;
-	iov[0] = (struct iovec){ hdr, (size_t)n };
-	iov[1] = (struct iovec){ lines.p ? lines.p : (char *)"", lines.len };
-	iov[2] = (struct iovec){ m->sum_body, m->sum_len };
-	if (replace_leaf(r, SUMMARY_NAME, iov, 3))
+	iov[0].iov_len = (size_t)n;
+	if (replace_leaf(r, SUMMARY_NAME, iov, 4))
 		goto out;
 drop:
 	/* A summary that no longer matches the journal is useless. */
@@ -2574,7 +2588,7 @@ static bool materials_are(struct run *r, const struct summary *sm)
 
 		memcpy(hex, p, 64);
 		hex[64] = '\0';
-		ok = fstatat(mfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		ok = is_hex64(hex) && fstatat(mfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
 		     summary_line(one, hex, &st) == end - p && memcmp(one, p, (size_t)(end - p)) == 0;
 		p = end;
 	}

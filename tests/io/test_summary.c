@@ -143,6 +143,14 @@ Test(io_summary, written_by_create_and_update_with_every_material)
 	file = slurp(run_path("r", "run.summary"), NULL);
 	cr_assert(strstr(file, strrchr(material_path("r", "material one"), '/') + 1) != NULL);
 	free(file);
+	/* A blob written again is listed once. */
+	update_with(s, "r", "material one", "S4");
+	cr_assert_str_eq(offered(s, "r"), "S4");
+	file = slurp(run_path("r", "run.summary"), NULL);
+	nl = strstr(file, strrchr(material_path("r", "material one"), '/') + 1);
+	cr_assert(nl != NULL && strstr(nl + 1, strrchr(material_path("r", "material one"), '/') + 1) == NULL);
+	cr_assert(strstr(file, " 2 ") != NULL, "still two material lines: %s", file);
+	free(file);
 	store_free(s);
 }
 
