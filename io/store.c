@@ -23,7 +23,7 @@
 #define PROJECTION_NAME "run.json"
 #define LOCK_NAME "run.lock"
 #define CHECKPOINT_NAME "run.checkpoint"
-#define CHECKPOINT_MAGIC "slipway-checkpoint/3"
+#define CHECKPOINT_MAGIC "slipway-checkpoint/4"
 #define CHECKPOINT_LOG_NAME "run.checkpoint-log"
 #define CHECKPOINT_MAX (256u << 20)
 #define SUMMARY_NAME "run.summary"
@@ -1899,11 +1899,10 @@ static int prepare_projection(struct prepared *p, struct run *r,
 		goto out;
 	}
 
-	if ((rc = check_leaf(r->fd, p->tmp, fd, err)) < 0)
-		goto out;
-	t->phase = "projection_fsync";
-	if (f_fsync(fd) < 0)
-		rc = sw_error_sys(err, errno, "cannot sync run projection temp");
+	/* Not synced: run.json is a projection of the journal, and the only
+	 * reader of its bytes, the checkpoint, is refused after a reboot
+	 * (boot_id), the one event that loses unsynced data. */
+	rc = check_leaf(r->fd, p->tmp, fd, err);
 out:
 	close_fd(&fd);
 	return rc;
@@ -2133,6 +2132,46 @@ static void identity_text(char out[160], const struct stat *st)
 	snprintf(out, 160, IDENTITY_FMT, IDENTITY_ARGS(*st));
 }
 
+/* The kernel's boot id as 32 hex digits, "" when it cannot be read.  A
+ * checkpoint names the boot it was written in: files written without
+ * fsync (run.json, the checkpoint and its log) can lose bytes only in a
+ * power loss or a kernel crash, and either means a new boot. */
+#ifdef SW_TESTING
+static const char *test_boot_id;
+
+void store_test_boot_id(const char *id)
+{
+	test_boot_id = id;
+}
+#endif
+
+static const char *boot_id(void)
+{
+	static char id[SW_XXH_HEX_LEN];
+	char raw[64];
+	size_t n = 0;
+	ssize_t got;
+	int fd;
+
+#ifdef SW_TESTING
+	if (test_boot_id != NULL)
+		return test_boot_id;
+#endif
+	if (id[0] != '\0')
+		return id;
+	if ((fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)) < 0)
+		return "";
+	got = read(fd, raw, sizeof(raw) - 1);
+	close(fd);
+	for (ssize_t i = 0; i < got && n < 32; i++)
+		if ((raw[i] >= '0' && raw[i] <= '9') || (raw[i] >= 'a' && raw[i] <= 'f'))
+			id[n++] = raw[i];
+	if (n != 32)
+		n = 0;
+	id[n] = '\0';
+	return id;
+}
+
 /* Feeds the first `len` bytes of `fd` to `h` through a small buffer;
  * false when they cannot all be read. */
 static bool hash_prefix(struct sw_xxh *h, int fd, off_t len)
@@ -2164,7 +2203,7 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_x
 			   struct stat *pst, struct run *r)
 {
 	char line[640], jhex[SW_XXH_HEX_LEN], bhex[SW_XXH_HEX_LEN], lhex[SW_XXH_HEX_LEN];
-	char got[SW_XXH_HEX_LEN];
+	char got[SW_XXH_HEX_LEN], boot[SW_XXH_HEX_LEN];
 	char want_id[160], have_id[160];
 	long long seq = 0, jbytes = 0, psize = 0, mts = 0, cts = 0;
 	unsigned long long dev = 0, ino = 0;
@@ -2188,10 +2227,11 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_x
 	hlen = (size_t)(nl - *file);
 	memcpy(line, *file, hlen);
 	line[hlen] = '\0';
-	if (sscanf(line, CHECKPOINT_MAGIC " %lld %lld %32s " IDENTITY_FMT " %zu %32s %zu %32s%n",
-		   &seq, &jbytes, jhex, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &llen, lhex,
-		   &blen, bhex, &used) != 14 || (size_t)used != hlen ||
-	    seq < 1 || jbytes < 1 || blen != flen - hlen - 1)
+	if (sscanf(line, CHECKPOINT_MAGIC " %32s %lld %lld %32s " IDENTITY_FMT " %zu %32s %zu %32s%n",
+		   boot, &seq, &jbytes, jhex, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &llen, lhex,
+		   &blen, bhex, &used) != 15 || (size_t)used != hlen ||
+	    seq < 1 || jbytes < 1 || blen != flen - hlen - 1 || strlen(boot) != 32 ||
+	    strcmp(boot, boot_id()) != 0)
 		goto out;
 	snprintf(want_id, sizeof(want_id), IDENTITY_FMT, psize, dev, ino, mts, mtn, cts, ctn);
 	cp->sequence = seq;
@@ -2355,14 +2395,14 @@ static void checkpoint_write(struct run *r, const struct store_mutation *m,
 
 	if (fstatat(r->fd, PROJECTION_NAME, &pst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(pst.st_mode))
 		return;
-	if (!checkpoint_log_write(r, m, lhex, &llen)) {
+	if (boot_id()[0] == '\0' || !checkpoint_log_write(r, m, lhex, &llen)) {
 		unlinkat(r->fd, CHECKPOINT_NAME, 0);
 		return;
 	}
 	identity_text(id, &pst);
 	sw_xxh_hex(m->cp_body, m->cp_len, bhex);
-	n = snprintf(hdr, sizeof(hdr), CHECKPOINT_MAGIC " %lld %lld %s %s %zu %s %zu %s\n",
-		     sequence, (long long)jlen, jhex, id, llen, lhex, m->cp_len, bhex);
+	n = snprintf(hdr, sizeof(hdr), CHECKPOINT_MAGIC " %s %lld %lld %s %s %zu %s %zu %s\n",
+		     boot_id(), sequence, (long long)jlen, jhex, id, llen, lhex, m->cp_len, bhex);
 	if (n <= 0 || (size_t)n >= sizeof(hdr))
 		return;
 	iov[0].iov_base = hdr;
