@@ -23,9 +23,12 @@
 #define PROJECTION_NAME "run.json"
 #define LOCK_NAME "run.lock"
 #define CHECKPOINT_NAME "run.checkpoint"
-#define CHECKPOINT_MAGIC "slipway-checkpoint/3"
+#define CHECKPOINT_MAGIC "slipway-checkpoint/4"
 #define CHECKPOINT_LOG_NAME "run.checkpoint-log"
 #define CHECKPOINT_MAX (256u << 20)
+#define SUMMARY_NAME "run.summary"
+#define SUMMARY_MAGIC "slipway-summary/1"
+#define SUMMARY_MAX (64u << 20)
 #define MATERIALS_NAME "materials"
 #define RENAME_ATTEMPTS 10
 
@@ -94,6 +97,8 @@ struct store_mutation {
 	size_t cp_len;
 	const char *cp_log;	/* log bytes to add after cp_log_base */
 	size_t cp_log_len, cp_log_base;
+	char *sum_body;		/* listing summary body (owned), or NULL */
+	size_t sum_len;
 	/* Set by store_update_resumable: the hash of the whole journal as
 	 * replayed (NULL when a repair or a read made it unusable), and of
 	 * the checkpoint log adopted with its length and file (lhash NULL
@@ -1404,6 +1409,7 @@ static void mutation_release(struct store_mutation *m)
 	sw_free(m->mat);
 	sw_free(m->proj);
 	sw_free(m->piece);
+	sw_free(m->sum_body);
 	sw_xxh_free(m->jhash);
 	sw_xxh_free(m->lhash);
 	memset(m, 0, sizeof(*m));
@@ -1438,6 +1444,21 @@ void store_mutation_set_checkpoint(struct store_mutation *m, const char *body,
 	m->cp_log = log;
 	m->cp_log_len = log_len;
 	m->cp_log_base = log_base;
+}
+
+int store_mutation_set_summary(struct store_mutation *m, const char *body, size_t len,
+			       struct sw_error *err)
+{
+	char *copy = sw_malloc(len + 1);
+
+	if (copy == NULL)
+		return sw_error_set(err, SW_ENOMEM, "cannot copy the listing summary");
+	memcpy(copy, body, len);
+	copy[len] = '\0';
+	sw_free(m->sum_body);
+	m->sum_body = copy;
+	m->sum_len = len;
+	return 0;
 }
 
 long long store_mutation_base(const struct store_mutation *m)
@@ -1878,11 +1899,10 @@ static int prepare_projection(struct prepared *p, struct run *r,
 		goto out;
 	}
 
-	if ((rc = check_leaf(r->fd, p->tmp, fd, err)) < 0)
-		goto out;
-	t->phase = "projection_fsync";
-	if (f_fsync(fd) < 0)
-		rc = sw_error_sys(err, errno, "cannot sync run projection temp");
+	/* Not synced: run.json is a projection of the journal, and the only
+	 * reader of its bytes, the checkpoint, is refused after a reboot
+	 * (boot_id), the one event that loses unsynced data. */
+	rc = check_leaf(r->fd, p->tmp, fd, err);
 out:
 	close_fd(&fd);
 	return rc;
@@ -2112,6 +2132,67 @@ static void identity_text(char out[160], const struct stat *st)
 	snprintf(out, 160, IDENTITY_FMT, IDENTITY_ARGS(*st));
 }
 
+/* The kernel's boot id as 32 hex digits, "" when it cannot be read.  A
+ * checkpoint names the boot it was written in: files written without
+ * fsync (run.json, the checkpoint and its log) can lose bytes only in a
+ * power loss or a kernel crash, and either means a new boot. */
+#ifdef SW_TESTING
+static const char *test_boot_id;
+
+void store_test_boot_id(const char *id)
+{
+	test_boot_id = id;
+}
+#endif
+
+static const char *boot_id(void)
+{
+	static char id[SW_XXH_HEX_LEN];
+	char raw[64];
+	size_t n = 0;
+	ssize_t got;
+	int fd;
+
+#ifdef SW_TESTING
+	if (test_boot_id != NULL)
+		return test_boot_id;
+#endif
+	if (id[0] != '\0')
+		return id;
+	if ((fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)) < 0)
+		return "";
+	got = read(fd, raw, sizeof(raw) - 1);
+	close(fd);
+	for (ssize_t i = 0; i < got && n < 32; i++)
+		if ((raw[i] >= '0' && raw[i] <= '9') || (raw[i] >= 'a' && raw[i] <= 'f'))
+			id[n++] = raw[i];
+	if (n != 32)
+		n = 0;
+	id[n] = '\0';
+	return id;
+}
+
+/* Feeds the first `len` bytes of `fd` to `h` through a small buffer;
+ * false when they cannot all be read. */
+static bool hash_prefix(struct sw_xxh *h, int fd, off_t len)
+{
+	unsigned char *buf = sw_malloc(65536);
+	bool ok = buf != NULL;
+
+	for (off_t off = 0; ok && off < len;) {
+		size_t want = (size_t)(len - off) < 65536 ? (size_t)(len - off) : 65536;
+		ssize_t n = pread(fd, buf, want, off);
+
+		ok = n > 0;
+		if (ok) {
+			sw_xxh_update(h, buf, (size_t)n);
+			off += n;
+		}
+	}
+	sw_free(buf);
+	return ok;
+}
+
 /* Finds and verifies run.checkpoint: header, body digest, the log's
  * digest (left open in *lhash, with the log's status in *lst), journal
  * prefix digest (left open in *jhash for the rest of the journal) and
@@ -2122,14 +2203,13 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_x
 			   struct stat *pst, struct run *r)
 {
 	char line[640], jhex[SW_XXH_HEX_LEN], bhex[SW_XXH_HEX_LEN], lhex[SW_XXH_HEX_LEN];
-	char got[SW_XXH_HEX_LEN];
+	char got[SW_XXH_HEX_LEN], boot[SW_XXH_HEX_LEN];
 	char want_id[160], have_id[160];
 	long long seq = 0, jbytes = 0, psize = 0, mts = 0, cts = 0;
 	unsigned long long dev = 0, ino = 0;
 	long mtn = 0, ctn = 0;
 	size_t blen = 0, llen = 0, hlen, flen = 0;
 	const char *nl;
-	unsigned char *buf = NULL;
 	int jfd = -1, used = 0, ok = 0;
 	struct sw_xxh *h = NULL, *lh = NULL;
 	struct stat jst, cst;
@@ -2147,10 +2227,11 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_x
 	hlen = (size_t)(nl - *file);
 	memcpy(line, *file, hlen);
 	line[hlen] = '\0';
-	if (sscanf(line, CHECKPOINT_MAGIC " %lld %lld %32s " IDENTITY_FMT " %zu %32s %zu %32s%n",
-		   &seq, &jbytes, jhex, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &llen, lhex,
-		   &blen, bhex, &used) != 14 || (size_t)used != hlen ||
-	    seq < 1 || jbytes < 1 || blen != flen - hlen - 1)
+	if (sscanf(line, CHECKPOINT_MAGIC " %32s %lld %lld %32s " IDENTITY_FMT " %zu %32s %zu %32s%n",
+		   boot, &seq, &jbytes, jhex, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &llen, lhex,
+		   &blen, bhex, &used) != 15 || (size_t)used != hlen ||
+	    seq < 1 || jbytes < 1 || blen != flen - hlen - 1 || strlen(boot) != 32 ||
+	    strcmp(boot, boot_id()) != 0)
 		goto out;
 	snprintf(want_id, sizeof(want_id), IDENTITY_FMT, psize, dev, ino, mts, mtn, cts, ctn);
 	cp->sequence = seq;
@@ -2189,18 +2270,9 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_x
 		struct sw_error e = SW_ERROR_INIT;
 
 		if (open_journal(&jfd, r->fd, O_RDONLY, &e) < 0 ||
-		    fstat(jfd, &jst) < 0 || jst.st_size < jbytes ||
-		    (buf = sw_malloc(65536)) == NULL || sw_xxh_new(&h, &e) < 0)
+		    fstat(jfd, &jst) < 0 || jst.st_size < jbytes || sw_xxh_new(&h, &e) < 0 ||
+		    !hash_prefix(h, jfd, (off_t)jbytes))
 			goto out;
-	}
-	for (off_t off = 0; off < jbytes;) {
-		size_t want = (size_t)(jbytes - off) < 65536 ? (size_t)(jbytes - off) : 65536;
-		ssize_t n = pread(jfd, buf, want, off);
-
-		if (n <= 0)
-			goto out;
-		sw_xxh_update(h, buf, (size_t)n);
-		off += n;
 	}
 	sw_xxh_peek_hex(h, got);
 	if (strcmp(got, jhex) != 0)
@@ -2221,7 +2293,6 @@ out:
 	}
 	sw_xxh_free(h);
 	sw_xxh_free(lh);
-	sw_free(buf);
 	if (jfd >= 0)
 		close(jfd);
 	return ok;
@@ -2324,14 +2395,14 @@ static void checkpoint_write(struct run *r, const struct store_mutation *m,
 
 	if (fstatat(r->fd, PROJECTION_NAME, &pst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(pst.st_mode))
 		return;
-	if (!checkpoint_log_write(r, m, lhex, &llen)) {
+	if (boot_id()[0] == '\0' || !checkpoint_log_write(r, m, lhex, &llen)) {
 		unlinkat(r->fd, CHECKPOINT_NAME, 0);
 		return;
 	}
 	identity_text(id, &pst);
 	sw_xxh_hex(m->cp_body, m->cp_len, bhex);
-	n = snprintf(hdr, sizeof(hdr), CHECKPOINT_MAGIC " %lld %lld %s %s %zu %s %zu %s\n",
-		     sequence, (long long)jlen, jhex, id, llen, lhex, m->cp_len, bhex);
+	n = snprintf(hdr, sizeof(hdr), CHECKPOINT_MAGIC " %s %lld %lld %s %s %zu %s %zu %s\n",
+		     boot_id(), sequence, (long long)jlen, jhex, id, llen, lhex, m->cp_len, bhex);
 	if (n <= 0 || (size_t)n >= sizeof(hdr))
 		return;
 	iov[0].iov_base = hdr;
@@ -2341,6 +2412,262 @@ static void checkpoint_write(struct run *r, const struct store_mutation *m,
 	replace_leaf(r, CHECKPOINT_NAME, iov, 2);
 }
 
+/* ---- listing summary -------------------------------------------------- */
+
+/* run.summary: a header line
+ *   slipway-summary/1 <journal bytes> <journal xxh> <lines> <lines bytes> <body bytes> <xxh>
+ * where the last digest covers everything after the header; then one line
+ * per material of the Run, "<64 hex> <identity>" (IDENTITY_FMT) as put_blob
+ * found it with its content right; then the caller's body.  The list is
+ * carried from one summary to the next and grows by each mutation's
+ * materials, so it names every blob the Run ever wrote; a mutation that
+ * finds no summary matching the journal it replayed writes none. */
+#define SUMMARY_LINE_LEN (64 + 1 + 159 + 1)
+
+struct summary {
+	char *file;
+	long long jlen;
+	char jhex[SW_XXH_HEX_LEN];
+	const char *lines;	/* in file */
+	size_t nlines, lines_len;
+	const char *body;	/* in file */
+	size_t body_len;
+};
+
+static void summary_release(struct summary *sm)
+{
+	sw_free(sm->file);
+	memset(sm, 0, sizeof(*sm));
+}
+
+static bool is_hex64(const char *p)
+{
+	for (int i = 0; i < 64; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* Reads run.summary and checks its header, digest and line shapes; false
+ * when there is none usable. */
+static bool summary_read(struct summary *sm, struct run *r)
+{
+	char line[256], dhex[SW_XXH_HEX_LEN], got[SW_XXH_HEX_LEN];
+	size_t len = 0, hlen, nlines = 0, lines_len = 0, body_len = 0;
+	long long jlen = 0;
+	const char *nl, *p;
+	struct stat st;
+	int used = 0;
+
+	memset(sm, 0, sizeof(*sm));
+	if ((sm->file = read_leaf(&len, &st, r, SUMMARY_NAME, SIZE_MAX, SUMMARY_MAX)) == NULL)
+		return false;
+	if ((nl = memchr(sm->file, '\n', len < sizeof(line) ? len : sizeof(line))) == NULL)
+		goto bad;
+	hlen = (size_t)(nl - sm->file);
+	memcpy(line, sm->file, hlen);
+	line[hlen] = '\0';
+	if (sscanf(line, SUMMARY_MAGIC " %lld %32s %zu %zu %zu %32s%n", &jlen, sm->jhex, &nlines,
+		   &lines_len, &body_len, dhex, &used) != 6 || (size_t)used != hlen ||
+	    jlen < 1 || strlen(sm->jhex) != 32 || lines_len > len || body_len > len ||
+	    lines_len + body_len != len - hlen - 1)
+		goto bad;
+	sw_xxh_hex(nl + 1, lines_len + body_len, got);
+	if (strcmp(got, dhex) != 0)
+		goto bad;
+	sm->jlen = jlen;
+	sm->lines = nl + 1;
+	sm->lines_len = lines_len;
+	sm->nlines = nlines;
+	sm->body = nl + 1 + lines_len;
+	sm->body_len = body_len;
+	/* Every line is "<64 hex> <identity>\n", nlines of them. */
+	p = sm->lines;
+	for (size_t i = 0; i < nlines; i++) {
+		const char *end = memchr(p, '\n', (size_t)(sm->body - p));
+
+		if (end == NULL || end - p < 66 || end - p >= SUMMARY_LINE_LEN || p[64] != ' ')
+			goto bad;
+		p = end + 1;
+	}
+	if (p != sm->body)
+		goto bad;
+	return true;
+bad:
+	summary_release(sm);
+	return false;
+}
+
+/* The material line of `hex` as `st` identifies it, into out. */
+static int summary_line(char out[SUMMARY_LINE_LEN + 1], const char *hex, const struct stat *st)
+{
+	char id[160];
+
+	identity_text(id, st);
+	return snprintf(out, SUMMARY_LINE_LEN + 1, "%.64s %s\n", hex, id);
+}
+
+/* Writes run.summary for the committed state (best effort, no fsync,
+ * outside the fault seam, like the checkpoint): the material lines of the
+ * summary that matched the journal before this mutation (`prev_jhex`,
+ * m->jlen bytes; none for a new Run) plus this mutation's materials. */
+static void summary_write(struct run *r, const struct store_mutation *m, bool create,
+			  const char *prev_jhex, long long jlen, const char *jhex)
+{
+	static char none[1];
+	struct sw_buf lines = SW_BUF_INIT;
+	struct summary old = { 0 };
+	char hdr[256], dhex[SW_XXH_HEX_LEN], one[SUMMARY_LINE_LEN + 1];
+	struct iovec iov[4];
+	size_t nlines = 0, kept_len = 0;
+	struct sw_xxh *h = NULL;
+	bool rewritten = false;
+	int n;
+
+	if (m->sum_body == NULL || jhex[0] == '\0')
+		goto drop;
+	if (!create && (prev_jhex[0] == '\0' || !summary_read(&old, r) || old.jlen != (long long)m->jlen ||
+			strcmp(old.jhex, prev_jhex) != 0))
+		goto drop;
+	/* The old lines are kept as they are, unless one of this mutation's
+	 * materials was among them (an existing blob written again). */
+	for (const char *p = old.lines; p != NULL && p < old.body && !rewritten;) {
+		for (size_t i = 0; i < m->nmat && !rewritten; i++)
+			rewritten = memcmp(m->mat[i].digest + 7, p, 64) == 0;
+		p = (const char *)memchr(p, '\n', (size_t)(old.body - p)) + 1;
+	}
+	for (const char *p = old.lines; rewritten && p < old.body;) {
+		const char *end = memchr(p, '\n', (size_t)(old.body - p)) + 1;
+		bool again = false;
+
+		for (size_t i = 0; i < m->nmat && !again; i++)
+			again = memcmp(m->mat[i].digest + 7, p, 64) == 0;
+		if (!again) {
+			sw_buf_add(&lines, p, (size_t)(end - p));
+			nlines++;
+		}
+		p = end;
+	}
+	if (!rewritten) {
+		nlines = old.nlines;
+		kept_len = old.lines_len;
+	}
+	for (size_t i = 0; i < m->nmat; i++) {
+		size_t j = 0;
+
+		while (j < i && strcmp(m->mat[i].digest, m->mat[j].digest) != 0)
+			j++;
+		if (j < i)
+			continue;
+		summary_line(one, m->mat[i].digest + 7, &m->mat[i].st);
+		sw_buf_str(&lines, one);
+		nlines++;
+	}
+	if (lines.failed || sw_xxh_new(&h, &(struct sw_error)SW_ERROR_INIT) < 0)
+		goto drop;
+	iov[0] = (struct iovec){ hdr, 0 };
+	iov[1] = (struct iovec){ (void *)(kept_len ? old.lines : none), kept_len };
+	iov[2] = (struct iovec){ lines.p ? lines.p : none, lines.len };
+	iov[3] = (struct iovec){ m->sum_body, m->sum_len };
+	for (int k = 1; k < 4; k++)
+		sw_xxh_update(h, iov[k].iov_base, iov[k].iov_len);
+	sw_xxh_peek_hex(h, dhex);
+	n = snprintf(hdr, sizeof(hdr), SUMMARY_MAGIC " %lld %s %zu %zu %zu %s\n", jlen, jhex,
+		     nlines, kept_len + lines.len, m->sum_len, dhex);
+	if (n <= 0 || (size_t)n >= sizeof(hdr) || dhex[0] == '\0')
+		goto drop;
+	iov[0].iov_len = (size_t)n;
+	if (replace_leaf(r, SUMMARY_NAME, iov, 4))
+		goto out;
+drop:
+	/* A summary that no longer matches the journal is useless. */
+	unlinkat(r->fd, SUMMARY_NAME, 0);
+out:
+	sw_xxh_free(h);
+	sw_buf_release(&lines);
+	summary_release(&old);
+}
+
+/* Whether the journal is exactly `len` bytes hashing to `hex`. */
+static bool journal_is(struct run *r, long long len, const char *hex)
+{
+	struct sw_error e = SW_ERROR_INIT;
+	struct sw_xxh *h = NULL;
+	char got[SW_XXH_HEX_LEN];
+	struct stat st;
+	bool ok = false;
+	int fd = -1;
+
+	if (open_journal(&fd, r->fd, O_RDONLY, &e) < 0 || fstat(fd, &st) < 0 ||
+	    st.st_size != (off_t)len || sw_xxh_new(&h, &e) < 0 || !hash_prefix(h, fd, (off_t)len))
+		goto out;
+	sw_xxh_peek_hex(h, got);
+	ok = strcmp(got, hex) == 0 && check_leaf(r->fd, JOURNAL_NAME, fd, &e) == 0;
+out:
+	sw_xxh_free(h);
+	close_fd(&fd);
+	return ok;
+}
+
+/* Whether every material line still names the file it identified. */
+static bool materials_are(struct run *r, const struct summary *sm)
+{
+	char one[SUMMARY_LINE_LEN + 1], hex[65];
+	struct sw_error e = SW_ERROR_INIT;
+	struct stat mst;
+	bool ok = true;
+	int mfd = -1;
+
+	if (sm->nlines == 0)
+		return true;
+	if (open_dir_at(&mfd, &mst, NULL, r->fd, MATERIALS_NAME, false, false, &e) < 0)
+		return false;
+	for (const char *p = sm->lines; ok && p < sm->body;) {
+		const char *end = memchr(p, '\n', (size_t)(sm->body - p)) + 1;
+		struct stat st;
+
+		memcpy(hex, p, 64);
+		hex[64] = '\0';
+		ok = is_hex64(hex) && fstatat(mfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		     summary_line(one, hex, &st) == end - p && memcmp(one, p, (size_t)(end - p)) == 0;
+		p = end;
+	}
+	ok = ok && check_dir_at(r->fd, MATERIALS_NAME, &mst, &e) == 0;
+	close_fd(&mfd);
+	return ok;
+}
+
+int store_read_summary(char **body, size_t *len, struct store *s, const char *run_id)
+{
+	struct run r = RUN_INIT;
+	struct summary sm = { 0 };
+	struct stat st;
+	int ok = 0;
+
+	*body = NULL;
+	*len = 0;
+	if (run_open(&r, s, run_id, false, NULL) < 0)
+		goto out;
+	/* Shared, like store_visit, but never waiting: a busy Run is left
+	 * to the replay, which waits and reports. */
+	r.lock_fd = openat(r.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r.lock_fd < 0 || fstat(r.lock_fd, &st) < 0 || !same_file(&st, &r.st) ||
+	    flock(r.lock_fd, LOCK_SH | LOCK_NB) != 0)
+		goto out;
+	if (!summary_read(&sm, &r) || !journal_is(&r, sm.jlen, sm.jhex) || !materials_are(&r, &sm) ||
+	    run_valid(s, &r, NULL) < 0 || (*body = sw_malloc(sm.body_len + 1)) == NULL)
+		goto out;
+	memcpy(*body, sm.body, sm.body_len);
+	(*body)[sm.body_len] = '\0';
+	*len = sm.body_len;
+	ok = 1;
+out:
+	summary_release(&sm);
+	run_close(&r);
+	fail_reset(s);
+	return ok;
+}
+
 /* Everything after the callback: projection temp, materials, journal,
  * commit, projection install.  `create` follows the create ordering. */
 static int commit_mutation(struct store *s, struct run *r,
@@ -2348,6 +2675,7 @@ static int commit_mutation(struct store *s, struct run *r,
 			   struct txn *t, struct sw_error *err)
 {
 	struct prepared p = { -1, { 0 }, "", { 0 }, false };
+	char jhex[SW_XXH_HEX_LEN] = "", prev_jhex[SW_XXH_HEX_LEN] = "";
 	char *journal = NULL, *proj = NULL;
 	size_t jlen = 0, plen = 0;
 	bool existed = false;
@@ -2388,15 +2716,16 @@ static int commit_mutation(struct store *s, struct run *r,
 		goto out;
 	if ((rc = install_projection(&p, s, r, t, err)) < 0)
 		goto out;
-	if (!create && m->cp_body != NULL && m->jhash != NULL) {
-		char jhex[SW_XXH_HEX_LEN];
-
+	if (create) {
+		sw_xxh_hex(journal, jlen, jhex);
+	} else if (m->jhash != NULL) {
+		sw_xxh_peek_hex(m->jhash, prev_jhex);
 		sw_xxh_update(m->jhash, journal, jlen);
 		sw_xxh_peek_hex(m->jhash, jhex);
-		if (jhex[0])
-			checkpoint_write(r, m, m->base + (long long)m->nev,
-					 m->jlen + (off_t)jlen, jhex);
 	}
+	if (!create && m->cp_body != NULL && jhex[0])
+		checkpoint_write(r, m, m->base + (long long)m->nev, m->jlen + (off_t)jlen, jhex);
+	summary_write(r, m, create, prev_jhex, (long long)(m->jlen + (off_t)jlen), jhex);
 out:
 	prepared_discard(&p, r);
 	sw_free(proj);

@@ -3,8 +3,9 @@
 
 /* The durable run store: <git-common-dir>/slipway/runs/<run-id>/ holding
  * journal.jsonl (authoritative, append-only), run.json (a replaceable
- * projection, never read back), run.lock (empty marker) and
- * materials/<64 hex> (content-addressed blobs).  Directories are 0700,
+ * projection, never read back), run.lock (empty marker),
+ * materials/<64 hex> (content-addressed blobs), and two caches of our
+ * own: run.checkpoint(-log) and run.summary.  Directories are 0700,
  * files 0600.  Every path is reached by openat from an anchored directory
  * descriptor with O_NOFOLLOW and re-checked by (dev, inode); a symlinked
  * or swapped directory or file is refused.
@@ -18,13 +19,14 @@
  *
  * Durability contract.  Create: mkdir run dir, fsync it and runs/, lock,
  * materials (temp, fsync, rename-no-replace, fsync materials/), projection
- * temp (fsync), journal append + fsync, fsync run dir (commit point),
- * install run.json, fsync runs/.  Update: lock, replay (repairing a torn
- * tail), mutate callback, projection temp, materials, journal append with
- * O_APPEND + fsync (commit point), then run.json (its temp already
- * fsynced) is replaced through a quarantine name with rename-no-replace;
- * those renames are not synced, since run.json is a projection that the
- * next mutation rewrites from the journal.
+ * temp, journal append + fsync, fsync run dir (commit point), install
+ * run.json, fsync runs/.  Update: lock, replay (repairing a torn tail),
+ * mutate callback, projection temp, materials, journal append with
+ * O_APPEND + fsync (commit point), then run.json is replaced through a
+ * quarantine name with rename-no-replace.  Neither the run.json temp nor
+ * those renames are synced: run.json is a projection that the next
+ * mutation rewrites from the journal, and the checkpoint, the one reader
+ * of its bytes, is refused after a reboot (see below).
  *
  * Errors.  Every failure returns a negative sw_code; store failures carry
  * the wire code in err->proto (SW_EPROTO): run_not_found, run_journal_invalid,
@@ -153,11 +155,13 @@ int store_read_material(void **out, size_t *len, struct store *s,
  * directory are a cache, never the authority: store_update_resumable
  * writes them after a committed mutation whose callback supplied a body
  * (store_mutation_set_checkpoint), and trusts them on a later update only
- * when the journal's first `journal_bytes` still hash to what they hashed
- * then, run.json is still the file written then (same size, inode,
- * modification and change time: any write or replacement changes the
- * change time) and the digests of the body and of the log's first
- * `log_len` bytes hold.  The body is replaced whole each time; the log
+ * when it was written in this boot (the kernel's boot id: files written
+ * without fsync lose bytes only in a power loss or kernel crash, which
+ * both start a new boot), the journal's first `journal_bytes` still hash
+ * to what they hashed then, run.json is still the file written then (same
+ * size, inode, modification and change time: any write or replacement
+ * changes the change time) and the digests of the body and of the log's
+ * first `log_len` bytes hold.  The body is replaced whole each time; the log
  * only grows, so a mutation writes just what it adds to it.
  * Then the callback adopts the body and only the later events are replayed.
  * A missing, stale, torn or altered checkpoint just means a full replay,
@@ -218,6 +222,22 @@ int store_mutation_set_projection_pieces(struct store_mutation *m,
 void store_mutation_set_checkpoint(struct store_mutation *m, const char *body,
 				   size_t len, const char *log, size_t log_len,
 				   size_t log_base);
+/* Listing summary.  run.summary in the run directory is a cache of what
+ * the listing prints, never the authority: a mutation whose callback
+ * supplied a body (copied) writes it after the commit, without fsync and
+ * outside the fault seam, with the digest of the whole journal and the
+ * identity (IDENTITY_FMT: size, device, inode, modification and change
+ * times) of every material the Run holds.  A mutation that finds no
+ * summary matching the journal it replayed removes it instead, so the
+ * list of materials is always complete.  SW_ENOMEM. */
+int store_mutation_set_summary(struct store_mutation *m, const char *body, size_t len,
+			       struct sw_error *err);
+/* The body of run `run_id`'s summary (*body sw_malloc'd, caller frees),
+ * under a shared lock taken without waiting: 1 when the summary is intact
+ * and the journal and every material are still exactly what it was
+ * written with; 0 otherwise (a busy, missing, damaged, stale or unsafe
+ * one alike), when the caller replays the journal instead. */
+int store_read_summary(char **body, size_t *len, struct store *s, const char *run_id);
 /* Number of events replayed before the callback (0 for create). */
 long long store_mutation_base(const struct store_mutation *m);
 
@@ -255,6 +275,8 @@ void store_test_buffered_copies(bool on);
 /* Calls fn(arg) in every mutation once its materials are written and
  * checked, before they are checked again (NULL: no call). */
 void store_test_after_materials(void (*fn)(void *), void *arg);
+/* Stands for the kernel's boot id in checkpoints (NULL: the real one). */
+void store_test_boot_id(const char *id);
 /* run.json of `run_id` as it is on disk (*out sw_malloc'd). */
 int store_test_projection(struct store *s, const char *run_id, char **out, size_t *len);
 #endif

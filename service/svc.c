@@ -104,6 +104,9 @@ void svc_close(struct svc *d)
 
 /* ---- next ---- */
 
+static int add_list_summary(struct store_mutation *sm, const struct run *r,
+			    struct sw_error *err);
+
 static const char *jstr(const json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
@@ -1079,7 +1082,8 @@ static int add_projection(struct mctx *c, struct store_mutation *sm, struct run 
 	gather(c, type, delta);
 	if ((rc = run_freeze(after, err)) < 0 ||
 	    (rc = run_projection(&c->proj, after, store_mutation_base(sm) + 1, err)) < 0 ||
-	    (rc = store_mutation_set_projection_pieces(sm, c->proj.piece, c->proj.npiece, err)) < 0)
+	    (rc = store_mutation_set_projection_pieces(sm, c->proj.piece, c->proj.npiece, err)) < 0 ||
+	    (rc = add_list_summary(sm, after, err)) < 0)
 		return rc;
 	if ((extra = gathered_text(c)) == NULL)
 		return sw_error_set(err, SW_ENOMEM, "cannot encode the checkpoint");
@@ -1414,7 +1418,7 @@ static int create_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		return sw_error_set(err, SW_ENOMEM, "cannot encode the projection");
 	rc = store_mutation_set_projection(sm, proj, strlen(proj), err);
 	sw_free(proj);
-	return rc;
+	return rc < 0 ? rc : add_list_summary(sm, c->run, err);
 }
 
 int svc_start(struct svc *d, const char *goal, unsigned budget, int review,
@@ -1692,6 +1696,17 @@ static int context_readable(struct context_reader *cr, const json_t *action)
 	return 0;
 }
 
+/* The fields the human listing prints, from a Run's record (new
+ * reference, or NULL on ENOMEM). */
+static json_t *brief_entry(const json_t *rec)
+{
+	return json_pack("{s:O, s:O, s:O, s:O, s:O}", "id", json_object_get(rec, "id"),
+			 "state", json_object_get(rec, "state"),
+			 "remaining_budget", json_object_get(rec, "remaining_budget"),
+			 "goal", json_object_get(rec, "goal"),
+			 "created_at", json_object_get(rec, "created_at"));
+}
+
 /* The listing entry of a local Run: its runStatus, or with `brief` only
  * the fields the human listing prints, after reading back every context
  * the runStatus would inline, so that a Run is unavailable in both
@@ -1716,13 +1731,54 @@ static json_t *list_entry(struct svc *d, const struct run *r, int brief, struct 
 			     cr.err.msg);
 		return NULL;
 	}
-	e = json_pack("{s:O, s:O, s:O, s:O, s:O}", "id", json_object_get(rec, "id"),
-		      "state", json_object_get(rec, "state"),
-		      "remaining_budget", json_object_get(rec, "remaining_budget"),
-		      "goal", json_object_get(rec, "goal"),
-		      "created_at", json_object_get(rec, "created_at"));
-	if (e == NULL)
+	if ((e = brief_entry(rec)) == NULL)
 		sw_error_set(err, SW_ENOMEM, "out of memory");
+	return e;
+}
+
+/* The listing summary of `r` (store_mutation_set_summary), written with
+ * each mutation: the Run's workspace id, a newline, and its brief listing
+ * entry.  It stands for the replay and the context reads of list_entry
+ * only while the journal and the materials are what they were then. */
+static int add_list_summary(struct store_mutation *sm, const struct run *r,
+			    struct sw_error *err)
+{
+	const char *wid = jstr(run_identity(r), "id");
+	json_t *e = brief_entry(run_json(r));
+	char *text = e ? json_dumps(e, JSON_COMPACT) : NULL;
+	struct sw_buf b = SW_BUF_INIT;
+	int rc = 0;
+
+	json_decref(e);
+	if (wid != NULL && text != NULL) {
+		sw_buf_fmt(&b, "%s\n%s", wid, text);
+		rc = b.failed ? sw_error_set(err, SW_ENOMEM, "cannot encode the listing summary")
+			      : store_mutation_set_summary(sm, b.p, b.len, err);
+	}
+	sw_buf_release(&b);
+	sw_free(text);
+	return rc;
+}
+
+/* The brief entry of run `id` from its listing summary, when the summary
+ * still holds and names this workspace and this Run; NULL otherwise. */
+static json_t *summary_entry(struct svc *d, const char *id)
+{
+	json_t *e = NULL;
+	char *body = NULL, *nl;
+	size_t len = 0;
+
+	if (store_read_summary(&body, &len, d->store, id) == 1 &&
+	    (nl = memchr(body, '\n', len)) != NULL) {
+		*nl = '\0';
+		if (strcmp(body, d->ws.id) == 0)
+			e = json_loadb(nl + 1, len - (size_t)(nl + 1 - body), JSON_REJECT_DUPLICATES, NULL);
+		if (!json_is_object(e) || jstr(e, "id") == NULL || strcmp(jstr(e, "id"), id) != 0) {
+			json_decref(e);
+			e = NULL;
+		}
+	}
+	sw_free(body);
 	return e;
 }
 
@@ -1747,6 +1803,8 @@ int svc_list(struct svc *d, struct svc_listing *out, int brief)
 		const char *wid;
 
 		sw_error_clear(&err);
+		if (brief && (entry = summary_entry(d, ids[i])) != NULL)
+			goto add;
 		/* A local Run that replays is listed from that one replay; a
 		 * foreign one, or one that does not replay, is told apart by
 		 * its first record below. */

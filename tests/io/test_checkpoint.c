@@ -285,6 +285,41 @@ Test(io_checkpoint, a_changed_journal_prefix_means_a_full_replay)
 	store_free(s);
 }
 
+/* run.json, the checkpoint and its log are written without fsync: only a
+ * power loss or a kernel crash can lose their bytes, and both mean a new
+ * boot, so a checkpoint from another boot is never adopted and the
+ * projection is rebuilt from the journal. */
+Test(io_checkpoint, a_checkpoint_from_another_boot_means_a_full_replay)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	struct both b;
+	char *proj;
+
+	/* A power loss may leave run.json's size and times as they were and
+	 * its bytes not, which no process can do to a file: only the boot
+	 * id tells. */
+	store_test_boot_id("0123456789abcdef0123456789abcdef");
+	cr_assert_eq(update(s, &b, "B3", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 0, "written in another boot");
+	cr_assert_eq(b.seen.n, 3, "a full replay");
+	seen_free(&b.seen);
+	proj = slurp(run_path("r", "run.json"), NULL);
+	cr_assert_str_eq(proj, "{\n  \"revision\": 4,\n  \"data\": {}\n}\n");
+	free(proj);
+	/* The checkpoint written in this boot is adopted again. */
+	cr_assert_eq(update(s, &b, "B4", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 1);
+	cr_assert_str_eq(b.offer.body, "B3");
+	cr_assert_eq(b.seen.n, 0);
+	seen_free(&b.seen);
+	store_test_boot_id(NULL);
+	cr_assert_eq(update(s, &b, "B5", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 0, "and not in the next boot");
+	seen_free(&b.seen);
+	store_free(s);
+}
+
 Test(io_checkpoint, a_corrupt_earlier_record_is_still_refused)
 {
 	struct store *s = prepared();

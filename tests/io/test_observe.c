@@ -523,6 +523,27 @@ Test(observe, fast_scan_matches_git_on_ignores_modes_types_and_racy_entries)
 	sw_free(dir);
 }
 
+/* Above 1,024 tracked files the scan runs on threads, and with a staged
+ * change the HEAD-to-index diff runs beside it: ignore lookups then take
+ * a second repository handle.  Every kind of rule must still apply. */
+Test(observe, threaded_scan_beside_a_diff_matches_git_on_ignores)
+{
+	char *dir = fx_tmpdir();
+
+	fx_sh(dir, "git init -q . && printf '*.log\\n!keep.log\\nbuild/\\n' > .gitignore && "
+		   "for d in 0 1 2 3 4 5 6 7 8 9 10; do mkdir d$d; "
+		   "for f in $(seq 0 99); do echo $d $f > d$d/f$f.txt; done; done && "
+		   "printf 'local-*\\n' > d3/.gitignore && git add -A && git commit -q -m init && "
+		   "echo staged >> d0/f0.txt && git add d0/f0.txt && echo '*.tmp' >> .git/info/exclude && "
+		   "for d in 0 2 3 5 7 9 10; do echo x > d$d/new.txt && echo l > d$d/a.log && "
+		   "echo k > d$d/keep.log && echo t > d$d/t.tmp && mkdir -p d$d/build d$d/fresh && "
+		   "echo b > d$d/build/o && echo n > d$d/fresh/n.txt; done && "
+		   "echo i > d3/local-x && echo j > d3/other-x");
+	assert_engines_agree(dir);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
 Test(observe, fast_scan_matches_git_on_staged_renames_and_unborn_heads)
 {
 	char *dir = repo_with_commit(), *fresh = fx_tmpdir();
