@@ -16,6 +16,7 @@
 #include "io/json.h"
 #include "io/observe.h"
 #include "io/run_codec.h"
+#include "io/source_json.h"
 
 /* Frozen Action records.  Every record but the last is final (only the
  * current Action's record changes, and the current Action is the last
@@ -2280,17 +2281,44 @@ int run_git_observation(struct vcs_observation *out, const struct run *r,
 	return vcs_observation_from_json(out, v, err);
 }
 
-int run_reply_sources(json_t *doc, const struct run *r, struct sw_error *err)
+int run_reply_fields(json_t *doc, const struct run *r, unsigned which, struct sw_error *err)
 {
-	static const char *const keys[] = { "pinned_source", "source_candidate" };
+	static const char *const keys[] = { "pinned_source", "source_candidate",
+					    "workspace_identity" };
 
-	for (size_t i = 0; i < 2; i++) {
-		json_t *v = json_object_get(r->rec, keys[i]);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_t *v = which & (1u << i) ? json_object_get(r->rec, keys[i]) : NULL;
 
 		if (v && json_object_set(doc, keys[i], v) < 0)
 			return oom(err);
 	}
 	return 0;
+}
+
+int run_pinned_source(struct source_pinned **out, const struct run *r, struct sw_error *err)
+{
+	const json_t *v = json_object_get(r->rec, "pinned_source");
+
+	*out = NULL;
+	if (v == NULL)
+		return sw_error_set(err, SW_ENOTFOUND, "the Run pins no source");
+	return source_pinned_from_json(out, v, err);
+}
+
+int run_source_candidate(struct source_candidate **out, char **candidate_id,
+			 const struct run *r, struct sw_error *err)
+{
+	const json_t *v = json_object_get(r->rec, "source_candidate");
+	char *created_at = NULL;
+	int rc;
+
+	*out = NULL;
+	*candidate_id = NULL;
+	if (v == NULL)
+		return sw_error_set(err, SW_ENOTFOUND, "the Run has no source candidate");
+	rc = source_candidate_from_json(out, candidate_id, &created_at, v, err);
+	sw_free(created_at);
+	return rc;
 }
 
 int run_equal(const struct run *a, const struct run *b)

@@ -187,10 +187,27 @@ enum run_git { RUN_GIT_INITIAL = 1, RUN_GIT_CURRENT };
 int run_git_observation(struct vcs_observation *out, const struct run *r,
 			enum run_git which, struct sw_error *err);
 
-/* Copies the Run's pinned_source and source_candidate, when it has them,
- * into the reply object `doc` (a Jansson object) as they stand in the
- * record.  SW_ENOMEM. */
-int run_reply_sources(struct json_t *doc, const struct run *r, struct sw_error *err);
+/* Copies the record's fields named by `which` (RUN_REPLY_*), those the
+ * Run has, into the reply object `doc` (a Jansson object) as they stand
+ * in the record, in the order of the bits.  SW_ENOMEM. */
+enum run_reply_field {
+	RUN_REPLY_PINNED_SOURCE = 1u << 0,
+	RUN_REPLY_SOURCE_CANDIDATE = 1u << 1,
+	RUN_REPLY_WORKSPACE_IDENTITY = 1u << 2,
+};
+int run_reply_fields(struct json_t *doc, const struct run *r, unsigned which,
+		     struct sw_error *err);
+
+/* The Run's pinned source, or its waiting source candidate, decoded
+ * strictly into the typed source structs (io/source.h: caller frees with
+ * source_pinned_free, source_candidate_free; *candidate_id sw_malloc'd).
+ * SW_ENOTFOUND when the Run has none; the codes of source_pinned_from_json
+ * and source_candidate_from_json.  *out NULL on failure. */
+struct source_pinned;
+struct source_candidate;
+int run_pinned_source(struct source_pinned **out, const struct run *r, struct sw_error *err);
+int run_source_candidate(struct source_candidate **out, char **candidate_id,
+			 const struct run *r, struct sw_error *err);
 
 /* 1 when both Runs hold the same record (frozen records compared as
  * stored: thaw both first to compare whole histories). */

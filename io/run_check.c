@@ -585,6 +585,29 @@ const struct run_answer *run_record_answer(const struct run_record *rec, const c
 	return NULL;
 }
 
+int run_request_verifies(const struct run_request *req)
+{
+	struct outcome_request r = { 0 };
+	struct sw_error err = SW_ERROR_INIT;
+	int ok;
+
+	if (req == NULL)
+		return 0;
+	r.request_id = (char *)req->request_id;
+	r.impact = (char *)req->impact;
+	r.scope_sha256 = (char *)req->scope_sha256;
+	r.n_targets = req->n_targets;
+	if (r.n_targets > 0 && (r.targets = sw_calloc(r.n_targets, sizeof(*r.targets))) == NULL)
+		return 0;
+	for (size_t i = 0; i < r.n_targets; i++) {
+		r.targets[i].kind = (char *)req->targets[i].kind;
+		r.targets[i].value = (char *)req->targets[i].value;
+	}
+	ok = outcome_request_verify(&r, &err) == 0;
+	sw_free(r.targets);
+	return ok;
+}
+
 const struct run_section *run_section_find(const struct run_section *sections, size_t n,
 					   const char *key)
 {

@@ -177,6 +177,10 @@ const struct run_action_record *run_record_action(const struct run_record *rec,
 const struct run_answer *run_record_answer(const struct run_record *rec,
 					   const char *action_id);
 
+/* 1 when the request's scope digest is the one its id, targets and impact
+ * give (outcome_request_verify), 0 otherwise or without a request. */
+int run_request_verifies(const struct run_request *req);
+
 /* The catalog entry named `key` among `sections`, or NULL. */
 const struct run_section *run_section_find(const struct run_section *sections, size_t n,
 					   const char *key);

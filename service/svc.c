@@ -1578,7 +1578,8 @@ int svc_print_state(struct svc *d, const struct run *r, int human,
 			json_object_set_new(doc, "action", full);
 		}
 		json_object_set_new(doc, "next", next_to_json(n));
-		if (run_reply_sources(doc, r, &cr.err) < 0) {
+		if (run_reply_fields(doc, r, RUN_REPLY_PINNED_SOURCE | RUN_REPLY_SOURCE_CANDIDATE,
+				     &cr.err) < 0) {
 			json_decref(doc);
 			goto fail;
 		}
@@ -1628,12 +1629,15 @@ fail:
 /* ---- listing ---- */
 
 struct header_ctx {
-	json_t *init;		/* the initialize object of event 1 */
+	int read;		/* event 1 is a run_started event */
+	struct run *run;	/* the Run it starts, checked; NULL when it
+				 * does not replay or check */
 };
 
 static int header_visit(const struct store_event *ev, void *payload, struct sw_error *err)
 {
 	struct header_ctx *h = payload;
+	struct sw_error local = SW_ERROR_INIT;
 	json_t *data = json_loadb(ev->data, ev->data_len, JSON_REJECT_DUPLICATES, NULL);
 
 	if (data == NULL || ev->type != TBL_JEVENT_RUN_STARTED ||
@@ -1641,7 +1645,12 @@ static int header_visit(const struct store_event *ev, void *payload, struct sw_e
 		json_decref(data);
 		return sw_error_proto(err, TBL_ERR_RUN_JOURNAL_INVALID, "the first record is not run_started");
 	}
-	h->init = json_incref(json_object_get(data, "initialize"));
+	h->read = 1;
+	if (run_replay(&h->run, tbl_jevent_wire[ev->type], data, &local) < 0 ||
+	    run_check(h->run, &local) < 0) {
+		run_free(h->run);
+		h->run = NULL;
+	}
 	json_decref(data);
 	return 0;
 }
@@ -1741,6 +1750,33 @@ static json_t *list_entry(struct svc *d, const struct run *r, int brief, struct 
 	return e;
 }
 
+/* Another worktree's Run, as its first record shows it: a stub pointing
+ * there. */
+static json_t *foreign_stub(const struct run *first, const char *id, const char *ws_id)
+{
+	const struct run_record *rec = run_record(first);
+	const struct run_workspace_identity *pid = &rec->workspace_identity;
+	struct sw_error err = SW_ERROR_INIT;
+	struct next_fill fill = { .run_id = id };
+	struct next *nx = NULL;
+	json_t *entry;
+
+	if (next_build_form(&nx, NEXT_FORM_FOREIGN_RUN, pid->id, pid->worktree_root, &fill,
+			    &err) < 0)
+		next_none_identity(&nx, pid->id ? pid->id : ws_id, &err);
+	/* The reference encodes the stub from a map: keys sorted. */
+	entry = json_pack("{s:i, s:s, s:s, s:s, s:o, s:s, s:s, s:b}", "contract_version", 2,
+			  "created_at", rec->created_at, "goal", rec->goal, "id", rec->id,
+			  "next", next_to_json(nx), "state", tbl_runstate_wire[rec->state],
+			  "workspace", rec->workspace, "workspace_foreign", 1);
+	next_free(nx);
+	if (entry && run_reply_fields(entry, first, RUN_REPLY_WORKSPACE_IDENTITY, &err) < 0) {
+		json_decref(entry);
+		entry = NULL;
+	}
+	return entry;
+}
+
 int svc_list(struct svc *d, struct svc_listing *out, int brief)
 {
 	struct sw_error err = SW_ERROR_INIT;
@@ -1755,7 +1791,7 @@ int svc_list(struct svc *d, struct svc_listing *out, int brief)
 	if (store_list(&ids, &n, d->store, &err) < 0)
 		return fail_store(d, &err, NULL);
 	for (size_t i = 0; i < n; i++) {
-		struct header_ctx h = { NULL };
+		struct header_ctx h = { 0 };
 		struct run *r = NULL;
 		enum tbl_err code = TBL_ERR_NONE;
 		json_t *entry = NULL;
@@ -1771,40 +1807,24 @@ int svc_list(struct svc *d, struct svc_listing *out, int brief)
 		}
 		run_free(r);
 		r = NULL;
-		if (store_first_event(d->store, ids[i], header_visit, &h, &err) < 0 || h.init == NULL) {
+		if (store_first_event(d->store, ids[i], header_visit, &h, &err) < 0 || !h.read) {
 			json_array_append_new(out->unavailable,
 					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
 							unavailable_code(&err), "detail",
 							err.msg[0] ? err.msg : "the run header cannot be read"));
-			json_decref(h.init);
+			run_free(h.run);
 			continue;
 		}
-		if (strcmp(jstr(json_object_get(h.init, "workspace_identity"), "id") ? jstr(json_object_get(h.init, "workspace_identity"), "id") : "", d->ws.id) != 0) {
-			/* Another worktree's Run: a stub pointing there. */
-			const json_t *pid = json_object_get(h.init, "workspace_identity");
-			struct next *nx = NULL;
-			struct next_fill fill = { .run_id = ids[i] };
-
-			if (next_build_form(&nx, NEXT_FORM_FOREIGN_RUN, jstr(pid, "id"),
-					    jstr(pid, "worktree_root"), &fill, &err) < 0)
-				next_none_identity(&nx, jstr(pid, "id") ? jstr(pid, "id") : d->ws.id, &err);
-			/* The reference encodes the stub from a map: keys sorted. */
-			entry = json_pack("{s:i, s:O, s:O, s:O, s:o, s:O, s:O, s:b, s:O}",
-					  "contract_version", 2,
-					  "created_at", json_object_get(h.init, "created_at"),
-					  "goal", json_object_get(h.init, "goal"),
-					  "id", json_object_get(h.init, "id"),
-					  "next", next_to_json(nx),
-					  "state", json_object_get(h.init, "state"),
-					  "workspace", json_object_get(h.init, "workspace"),
-					  "workspace_foreign", 1, "workspace_identity", pid);
-			next_free(nx);
+		/* A first record that does not check is this worktree's to
+		 * report as unavailable (below). */
+		if (h.run && strcmp(run_record(h.run)->workspace_identity.id, d->ws.id) != 0) {
+			entry = foreign_stub(h.run, ids[i], d->ws.id);
 			if (entry)
 				json_array_append_new(out->runs, entry);
-			json_decref(h.init);
+			run_free(h.run);
 			continue;
 		}
-		json_decref(h.init);
+		run_free(h.run);
 		if (svc_load(d, ids[i], &r, 1, &code) != 0) {
 			/* run_unavailable names an unreadable directory in the
 			 * list; it is no error code of its own. */

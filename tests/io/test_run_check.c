@@ -11,10 +11,13 @@
 #include <jansson.h>
 
 #include "io/err.h"
+#include "io/outcome.h"
 #include "io/run.h"
 #include "io/run_check.h"
 #include "io/run_codec.h"
 #include "io/run_record.h"
+#include "io/source.h"
+#include "io/source_json.h"
 
 static void setup(void)
 {
@@ -301,19 +304,30 @@ Test(io_run_check, absent_parts_decode_as_null_and_empty)
 	json_decref(rec);
 }
 
+/* A Run made from `rec` (its first journal event), checked. */
+static struct run *run_of(const json_t *rec)
+{
+	json_t *event = json_pack("{s:i, s:i, s:s, s:O}", "event_version", 2, "contract_version", 2,
+				  "run_id", "run-1", "initialize", rec);
+	struct sw_error err = SW_ERROR_INIT;
+	struct run *r = NULL;
+
+	cr_assert_eq(run_replay(&r, "run_started", event, &err), 0, "%s", err.msg);
+	cr_assert_eq(run_check(r, &err), 0, "%s", err.msg);
+	json_decref(event);
+	return r;
+}
+
 /* A Run made from the record (its first journal event), checked, then
  * changed through io/run.h: the structs follow every change. */
 Test(io_run_check, changes_through_the_run_api_keep_the_structs_in_step)
 {
-	json_t *rec = load_fixture(), *event, *summary = json_string("later");
+	json_t *rec = load_fixture(), *summary = json_string("later");
 	struct sw_error err = SW_ERROR_INIT;
-	struct run *r = NULL, *c = NULL;
+	struct run *r, *c = NULL;
 
 	json_object_del(rec, "actions");	/* no Outcome to re-check */
-	event = json_pack("{s:i, s:i, s:s, s:O}", "event_version", 2, "contract_version", 2,
-			  "run_id", "run-1", "initialize", rec);
-	cr_assert_eq(run_replay(&r, "run_started", event, &err), 0, "%s", err.msg);
-	cr_assert_eq(run_check(r, &err), 0, "%s", err.msg);
+	r = run_of(rec);
 	cr_assert_str_eq(run_record(r)->summary, "so far");
 	cr_assert_eq(run_set_field(r, "summary", summary, &err), 0);
 	cr_assert_str_eq(run_record(r)->summary, "later");
@@ -335,6 +349,85 @@ Test(io_run_check, changes_through_the_run_api_keep_the_structs_in_step)
 	cr_assert_eq(err.proto, TBL_ERR_RUN_JOURNAL_INVALID);
 	run_free(c);
 	json_decref(summary);
-	json_decref(event);
+	json_decref(rec);
+}
+
+/* The request the record keeps verifies against its own scope digest, and
+ * stops verifying when any part of it changes. */
+Test(io_run_check, a_recorded_request_verifies_by_its_scope_digest)
+{
+	json_t *rec = load_fixture();
+	json_t *req = json_object_get(rec, "pending_destructive_request");
+	char kind[] = "path", value[] = "db", id[] = "3f2b8c1e-9d4a-4b7e-8f6a-1c2d3e4f5a6b", impact[] = "drops a table";
+	struct outcome_target t = { kind, value };
+	struct outcome_request o = { id, &t, 1, impact, NULL };
+	struct sw_error err = SW_ERROR_INIT;
+	struct run_view *v = NULL;
+	char scope[SW_DIGEST_LEN];
+
+	cr_assert_eq(outcome_scope_sha256(&o, scope, &err), 0, "%s", err.msg);
+	json_object_set_new(req, "request_id", json_string(id));
+	json_object_set_new(req, "scope_sha256", json_string(scope));
+	cr_assert_eq(run_view_decode(&v, rec, &err), 0, "%s", err.msg);
+	cr_assert(run_request_verifies(run_view_record(v)->pending_destructive_request));
+	cr_assert(!run_request_verifies(NULL));
+	run_view_free(v);
+	json_object_set_new(req, "impact", json_string("drops two tables"));
+	cr_assert_eq(run_view_decode(&v, rec, &err), 0, "%s", err.msg);
+	cr_assert(!run_request_verifies(run_view_record(v)->pending_destructive_request));
+	run_view_free(v);
+	json_decref(rec);
+}
+
+/* The pinned source and the waiting candidate come back as the typed
+ * source structs, from a real envelope (tests/data/source-envelope.json). */
+Test(io_run_check, the_pinned_source_and_candidate_decode_into_the_source_structs)
+{
+	json_t *rec = load_fixture(), *pj = NULL, *cj = NULL;
+	struct sw_error err = SW_ERROR_INIT;
+	struct source_candidate *c = NULL, *back_c = NULL;
+	struct source_pinned *back_p = NULL;
+	char *buf = NULL, *cid = NULL;
+	size_t len = 0;
+	struct run *r;
+
+	cr_assert_eq(source_read_file(&buf, &len, "tests/data/source-envelope.json", &err), 0,
+		     "%s", err.msg);
+	cr_assert_eq(source_parse_candidate(&c, buf, len, &err), 0, "%s", err.msg);
+	cr_assert(c->valid);
+	cr_assert_eq(source_pinned_to_json(&pj, c->snapshot, &err), 0, "%s", err.msg);
+	cr_assert_eq(source_candidate_to_json(&cj, c, "cand-9", "2026-11-30T10:00:00Z", &err), 0);
+	json_object_set_new(rec, "pinned_source", pj);
+	json_object_set_new(rec, "source_candidate", cj);
+	json_object_del(rec, "actions");
+	r = run_of(rec);
+	cr_assert_eq(run_pinned_source(&back_p, r, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(back_p->issue_id, c->snapshot->issue_id);
+	cr_assert_str_eq(back_p->requirements_revision, c->snapshot->requirements_revision);
+	cr_assert_eq(back_p->n_sections, c->snapshot->n_sections);
+	cr_assert_eq(run_record(r)->pinned_source->n_sections, c->snapshot->n_sections);
+	cr_assert_str_eq(run_record(r)->pinned_source->sections[0].key, c->snapshot->sections[0].key);
+	cr_assert_eq(run_source_candidate(&back_c, &cid, r, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(cid, "cand-9");
+	cr_assert(back_c->valid);
+	cr_assert_str_eq(back_c->snapshot->manifest_revision, c->snapshot->manifest_revision);
+	cr_assert_str_eq(run_record(r)->source_candidate->snapshot->manifest_revision,
+			 c->snapshot->manifest_revision);
+	source_pinned_free(back_p);
+	source_candidate_free(back_c);
+	sw_free(cid);
+	run_free(r);
+	/* An ad-hoc Run has neither. */
+	json_object_del(rec, "pinned_source");
+	json_object_del(rec, "source_candidate");
+	r = run_of(rec);
+	cr_assert_eq(run_pinned_source(&back_p, r, &err), SW_ENOTFOUND);
+	cr_assert_null(back_p);
+	cr_assert_eq(run_source_candidate(&back_c, &cid, r, &err), SW_ENOTFOUND);
+	cr_assert_null(back_c);
+	cr_assert_null(cid);
+	run_free(r);
+	source_candidate_free(c);
+	sw_free(buf);
 	json_decref(rec);
 }
