@@ -431,3 +431,29 @@ Test(io_run_check, the_pinned_source_and_candidate_decode_into_the_source_struct
 	sw_free(buf);
 	json_decref(rec);
 }
+
+/* Every allocation of a decode failing in turn gives SW_ENOMEM, no view
+ * and no leak; the first decode that gets all its memory succeeds. */
+Test(io_run_check, each_failed_allocation_of_a_decode_is_enomem_and_leaks_nothing)
+{
+	json_t *rec = load_fixture();
+	struct sw_error err = SW_ERROR_INIT;
+	struct run_view *v = NULL;
+	unsigned long n;
+	int rc;
+
+	for (n = 1;; n++) {
+		sw_error_clear(&err);
+		sw_alloc_fail_after(n);
+		rc = run_view_decode(&v, rec, &err);
+		sw_alloc_fail_after(0);
+		if (rc == 0)
+			break;
+		cr_assert_eq(rc, SW_ENOMEM, "allocation %lu: %d %s", n, rc, err.msg);
+		cr_assert_null(v);
+	}
+	cr_assert_gt(n, 8, "the fixture decodes into more than 8 blocks");
+	cr_assert_str_eq(run_view_record(v)->pending_destructive_request->targets[0].kind, "path");
+	run_view_free(v);
+	json_decref(rec);
+}
