@@ -7,7 +7,10 @@
  * missing field or a value of the wrong type is run_journal_invalid at load
  * and can never reach a reader.  io/run.c decodes the record again after
  * every change it makes (run_create, run_apply, run_clone, run_set_*,
- * run_freeze, run_thaw), so the structs and the record never disagree.
+ * run_freeze, run_thaw; run_add_observation touches nothing held here), so
+ * the structs and the record never disagree.  The record (a Jansson tree)
+ * stays the codec's storage and encoding; frozen Action records are not
+ * decoded (rec->actions holds the live ones).
  *
  * Everything here is borrowed from the Run (run_record in io/run.h) and
  * valid until the Run changes or is freed.  Strings are NUL-terminated; an
