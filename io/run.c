@@ -2439,10 +2439,8 @@ uint64_t run_answer_facts(const struct run *r, const char *action_id,
 	return f;
 }
 
-int run_supersession_invalid(const struct run *r, const json_t *outcome)
+int run_supersedes_invalid(const struct run *r, const char *old)
 {
-	const char *old = str(json_object_get(outcome, "pause"),
-			      "supersedes_answer_action_id");
 	json_t *a;
 	size_t i;
 
@@ -2455,6 +2453,12 @@ int run_supersession_invalid(const struct run *r, const json_t *outcome)
 			       (str(a, "requirements_revision") != NULL) !=
 				       (json_object_get(r->rec, "pinned_source") != NULL);
 	return 1;
+}
+
+int run_supersession_invalid(const struct run *r, const json_t *outcome)
+{
+	return run_supersedes_invalid(r, str(json_object_get(outcome, "pause"),
+					     "supersedes_answer_action_id"));
 }
 
 const json_t *run_current_outcome(const struct run *r)

@@ -252,5 +252,9 @@ uint64_t run_answer_facts(const struct run *r, const char *action_id,
  * active, non-destructive answer of this Run. */
 int run_supersession_invalid(const struct run *r,
 			     const struct json_t *outcome);
+/* The same for an Outcome that supersedes the answer to `old_action_id`
+ * (NULL: supersedes none, 0), e.g. the waiting Outcome's
+ * run_record_current(rec)->outcome->pause->supersedes_answer_action_id. */
+int run_supersedes_invalid(const struct run *r, const char *old_action_id);
 
 #endif

@@ -457,3 +457,27 @@ Test(io_run_check, each_failed_allocation_of_a_decode_is_enomem_and_leaks_nothin
 	run_view_free(v);
 	json_decref(rec);
 }
+
+/* Superseding an answer by its Action id: only an active, non-destructive
+ * answer given under the Run's kind of source may be superseded. */
+Test(io_run_check, an_answer_may_be_superseded_only_while_active_and_not_destructive)
+{
+	json_t *rec = load_fixture();
+	struct sw_error err = SW_ERROR_INIT;
+	struct run *r;
+
+	json_object_del(rec, "actions");
+	r = run_of(rec);
+	cr_assert_eq(run_supersedes_invalid(r, NULL), 0);
+	cr_assert_eq(run_supersedes_invalid(r, "act-1"), 0);
+	cr_assert_eq(run_supersedes_invalid(r, "act-9"), 1);
+	/* Given under requirements, it cannot be superseded in an ad-hoc Run. */
+	cr_assert_eq(run_set_field(r, "pinned_source", NULL, &err), 0);
+	cr_assert_eq(run_supersedes_invalid(r, "act-1"), 1);
+	run_free(r);
+	json_object_set_new(json_array_get(json_object_get(rec, "answers"), 0), "active", json_false());
+	r = run_of(rec);
+	cr_assert_eq(run_supersedes_invalid(r, "act-1"), 1);
+	run_free(r);
+	json_decref(rec);
+}
