@@ -231,7 +231,7 @@ TEST_ENV = V=$(V) SLIPWAY_SHARED=$(SLIPWAY_SHARED) SLIPWAY_TEST_ROOT=$(CURDIR)
 E2E_TESTS = $(sort $(wildcard tests/e2e/test_*.py))
 
 test: DEVELOPER = 1
-test: check-purity check-headers check-cli check-clang docs-check unit e2e fuzz-smoke bench-build
+test: check-purity check-headers check-cli check-record check-clang docs-check unit e2e fuzz-smoke bench-build
 	@$(TEST_ENV) sh tests/summary.sh $(TEST_BINS) $(E2E_TESTS) $(FUZZ_SMOKE_STEPS)
 
 unit: $(TEST_BINS)

@@ -10,6 +10,7 @@
 #include "io/buf.h"
 #include "io/render.h"
 #include "io/run.h"
+#include "io/run_record.h"
 #include "service/ops.h"
 
 static const char *jstr(const json_t *o, const char *k)
@@ -17,21 +18,19 @@ static const char *jstr(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-/* The waiting question of the current Action: its words joined by single
- * spaces; over 200 characters it keeps 199 and ends with an ellipsis. */
-static void print_question(const json_t *doc)
+/* The waiting question of the current Action (`cur`, may be NULL): its
+ * words joined by single spaces; over 200 characters it keeps 199 and ends
+ * with an ellipsis. */
+static void print_question(const struct run_record *rec, const struct run_action *cur)
 {
-	const json_t *cur = json_object_get(doc, "current_action"), *rec;
+	const struct run_action_record *ar = cur ? run_record_action(rec, cur->action_id) : NULL;
 	struct sw_buf b = SW_BUF_INIT;
 	const char *q = NULL, *p;
 	size_t i, chars = 0, cut = 0;
 	char *text;
 
-	if (cur == NULL)
-		return;
-	json_array_foreach(json_object_get(doc, "actions"), i, rec)
-		if (strcmp(jstr(json_object_get(rec, "action"), "action_id"), jstr(cur, "action_id")) == 0)
-			q = jstr(json_object_get(json_object_get(rec, "outcome"), "pause"), "question");
+	if (ar && ar->outcome && ar->outcome->pause)
+		q = ar->outcome->pause->question;
 	if (q == NULL)
 		return;
 	for (p = q; *p;) {
@@ -61,46 +60,45 @@ static void print_question(const json_t *doc)
 
 /* The destructive request a person is asked to confirm: every target and
  * the impact, as the host sent them. */
-static void print_request(const json_t *doc)
+static void print_request(const struct run_request *req)
 {
-	const json_t *req = json_object_get(doc, "pending_destructive_request"), *t;
-	size_t i;
-
 	if (req == NULL)
 		return;
-	printf("Destructive request: %s\nTargets:\n", jstr(req, "request_id"));
-	json_array_foreach(json_object_get(req, "targets"), i, t)
-		printf("  - %s: %s\n", jstr(t, "kind"), jstr(t, "value"));
-	printf("Impact: %s\nScope digest: %s\n", jstr(req, "impact"), jstr(req, "scope_sha256"));
+	printf("Destructive request: %s\nTargets:\n", req->request_id);
+	for (size_t i = 0; i < req->n_targets; i++)
+		printf("  - %s: %s\n", req->targets[i].kind, req->targets[i].value);
+	printf("Impact: %s\nScope digest: %s\n", req->impact, req->scope_sha256);
 }
 
-static int print_run(const json_t *doc)
+static int print_run(const struct run_record *rec)
 {
-	const json_t *cur = json_object_get(doc, "current_action");
-	const json_t *pinned = json_object_get(doc, "pinned_source");
-	const json_t *cand = json_object_get(doc, "source_candidate");
+	/* A stopped or ended Run shows no current Action (as its runStatus). */
+	const struct run_action *cur =
+		rec->state == FSM_RUN_STOPPED || rec->state == FSM_RUN_ENDED ? NULL
+									      : rec->current_action;
+	const struct run_pinned_source *pinned = rec->pinned_source;
+	const struct run_source_candidate *cand = rec->source_candidate;
 
-	printf("Run: %s\nState: %s\nGoal: %s\nBudget remaining: %lld\n", jstr(doc, "id"),
-	       jstr(doc, "state"), jstr(doc, "goal"),
-	       (long long)json_integer_value(json_object_get(doc, "remaining_budget")));
+	printf("Run: %s\nState: %s\nGoal: %s\nBudget remaining: %lld\n", rec->id,
+	       tbl_runstate_wire[rec->state], rec->goal, rec->remaining_budget);
 	if (pinned)
 		printf("Pinned source: %s (%s)\nSource revision: %s\nRequirements revision: %s\n",
-		       jstr(pinned, "canonical_url"), jstr(pinned, "issue_id"),
-		       jstr(pinned, "source_revision"), jstr(pinned, "requirements_revision"));
-	if (jstr(doc, "pause_reason"))
-		printf("Pause reason: %s\n", jstr(doc, "pause_reason"));
-	print_question(doc);
-	print_request(doc);
+		       pinned->canonical_url, pinned->issue_id, pinned->source_revision,
+		       pinned->requirements_revision);
+	if (rec->pause_reason != FSM_PAUSE_NONE)
+		printf("Pause reason: %s\n", tbl_pause_wire[rec->pause_reason]);
+	print_question(rec, cur);
+	print_request(rec->pending_destructive_request);
 	if (cand) {
-		printf("Current source candidate: %s (%s, %s)\n", jstr(cand, "candidate_id"),
-		       jstr(cand, "classification"), jstr(cand, "classification_code"));
-		if (jstr(cand, "classification_error"))
-			printf("Candidate classification: %s\n", jstr(cand, "classification_error"));
+		printf("Current source candidate: %s (%s, %s)\n", cand->candidate_id,
+		       cand->classification, cand->classification_code);
+		if (cand->classification_error)
+			printf("Candidate classification: %s\n", cand->classification_error);
 	}
 	if (cur)
-		printf("Current action: %s (%s)\n", jstr(cur, "action_id"), jstr(cur, "kind"));
-	if (jstr(doc, "summary"))
-		printf("\nSummary:\n%s", jstr(doc, "summary"));
+		printf("Current action: %s (%s)\n", cur->action_id, tbl_kind_wire[cur->kind]);
+	if (rec->summary)
+		printf("\nSummary:\n%s", rec->summary);
 	return 0;
 }
 
@@ -110,8 +108,8 @@ static int print_one(const struct svc_status_found *res)
 	struct sw_error err = SW_ERROR_INIT;
 	char *choices = NULL;
 
-	print_run(res->doc);
-	if (jstr(res->doc, "summary") == NULL) {
+	print_run(run_record(res->run));
+	if (run_record(res->run)->summary == NULL) {
 		char *report = run_report(res->run);
 
 		if (report)

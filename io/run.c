@@ -2,6 +2,7 @@
 
 #include "io/run.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,9 @@
 #include "io/digest.h"
 #include "io/journal.h"
 #include "io/json.h"
+#include "io/observe.h"
+#include "io/run_codec.h"
+#include "io/source_json.h"
 
 /* Frozen Action records.  Every record but the last is final (only the
  * current Action's record changes, and the current Action is the last
@@ -61,6 +65,9 @@ struct run {
 	json_t *contexts;	/* contexts issued since run_take_contexts */
 	struct frozen *fz;	/* may be NULL */
 	size_t nfz;		/* frozen records that precede rec.actions */
+	/* The record decoded (io/run_record.h), NULL until run_check; once
+	 * set, every change made here decodes it again (view_refresh). */
+	struct run_view *view;
 };
 
 /* The record's fields in the order status prints them. */
@@ -86,6 +93,30 @@ static const char *const field_order[] = {
 static int oom(struct sw_error *err)
 {
 	return sw_error_set(err, SW_ENOMEM, "out of memory building the Run record");
+}
+
+int run_decode(struct run *r, struct sw_error *err)
+{
+	struct run_view *v = NULL;
+	int rc = run_view_decode(&v, r->rec, err);
+
+	if (rc < 0)
+		return rc;
+	run_view_free(r->view);
+	r->view = v;
+	return 0;
+}
+
+/* Keeps a decoded record in step after a change. */
+static int view_refresh(struct run *r, struct sw_error *err)
+{
+	return r->view ? run_decode(r, err) : 0;
+}
+
+const struct run_record *run_record(const struct run *r)
+{
+	assert(r->view != NULL && "run_record before run_check");
+	return run_view_record(r->view);
 }
 
 static json_t *arr(json_t *rec, const char *key)
@@ -1457,6 +1488,7 @@ int run_apply(struct run *r, const struct fsm_step *st,
 		goto out;
 	if (run_effects_of(&a, AFTER) < 0)
 		goto nomem;
+	rc = view_refresh(r, err);
 	goto out;
 nomem:
 	rc = oom(err);
@@ -1593,7 +1625,7 @@ int run_create(struct run **out, const struct run_start *s,
 		run_free(r);
 		return oom(err);
 	}
-	if ((rc = run_apply(r, first, fx, err)) < 0) {
+	if ((rc = run_apply(r, first, fx, err)) < 0 || (rc = run_decode(r, err)) < 0) {
 		run_free(r);
 		return rc;
 	}
@@ -1604,6 +1636,7 @@ int run_create(struct run **out, const struct run_start *s,
 int run_clone(struct run **out, const struct run *r, struct sw_error *err)
 {
 	struct run *c = sw_calloc(1, sizeof(*c));
+	int rc;
 
 	*out = NULL;
 	if (c == NULL || (c->rec = json_deep_copy(r->rec)) == NULL ||
@@ -1614,6 +1647,10 @@ int run_clone(struct run **out, const struct run *r, struct sw_error *err)
 	if ((c->fz = r->fz) != NULL)
 		c->fz->refs++;
 	c->nfz = r->nfz;
+	if (r->view && (rc = run_decode(c, err)) < 0) {
+		run_free(c);
+		return rc;
+	}
 	*out = c;
 	return 0;
 }
@@ -1638,6 +1675,7 @@ void run_free(struct run *r)
 	json_decref(r->rec);
 	json_decref(r->contexts);
 	fz_release(r->fz);
+	run_view_free(r->view);
 	sw_free(r);
 }
 
@@ -1792,7 +1830,7 @@ int run_freeze(struct run *r, struct sw_error *err)
 		}
 	if (json_object_set_new(r->rec, "actions", rest) < 0)
 		return oom(err);
-	return 0;
+	return view_refresh(r, err);
 }
 
 /* The frozen records parsed back, in order (new reference, or NULL). */
@@ -1830,7 +1868,7 @@ int run_thaw(struct run *r, struct sw_error *err)
 	fz_release(r->fz);
 	r->fz = NULL;
 	r->nfz = 0;
-	return 0;
+	return view_refresh(r, err);
 }
 
 /* The frozen entry of `action_id`, or NULL. */
@@ -2019,6 +2057,9 @@ int run_replay(struct run **rp, const char *type, const json_t *data,
 	}
 	if (*rp == NULL)
 		return bad(err, "the first event is not run_started");
+	/* Replay leaves the record to be checked (run_check) once whole. */
+	run_view_free((*rp)->view);
+	(*rp)->view = NULL;
 	if (tbl_jevent_lookup(type) == TBL_JEVENT_INVALID)
 		return bad(err, "unknown event type");
 	rec = (*rp)->rec;
@@ -2319,6 +2360,62 @@ int run_projection(struct run_projection *p, const struct run *r, long long revi
 	return 0;
 }
 
+int run_git_observation(struct vcs_observation *out, const struct run *r,
+			enum run_git which, struct sw_error *err)
+{
+	const json_t *v = json_object_get(r->rec, which == RUN_GIT_CURRENT ? "current_git"
+									   : "initial_git");
+
+	if (v == NULL)
+		return sw_error_set(err, SW_ENOTFOUND, "the Run records no current Git observation");
+	return vcs_observation_from_json(out, v, err);
+}
+
+int run_reply_fields(json_t *doc, const struct run *r, unsigned which, struct sw_error *err)
+{
+	static const char *const keys[] = { "pinned_source", "source_candidate",
+					    "workspace_identity" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_t *v = which & (1u << i) ? json_object_get(r->rec, keys[i]) : NULL;
+
+		if (v && json_object_set(doc, keys[i], v) < 0)
+			return oom(err);
+	}
+	return 0;
+}
+
+int run_pinned_source(struct source_pinned **out, const struct run *r, struct sw_error *err)
+{
+	const json_t *v = json_object_get(r->rec, "pinned_source");
+
+	*out = NULL;
+	if (v == NULL)
+		return sw_error_set(err, SW_ENOTFOUND, "the Run pins no source");
+	return source_pinned_from_json(out, v, err);
+}
+
+int run_source_candidate(struct source_candidate **out, char **candidate_id,
+			 const struct run *r, struct sw_error *err)
+{
+	const json_t *v = json_object_get(r->rec, "source_candidate");
+	char *created_at = NULL;
+	int rc;
+
+	*out = NULL;
+	*candidate_id = NULL;
+	if (v == NULL)
+		return sw_error_set(err, SW_ENOTFOUND, "the Run has no source candidate");
+	rc = source_candidate_from_json(out, candidate_id, &created_at, v, err);
+	sw_free(created_at);
+	return rc;
+}
+
+int run_equal(const struct run *a, const struct run *b)
+{
+	return json_equal(a->rec, b->rec);
+}
+
 const json_t *run_json(const struct run *r)
 {
 	return r->rec;
@@ -2432,10 +2529,8 @@ uint64_t run_answer_facts(const struct run *r, const char *action_id,
 	return f;
 }
 
-int run_supersession_invalid(const struct run *r, const json_t *outcome)
+int run_supersedes_invalid(const struct run *r, const char *old)
 {
-	const char *old = str(json_object_get(outcome, "pause"),
-			      "supersedes_answer_action_id");
 	json_t *a;
 	size_t i;
 
@@ -2450,6 +2545,12 @@ int run_supersession_invalid(const struct run *r, const json_t *outcome)
 	return 1;
 }
 
+int run_supersession_invalid(const struct run *r, const json_t *outcome)
+{
+	return run_supersedes_invalid(r, str(json_object_get(outcome, "pause"),
+					     "supersedes_answer_action_id"));
+}
+
 const json_t *run_current_outcome(const struct run *r)
 {
 	return json_object_get(record_for(r->rec, run_current_action_id(r)), "outcome");
@@ -2461,7 +2562,7 @@ int run_set_pinned_source(struct run *r, const json_t *pinned, struct sw_error *
 
 	if (copy == NULL || json_object_set_new(r->rec, "pinned_source", copy) < 0)
 		return oom(err);
-	return 0;
+	return view_refresh(r, err);
 }
 
 int run_set_field(struct run *r, const char *key, const json_t *value, struct sw_error *err)
@@ -2470,13 +2571,12 @@ int run_set_field(struct run *r, const char *key, const json_t *value, struct sw
 
 	if (!known_field(key))
 		return sw_error_set(err, SW_EINVAL, "unknown Run field %s", key);
-	if (value == NULL) {
+	if (value == NULL)
 		json_object_del(r->rec, key);
-		return 0;
-	}
-	if ((copy = json_deep_copy(value)) == NULL || json_object_set_new(r->rec, key, copy) < 0)
+	else if ((copy = json_deep_copy(value)) == NULL ||
+		 json_object_set_new(r->rec, key, copy) < 0)
 		return oom(err);
-	return 0;
+	return view_refresh(r, err);
 }
 
 int run_add_observation(struct run *r, const char *text, struct sw_error *err)
@@ -2492,7 +2592,7 @@ int run_set_resume_result(struct run *r, const char *operation,
 
 	if (res == NULL || json_object_set_new(r->rec, "last_resume_result", res) < 0)
 		return oom(err);
-	return 0;
+	return view_refresh(r, err);
 }
 
 #define CHECKPOINT_BODY_MAGIC "slipway-run-checkpoint/2\n"

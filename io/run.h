@@ -23,6 +23,8 @@
 
 struct json_t;
 struct run;
+struct run_record;
+struct vcs_observation;
 
 /* Limits of the Action the reference enforces. */
 #define RUN_MAX_BRIEF_BYTES 8192u
@@ -184,13 +186,49 @@ void run_checkpoint_release(struct run_checkpoint *c);
 int run_from_checkpoint(struct run **out, char **extra, const char *body,
 			size_t body_len, char **log, size_t log_len, int *proj_fd,
 			size_t proj_len, struct sw_error *err);
-/* Borrowed views (valid until *r changes).  On a frozen Run (run_freeze)
- * the record's `actions` holds only the records after the frozen ones. */
-const struct json_t *run_json(const struct run *r);
+/* The record decoded (io/run_record.h): valid once run_check accepted the
+ * Run, and kept in step by every change made through this header;
+ * borrowed, valid until *r changes.  Reading it before run_check is a
+ * defect (an assert).  The encoding itself is private to the codec
+ * (io/run_codec.h). */
+const struct run_record *run_record(const struct run *r);
+
 const char *run_id(const struct run *r);
 const char *run_workspace(const struct run *r);
-const struct json_t *run_identity(const struct run *r);
-const struct json_t *run_initial_git(const struct run *r);
+
+/* The Run's Git observation at its start (RUN_GIT_INITIAL) or as last
+ * recorded (RUN_GIT_CURRENT), decoded into *out (vcs_observation_release).
+ * SW_ENOTFOUND when the record has no current one; the codes of
+ * vcs_observation_from_json. */
+enum run_git { RUN_GIT_INITIAL = 1, RUN_GIT_CURRENT };
+int run_git_observation(struct vcs_observation *out, const struct run *r,
+			enum run_git which, struct sw_error *err);
+
+/* Copies the record's fields named by `which` (RUN_REPLY_*), those the
+ * Run has, into the reply object `doc` (a Jansson object) as they stand
+ * in the record, in the order of the bits.  SW_ENOMEM. */
+enum run_reply_field {
+	RUN_REPLY_PINNED_SOURCE = 1u << 0,
+	RUN_REPLY_SOURCE_CANDIDATE = 1u << 1,
+	RUN_REPLY_WORKSPACE_IDENTITY = 1u << 2,
+};
+int run_reply_fields(struct json_t *doc, const struct run *r, unsigned which,
+		     struct sw_error *err);
+
+/* The Run's pinned source, or its waiting source candidate, decoded
+ * strictly into the typed source structs (io/source.h: caller frees with
+ * source_pinned_free, source_candidate_free; *candidate_id sw_malloc'd).
+ * SW_ENOTFOUND when the Run has none; the codes of source_pinned_from_json
+ * and source_candidate_from_json.  *out NULL on failure. */
+struct source_pinned;
+struct source_candidate;
+int run_pinned_source(struct source_pinned **out, const struct run *r, struct sw_error *err);
+int run_source_candidate(struct source_candidate **out, char **candidate_id,
+			 const struct run *r, struct sw_error *err);
+
+/* 1 when both Runs hold the same record (frozen records compared as
+ * stored: thaw both first to compare whole histories). */
+int run_equal(const struct run *a, const struct run *b);
 
 /* The sections of the final summary for a Run that has not ended yet
  * (each Action's report, files reported changed, confirmed decisions,
@@ -198,13 +236,8 @@ const struct json_t *run_initial_git(const struct run *r);
  * issues, uncertainties, paths dirty at Run start), bounded as the summary
  * is.  Caller frees with sw_free; NULL on ENOMEM. */
 char *run_report(const struct run *r);
-const struct json_t *run_current_action(const struct run *r);	/* or NULL */
 const char *run_current_action_id(const struct run *r);		/* or NULL */
 const char *run_summary(const struct run *r);			/* or NULL */
-const struct json_t *run_pending_request(const struct run *r);	/* or NULL */
-
-/* The recorded Outcome of the current Action (a waiting question), or NULL. */
-const struct json_t *run_current_outcome(const struct run *r);
 
 /* Replaces the Run's pinnedSource with a copy of `pinned` (a refresh
  * re-pins before the next Action is issued).  SW_ENOMEM. */
@@ -236,5 +269,9 @@ uint64_t run_answer_facts(const struct run *r, const char *action_id,
  * active, non-destructive answer of this Run. */
 int run_supersession_invalid(const struct run *r,
 			     const struct json_t *outcome);
+/* The same for an Outcome that supersedes the answer to `old_action_id`
+ * (NULL: supersedes none, 0), e.g. the waiting Outcome's
+ * run_record_current(rec)->outcome->pause->supersedes_answer_action_id. */
+int run_supersedes_invalid(const struct run *r, const char *old_action_id);
 
 #endif

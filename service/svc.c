@@ -17,6 +17,11 @@
 #include "io/input.h"
 #include "io/render.h"
 #include "io/run_check.h"
+#include "io/run_record.h"
+/* Transitional: the record's encoding for the mutation functions listed in
+ * the allow-list of `make check-record` (mk/record.mk); nothing else here
+ * may use it. */
+#include "io/run_codec.h"
 #include "io/source.h"
 #include "io/source_json.h"
 #include "io/store.h"
@@ -114,8 +119,8 @@ static const char *jstr(const json_t *o, const char *k)
 
 struct next *svc_run_next(const struct run *r, int resume_only)
 {
-	const json_t *identity = run_identity(r);
-	const char *id = jstr(identity, "id");
+	const struct run_record *rec = run_record(r);
+	const char *id = rec->workspace_identity.id;
 	struct fsm_run m = run_machine(r);
 	struct sw_error err = SW_ERROR_INIT;
 	const struct fsm_next_rule *rule;
@@ -135,8 +140,10 @@ struct next *svc_run_next(const struct run *r, int resume_only)
 	}
 	fill.run_id = run_id(r);
 	fill.action_id = run_current_action_id(r);
-	fill.scope_digest = jstr(run_pending_request(r), "scope_sha256");
-	fill.candidate_id = jstr(json_object_get(run_json(r), "source_candidate"), "candidate_id");
+	if (rec->pending_destructive_request)
+		fill.scope_digest = rec->pending_destructive_request->scope_sha256;
+	if (rec->source_candidate)
+		fill.candidate_id = rec->source_candidate->candidate_id;
 	if (rule != NULL &&
 	    next_from_rule(&n, rule, id, run_workspace(r), &fill, &err) == 0)
 		return n;
@@ -150,7 +157,7 @@ struct next *svc_run_next(const struct run *r, int resume_only)
 static json_t *state_details(const struct run *r)
 {
 	return json_pack("{s:s, s:s}", "run_id", run_id(r), "state",
-			 jstr(run_json(r), "state"));
+			 tbl_runstate_wire[run_record(r)->state]);
 }
 
 static struct next *inspect_next(const struct svc *d, const char *run_id_arg)
@@ -169,14 +176,13 @@ static struct next *inspect_next(const struct svc *d, const char *run_id_arg)
  * names another Issue or history is recovered by a new Run. */
 static struct next *start_source_next(const struct run *r)
 {
-	const json_t *rec = run_json(r);
+	const struct run_record *rec = run_record(r);
 	struct sw_error err = SW_ERROR_INIT;
 	struct next *n = NULL;
 
-	if (next_build_start(&n, jstr(run_identity(r), "id"), run_workspace(r),
-			     (unsigned)json_integer_value(json_object_get(rec, "initial_budget")),
-			     !json_is_true(json_object_get(rec, "review_enabled")), 1, &err) < 0)
-		next_none_identity(&n, jstr(run_identity(r), "id"), &err);
+	if (next_build_start(&n, rec->workspace_identity.id, run_workspace(r),
+			     (unsigned)rec->initial_budget, !rec->review_enabled, 1, &err) < 0)
+		next_none_identity(&n, rec->workspace_identity.id, &err);
 	return n;
 }
 
@@ -294,21 +300,20 @@ static int replay_visit(const struct store_event *ev, void *payload,
 /* Checks the Run belongs to this workspace. */
 static int check_workspace(const struct svc *d, const struct run *r)
 {
-	const json_t *pinned = run_identity(r);
-	const char *want = jstr(pinned, "id");
+	const struct run_workspace_identity *pinned = &run_record(r)->workspace_identity;
+	const char *want = pinned->id;
 	struct sw_error err = SW_ERROR_INIT;
 	struct next_fill fill = { 0 };
 	struct next *n = NULL;
 	json_t *details;
 	int rc;
 
-	if (want && strcmp(want, d->ws.id) == 0 &&
-	    strcmp(jstr(pinned, "worktree_root"), d->ws.worktree_root) == 0)
+	if (strcmp(want, d->ws.id) == 0 && strcmp(pinned->worktree_root, d->ws.worktree_root) == 0)
 		return 0;
-	details = json_pack("{s:s, s:s}", "expected_workspace_identity", want ? want : "",
+	details = json_pack("{s:s, s:s}", "expected_workspace_identity", want,
 			    "observed_workspace_identity", d->ws.id);
 	if (next_build_form(&n, NEXT_FORM_MISMATCHED_WORKSPACE, want,
-			    jstr(pinned, "worktree_root"), &fill, &err) < 0)
+			    pinned->worktree_root, &fill, &err) < 0)
 		next_none_identity(&n, want, &err);
 	rc = svc_fail(TBL_ERR_WORKSPACE_IDENTITY_MISMATCH, 0,
 		      "workspace identity mismatch: the current Git worktree or metadata "
@@ -405,7 +410,7 @@ static void observe_now(const struct svc *d, const struct run *r, struct git_now
 		return;
 	}
 	g->ok = 1;
-	if (vcs_observation_from_json(&start, run_initial_git(r), &err) == 0)
+	if (run_git_observation(&start, r, RUN_GIT_INITIAL, &err) == 0)
 		g->changed = vcs_observation_changed_from(&g->obs, &start);
 	else
 		g->changed = 1;	/* an unreadable start cannot prove "unchanged" */
@@ -426,8 +431,8 @@ static int recorded_changed(const struct run *r)
 	struct sw_error err = SW_ERROR_INIT;
 	int changed = 0;
 
-	if (vcs_observation_from_json(&a, json_object_get(run_json(r), "current_git"), &err) == 0 &&
-	    vcs_observation_from_json(&b, run_initial_git(r), &err) == 0)
+	if (run_git_observation(&a, r, RUN_GIT_CURRENT, &err) == 0 &&
+	    run_git_observation(&b, r, RUN_GIT_INITIAL, &err) == 0)
 		changed = vcs_observation_changed_from(&a, &b);
 	vcs_observation_release(&a);
 	vcs_observation_release(&b);
@@ -1209,7 +1214,7 @@ static void check_resumed(struct mctx *c)
 	}
 	x = gathered_text(c);
 	y = gathered_text(&full);
-	same = json_equal(run_json(a), run_json(full.run)) && x && y && strcmp(x, y) == 0;
+	same = run_equal(a, full.run) && x && y && strcmp(x, y) == 0;
 	if (!same) {
 		fprintf(stderr, "checkpoint check: the checkpoint differs from the journal\n");
 		abort();
@@ -1532,7 +1537,7 @@ int svc_print_state(struct svc *d, const struct run *r, int human,
 		       const char *headline, int with_facts, const char *resume_operation)
 {
 	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
-	const json_t *rec = run_json(r);
+	const struct run_record *rec = run_record(r);
 	struct next *n = svc_run_next(r, 0);
 	json_t *doc = NULL;
 	const char *why = "out of memory";
@@ -1542,14 +1547,15 @@ int svc_print_state(struct svc *d, const struct run *r, int human,
 		return fail_committed_output(d, run_id(r), "cannot derive the next operation");
 	if (!human) {
 		doc = json_pack("{s:i, s:s, s:s}", "contract_version", 2, "run_id", run_id(r),
-				"state", jstr(rec, "state"));
+				"state", tbl_runstate_wire[rec->state]);
 		if (doc == NULL)
 			goto fail;
-		if (json_object_get(rec, "pause_reason"))
-			json_object_set(doc, "pause_reason", json_object_get(rec, "pause_reason"));
-		if (json_object_get(rec, "summary"))
-			json_object_set(doc, "summary", json_object_get(rec, "summary"));
-		if (run_current_action(r)) {
+		if (rec->pause_reason != FSM_PAUSE_NONE)
+			json_object_set_new(doc, "pause_reason",
+					    json_string(tbl_pause_wire[rec->pause_reason]));
+		if (rec->summary)
+			json_object_set_new(doc, "summary", json_string(rec->summary));
+		if (rec->current_action) {
 			json_t *full = run_current_action_full(r, read_context, &cr);
 
 			if (full == NULL) {
@@ -1560,39 +1566,36 @@ int svc_print_state(struct svc *d, const struct run *r, int human,
 			json_object_set_new(doc, "action", full);
 		}
 		json_object_set_new(doc, "next", next_to_json(n));
-		if (json_object_get(rec, "pinned_source"))
-			json_object_set(doc, "pinned_source", json_object_get(rec, "pinned_source"));
-		if (json_object_get(rec, "source_candidate"))
-			json_object_set(doc, "source_candidate",
-					json_object_get(rec, "source_candidate"));
+		if (run_reply_fields(doc, r, RUN_REPLY_PINNED_SOURCE | RUN_REPLY_SOURCE_CANDIDATE,
+				     &cr.err) < 0) {
+			json_decref(doc);
+			goto fail;
+		}
 		if (resume_operation) {
 			/* The Run's own resume result says what happened (a
 			 * candidate costs no budget; a replayed choice answers as
 			 * it did). */
-			const json_t *res = json_object_get(rec, "last_resume_result");
+			const struct run_resume_result *res = rec->last_resume_result;
 
 			json_object_set_new(doc, "resume_operation",
-					    res ? json_incref(json_object_get(res, "operation"))
-						: json_string(resume_operation));
+					    json_string(res ? res->operation : resume_operation));
 			json_object_set_new(doc, "budget_applied",
-					    res ? json_incref(json_object_get(res, "budget_applied"))
-						: json_true());
+					    json_boolean(res ? res->budget_applied : 1));
 		}
 		if (svc_print_json(doc) < 0)
 			rc = fail_committed_output(d, run_id(r), "cannot write to standard output");
 	} else {
 		char *choices = NULL;
 		struct sw_error err = SW_ERROR_INIT;
-		const json_t *cur = run_current_action(r);
+		const struct run_action *cur = rec->current_action;
 
 		fprintf(svc_out(), "%s\n", headline);
 		if (with_facts) {
 			fprintf(svc_out(), "State: %s\nGoal: %s\nBudget remaining: %lld\n",
-			       jstr(rec, "state"), jstr(rec, "goal"),
-			       (long long)json_integer_value(json_object_get(rec, "remaining_budget")));
+			       tbl_runstate_wire[rec->state], rec->goal, rec->remaining_budget);
 			if (cur)
-				fprintf(svc_out(), "Current action: %s (%s)\n", jstr(cur, "kind"),
-				       jstr(cur, "action_id"));
+				fprintf(svc_out(), "Current action: %s (%s)\n", tbl_kind_wire[cur->kind],
+				       cur->action_id);
 			else
 				fprintf(svc_out(), "Current action: none\n");
 		}
@@ -1614,12 +1617,15 @@ fail:
 /* ---- listing ---- */
 
 struct header_ctx {
-	json_t *init;		/* the initialize object of event 1 */
+	int read;		/* event 1 is a run_started event */
+	struct run *run;	/* the Run it starts, checked; NULL when it
+				 * does not replay or check */
 };
 
 static int header_visit(const struct store_event *ev, void *payload, struct sw_error *err)
 {
 	struct header_ctx *h = payload;
+	struct sw_error local = SW_ERROR_INIT;
 	json_t *data = json_loadb(ev->data, ev->data_len, JSON_REJECT_DUPLICATES, NULL);
 
 	if (data == NULL || ev->type != TBL_JEVENT_RUN_STARTED ||
@@ -1627,7 +1633,12 @@ static int header_visit(const struct store_event *ev, void *payload, struct sw_e
 		json_decref(data);
 		return sw_error_proto(err, TBL_ERR_RUN_JOURNAL_INVALID, "the first record is not run_started");
 	}
-	h->init = json_incref(json_object_get(data, "initialize"));
+	h->read = 1;
+	if (run_replay(&h->run, tbl_jevent_wire[ev->type], data, &local) < 0 ||
+	    run_check(h->run, &local) < 0) {
+		run_free(h->run);
+		h->run = NULL;
+	}
 	json_decref(data);
 	return 0;
 }
@@ -1681,11 +1692,11 @@ static void sort_runs(json_t *runs)
 	sw_free(v);
 }
 
-/* Reads back the context of `action` (a JSON object or NULL), as the
- * runStatus would to inline it; the bytes are dropped. */
-static int context_readable(struct context_reader *cr, const json_t *action)
+/* Reads back the context of `action` (or NULL), as the runStatus would to
+ * inline it; the bytes are dropped. */
+static int context_readable(struct context_reader *cr, const struct run_action *action)
 {
-	const char *digest = jstr(action, "context_sha256");
+	const char *digest = action ? action->context_sha256 : NULL;
 	char *text;
 
 	if (digest == NULL)
@@ -1698,13 +1709,12 @@ static int context_readable(struct context_reader *cr, const json_t *action)
 
 /* The fields the human listing prints, from a Run's record (new
  * reference, or NULL on ENOMEM). */
-static json_t *brief_entry(const json_t *rec)
+static json_t *brief_entry(const struct run_record *rec)
 {
-	return json_pack("{s:O, s:O, s:O, s:O, s:O}", "id", json_object_get(rec, "id"),
-			 "state", json_object_get(rec, "state"),
-			 "remaining_budget", json_object_get(rec, "remaining_budget"),
-			 "goal", json_object_get(rec, "goal"),
-			 "created_at", json_object_get(rec, "created_at"));
+	return json_pack("{s:s, s:s, s:I, s:s, s:s}", "id", rec->id,
+			 "state", tbl_runstate_wire[rec->state],
+			 "remaining_budget", (json_int_t)rec->remaining_budget,
+			 "goal", rec->goal, "created_at", rec->created_at);
 }
 
 /* The listing entry of a local Run: its runStatus, or with `brief` only
@@ -1714,17 +1724,15 @@ static json_t *brief_entry(const json_t *rec)
 static json_t *list_entry(struct svc *d, const struct run *r, int brief, struct sw_error *err)
 {
 	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
-	const json_t *rec = run_json(r), *a;
+	const struct run_record *rec = run_record(r);
 	json_t *e;
-	size_t i;
 	int rc;
 
 	if (!brief)
 		return svc_status_json(d, r, err);
-	rc = context_readable(&cr, json_object_get(rec, "current_action"));
-	json_array_foreach(json_object_get(rec, "actions"), i, a)
-		if (rc == 0)
-			rc = context_readable(&cr, json_object_get(a, "action"));
+	rc = context_readable(&cr, rec->current_action);
+	for (size_t i = 0; i < rec->n_actions && rc == 0; i++)
+		rc = context_readable(&cr, &rec->actions[i].action);
 	if (rc < 0) {
 		sw_error_set(err, cr.err.code ? cr.err.code : SW_ENOMEM,
 			     "the current Action's context cannot be read from the run's materials: %s",
@@ -1743,8 +1751,8 @@ static json_t *list_entry(struct svc *d, const struct run *r, int brief, struct 
 static int add_list_summary(struct store_mutation *sm, const struct run *r,
 			    struct sw_error *err)
 {
-	const char *wid = jstr(run_identity(r), "id");
-	json_t *e = brief_entry(run_json(r));
+	const char *wid = run_record(r)->workspace_identity.id;
+	json_t *e = brief_entry(run_record(r));
 	char *text = e ? json_dumps(e, JSON_COMPACT) : NULL;
 	struct sw_buf b = SW_BUF_INIT;
 	int rc = 0;
@@ -1782,6 +1790,33 @@ static json_t *summary_entry(struct svc *d, const char *id)
 	return e;
 }
 
+/* Another worktree's Run, as its first record shows it: a stub pointing
+ * there. */
+static json_t *foreign_stub(const struct run *first, const char *id, const char *ws_id)
+{
+	const struct run_record *rec = run_record(first);
+	const struct run_workspace_identity *pid = &rec->workspace_identity;
+	struct sw_error err = SW_ERROR_INIT;
+	struct next_fill fill = { .run_id = id };
+	struct next *nx = NULL;
+	json_t *entry;
+
+	if (next_build_form(&nx, NEXT_FORM_FOREIGN_RUN, pid->id, pid->worktree_root, &fill,
+			    &err) < 0)
+		next_none_identity(&nx, pid->id ? pid->id : ws_id, &err);
+	/* The reference encodes the stub from a map: keys sorted. */
+	entry = json_pack("{s:i, s:s, s:s, s:s, s:o, s:s, s:s, s:b}", "contract_version", 2,
+			  "created_at", rec->created_at, "goal", rec->goal, "id", rec->id,
+			  "next", next_to_json(nx), "state", tbl_runstate_wire[rec->state],
+			  "workspace", rec->workspace, "workspace_foreign", 1);
+	next_free(nx);
+	if (entry && run_reply_fields(entry, first, RUN_REPLY_WORKSPACE_IDENTITY, &err) < 0) {
+		json_decref(entry);
+		entry = NULL;
+	}
+	return entry;
+}
+
 int svc_list(struct svc *d, struct svc_listing *out, int brief)
 {
 	struct sw_error err = SW_ERROR_INIT;
@@ -1796,11 +1831,10 @@ int svc_list(struct svc *d, struct svc_listing *out, int brief)
 	if (store_list(&ids, &n, d->store, &err) < 0)
 		return fail_store(d, &err, NULL);
 	for (size_t i = 0; i < n; i++) {
-		struct header_ctx h = { NULL };
+		struct header_ctx h = { 0 };
 		struct run *r = NULL;
 		enum tbl_err code = TBL_ERR_NONE;
 		json_t *entry = NULL;
-		const char *wid;
 
 		sw_error_clear(&err);
 		if (brief && (entry = summary_entry(d, ids[i])) != NULL)
@@ -1809,46 +1843,30 @@ int svc_list(struct svc *d, struct svc_listing *out, int brief)
 		 * foreign one, or one that does not replay, is told apart by
 		 * its first record below. */
 		if (svc_load(d, ids[i], &r, 1, &code) == 0 &&
-		    (wid = jstr(run_identity(r), "id")) != NULL && strcmp(wid, d->ws.id) == 0) {
+		    strcmp(run_record(r)->workspace_identity.id, d->ws.id) == 0) {
 			entry = list_entry(d, r, brief, &err);
 			goto add;
 		}
 		run_free(r);
 		r = NULL;
-		if (store_first_event(d->store, ids[i], header_visit, &h, &err) < 0 || h.init == NULL) {
+		if (store_first_event(d->store, ids[i], header_visit, &h, &err) < 0 || !h.read) {
 			json_array_append_new(out->unavailable,
 					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
 							unavailable_code(&err), "detail",
 							err.msg[0] ? err.msg : "the run header cannot be read"));
-			json_decref(h.init);
+			run_free(h.run);
 			continue;
 		}
-		if (strcmp(jstr(json_object_get(h.init, "workspace_identity"), "id") ? jstr(json_object_get(h.init, "workspace_identity"), "id") : "", d->ws.id) != 0) {
-			/* Another worktree's Run: a stub pointing there. */
-			const json_t *pid = json_object_get(h.init, "workspace_identity");
-			struct next *nx = NULL;
-			struct next_fill fill = { .run_id = ids[i] };
-
-			if (next_build_form(&nx, NEXT_FORM_FOREIGN_RUN, jstr(pid, "id"),
-					    jstr(pid, "worktree_root"), &fill, &err) < 0)
-				next_none_identity(&nx, jstr(pid, "id") ? jstr(pid, "id") : d->ws.id, &err);
-			/* The reference encodes the stub from a map: keys sorted. */
-			entry = json_pack("{s:i, s:O, s:O, s:O, s:o, s:O, s:O, s:b, s:O}",
-					  "contract_version", 2,
-					  "created_at", json_object_get(h.init, "created_at"),
-					  "goal", json_object_get(h.init, "goal"),
-					  "id", json_object_get(h.init, "id"),
-					  "next", next_to_json(nx),
-					  "state", json_object_get(h.init, "state"),
-					  "workspace", json_object_get(h.init, "workspace"),
-					  "workspace_foreign", 1, "workspace_identity", pid);
-			next_free(nx);
+		/* A first record that does not check is this worktree's to
+		 * report as unavailable (below). */
+		if (h.run && strcmp(run_record(h.run)->workspace_identity.id, d->ws.id) != 0) {
+			entry = foreign_stub(h.run, ids[i], d->ws.id);
 			if (entry)
 				json_array_append_new(out->runs, entry);
-			json_decref(h.init);
+			run_free(h.run);
 			continue;
 		}
-		json_decref(h.init);
+		run_free(h.run);
 		if (svc_load(d, ids[i], &r, 1, &code) != 0) {
 			/* run_unavailable names an unreadable directory in the
 			 * list; it is no error code of its own. */
@@ -1963,21 +1981,18 @@ static int fail_material(const struct svc *d, const char *run_id_arg, enum tbl_e
 }
 
 /* framed("slipway-section/v2", key, role, title, payload). */
-static int section_revision(char out[SW_DIGEST_LEN], const json_t *sec, const void *payload,
-			    size_t len)
+static int section_revision(char out[SW_DIGEST_LEN], const struct run_section *sec,
+			    const void *payload, size_t len)
 {
-	static const char *const fields[] = { "key", "role", "title" };
+	const char *const fields[] = { sec->key, sec->role, sec->title };
 	struct sw_error err = SW_ERROR_INIT;
 	struct sw_sha256 *h = NULL;
 
 	if (sw_sha256_new(&h, &err) < 0)
 		return -1;
 	sw_sha256_field(h, "slipway-section/v2", strlen("slipway-section/v2"));
-	for (size_t i = 0; i < 3; i++) {
-		const char *v = jstr(sec, fields[i]);
-
-		sw_sha256_field(h, v ? v : "", v ? strlen(v) : 0);
-	}
+	for (size_t i = 0; i < 3; i++)
+		sw_sha256_field(h, fields[i], strlen(fields[i]));
 	sw_sha256_field(h, payload, len);
 	sw_sha256_final_prefixed(h, out);
 	return 0;
@@ -1988,25 +2003,25 @@ static int section_revision(char out[SW_DIGEST_LEN], const json_t *sec, const vo
  * section_revision, material_sha256, bytes).  On success *out holds the
  * Markdown (NUL-terminated, caller frees); otherwise the cliError is
  * written and its exit status returned. */
-static int read_section(const struct svc *d, const struct run *r, const json_t *sec,
+static int read_section(const struct svc *d, const struct run *r, const struct run_section *sec,
 			char **out)
 {
 	struct sw_error err = SW_ERROR_INIT;
-	const char *digest = jstr(sec, "material_sha256");
+	const char *digest = sec->material_sha256;
 	char rev[SW_DIGEST_LEN], msg[700];
 	void *data = NULL;
 	size_t len = 0;
 	char *text;
 
 	*out = NULL;
-	if (digest == NULL || !sw_digest_valid(digest))
+	if (!sw_digest_valid(digest))
 		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_UNAVAILABLE,
 				     "the section has no valid pinned material reference");
 	if (store_read_material(&data, &len, d->store, run_id(r), digest, &err) < 0) {
 		snprintf(msg, sizeof(msg), "pinned material cannot be read or verified: %s", err.msg);
 		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_UNAVAILABLE, msg);
 	}
-	if ((json_int_t)len != json_integer_value(json_object_get(sec, "bytes"))) {
+	if ((long long)len != sec->bytes) {
 		sw_free(data);
 		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_CORRUPT,
 				     "pinned material byte count differs from the catalog");
@@ -2016,7 +2031,7 @@ static int read_section(const struct svc *d, const struct run *r, const json_t *
 		sw_free(data);
 		return svc_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, NULL, NULL);
 	}
-	if (strcmp(rev, jstr(sec, "section_revision") ? jstr(sec, "section_revision") : "") != 0) {
+	if (strcmp(rev, sec->section_revision) != 0) {
 		sw_free(data);
 		sw_free(text);
 		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_CORRUPT,
@@ -2029,23 +2044,10 @@ static int read_section(const struct svc *d, const struct run *r, const json_t *
 	return 0;
 }
 
-/* The catalog entry named `key` in `sections`, or NULL. */
-static const json_t *find_section(const json_t *sections, const char *key)
+static json_t *section_json(const struct run_section *sec, const char *markdown)
 {
-	const json_t *v;
-	size_t i;
-
-	json_array_foreach(sections, i, v)
-		if (strcmp(jstr(v, "key"), key) == 0)
-			return v;
-	return NULL;
-}
-
-static json_t *section_json(const json_t *sec, const char *markdown)
-{
-	return json_pack("{s:O, s:O, s:O, s:O, s:s}", "key", json_object_get(sec, "key"),
-			 "role", json_object_get(sec, "role"), "title", json_object_get(sec, "title"),
-			 "section_revision", json_object_get(sec, "section_revision"),
+	return json_pack("{s:s, s:s, s:s, s:s, s:s}", "key", sec->key, "role", sec->role,
+			 "title", sec->title, "section_revision", sec->section_revision,
 			 "markdown", markdown);
 }
 
@@ -2053,7 +2055,9 @@ static json_t *section_json(const json_t *sec, const char *markdown)
 static int pinned_material(struct svc *d, const struct run *r, const char *section,
 			   int human)
 {
-	const json_t *pinned = json_object_get(run_json(r), "pinned_source"), *sec;
+	const struct run_record *rec = run_record(r);
+	const struct run_pinned_source *pinned = rec->pinned_source;
+	const struct run_section *sec;
 	char *markdown = NULL;
 	json_t *doc = NULL;
 	int rc;
@@ -2061,7 +2065,7 @@ static int pinned_material(struct svc *d, const struct run *r, const char *secti
 	if (pinned == NULL)
 		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_UNAVAILABLE,
 				     "an ad-hoc Run pins no source");
-	if ((sec = find_section(json_object_get(pinned, "sections"), section)) == NULL) {
+	if ((sec = run_section_find(pinned->sections, pinned->n_sections, section)) == NULL) {
 		char msg[200];
 
 		snprintf(msg, sizeof(msg), "the Run pins no section \"%s\"", section);
@@ -2074,16 +2078,15 @@ static int pinned_material(struct svc *d, const struct run *r, const char *secti
 		fprintf(svc_out(), "Run %s (%s): pinned section \"%s\", role %s.\n"
 		       "Section revision: %s\nRequirements revision: %s\n"
 		       "Pinned text for reading only; it authorizes no work.\n\n# %s\n\n%s",
-		       run_id(r), jstr(run_json(r), "state"), jstr(sec, "key"), jstr(sec, "role"),
-		       jstr(sec, "section_revision"), jstr(pinned, "requirements_revision"),
-		       jstr(sec, "title"), markdown);
+		       run_id(r), tbl_runstate_wire[rec->state], sec->key, sec->role,
+		       sec->section_revision, pinned->requirements_revision, sec->title, markdown);
 		rc = fflush(svc_out()) == EOF ? SVC_EXIT_DEFECT : 0;
 	} else {
-		doc = json_pack("{s:i, s:s, s:s, s:O, s:O, s:O, s:o}", "contract_version", 2,
+		doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:o}", "contract_version", 2,
 				"message_type", "pinned_material", "run_id", run_id(r),
-				"run_state", json_object_get(run_json(r), "state"),
-				"source_revision", json_object_get(pinned, "source_revision"),
-				"requirements_revision", json_object_get(pinned, "requirements_revision"),
+				"run_state", tbl_runstate_wire[rec->state],
+				"source_revision", pinned->source_revision,
+				"requirements_revision", pinned->requirements_revision,
 				"section", section_json(sec, markdown));
 		rc = doc == NULL || svc_print_json(doc) < 0 ? SVC_EXIT_DEFECT : 0;
 	}
@@ -2095,12 +2098,14 @@ static int pinned_material(struct svc *d, const struct run *r, const char *secti
 int svc_material(struct svc *d, const char *run_id_arg, const char *action_id,
 		    const char *section, int human)
 {
-	const json_t *actions, *rec = NULL, *v, *out_status, *reqs, *sec;
-	const char *state;
+	const struct run_action_record *rec;
+	const struct run_requirements *reqs;
+	const struct run_section *sec;
+	const char *out_status;
+	enum fsm_runstate state;
 	struct run *r = NULL;
 	char *markdown = NULL, msg[300];
 	json_t *doc = NULL;
-	size_t i;
 	int rc;
 
 	if (!key_valid(section))
@@ -2112,43 +2117,38 @@ int svc_material(struct svc *d, const char *run_id_arg, const char *action_id,
 		rc = pinned_material(d, r, section, human);
 		goto out;
 	}
-	actions = json_object_get(run_json(r), "actions");
-	json_array_foreach(actions, i, v)
-		if (strcmp(jstr(json_object_get(v, "action"), "action_id"), action_id) == 0)
-			rec = v;
-	if (rec == NULL) {
+	if ((rec = run_record_action(run_record(r), action_id)) == NULL) {
 		rc = fail_material(d, run_id_arg, TBL_ERR_MATERIAL_ACTION_NOT_FOUND,
 				   "action_id is not an Action of this run");
 		goto out;
 	}
-	state = jstr(run_json(r), "state");
-	out_status = json_object_get(json_object_get(rec, "outcome"), "status");
-	if (strcmp(state, "stopped") == 0 || strcmp(state, "ended") == 0 ||
+	state = run_record(r)->state;
+	out_status = rec->outcome ? rec->outcome->status : NULL;
+	if (state == FSM_RUN_STOPPED || state == FSM_RUN_ENDED ||
 	    run_current_action_id(r) == NULL ||
-	    strcmp(run_current_action_id(r), action_id) != 0 ||
-	    json_is_true(json_object_get(rec, "voided")) ||
-	    (out_status && strcmp(json_string_value(out_status), "needs_input") != 0)) {
+	    strcmp(run_current_action_id(r), action_id) != 0 || rec->voided ||
+	    (out_status && strcmp(out_status, "needs_input") != 0)) {
 		rc = fail_run(d, TBL_ERR_MATERIAL_ACTION_STALE,
 			      "material is readable only for the current Action", r);
 		goto out;
 	}
-	reqs = json_object_get(json_object_get(rec, "action"), "requirements");
-	if (reqs == NULL || json_object_get(json_object_get(rec, "action"), "source") == NULL) {
+	reqs = rec->action.requirements;
+	if (reqs == NULL || !rec->action.has_source) {
 		rc = fail_material(d, run_id_arg, TBL_ERR_MATERIAL_UNAVAILABLE,
 				   "this Run pins no source: an ad-hoc Action has no material");
 		goto out;
 	}
-	if ((sec = find_section(json_object_get(reqs, "sections"), section)) == NULL) {
+	if ((sec = run_section_find(reqs->sections, reqs->n_sections, section)) == NULL) {
 		snprintf(msg, sizeof(msg), "the Action's catalog has no section \"%s\"", section);
 		rc = fail_material(d, run_id_arg, TBL_ERR_MATERIAL_SECTION_NOT_FOUND, msg);
 		goto out;
 	}
 	if ((rc = read_section(d, r, sec, &markdown)) != 0)
 		goto out;
-	doc = json_pack("{s:i, s:s, s:s, s:s, s:O, s:o}", "contract_version", 2,
+	doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}", "contract_version", 2,
 			"message_type", "action_material", "run_id", run_id(r),
 			"action_id", action_id,
-			"requirements_revision", json_object_get(reqs, "requirements_revision"),
+			"requirements_revision", reqs->requirements_revision,
 			"section", section_json(sec, markdown));
 	if (doc == NULL || svc_print_json(doc) < 0)
 		rc = fail_material(d, run_id_arg, TBL_ERR_RUNTIME_ERROR,

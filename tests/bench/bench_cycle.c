@@ -31,6 +31,7 @@
 
 #include "service/svc.h"
 #include "io/outcome.h"
+#include "io/run_record.h"
 
 #define ROUNDS 9
 
@@ -75,11 +76,10 @@ struct bench_run {
 
 static void remember(struct bench_run *b, const struct run *r)
 {
-	const json_t *a = run_current_action(r);
+	const struct run_action *a = run_record(r)->current_action;
 
-	snprintf(b->action_id, sizeof(b->action_id), "%s",
-		 json_string_value(json_object_get(a, "action_id")));
-	snprintf(b->kind, sizeof(b->kind), "%s", json_string_value(json_object_get(a, "kind")));
+	snprintf(b->action_id, sizeof(b->action_id), "%s", a->action_id);
+	snprintf(b->kind, sizeof(b->kind), "%s", tbl_kind_wire[a->kind]);
 }
 
 static void start(struct bench_run *b, const char *repo)

@@ -24,6 +24,7 @@
 
 #include "io/run.h"
 #include "io/run_check.h"
+#include "io/run_record.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -175,11 +176,98 @@ static char *no_context(const char *digest, void *payload)
 	return sw_strdup("");
 }
 
+/* Touches every string of the decoded record, so the sanitizers see a
+ * pointer the decoder left dangling or unset. */
+static size_t walk_str(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
+static size_t walk_sections(const struct run_section *s, size_t n)
+{
+	size_t t = 0;
+
+	for (size_t i = 0; i < n; i++)
+		t += walk_str(s[i].key) + walk_str(s[i].role) + walk_str(s[i].title) +
+		     walk_str(s[i].section_revision) + walk_str(s[i].material_sha256);
+	return t;
+}
+
+static size_t walk_action(const struct run_action *a)
+{
+	size_t t;
+
+	if (a == NULL)
+		return 0;
+	t = walk_str(a->action_id) + walk_str(a->goal) + walk_str(a->brief) +
+	    walk_str(a->context_sha256) + walk_str(tbl_kind_wire[a->kind]);
+	if (a->requirements)
+		t += walk_str(a->requirements->requirements_revision) +
+		     walk_sections(a->requirements->sections, a->requirements->n_sections);
+	return t;
+}
+
+static size_t walk_pinned(const struct run_pinned_source *p)
+{
+	if (p == NULL)
+		return 0;
+	return walk_str(p->provider) + walk_str(p->host) + walk_str(p->issue_id) +
+	       walk_str(p->canonical_url) + walk_str(p->source_revision) +
+	       walk_str(p->manifest_revision) + walk_str(p->requirements_revision) +
+	       walk_sections(p->sections, p->n_sections);
+}
+
+static size_t walk_record(const struct run_record *rec)
+{
+	size_t t = walk_str(rec->id) + walk_str(rec->goal) + walk_str(rec->workspace) +
+		   walk_str(rec->workspace_identity.id) + walk_str(rec->workspace_identity.worktree_root) +
+		   walk_str(tbl_runstate_wire[rec->state]) + walk_str(tbl_pause_wire[rec->pause_reason]) +
+		   walk_str(rec->summary) + walk_str(rec->created_at) + walk_str(rec->updated_at) +
+		   walk_action(rec->current_action) + walk_pinned(rec->pinned_source);
+
+	for (size_t i = 0; i < rec->n_actions; i++) {
+		const struct run_action_record *a = &rec->actions[i];
+
+		t += walk_action(&a->action) + walk_str(a->outcome_payload_sha256);
+		if (a->outcome)
+			t += walk_str(a->outcome->status) +
+			     (a->outcome->pause ? walk_str(a->outcome->pause->question) +
+			      walk_str(a->outcome->pause->supersedes_answer_action_id) : 0);
+	}
+	for (size_t i = 0; i < rec->n_answers; i++)
+		t += walk_str(rec->answers[i].action_id) + walk_str(rec->answers[i].text) +
+		     walk_str(rec->answers[i].scope_sha256) + walk_str(rec->answers[i].superseded_by);
+	if (rec->pending_destructive_request) {
+		const struct run_request *q = rec->pending_destructive_request;
+
+		t += walk_str(q->request_id) + walk_str(q->impact) + walk_str(q->scope_sha256);
+		for (size_t i = 0; i < q->n_targets; i++)
+			t += walk_str(q->targets[i].kind) + walk_str(q->targets[i].value);
+	}
+	if (rec->source_candidate)
+		t += walk_str(rec->source_candidate->candidate_id) +
+		     walk_str(rec->source_candidate->classification) +
+		     walk_str(rec->source_candidate->classification_code) +
+		     walk_str(rec->source_candidate->classification_error) +
+		     walk_pinned(rec->source_candidate->snapshot);
+	if (rec->last_source_choice)
+		t += walk_str(rec->last_source_choice->candidate_id) +
+		     walk_str(rec->last_source_choice->choice) +
+		     walk_str(rec->last_source_choice->resulting_action_id);
+	if (rec->last_resume_result)
+		t += walk_str(rec->last_resume_result->operation) +
+		     walk_str(rec->last_resume_result->candidate_id);
+	return t;
+}
+
+static volatile size_t walked;
+
 static void read_everything(const struct run *r)
 {
 	struct fsm_run m = run_machine(r);
 	json_t *v;
 
+	walked += walk_record(run_record(r));
 	(void)fsm_next(&m, NULL);
 	(void)run_summary(r);
 	(void)run_current_action_id(r);

@@ -12,6 +12,7 @@
 #include "io/json.h"
 #include "io/next.h"
 #include "io/run.h"
+#include "io/run_codec.h"
 #include "tests/support/schema.h"
 
 #define ID0 "00000000-0000-4000-8000-000000000000"
@@ -339,7 +340,8 @@ Test(io_run, candidate_effects_set_and_clear_the_waiting_candidate)
 {
 	struct harness h = { 0 };
 	struct sw_error err = SW_ERROR_INIT;
-	json_t *cand = json_pack("{s:s, s:b}", "candidate_id", "cand-1", "valid", 1);
+	json_t *cand = json_pack("{s:s, s:b, s:s, s:s}", "candidate_id", "cand-1", "valid", 1,
+				 "classification", "valid", "classification_code", "valid_change");
 	struct run_effects fx = { .now = "2026-11-29T10:00:01Z", .candidate = cand };
 	struct fsm_step st = { .verdict = FSM_APPLY };
 
@@ -473,8 +475,8 @@ Test(io_run, replay_rejects_foreign_and_unknown_data)
  * `title_len` bytes (run_create does not validate it; the CLI does). */
 static json_t *pinned_source(size_t n, size_t title_len)
 {
-	json_t *p = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:[]}",
-			      "issue_id", "I_x", "canonical_url", "https://github.com/o/r/issues/1",
+	json_t *p = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:[]}",
+			      "provider", "github", "host", "github.com", "issue_id", "I_x", "canonical_url", "https://github.com/o/r/issues/1",
 			      "source_revision", DIGEST_A, "manifest_revision", DIGEST_B,
 			      "requirements_revision", DIGEST_A, "title", "T", "sections");
 	char *title = malloc(title_len + 1);
@@ -761,6 +763,14 @@ Test(io_run, frozen_records_change_neither_the_journal_nor_run_json_nor_the_cont
 	finish(&frozen);
 }
 
+/* An Action with the fields every record must have. */
+static json_t *bare_action(const char *id, const char *kind)
+{
+	return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "contract_version", 2,
+			 "run_id", ID0, "action_id", id, "kind", kind, "goal", "g", "brief", "b",
+			 "remaining_budget", 1, "context_sha256", DIGEST_A);
+}
+
 /* A clone shares its frozen records; when both it and the original then
  * freeze a different next record, each keeps its own history. */
 Test(io_run, clones_that_freeze_different_records_keep_their_own_histories)
@@ -781,10 +791,10 @@ Test(io_run, clones_that_freeze_different_records_keep_their_own_histories)
 	/* Each replaces its last record and adds one after it; freezing moves
 	 * its own last record into the shared set (b first, so a must copy
 	 * the set rather than write over b's entry). */
-	tail_b = json_pack("[{s:{s:s, s:s}}, {s:{s:s, s:s}}]", "action", "action_id", "b-last",
-			   "kind", "orient", "action", "action_id", "b-next", "kind", "orient");
-	tail_a = json_pack("[{s:{s:s, s:s}}, {s:{s:s, s:s}}]", "action", "action_id", "a-last",
-			   "kind", "clarify", "action", "action_id", "a-next", "kind", "clarify");
+	tail_b = json_pack("[{s:o}, {s:o}]", "action", bare_action("b-last", "orient"),
+			   "action", bare_action("b-next", "orient"));
+	tail_a = json_pack("[{s:o}, {s:o}]", "action", bare_action("a-last", "clarify"),
+			   "action", bare_action("a-next", "clarify"));
 	cr_assert_eq(run_set_field(b, "actions", tail_b, &err), 0);
 	cr_assert_eq(run_freeze(b, &err), 0);
 	cr_assert_eq(run_set_field(a, "actions", tail_a, &err), 0);

@@ -1,0 +1,39 @@
+#ifndef IO_RUN_CODEC_H
+#define IO_RUN_CODEC_H
+
+/* The Run record's encoding, private to the codec (io/run.c writes it,
+ * io/run_check.c decodes it).  Everything outside io/ reads a Run through
+ * the structs of io/run_record.h (run_record in io/run.h); `make
+ * check-record` fails when code in service/, cli/ or mcp/ includes this
+ * header or calls what it declares, except where its allow-list says. */
+
+#include "io/err.h"
+#include "io/run.h"
+#include "io/run_record.h"
+
+struct json_t;
+
+/* The decoded record and the memory it owns.  run_view_decode checks the
+ * record `rec` (a JSON object) and decodes it in one pass; its strings are
+ * borrowed from `rec`.  SW_EPROTO run_journal_invalid naming the field, or
+ * SW_ENOMEM; *out NULL on failure. */
+struct run_view;
+int run_view_decode(struct run_view **out, const struct json_t *rec, struct sw_error *err);
+const struct run_record *run_view_record(const struct run_view *v);
+void run_view_free(struct run_view *v);
+
+/* Decodes r's record into r's view (replacing the one before). */
+int run_decode(struct run *r, struct sw_error *err);
+
+/* Borrowed views of the encoding (valid until *r changes).  On a frozen
+ * Run (run_freeze) the record's `actions` holds only the records after
+ * the frozen ones. */
+const struct json_t *run_json(const struct run *r);
+const struct json_t *run_identity(const struct run *r);
+const struct json_t *run_initial_git(const struct run *r);
+const struct json_t *run_current_action(const struct run *r);	/* or NULL */
+const struct json_t *run_pending_request(const struct run *r);	/* or NULL */
+/* The recorded Outcome of the current Action (a waiting question), or NULL. */
+const struct json_t *run_current_outcome(const struct run *r);
+
+#endif
