@@ -998,7 +998,8 @@ static int issue_action(struct run *r, enum fsm_kind kind,
 	if ((stored = json_copy(action)) == NULL ||
 	    json_object_del(stored, "context") < 0 ||
 	    json_object_set_new(stored, "context_sha256", json_string(digest)) < 0 ||
-	    json_array_append_new(contexts, json_stringn_nocheck(context, strlen(context))) < 0) {
+	    json_array_append_new(contexts, json_pack("[s,o]", digest,
+						      json_stringn_nocheck(context, strlen(context)))) < 0) {
 		rc = oom(err);
 		goto out;
 	}
