@@ -1,5 +1,6 @@
 #include "io/json.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -263,7 +264,9 @@ static char *go_escapes(char *in, size_t *len, int html)
 	return out;
 }
 
-static char *dump(const struct json_t *v, int html)
+/* The oracle: Jansson's compact dumper, then go_escapes.  sw_json_dump's
+ * own encoder falls back to it for what it does not write itself. */
+char *sw_json_dump_jansson(const struct json_t *v, int html)
 {
 	unsigned long failures = sw_alloc_failures();
 	char *out = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
@@ -278,6 +281,216 @@ static char *dump(const struct json_t *v, int html)
 		return NULL;
 	len = strlen(out);
 	return go_escapes(out, &len, html);
+}
+
+/* ---- the one-pass encoder ---- */
+
+/* Nesting deeper than this goes to the oracle, which also finds cycles. */
+#define ENC_MAX_DEPTH 512
+
+enum enc_status { ENC_OK, ENC_NOMEM, ENC_FALLBACK };
+
+struct enc {
+	char *p;
+	size_t len, cap;
+	int html;
+};
+
+/* What a byte needs inside a string: nothing (copied as it is), an
+ * escape (E), an escape with HTML escaping on (H: < > &), or the check of
+ * the multi-byte sequence it leads (M; U+2028 and U+2029 are escaped). */
+enum { E = 1, H = 2, M = 4 };
+static const unsigned char byte_class[256] = {
+	E, E, E, E, E, E, E, E, E, E, E, E, E, E, E, E,
+	E, E, E, E, E, E, E, E, E, E, E, E, E, E, E, E,
+	0, 0, E, 0, 0, 0, H, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, H, 0, H, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, E, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+};
+
+static int enc_reserve(struct enc *e, size_t more)
+{
+	size_t cap = e->cap ? e->cap : 256;
+	char *p;
+
+	if (e->cap - e->len > more)
+		return 0;
+	while (cap - e->len <= more) {
+		if (cap > SIZE_MAX / 2)
+			return -1;
+		cap *= 2;
+	}
+	if ((p = sw_realloc(e->p, cap)) == NULL)
+		return -1;
+	e->p = p;
+	e->cap = cap;
+	return 0;
+}
+
+static int enc_add(struct enc *e, const char *s, size_t n)
+{
+	if (enc_reserve(e, n) < 0)
+		return -1;
+	memcpy(e->p + e->len, s, n);
+	e->len += n;
+	return 0;
+}
+
+/* A string or key: exactly what Jansson writes (invalid UTF-8 makes it
+ * fail) after go_escapes. */
+static enum enc_status enc_string(struct enc *e, const char *str, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	const unsigned mask = e->html ? (E | H | M) : (E | M);
+	size_t i = 0, run;
+
+	/* Room for the quotes and the longest escape of one byte. */
+	if (enc_reserve(e, n + 2) < 0)
+		return ENC_NOMEM;
+	e->p[e->len++] = '"';
+	while (i < n) {
+		unsigned c;
+
+		for (run = i; run < n && (byte_class[s[run]] & mask) == 0; run++)
+			;
+		if (run > i) {
+			if (enc_add(e, str + i, run - i) < 0)
+				return ENC_NOMEM;
+			i = run;
+			if (i == n)
+				break;
+		}
+		c = s[i];
+		if (enc_reserve(e, 8) < 0)
+			return ENC_NOMEM;
+		if (byte_class[c] & M) {
+			size_t k = sw_utf8_seq(s + i, n - i);
+
+			if (k == 0)
+				return ENC_FALLBACK;
+			if (k == 3 && c == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] & 0xfe) == 0xa8) {
+				memcpy(e->p + e->len, s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029", 6);
+				e->len += 6;
+			} else {
+				memcpy(e->p + e->len, s + i, k);
+				e->len += k;
+			}
+			i += k;
+			continue;
+		}
+		e->p[e->len++] = '\\';
+		switch (c) {
+		case '"': e->p[e->len++] = '"'; break;
+		case '\\': e->p[e->len++] = '\\'; break;
+		case '\b': e->p[e->len++] = 'b'; break;
+		case '\f': e->p[e->len++] = 'f'; break;
+		case '\n': e->p[e->len++] = 'n'; break;
+		case '\r': e->p[e->len++] = 'r'; break;
+		case '\t': e->p[e->len++] = 't'; break;
+		default:
+			memcpy(e->p + e->len, "u00", 3);
+			e->p[e->len + 3] = hex[c >> 4];
+			e->p[e->len + 4] = hex[c & 0xf];
+			e->len += 5;
+			break;
+		}
+		i++;
+	}
+	if (enc_add(e, "\"", 1) < 0)
+		return ENC_NOMEM;
+	return ENC_OK;
+}
+
+static int enc_integer(struct enc *e, json_int_t v)
+{
+	char buf[24];
+	size_t k = sizeof(buf);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	do {
+		buf[--k] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (v < 0)
+		buf[--k] = '-';
+	return enc_add(e, buf + k, sizeof(buf) - k);
+}
+
+static enum enc_status enc_value(struct enc *e, const json_t *v, int depth)
+{
+	enum enc_status st;
+
+	if (depth > ENC_MAX_DEPTH)
+		return ENC_FALLBACK;
+	switch (json_typeof(v)) {
+	case JSON_NULL:
+		return enc_add(e, "null", 4) < 0 ? ENC_NOMEM : ENC_OK;
+	case JSON_TRUE:
+		return enc_add(e, "true", 4) < 0 ? ENC_NOMEM : ENC_OK;
+	case JSON_FALSE:
+		return enc_add(e, "false", 5) < 0 ? ENC_NOMEM : ENC_OK;
+	case JSON_INTEGER:
+		return enc_integer(e, json_integer_value(v)) < 0 ? ENC_NOMEM : ENC_OK;
+	case JSON_REAL:
+		return ENC_FALLBACK;
+	case JSON_STRING:
+		return enc_string(e, json_string_value(v), json_string_length(v));
+	case JSON_ARRAY:
+		if (enc_add(e, "[", 1) < 0)
+			return ENC_NOMEM;
+		for (size_t i = 0, n = json_array_size(v); i < n; i++) {
+			if (i > 0 && enc_add(e, ",", 1) < 0)
+				return ENC_NOMEM;
+			if ((st = enc_value(e, json_array_get(v, i), depth + 1)) != ENC_OK)
+				return st;
+		}
+		return enc_add(e, "]", 1) < 0 ? ENC_NOMEM : ENC_OK;
+	case JSON_OBJECT: {
+		void *it = json_object_iter((json_t *)v);
+
+		if (enc_add(e, "{", 1) < 0)
+			return ENC_NOMEM;
+		for (int first = 1; it != NULL; it = json_object_iter_next((json_t *)v, it), first = 0) {
+			if (!first && enc_add(e, ",", 1) < 0)
+				return ENC_NOMEM;
+			if ((st = enc_string(e, json_object_iter_key(it), json_object_iter_key_len(it))) != ENC_OK)
+				return st;
+			if (enc_add(e, ":", 1) < 0)
+				return ENC_NOMEM;
+			if ((st = enc_value(e, json_object_iter_value(it), depth + 1)) != ENC_OK)
+				return st;
+		}
+		return enc_add(e, "}", 1) < 0 ? ENC_NOMEM : ENC_OK;
+	}
+	}
+	return ENC_FALLBACK;
+}
+
+/* Writes the bytes of sw_json_dump_jansson in one pass over the value;
+ * what it does not write itself (a real number, a string that is not
+ * valid UTF-8, which makes Jansson fail, nesting past ENC_MAX_DEPTH)
+ * goes to that oracle whole. */
+static char *dump(const struct json_t *v, int html)
+{
+	struct enc e = { NULL, 0, 0, html };
+	enum enc_status st = enc_value(&e, v, 0);
+
+	if (st == ENC_OK && enc_add(&e, "", 1) == 0)
+		return e.p;
+	sw_free(e.p);
+	return st == ENC_FALLBACK ? sw_json_dump_jansson(v, html) : NULL;
 }
 
 char *sw_json_dump(const struct json_t *v)

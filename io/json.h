@@ -56,4 +56,10 @@ char *sw_json_dump(const struct json_t *v);
  * written \u003c \u003e \u0026. */
 char *sw_json_dump_html(const struct json_t *v);
 
+/* The same bytes (html 0 or 1) from Jansson's dumper and a rewriting pass:
+ * the oracle the one-pass encoder of sw_json_dump is tested against, and
+ * where it falls back (real numbers, strings that are not UTF-8, deep
+ * nesting).  NULL on ENOMEM or where Jansson cannot encode `v`. */
+char *sw_json_dump_jansson(const struct json_t *v, int html);
+
 #endif

@@ -1029,7 +1029,8 @@ static int issue_action(struct run *r, enum fsm_kind kind,
 	if ((stored = json_copy(action)) == NULL ||
 	    json_object_del(stored, "context") < 0 ||
 	    json_object_set_new(stored, "context_sha256", json_string(digest)) < 0 ||
-	    json_array_append_new(contexts, json_stringn_nocheck(context, strlen(context))) < 0) {
+	    json_array_append_new(contexts, json_pack("[s,o]", digest,
+						      json_stringn_nocheck(context, strlen(context)))) < 0) {
 		rc = oom(err);
 		goto out;
 	}
@@ -2161,8 +2162,10 @@ static json_t *with_context(json_t *action, run_context_fn *resolve, void *paylo
 		if (strcmp(k, "context_sha256") == 0)
 			continue;
 		json_object_set(out, k, v);
+		/* Valid UTF-8 by construction (issue_action), and a
+		 * stored material was checked against its digest: no scan. */
 		if (strcmp(k, "brief") == 0)
-			json_object_set_new(out, "context", json_string(text));
+			json_object_set_new(out, "context", json_stringn_nocheck(text, strlen(text)));
 	}
 	sw_free(text);
 	return out;

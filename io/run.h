@@ -130,10 +130,10 @@ struct json_t *run_status_json(const struct run *r, int for_status,
 struct json_t *run_current_action_full(const struct run *r,
 				       run_context_fn *resolve, void *payload);
 
-/* The context texts of the Actions issued since the last call, as a JSON
- * array of strings (new reference, or NULL on ENOMEM).  The driver stores
- * each as a material (sw_material_digest) before the event that
- * refers to it. */
+/* The contexts of the Actions issued since the last call, as a JSON array
+ * of [digest, text] pairs, the digest sw_material_digest of the text (new
+ * reference, or NULL on ENOMEM).  The driver stores each text as a
+ * material before the event that refers to it. */
 struct json_t *run_take_contexts(struct run *r);
 
 

@@ -206,6 +206,12 @@ int store_mutation_set_projection(struct store_mutation *m, const char *json,
 int store_mutation_add_material(struct store_mutation *m, const void *bytes,
 				size_t len, char digest[SW_DIGEST_LEN],
 				struct sw_error *err);
+/* As store_mutation_add_material, with `digest` the caller's
+ * sw_material_digest of these very bytes, so they are hashed once (test
+ * builds hash them again and fail SW_EINVAL when the two differ). */
+int store_mutation_add_material_named(struct store_mutation *m, const void *bytes,
+				      size_t len, const char *digest,
+				      struct sw_error *err);
 /* run.json given whole, already encoded, as the concatenation of `n`
  * pieces (instead of store_mutation_set_projection).  The array is copied;
  * the bytes are borrowed until the store call returns.  A piece without

@@ -104,6 +104,8 @@ void svc_close(struct svc *d)
 {
 	store_free(d->store);
 	d->store = NULL;
+	json_decref(d->contexts);
+	d->contexts = NULL;
 	vcs_identity_release(&d->ws);
 }
 
@@ -677,21 +679,28 @@ static char *projection_text(const struct run *r)
 }
 
 /* Stores the contexts of the Actions `after` issued as materials, so the
- * event (which names them by digest) never precedes them. */
-static int add_contexts(struct store_mutation *sm, struct run *after, struct sw_error *err)
+ * event (which names them by digest) never precedes them; with `keep`,
+ * also in *keep (digest -> text) for the reply. */
+static int add_contexts(struct store_mutation *sm, struct run *after, json_t **keep,
+			struct sw_error *err)
 {
 	json_t *contexts = run_take_contexts(after), *v;
-	char digest[SW_DIGEST_LEN];
 	size_t i;
 	int rc = 0;
 
 	if (contexts == NULL)
 		return sw_error_set(err, SW_ENOMEM, "cannot collect Action contexts");
 	json_array_foreach(contexts, i, v) {
-		const char *text = json_string_value(v);
+		const char *digest = json_string_value(json_array_get(v, 0));
+		json_t *text = json_array_get(v, 1);
 
-		if ((rc = store_mutation_add_material(sm, text, strlen(text), digest, err)) < 0)
+		if ((rc = store_mutation_add_material_named(sm, json_string_value(text),
+							    json_string_length(text), digest, err)) < 0)
 			break;
+		if (keep != NULL && *keep == NULL && (*keep = json_object()) == NULL)
+			continue;	/* the reply reads it back instead */
+		if (keep != NULL)
+			json_object_set(*keep, digest, text);
 	}
 	json_decref(contexts);
 	return rc;
@@ -702,7 +711,7 @@ static int add_contexts(struct store_mutation *sm, struct run *after, struct sw_
  * projection. */
 static int append_event(struct store_mutation *sm, const struct run *before,
 			struct run *after, enum tbl_jevent type, size_t rule,
-			json_t **delta_out, struct sw_error *err)
+			json_t **keep, json_t **delta_out, struct sw_error *err)
 {
 	json_t *delta = run_delta(before, after, rule);
 	char *data = delta ? sw_json_dump(delta) : NULL;
@@ -711,7 +720,7 @@ static int append_event(struct store_mutation *sm, const struct run *before,
 	*delta_out = NULL;
 	if (data == NULL)
 		rc = sw_error_set(err, SW_ENOMEM, "cannot encode the journal event");
-	else if ((rc = add_contexts(sm, after, err)) == 0 &&
+	else if ((rc = add_contexts(sm, after, keep, err)) == 0 &&
 		 (rc = store_mutation_add_event(sm, type, data,
 						strlen(data), err)) == 0)
 		*delta_out = json_incref(delta);
@@ -1336,7 +1345,8 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	if ((m->step.ops & FSM_OP(SNAPSHOT)) &&
 	    (rc = add_snapshot_materials(sm, m->refresh->snapshot, err)) < 0)
 		goto out;
-	if ((rc = append_event(sm, c->run, after, m->step.journal, m->step.rule, &delta, err)) < 0 ||
+	if ((rc = append_event(sm, c->run, after, m->step.journal, m->step.rule, &c->d->contexts,
+				 &delta, err)) < 0 ||
 	    (rc = add_projection(c, sm, after, m->step.journal, delta, err)) < 0)
 		goto out;
 	c->apply_error = m->step.verdict == FSM_APPLY_ERROR;
@@ -1416,7 +1426,7 @@ static int create_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	int rc = add_snapshot_materials(sm, c->source, err);
 
 	if (rc < 0 ||
-	    (rc = append_event(sm, NULL, c->run, c->step->journal, c->step->rule, &delta, err)) < 0)
+	    (rc = append_event(sm, NULL, c->run, c->step->journal, c->step->rule, NULL, &delta, err)) < 0)
 		return rc;
 	json_decref(delta);
 	if ((proj = projection_text(c->run)) == NULL)
@@ -1905,14 +1915,17 @@ void svc_listing_release(struct svc_listing *l)
 	l->runs = l->unavailable = NULL;
 }
 
-/* Reads a context back from the run's materials. */
+/* A context this operation stored, or read back from the run's materials. */
 static char *read_context(const char *digest, void *payload)
 {
 	struct context_reader *cr = payload;
+	json_t *kept = json_object_get(cr->d->contexts, digest);
 	void *bytes = NULL;
 	size_t len = 0;
 	char *text;
 
+	if (kept != NULL)
+		return sw_strndup(json_string_value(kept), json_string_length(kept));
 	if (store_read_material(&bytes, &len, cr->d->store, cr->run_id, digest, &cr->err) < 0)
 		return NULL;
 	text = sw_strndup(bytes, len);

@@ -27,6 +27,9 @@ struct svc {
 	const char *root_arg;		/* --root as given, or NULL */
 	struct vcs_identity ws;		/* the discovered workspace */
 	struct store *store;
+	/* The contexts this operation stored, material digest -> text, so
+	 * that its reply need not read them back (NULL until one is). */
+	struct json_t *contexts;
 };
 
 /* Discovers the workspace at d->root_arg (the current directory when NULL)

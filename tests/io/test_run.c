@@ -73,9 +73,14 @@ static void absorb_contexts(struct run *r)
 	cr_assert_not_null(taken);
 	if (blob_store == NULL)
 		blob_store = json_object();
+	/* Each is [digest, text], the digest the text's own. */
 	json_array_foreach(taken, i, v) {
-		sw_material_digest(digest, json_string_value(v), strlen(json_string_value(v)), NULL);
-		json_object_set(blob_store, digest, v);
+		const char *text = json_string_value(json_array_get(v, 1));
+
+		cr_assert_not_null(text);
+		sw_material_digest(digest, text, strlen(text), NULL);
+		cr_assert_str_eq(json_string_value(json_array_get(v, 0)), digest);
+		json_object_set(blob_store, digest, json_array_get(v, 1));
 	}
 	json_decref(taken);
 }

@@ -484,6 +484,52 @@ Test(io_store, a_material_replaced_after_its_check_is_refused)
 	store_free(s);
 }
 
+/* A material added with the digest its caller computed. */
+static int add_named(struct store_mutation *m, void *payload, struct sw_error *err)
+{
+	const char *digest = payload;
+	int rc = store_mutation_add_event(m, TBL_JEVENT_RUN_STOPPED, "{}", 2, err);
+
+	if (rc == 0)
+		rc = store_mutation_set_projection(m, "{}", 2, err);
+	if (rc == 0)
+		rc = store_mutation_add_material_named(m, "hello material", 14, digest, err);
+	return rc;
+}
+
+/* A named material is stored under the caller's digest without hashing
+ * it again; test builds hash it anyway and refuse a digest of other
+ * bytes, so a caller that named it wrong fails here, not in the field. */
+Test(io_store, a_named_material_is_checked_in_test_builds)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *s = open_store(true);
+	char want[SW_DIGEST_LEN], other[SW_DIGEST_LEN], bad[] = "sha256:XYZ", *journal, *after;
+	void *data = NULL;
+	size_t len = 0;
+
+	make_run(s, "named");
+	sw_material_digest(want, "hello material", 14, NULL);
+	sw_material_digest(other, "hello materiaL", 14, NULL);
+	journal = slurp(run_path("named", "journal.jsonl"), NULL);
+	cr_expect_lt(store_update(s, "named", NULL, add_named, other, &err), 0);
+	cr_expect(strstr(err.msg, "does not match its bytes") != NULL, "%s", err.msg);
+	after = slurp(run_path("named", "journal.jsonl"), NULL);
+	cr_expect_str_eq(after, journal, "nothing was appended");
+	free(after);
+	free(journal);
+	sw_error_clear(&err);
+	cr_expect_lt(store_update(s, "named", NULL, add_named, bad, &err), 0);
+	cr_expect(strstr(err.msg, "sha256:<64 hex>") != NULL, "%s", err.msg);
+	sw_error_clear(&err);
+	cr_assert_eq(store_update(s, "named", NULL, add_named, want, &err), 0, "%s", err.msg);
+	cr_assert_eq(store_read_material(&data, &len, s, "named", want, &err), 0, "%s", err.msg);
+	cr_expect_eq(len, 14);
+	cr_expect_eq(memcmp(data, "hello material", 14), 0);
+	sw_free(data);
+	store_free(s);
+}
+
 Test(io_store, material_size_limits)
 {
 	struct sw_error err = SW_ERROR_INIT;
