@@ -44,13 +44,14 @@ struct store {
 	struct store_failure fail;
 };
 
-/* An opened run directory and, while locked, its lock descriptor. */
 /* A Run under construction: ".tmp-<run id>-<16 hex>", outside the run id
  * grammar so that no listing takes it for a Run. */
 #define STAGED_PREFIX ".tmp-"
 #define STAGED_NAME_MAX 160
 
-struct run {
+/* An opened run directory and, while locked, its lock descriptor (the Run
+ * record itself is io/run.h's struct run). */
+struct run_dir {
 	const char *id;
 	int fd;
 	struct stat st;
@@ -58,7 +59,7 @@ struct run {
 	off_t cut_at;	/* a torn only record to cut when the journal is next appended */
 };
 
-#define RUN_INIT { NULL, -1, { 0 }, -1, -1 }
+#define RUN_DIR_INIT { NULL, -1, { 0 }, -1, -1 }
 
 /* What is known about an in-flight mutation (upstream mutationTracker). */
 struct txn {
@@ -636,7 +637,7 @@ static int anchors_valid(struct store *s, struct sw_error *err)
 	return 0;
 }
 
-static int run_valid(struct store *s, struct run *r, struct sw_error *err)
+static int run_valid(struct store *s, struct run_dir *r, struct sw_error *err)
 {
 	struct stat cur;
 	int rc;
@@ -947,7 +948,7 @@ int store_debris(char ***out, size_t *n, struct store *s, struct sw_error *err)
 
 /* ---- run handle and lock --------------------------------------------- */
 
-static void run_close(struct run *r)
+static void run_close(struct run_dir *r)
 {
 	if (r->lock_fd >= 0)
 		flock(r->lock_fd, LOCK_UN);
@@ -957,7 +958,7 @@ static void run_close(struct run *r)
 
 /* Opens run `id`; `secure` (writable paths) re-applies 0700.
  * run_not_found when absent. */
-static int run_open(struct run *r, struct store *s, const char *id, bool secure,
+static int run_open(struct run_dir *r, struct store *s, const char *id, bool secure,
 		    struct sw_error *err)
 {
 	struct sw_error e = SW_ERROR_INIT;
@@ -997,7 +998,7 @@ static long long now_ms(void)
 
 /* flock on a descriptor of the run directory, polled every 25 ms up to the
  * deadline; then run_busy. */
-static int run_lock(struct run *r, struct store *s, bool exclusive,
+static int run_lock(struct run_dir *r, struct store *s, bool exclusive,
 		    struct sw_error *err)
 {
 	struct stat st;
@@ -1034,7 +1035,7 @@ static int run_lock(struct run *r, struct store *s, bool exclusive,
 
 /* Creates the empty run.lock marker on first exclusive lock; every
  * exclusive lock makes it owner-only again (0600), like the reference. */
-static int ensure_lock_file(struct run *r, struct txn *t, struct sw_error *err)
+static int ensure_lock_file(struct run_dir *r, struct txn *t, struct sw_error *err)
 {
 	struct stat st;
 	int fd = -1, rc = 0;
@@ -1176,7 +1177,7 @@ struct replay_from {
  * record is cut off (or terminated when it decodes) and fsynced; without
  * it the torn record is skipped and the bytes left alone.  `from` (may be
  * NULL) starts after a checkpoint and hashes what it reads. */
-static int replay(struct store *s, struct run *r, bool repair,
+static int replay(struct store *s, struct run_dir *r, bool repair,
 		  store_visit_fn *visit, void *payload, long long *count,
 		  struct replay_from *from, struct sw_error *err)
 {
@@ -1312,7 +1313,7 @@ out:
 int store_visit(struct store *s, const char *run_id, store_visit_fn *visit,
 		void *payload, long long *count, struct sw_error *err)
 {
-	struct run r = RUN_INIT;
+	struct run_dir r = RUN_DIR_INIT;
 	long long n = 0;
 	int rc;
 
@@ -1335,7 +1336,7 @@ int store_first_event(struct store *s, const char *run_id,
 		      store_visit_fn *visit, void *payload,
 		      struct sw_error *err)
 {
-	struct run r = RUN_INIT;
+	struct run_dir r = RUN_DIR_INIT;
 	struct reader *rd = NULL;
 	struct journal_record rec = { 0 };
 	size_t consumed;
@@ -1750,7 +1751,7 @@ out:
 	return rc;
 }
 
-static int put_materials(struct run *r, struct store_mutation *m,
+static int put_materials(struct run_dir *r, struct store_mutation *m,
 			 struct txn *t, struct sw_error *err)
 {
 	struct stat mst;
@@ -1799,7 +1800,7 @@ static bool same_identity(const struct stat *a, const struct stat *b)
  * replacement changes the change time): before the journal append (an
  * event must never reference a missing or altered blob) and after the
  * commit. */
-static int verify_materials(struct run *r, const struct store_mutation *m,
+static int verify_materials(struct run_dir *r, const struct store_mutation *m,
 			    struct sw_error *err)
 {
 	struct stat mst;
@@ -1828,7 +1829,7 @@ int store_read_material(void **out, size_t *len, struct store *s,
 			const char *run_id, const char *digest,
 			struct sw_error *err)
 {
-	struct run r = RUN_INIT;
+	struct run_dir r = RUN_DIR_INIT;
 	struct stat mst;
 	int mfd = -1, rc;
 
@@ -1875,7 +1876,7 @@ struct prepared {
 	bool renamed;
 };
 
-static void prepared_discard(struct prepared *p, struct run *r)
+static void prepared_discard(struct prepared *p, struct run_dir *r)
 {
 	struct stat st;
 
@@ -1889,7 +1890,7 @@ static void prepared_discard(struct prepared *p, struct run *r)
 /* Writes and syncs the run.json temp from the pieces; those without bytes
  * come from the current run.json, which must still be `src` (the one the
  * update adopted). */
-static int prepare_projection(struct prepared *p, struct run *r,
+static int prepare_projection(struct prepared *p, struct run_dir *r,
 			      const struct sw_piece *pc, size_t n, const struct stat *src,
 			      struct txn *t, struct sw_error *err)
 {
@@ -1956,7 +1957,7 @@ static int leaf_is(int dfd, const char *name, const struct stat *want)
  * mutation replaces it (a checkpoint naming the lost file is not adopted:
  * its identity differs). */
 static int install_projection(struct prepared *p, struct store *s,
-			      struct run *r, struct txn *t,
+			      struct run_dir *r, struct txn *t,
 			      struct sw_error *err)
 {
 	char quarantine[96] = "";
@@ -2029,7 +2030,7 @@ static int install_projection(struct prepared *p, struct store *s,
 /* Appends `bytes` with O_APPEND and fsyncs.  *existed says whether the
  * journal was already there: only then is the fsync the commit point (a
  * new journal also needs its directory entry synced). */
-static int append_journal(bool *existed, struct store *s, struct run *r,
+static int append_journal(bool *existed, struct store *s, struct run_dir *r,
 			  const char *bytes, size_t len, struct txn *t,
 			  struct sw_error *err)
 {
@@ -2120,7 +2121,7 @@ void store_checkpoint_release(struct store_checkpoint *cp)
 /* Reads the first `want` bytes of regular file `name` (all of it when
  * want is SIZE_MAX) into a new buffer; *st gets its status.  NULL when it
  * is absent, shorter, empty, larger than `max` or unsafe. */
-static char *read_leaf(size_t *len, struct stat *st, struct run *r, const char *name,
+static char *read_leaf(size_t *len, struct stat *st, struct run_dir *r, const char *name,
 		       size_t want, size_t max)
 {
 	struct sw_error e = SW_ERROR_INIT;
@@ -2230,7 +2231,7 @@ static bool hash_prefix(struct sw_xxh *h, int fd, off_t len)
  * *file, which holds the body, to free), 0 when there is none usable. */
 static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_xxh **jhash,
 			   off_t *skip, struct sw_xxh **lhash, struct stat *lst,
-			   struct stat *pst, struct run *r)
+			   struct stat *pst, struct run_dir *r)
 {
 	char line[640], jhex[SW_XXH_HEX_LEN], bhex[SW_XXH_HEX_LEN], lhex[SW_XXH_HEX_LEN];
 	char got[SW_XXH_HEX_LEN], boot[SW_XXH_HEX_LEN];
@@ -2351,7 +2352,7 @@ static bool pwrite_all(int fd, const char *p, size_t len, off_t off)
  * file that is never synced.  Meanwhile a reader finds no file and does
  * without; a crash there leaves none, as a crash before the rename leaves
  * the old one. */
-static bool replace_leaf(struct run *r, const char *name, const struct iovec *iov, int n)
+static bool replace_leaf(struct run_dir *r, const char *name, const struct iovec *iov, int n)
 {
 	char rnd[17], tmp[64];
 	size_t total = 0;
@@ -2379,7 +2380,7 @@ static bool replace_leaf(struct run *r, const char *name, const struct iovec *io
  * with m->cp_log appended in place, or a new log of m->cp_log alone.
  * Leaves its digest in lhex and its length in *llen; false to skip the
  * checkpoint. */
-static bool checkpoint_log_write(struct run *r, const struct store_mutation *m,
+static bool checkpoint_log_write(struct run_dir *r, const struct store_mutation *m,
 				 char lhex[SW_XXH_HEX_LEN], size_t *llen)
 {
 	struct sw_xxh *h = NULL;
@@ -2422,7 +2423,7 @@ static bool checkpoint_log_write(struct run *r, const struct store_mutation *m,
 
 /* Writes run.checkpoint for the committed state (best effort): the log
  * first, then the header and body that name it. */
-static void checkpoint_write(struct run *r, const struct store_mutation *m,
+static void checkpoint_write(struct run_dir *r, const struct store_mutation *m,
 			     long long sequence, off_t jlen, const char *jhex)
 {
 	char hdr[640], bhex[SW_XXH_HEX_LEN], lhex[SW_XXH_HEX_LEN] = "", id[160];
@@ -2488,7 +2489,7 @@ static bool is_hex64(const char *p)
 
 /* Reads run.summary and checks its header, digest and line shapes; false
  * when there is none usable. */
-static bool summary_read(struct summary *sm, struct run *r)
+static bool summary_read(struct summary *sm, struct run_dir *r)
 {
 	char line[256], dhex[SW_XXH_HEX_LEN], got[SW_XXH_HEX_LEN];
 	size_t len = 0, hlen, nlines = 0, lines_len = 0, body_len = 0;
@@ -2549,7 +2550,7 @@ static int summary_line(char out[SUMMARY_LINE_LEN + 1], const char *hex, const s
  * outside the fault seam, like the checkpoint): the material lines of the
  * summary that matched the journal before this mutation (`prev_jhex`,
  * m->jlen bytes; none for a new Run) plus this mutation's materials. */
-static void summary_write(struct run *r, const struct store_mutation *m, bool create,
+static void summary_write(struct run_dir *r, const struct store_mutation *m, bool create,
 			  const char *prev_jhex, long long jlen, const char *jhex)
 {
 	static char none[1];
@@ -2627,7 +2628,7 @@ out:
 }
 
 /* Whether the journal is exactly `len` bytes hashing to `hex`. */
-static bool journal_is(struct run *r, long long len, const char *hex)
+static bool journal_is(struct run_dir *r, long long len, const char *hex)
 {
 	struct sw_error e = SW_ERROR_INIT;
 	struct sw_xxh *h = NULL;
@@ -2648,7 +2649,7 @@ out:
 }
 
 /* Whether every material line still names the file it identified. */
-static bool materials_are(struct run *r, const struct summary *sm)
+static bool materials_are(struct run_dir *r, const struct summary *sm)
 {
 	char one[SUMMARY_LINE_LEN + 1], hex[65];
 	struct sw_error e = SW_ERROR_INIT;
@@ -2677,7 +2678,7 @@ static bool materials_are(struct run *r, const struct summary *sm)
 
 int store_read_summary(char **body, size_t *len, struct store *s, const char *run_id)
 {
-	struct run r = RUN_INIT;
+	struct run_dir r = RUN_DIR_INIT;
 	struct summary sm = { 0 };
 	struct stat st;
 	int ok = 0;
@@ -2708,7 +2709,7 @@ out:
 
 /* Everything after the callback: projection temp, materials, journal,
  * commit, projection install.  `create` follows the create ordering. */
-static int commit_mutation(struct store *s, struct run *r,
+static int commit_mutation(struct store *s, struct run_dir *r,
 			   struct store_mutation *m, bool create,
 			   struct txn *t, struct sw_error *err)
 {
@@ -2811,7 +2812,7 @@ int store_create(struct store *s, const char *run_id, store_mutate_fn *mutate,
 {
 	struct store_mutation m = { 0 };
 	struct txn t = { "validation", false, false, false, false };
-	struct run r = RUN_INIT;
+	struct run_dir r = RUN_DIR_INIT;
 	char staged[STAGED_NAME_MAX] = "", rnd[17];
 	int rc;
 
@@ -2896,7 +2897,7 @@ out:
 /* Replays under the lock, from a checkpoint `resume` adopts when there
  * is one (resume may be NULL); m->jhash gets the journal's digest state
  * when it is usable for the next checkpoint. */
-static int replay_for_update(struct store *s, struct run *r, store_resume_fn *resume,
+static int replay_for_update(struct store *s, struct run_dir *r, store_resume_fn *resume,
 			     store_visit_fn *visit, void *payload, long long *count,
 			     struct store_mutation *m, struct sw_error *err)
 {
@@ -2948,7 +2949,7 @@ int store_update_resumable(struct store *s, const char *run_id,
 {
 	struct store_mutation m = { 0 };
 	struct txn t = { "validation", false, false, false, false };
-	struct run r = RUN_INIT;
+	struct run_dir r = RUN_DIR_INIT;
 	long long count = 0;
 	int rc;
 
@@ -2992,7 +2993,7 @@ out:
 #ifdef SW_TESTING
 int store_test_projection(struct store *s, const char *run_id, char **out, size_t *len)
 {
-	struct run r = RUN_INIT;
+	struct run_dir r = RUN_DIR_INIT;
 	struct stat st;
 	int rc;
 
@@ -3007,7 +3008,7 @@ int store_test_projection(struct store *s, const char *run_id, char **out, size_
 int store_replay_unlocked(struct store *s, const char *run_id, store_visit_fn *visit,
 			  void *payload, struct sw_error *err)
 {
-	struct run r = RUN_INIT;
+	struct run_dir r = RUN_DIR_INIT;
 	long long count = 0;
 	int rc;
 
