@@ -1586,7 +1586,7 @@ int run_apply_replay(struct run *r, const struct fsm_step *st,
 		return sw_error_set(err, SW_EINVAL, "run_apply_replay on a step that is no replay");
 	if (run_effects_of(&a, BEFORE) < 0 || run_effects_of(&a, AFTER) < 0)
 		return oom(err);
-	return 0;
+	return view_refresh(r, err);
 }
 
 int run_create(struct run **out, const struct run_start *s,
