@@ -17,6 +17,7 @@
 #include "io/input.h"
 #include "io/render.h"
 #include "io/run_check.h"
+#include "io/run_history.h"
 #include "io/run_record.h"
 #include "io/source.h"
 #include "io/source_json.h"
@@ -448,12 +449,8 @@ struct mctx {
 	struct run *run;		/* replayed */
 	int exit;			/* set when the callback wrote an error */
 	int apply_error;		/* APPLY_ERROR: print after commit */
-	/* Gathered while replaying, for source refreshes and choices: every
-	 * choice made ({receipt, result}), and the comments ever accepted
-	 * (node id -> pinned section, database id -> node id; first wins). */
-	json_t *choices;
-	json_t *accepted;
-	json_t *accepted_db;
+	/* Gathered while replaying, for source refreshes and choices. */
+	struct run_history *history;
 	/* What the store writes after the callback (kept until it returns). */
 	struct run_projection proj;
 	struct run_checkpoint checkpoint;
@@ -686,58 +683,6 @@ static int append_event(struct store_mutation *sm, const struct run *before,
 
 /* ---- source refresh ---- */
 
-/* Whether field `key` is equal in both objects (absent in both counts as
- * equal, which json_equal alone does not say). */
-static int same_field(const json_t *a, const json_t *b, const char *key)
-{
-	const json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
-
-	return (x == NULL && y == NULL) || json_equal(x, y);
-}
-
-/* The accepted-comment rules: a comment once accepted is never rebound to
- * another database id or node, nor changed in place (key, role, title,
- * body, section and material digests, bytes). */
-static int history_violation(const json_t *sections, const json_t *accepted,
-			     const json_t *accepted_db, char *why, size_t whylen)
-{
-	static const char *const same[] = { "key", "role", "title", "body_sha256",
-					    "section_revision", "material_sha256", "bytes" };
-	const json_t *sec;
-	size_t i;
-
-	json_array_foreach(sections, i, sec) {
-		const json_t *prov = json_object_get(sec, "provenance");
-		const char *node = jstr(prov, "comment_node_id");
-		json_int_t db = json_integer_value(json_object_get(prov, "comment_database_id"));
-		const json_t *prior = json_object_get(accepted, node);
-		char dbkey[32];
-		const char *prior_node;
-
-		snprintf(dbkey, sizeof(dbkey), "%lld", (long long)db);
-		if (prior) {
-			if (json_integer_value(json_object_get(json_object_get(prior, "provenance"),
-								"comment_database_id")) != db) {
-				snprintf(why, whylen, "accepted comment node %s was rebound to another database id", node);
-				return 1;
-			}
-			for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++)
-				if (!same_field(prior, sec, same[k])) {
-					snprintf(why, whylen,
-						 "accepted comment node %s was changed in place; publish a replacement comment",
-						 node);
-					return 1;
-				}
-		}
-		prior_node = jstr(accepted_db, dbkey);
-		if (prior_node && strcmp(prior_node, node) != 0) {
-			snprintf(why, whylen, "comment database id %s was rebound to another node", dbkey);
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* Compares the refreshed envelope with the Run's pinned source: each
  * difference the reference checks is a fact (the rows of RESUME_REFRESH
  * decide, in the reference's order, which one speaks); the candidate to
@@ -794,8 +739,9 @@ static int refresh_facts(struct mctx *c, struct gathered *g, const char *now,
 	}
 	if (!env->valid)
 		g->facts |= FSM_F(BODY_INVALID);
-	if (history_violation(json_object_get(json_object_get(cand, "snapshot"), "sections"),
-			      c->accepted, c->accepted_db, why, sizeof(why))) {
+	if (run_history_violation(c->history,
+				  json_object_get(json_object_get(cand, "snapshot"), "sections"),
+				  why, sizeof(why))) {
 		g->facts |= FSM_F(HISTORY_EDITED);
 		add_detail(g, FSM_F(HISTORY_EDITED), NULL, "%s", why);
 	}
@@ -845,47 +791,6 @@ static int add_snapshot_materials(struct store_mutation *sm, const struct source
 	return 0;
 }
 
-/* Records the sections of a newly pinned source as accepted (first wins). */
-static void accept_sections(struct mctx *c, const json_t *pinned)
-{
-	const json_t *sec;
-	size_t i;
-
-	json_array_foreach(json_object_get(pinned, "sections"), i, sec) {
-		const json_t *prov = json_object_get(sec, "provenance");
-		const char *node = jstr(prov, "comment_node_id");
-		char dbkey[32];
-
-		if (node == NULL)
-			continue;
-		snprintf(dbkey, sizeof(dbkey), "%lld",
-			 (long long)json_integer_value(json_object_get(prov, "comment_database_id")));
-		if (json_object_get(c->accepted, node) == NULL)
-			json_object_set(c->accepted, node, (json_t *)sec);
-		if (json_object_get(c->accepted_db, dbkey) == NULL)
-			json_object_set_new(c->accepted_db, dbkey, json_string(node));
-	}
-}
-
-/* What the history beyond the record says, from one event's data: the
- * sections ever accepted and the source choices made. */
-static void gather(struct mctx *c, enum tbl_jevent type, const json_t *data)
-{
-	const json_t *set = json_object_get(data, "set");
-	const json_t *pinned = json_object_get(json_object_get(data, "initialize"), "pinned_source");
-
-	if (pinned == NULL)
-		pinned = json_object_get(set, "pinned_source");
-	if (pinned)
-		accept_sections(c, pinned);
-	if ((type == TBL_JEVENT_SOURCE_PINNED || type == TBL_JEVENT_SOURCE_AMENDED) &&
-	    json_object_get(set, "last_source_choice"))
-		json_array_append_new(c->choices,
-				      json_pack("{s:O, s:O}", "receipt",
-						json_object_get(set, "last_source_choice"),
-						"result", json_object_get(set, "last_resume_result")));
-}
-
 static int mutate_visit(const struct store_event *ev, void *payload, struct sw_error *err)
 {
 	struct mctx *c = payload;
@@ -894,20 +799,9 @@ static int mutate_visit(const struct store_event *ev, void *payload, struct sw_e
 
 	if (rc < 0)
 		return rc;
-	gather(c, ev->type, data);
+	rc = run_history_gather(c->history, ev->type, data, err);
 	json_decref(data);
-	return 0;
-}
-
-/* The gathered history as the checkpoint's extra text (sw_malloc'd). */
-static char *gathered_text(const struct mctx *c)
-{
-	json_t *x = json_pack("{s:O, s:O, s:O}", "choices", c->choices, "accepted", c->accepted,
-			      "accepted_db", c->accepted_db);
-	char *text = x ? sw_json_dump(x) : NULL;
-
-	json_decref(x);
-	return text;
+	return rc;
 }
 
 /* Adopts a verified checkpoint (store_update_resumable): the Run with its
@@ -916,31 +810,22 @@ static int mutate_resume(struct store_checkpoint *cp, void *payload, struct sw_e
 {
 	struct mctx *c = payload;
 	struct sw_error e = SW_ERROR_INIT;
+	struct run_history *h = NULL;
 	struct run *r = NULL;
 	char *extra = NULL;
-	json_t *x = NULL, *choices, *accepted, *accepted_db;
 
 	(void)err;
 	if (run_from_checkpoint(&r, &extra, cp->body, cp->body_len, &cp->log, cp->log_len,
 				&cp->projection_fd, cp->projection_len, &e) < 0)
 		return 1;
-	x = json_loads(extra, JSON_REJECT_DUPLICATES, NULL);
-	sw_free(extra);
-	choices = json_object_get(x, "choices");
-	accepted = json_object_get(x, "accepted");
-	accepted_db = json_object_get(x, "accepted_db");
-	if (!json_is_array(choices) || !json_is_object(accepted) || !json_is_object(accepted_db)) {
-		json_decref(x);
+	if (run_history_from_text(&h, extra, &e) < 0) {
+		sw_free(extra);
 		run_free(r);
 		return 1;
 	}
-	json_decref(c->choices);
-	json_decref(c->accepted);
-	json_decref(c->accepted_db);
-	c->choices = json_incref(choices);
-	c->accepted = json_incref(accepted);
-	c->accepted_db = json_incref(accepted_db);
-	json_decref(x);
+	sw_free(extra);
+	run_history_free(c->history);
+	c->history = h;
 	c->run = r;
 	c->resumed = 1;
 	return 0;
@@ -954,13 +839,13 @@ static int add_projection(struct mctx *c, struct store_mutation *sm, struct run 
 	char *extra = NULL;
 	int rc;
 
-	gather(c, type, delta);
-	if ((rc = run_freeze(after, err)) < 0 ||
+	if ((rc = run_history_gather(c->history, type, delta, err)) < 0 ||
+	    (rc = run_freeze(after, err)) < 0 ||
 	    (rc = run_projection(&c->proj, after, store_mutation_base(sm) + 1, err)) < 0 ||
 	    (rc = store_mutation_set_projection_pieces(sm, c->proj.piece, c->proj.npiece, err)) < 0 ||
 	    (rc = add_list_summary(sm, after, err)) < 0)
 		return rc;
-	if ((extra = gathered_text(c)) == NULL)
+	if ((extra = run_history_text(c->history)) == NULL)
 		return sw_error_set(err, SW_ENOMEM, "cannot encode the checkpoint");
 	rc = run_checkpoint(&c->checkpoint, after, &c->proj, extra, err);
 	sw_free(extra);
@@ -983,20 +868,12 @@ static int choice_facts(struct mctx *c, struct gathered *g, struct sw_error *err
 	const struct run_source_candidate *cand = run_record(c->run)->source_candidate;
 	const char *choice = tbl_event_choice[m->event];
 	struct sw_error e = SW_ERROR_INIT;
-	const json_t *h;
-	size_t i;
+	const char *earlier;
 
-	json_array_foreach(c->choices, i, h) {
-		const json_t *receipt = json_object_get(h, "receipt");
-
-		if (strcmp(jstr(receipt, "candidate_id"), m->candidate_id) != 0)
-			continue;
+	if (run_history_choice(c->history, m->candidate_id, &earlier, &g->receipt, &g->result)) {
 		g->facts |= FSM_F(CHOICE_RESOLVED);
-		if (strcmp(jstr(receipt, "choice"), choice) == 0)
+		if (strcmp(earlier, choice) == 0)
 			g->facts |= FSM_F(CHOICE_SAME);
-		g->receipt = receipt;
-		g->result = json_object_get(h, "result");
-		break;
 	}
 	if (cand == NULL || strcmp(cand->candidate_id, m->candidate_id) != 0)
 		return 0;
@@ -1050,20 +927,20 @@ static void check_projection(struct svc *d, const struct svc_mutation *m)
  * history must be equal, or the process aborts as a defect. */
 static void check_resumed(struct mctx *c)
 {
-	struct mctx full = { c->d, c->m, NULL, 0, 0, json_array(), json_object(), json_object(),
-			     { 0 }, { 0 }, 0 };
+	struct mctx full = { .d = c->d, .m = c->m };
 	struct sw_error e = SW_ERROR_INIT;
 	struct run *a = NULL;
 	char *x = NULL, *y = NULL;
 	int same;
 
-	if (store_replay_unlocked(c->d->store, c->m->run_id, mutate_visit, &full, &e) < 0 ||
+	if (run_history_new(&full.history, &e) < 0 ||
+	    store_replay_unlocked(c->d->store, c->m->run_id, mutate_visit, &full, &e) < 0 ||
 	    full.run == NULL || run_clone(&a, c->run, &e) < 0 || run_thaw(a, &e) < 0) {
 		fprintf(stderr, "checkpoint check: cannot replay: %s\n", e.msg);
 		abort();
 	}
-	x = gathered_text(c);
-	y = gathered_text(&full);
+	x = run_history_text(c->history);
+	y = run_history_text(full.history);
 	same = run_equal(a, full.run) && x && y && strcmp(x, y) == 0;
 	if (!same) {
 		fprintf(stderr, "checkpoint check: the checkpoint differs from the journal\n");
@@ -1073,9 +950,7 @@ static void check_resumed(struct mctx *c)
 	sw_free(y);
 	run_free(a);
 	run_free(full.run);
-	json_decref(full.choices);
-	json_decref(full.accepted);
-	json_decref(full.accepted_db);
+	run_history_free(full.history);
 }
 #endif
 
@@ -1209,11 +1084,11 @@ out:
 
 int svc_mutate(struct svc *d, struct svc_mutation *m)
 {
-	struct mctx c = { d, m, NULL, 0, 0, json_array(), json_object(), json_object() };
+	struct mctx c = { .d = d, .m = m };
 	struct sw_error err = SW_ERROR_INIT;
 	int rc;
 
-	if (c.choices == NULL || c.accepted == NULL || c.accepted_db == NULL) {
+	if (run_history_new(&c.history, &err) < 0) {
 		rc = svc_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, d->ws.worktree_root, NULL);
 		goto done;
 	}
@@ -1233,9 +1108,7 @@ int svc_mutate(struct svc *d, struct svc_mutation *m)
 		rc = 0;
 done:
 	run_free(c.run);
-	json_decref(c.choices);
-	json_decref(c.accepted);
-	json_decref(c.accepted_db);
+	run_history_free(c.history);
 	run_projection_release(&c.proj);
 	run_checkpoint_release(&c.checkpoint);
 	return rc;
