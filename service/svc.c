@@ -683,8 +683,8 @@ static int append_event(struct store_mutation *sm, const struct run *before,
 
 /* ---- source refresh ---- */
 
-/* Compares the refreshed envelope with the Run's pinned source: each
- * difference the reference checks is a fact (the rows of RESUME_REFRESH
+/* Compares the refreshed envelope with the Run's pinned source, both as
+ * io/source structs: each difference the reference checks is a fact (the rows of RESUME_REFRESH
  * decide, in the reference's order, which one speaks); the candidate to
  * keep and the snapshot to re-pin are the effects' data.  An ad-hoc Run has
  * no pinned source: nothing to compare, the rows refuse it.  Returns 0, or
@@ -859,9 +859,10 @@ static int add_projection(struct mctx *c, struct store_mutation *sm, struct run 
 /* A source choice: whether it names the waiting candidate, and whether an
  * earlier choice resolved the candidate it names (with this same choice:
  * its receipt and result answer again).  The source the choice pins is
- * the effects' data: the pinned requirements under the candidate's
- * projection (pinned), or the candidate's snapshot with the answers it
- * supersedes (adopt).  Returns 0 or a negative sw_code. */
+ * the effects' data (run_choice_source): the pinned requirements under
+ * the candidate's projection (pinned), or the candidate's snapshot (adopt;
+ * PIN then supersedes the answers given under the old requirements).
+ * Returns 0 or a negative sw_code. */
 static int choice_facts(struct mctx *c, struct gathered *g, struct sw_error *err)
 {
 	struct svc_mutation *m = c->m;
