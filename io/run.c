@@ -1502,20 +1502,45 @@ out:
 
 /* ---- the effects of source refreshes and choices ---- */
 
+/* Answers given under requirements `old_rev` that are still active become
+ * inactive, superseded by `new_rev`; nothing changes when the revision
+ * stays (or the Run has no answers).  0, or -1 on ENOMEM. */
+static int supersede_answers(json_t *answers, const char *old_rev, const char *new_rev)
+{
+	json_t *a;
+	char *by;
+	size_t i;
+	int rc = 0;
+
+	if (answers == NULL || (old_rev == NULL && new_rev == NULL) ||
+	    (old_rev && new_rev && strcmp(old_rev, new_rev) == 0))
+		return 0;
+	if ((by = sw_asprintf("requirements:%s", new_rev)) == NULL)
+		return -1;
+	json_array_foreach(answers, i, a)
+		if (json_is_true(json_object_get(a, "active")) && str(a, "requirements_revision") &&
+		    old_rev && strcmp(str(a, "requirements_revision"), old_rev) == 0 &&
+		    (json_object_set_new(a, "active", json_false()) < 0 ||
+		     json_object_set_new(a, "superseded_by", json_string(by)) < 0))
+			rc = -1;
+	sw_free(by);
+	return rc;
+}
+
+/* A source pinned under other requirements (an adopted amendment)
+ * supersedes the answers given under the old ones. */
 static int effect_PIN(struct apply *a)
 {
-	json_t *p, *ans = NULL;
+	const json_t *cur = json_object_get(a->rec, "pinned_source");
+	json_t *p;
 
-	if (a->fx->pinned == NULL)
+	if (a->fx->pinned == NULL ||
+	    supersede_answers(json_object_get(a->rec, "answers"), str(cur, "requirements_revision"),
+			      str(a->fx->pinned, "requirements_revision")) < 0)
 		return -1;
-	if ((p = json_deep_copy(a->fx->pinned)) == NULL ||
-	    json_object_set_new(a->rec, "pinned_source", p) < 0)
+	if ((p = json_deep_copy(a->fx->pinned)) == NULL)
 		return -1;
-	if (a->fx->answers == NULL)
-		return 0;
-	if ((ans = json_deep_copy(a->fx->answers)) == NULL)
-		return -1;
-	return json_object_set_new(a->rec, "answers", ans);
+	return json_object_set_new(a->rec, "pinned_source", p);
 }
 
 /* The service stores the payloads with the event (a store write, not a
@@ -2415,6 +2440,75 @@ int run_source_candidate(struct source_candidate **out, char **candidate_id,
 	return rc;
 }
 
+/* keep-pinned: `cur` under the projection of candidate `cand`. */
+static int project_pinned(json_t **out, const json_t *cur, const json_t *cand,
+			  struct sw_error *err)
+{
+	static const char *const fields[] = { "repository_id", "issue_number", "canonical_url" };
+	struct source_pinned *typed = NULL, *check = NULL;
+	char rev[SW_DIGEST_LEN];
+	json_t *p = json_deep_copy(cur), *aliases = NULL;
+	int rc;
+
+	if (p == NULL) {
+		rc = oom(err);
+		goto out;
+	}
+	if ((rc = source_pinned_from_json(&typed, cur, err)) < 0)
+		goto out;
+	if ((aliases = source_aliases_merged(typed, str(cand, "canonical_url"))) == NULL) {
+		rc = oom(err);
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (json_object_set(p, fields[i], json_object_get(cand, fields[i])) < 0) {
+			rc = oom(err);
+			goto out;
+		}
+	if (json_object_get(cand, "parent") == NULL)
+		json_object_del(p, "parent");
+	if (json_object_set(p, "url_aliases", aliases) < 0 ||
+	    (json_object_get(cand, "parent") &&
+	     json_object_set(p, "parent", json_object_get(cand, "parent")) < 0)) {
+		rc = oom(err);
+		goto out;
+	}
+	if ((rc = source_revision_compute(rev, str(p, "host"), str(p, "repository_id"),
+					  str(p, "issue_id"), str(p, "title"),
+					  str(p, "manifest_revision"), err)) < 0)
+		goto out;
+	if (json_object_set_new(p, "source_revision", json_string(rev)) < 0) {
+		rc = oom(err);
+		goto out;
+	}
+	if ((rc = source_pinned_from_json(&check, p, err)) < 0)
+		goto out;
+	*out = p;
+	p = NULL;
+out:
+	source_pinned_free(check);
+	source_pinned_free(typed);
+	json_decref(aliases);
+	json_decref(p);
+	return rc;
+}
+
+int run_choice_source(json_t **out, const struct run *r, int adopt, struct sw_error *err)
+{
+	const json_t *cand = json_object_get(r->rec, "source_candidate");
+	const json_t *cur = json_object_get(r->rec, "pinned_source");
+	const json_t *snap = json_object_get(cand, "snapshot");
+
+	*out = NULL;
+	if (cand == NULL || cur == NULL)
+		return sw_error_set(err, SW_ENOTFOUND, "the Run has no source candidate to choose");
+	if (!adopt)
+		return project_pinned(out, cur, cand, err);
+	if (snap && (*out = json_deep_copy(snap)) == NULL)
+		return oom(err);
+	return 0;
+}
+
 int run_equal(const struct run *a, const struct run *b)
 {
 	return json_equal(a->rec, b->rec);
@@ -2435,16 +2529,6 @@ const char *run_workspace(const struct run *r)
 	return str(r->rec, "workspace");
 }
 
-const json_t *run_identity(const struct run *r)
-{
-	return json_object_get(r->rec, "workspace_identity");
-}
-
-const json_t *run_initial_git(const struct run *r)
-{
-	return json_object_get(r->rec, "initial_git");
-}
-
 const json_t *run_current_action(const struct run *r)
 {
 	return json_object_get(r->rec, "current_action");
@@ -2458,11 +2542,6 @@ const char *run_current_action_id(const struct run *r)
 const char *run_summary(const struct run *r)
 {
 	return str(r->rec, "summary");
-}
-
-const json_t *run_pending_request(const struct run *r)
-{
-	return json_object_get(r->rec, "pending_destructive_request");
 }
 
 /* The record flags (FZ_*) of the Action named `action_id` and its
@@ -2547,17 +2626,6 @@ int run_supersedes_invalid(const struct run *r, const char *old)
 			       (str(a, "requirements_revision") != NULL) !=
 				       (json_object_get(r->rec, "pinned_source") != NULL);
 	return 1;
-}
-
-int run_supersession_invalid(const struct run *r, const json_t *outcome)
-{
-	return run_supersedes_invalid(r, str(json_object_get(outcome, "pause"),
-					     "supersedes_answer_action_id"));
-}
-
-const json_t *run_current_outcome(const struct run *r)
-{
-	return json_object_get(record_for(r->rec, run_current_action_id(r)), "outcome");
 }
 
 int run_set_pinned_source(struct run *r, const json_t *pinned, struct sw_error *err)

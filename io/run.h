@@ -71,10 +71,9 @@ struct run_effects {
 	const char *final_error;
 	/* CANDIDATE_VALID / CANDIDATE_INVALID: the candidate that waits */
 	const struct json_t *candidate;
-	/* PIN: the source to pin, and the answers to keep instead of the
-	 * recorded ones (NULL: unchanged) */
+	/* PIN: the source to pin (answers given under other requirements
+	 * than its own become inactive) */
 	const struct json_t *pinned;
-	const struct json_t *answers;
 	/* RESUME_RESULT / CHOICE_RECEIPT: the candidate the event concerns
 	 * (the waiting one, or the id a new one takes); the choice made */
 	const char *candidate_id;
@@ -226,6 +225,16 @@ int run_pinned_source(struct source_pinned **out, const struct run *r, struct sw
 int run_source_candidate(struct source_candidate **out, char **candidate_id,
 			 const struct run *r, struct sw_error *err);
 
+/* The source a choice of the waiting candidate pins, as a new pinnedSource
+ * object in *out: with `adopt`, the candidate's snapshot (NULL when it has
+ * none: an invalid candidate cannot be adopted); without, the pinned
+ * requirements under the candidate's projection (repository, number, URL,
+ * URL aliases, parent) with their source revision recomputed.  SW_ENOTFOUND
+ * when the Run has no candidate or pins no source, SW_EINVAL when the
+ * projection is no valid pinned source, SW_ENOMEM. */
+int run_choice_source(struct json_t **out, const struct run *r, int adopt,
+		      struct sw_error *err);
+
 /* 1 when both Runs hold the same record (frozen records compared as
  * stored: thaw both first to compare whole histories). */
 int run_equal(const struct run *a, const struct run *b);
@@ -265,12 +274,10 @@ uint64_t run_submit_facts(const struct run *r, const char *action_id,
 uint64_t run_answer_facts(const struct run *r, const char *action_id,
 			  const char *answer_sha256, int *prior_confirm);
 
-/* 1 when the waiting Outcome names a superseded answer that is not an
- * active, non-destructive answer of this Run. */
-int run_supersession_invalid(const struct run *r,
-			     const struct json_t *outcome);
-/* The same for an Outcome that supersedes the answer to `old_action_id`
- * (NULL: supersedes none, 0), e.g. the waiting Outcome's
+/* 1 when an Outcome that supersedes the answer to `old_action_id` names
+ * one that is not an active, non-destructive answer of this Run given under
+ * its kind of source; 0 when it is, or for NULL (supersedes none).  E.g.
+ * the waiting Outcome's
  * run_record_current(rec)->outcome->pause->supersedes_answer_action_id. */
 int run_supersedes_invalid(const struct run *r, const char *old_action_id);
 

@@ -5,7 +5,7 @@
  * io/run_check.c decodes it).  Everything outside io/ reads a Run through
  * the structs of io/run_record.h (run_record in io/run.h); `make
  * check-record` fails when code in service/, cli/ or mcp/ includes this
- * header or calls what it declares, except where its allow-list says. */
+ * header or calls what it declares. */
 
 #include "io/err.h"
 #include "io/run.h"
@@ -29,11 +29,6 @@ int run_decode(struct run *r, struct sw_error *err);
  * Run (run_freeze) the record's `actions` holds only the records after
  * the frozen ones. */
 const struct json_t *run_json(const struct run *r);
-const struct json_t *run_identity(const struct run *r);
-const struct json_t *run_initial_git(const struct run *r);
 const struct json_t *run_current_action(const struct run *r);	/* or NULL */
-const struct json_t *run_pending_request(const struct run *r);	/* or NULL */
-/* The recorded Outcome of the current Action (a waiting question), or NULL. */
-const struct json_t *run_current_outcome(const struct run *r);
 
 #endif

@@ -33,6 +33,27 @@ static json_t *aliases_json(char *const *v, size_t n)
 	return a;
 }
 
+json_t *source_aliases_merged(const struct source_pinned *cur, const char *canonical_url)
+{
+	json_t *out = json_array();
+
+	for (size_t i = 0; out && i <= cur->n_url_aliases; i++) {
+		const char *v = i < cur->n_url_aliases ? cur->url_aliases[i] : cur->canonical_url;
+		size_t j;
+
+		if (strcmp(v, canonical_url) == 0)
+			continue;
+		for (j = 0; j < json_array_size(out) &&
+			    strcmp(json_string_value(json_array_get(out, j)), v) != 0; j++)
+			;
+		if (j == json_array_size(out) && json_array_append_new(out, json_string(v)) < 0) {
+			json_decref(out);
+			out = NULL;
+		}
+	}
+	return out;
+}
+
 static json_t *section_json(const struct source_section *s)
 {
 	const struct source_provenance *v = &s->provenance;

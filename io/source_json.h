@@ -24,6 +24,14 @@ int source_candidate_to_json(struct json_t **out,
 			     const char *candidate_id, const char *created_at,
 			     struct sw_error *err);
 
+/* The URL aliases a source keeps when its canonical URL becomes
+ * `canonical_url`: the aliases of `cur` and then its own canonical URL,
+ * each once and in that order, never `canonical_url` itself (so the old URL
+ * is kept only when it moved; MAP 9.4).  New array of strings, or NULL on
+ * ENOMEM. */
+struct json_t *source_aliases_merged(const struct source_pinned *cur,
+				     const char *canonical_url);
+
 /* Decodes a journaled pinnedSource strictly (exact keys, types) and checks
  * it with source_pinned_validate.  Sections carry no payload.  Codes:
  * SW_EPARSE (shape), SW_EINVAL (rules), SW_ENOMEM.  *out NULL on failure. */

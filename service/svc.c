@@ -17,11 +17,8 @@
 #include "io/input.h"
 #include "io/render.h"
 #include "io/run_check.h"
+#include "io/run_history.h"
 #include "io/run_record.h"
-/* Transitional: the record's encoding for the mutation functions listed in
- * the allow-list of `make check-record` (mk/record.mk); nothing else here
- * may use it. */
-#include "io/run_codec.h"
 #include "io/source.h"
 #include "io/source_json.h"
 #include "io/store.h"
@@ -454,12 +451,8 @@ struct mctx {
 	struct run *run;		/* replayed */
 	int exit;			/* set when the callback wrote an error */
 	int apply_error;		/* APPLY_ERROR: print after commit */
-	/* Gathered while replaying, for source refreshes and choices: every
-	 * choice made ({receipt, result}), and the comments ever accepted
-	 * (node id -> pinned section, database id -> node id; first wins). */
-	json_t *choices;
-	json_t *accepted;
-	json_t *accepted_db;
+	/* Gathered while replaying, for source refreshes and choices. */
+	struct run_history *history;
 	/* What the store writes after the callback (kept until it returns). */
 	struct run_projection proj;
 	struct run_checkpoint checkpoint;
@@ -479,7 +472,6 @@ struct gathered {
 	} detail[3];
 	size_t ndetail;
 	json_t *pinned;			/* PIN: the source to pin */
-	json_t *answers;		/* PIN: the answers it leaves, or NULL */
 	json_t *candidate;		/* CANDIDATE_*: the refreshed source */
 	const char *candidate_id;	/* the waiting candidate, or the new id */
 	const json_t *receipt;		/* REPLAY_CHOICE: the earlier choice */
@@ -517,7 +509,6 @@ static void gathered_release(struct gathered *g)
 	for (size_t i = 0; i < g->ndetail; i++)
 		json_decref(g->detail[i].extra);
 	json_decref(g->pinned);
-	json_decref(g->answers);
 	json_decref(g->candidate);
 	memset(g, 0, sizeof(*g));
 }
@@ -548,39 +539,6 @@ static struct fsm_outcome_shape shape_of(const struct outcome *o)
 	return s;
 }
 
-/* Re-validates the pending destructive request recorded in the Run: its
- * scope digest is recomputed from request id, targets and impact.  The
- * target list is as long as the Outcome made it (the reference caps only
- * the Outcome's size). */
-static int request_valid(const json_t *req)
-{
-	struct outcome_request r = { 0 };
-	struct sw_error err = SW_ERROR_INIT;
-	const json_t *list = json_object_get(req, "targets"), *t;
-	size_t i;
-	int ok = 0;
-
-	if (!json_is_object(req) || !json_is_array(list))
-		return 0;
-	r.request_id = (char *)jstr(req, "request_id");
-	r.impact = (char *)jstr(req, "impact");
-	r.scope_sha256 = (char *)jstr(req, "scope_sha256");
-	r.n_targets = json_array_size(list);
-	if (r.n_targets > 0 && (r.targets = sw_calloc(r.n_targets, sizeof(*r.targets))) == NULL)
-		return 0;
-	json_array_foreach(list, i, t) {
-		r.targets[i].kind = (char *)jstr(t, "kind");
-		r.targets[i].value = (char *)jstr(t, "value");
-		if (!r.targets[i].kind || !r.targets[i].value)
-			goto out;
-	}
-	if (r.request_id && r.impact && r.scope_sha256)
-		ok = outcome_request_verify(&r, &err) == 0;
-out:
-	sw_free(r.targets);
-	return ok;
-}
-
 static int refresh_facts(struct mctx *c, struct gathered *g, const char *now,
 			 struct sw_error *err);
 static int choice_facts(struct mctx *c, struct gathered *g, struct sw_error *err);
@@ -601,6 +559,7 @@ static int input_facts(struct mctx *c, struct gathered *g, const char *now,
 {
 	struct svc_mutation *m = c->m;
 	const struct run *r = c->run;
+	const struct run_record *rec = run_record(r);
 	struct sw_error err = SW_ERROR_INIT;
 	uint64_t f = 0;
 	int rc = 0;
@@ -608,17 +567,19 @@ static int input_facts(struct mctx *c, struct gathered *g, const char *now,
 	switch (m->event) {
 	case FSM_EV_SUBMIT:
 		f = run_submit_facts(r, m->action_id, m->outcome->payload_sha256);
-		if (run_current_action(r) &&
+		if (rec->current_action &&
 		    outcome_validate_for(m->outcome, run_machine(r).action,
 					 run_current_action_id(r), &err) < 0) {
 			f |= FSM_F(OUTCOME_INVALID);
 			add_detail(g, FSM_F(OUTCOME_INVALID), NULL, "%s", err.msg);
 		}
-		if (run_supersession_invalid(r, m->outcome_json))
+		if (m->outcome->pause &&
+		    run_supersedes_invalid(r, m->outcome->pause->supersedes))
 			f |= FSM_F(SUPERSEDE_INVALID);
 		break;
 	case FSM_EV_ANSWER: {
-		const json_t *req = run_pending_request(r);
+		const struct run_request *req = rec->pending_destructive_request;
+		const struct run_action_record *cur = run_record_current(rec);
 
 		input_answer_digest(answer_digest, m->action_id, m->confirm, m->scope,
 				    m->text, m->text_len, &err);
@@ -631,13 +592,13 @@ static int input_facts(struct mctx *c, struct gathered *g, const char *now,
 			f |= FSM_F(SCOPE_GIVEN);
 			if (sw_digest_valid(m->scope))
 				f |= FSM_F(SCOPE_WELLFORMED);
-			if (req && jstr(req, "scope_sha256") &&
-			    strcmp(jstr(req, "scope_sha256"), m->scope) == 0)
+			if (req && strcmp(req->scope_sha256, m->scope) == 0)
 				f |= FSM_F(SCOPE_MATCH);
 		}
-		if (run_machine(r).state == FSM_ST_PAUSED_DESTRUCTIVE && !request_valid(req))
+		if (run_machine(r).state == FSM_ST_PAUSED_DESTRUCTIVE && !run_request_verifies(req))
 			f |= FSM_F(REQUEST_INVALID);
-		if (run_supersession_invalid(r, run_current_outcome(r)))
+		if (cur && cur->outcome && cur->outcome->pause &&
+		    run_supersedes_invalid(r, cur->outcome->pause->supersedes_answer_action_id))
 			f |= FSM_F(SUPERSEDE_INVALID);
 		break;
 	}
@@ -731,95 +692,8 @@ static int append_event(struct store_mutation *sm, const struct run *before,
 
 /* ---- source refresh ---- */
 
-/* Whether field `key` is equal in both objects (absent in both counts as
- * equal, which json_equal alone does not say). */
-static int same_field(const json_t *a, const json_t *b, const char *key)
-{
-	const json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
-
-	return (x == NULL && y == NULL) || json_equal(x, y);
-}
-
-/* The refreshed source's URL aliases: the pinned ones plus the pinned
- * canonical URL when it moved, never the new canonical URL (MAP 9.4). */
-static json_t *merged_aliases(const json_t *cur, const json_t *cand)
-{
-	const json_t *old = json_object_get(cur, "canonical_url");
-	const json_t *now = json_object_get(cand, "canonical_url");
-	json_t *all = json_deep_copy(json_object_get(cur, "url_aliases"));
-	json_t *out = json_array(), *v;
-	size_t i, j;
-
-	if (all == NULL || out == NULL) {
-		json_decref(all);
-		json_decref(out);
-		return NULL;
-	}
-	if (!json_equal(old, now)) {
-		int seen = 0;
-
-		json_array_foreach(all, i, v)
-			seen |= json_equal(v, old);
-		if (!seen)
-			json_array_append(all, (json_t *)old);
-	}
-	json_array_foreach(all, i, v) {
-		if (json_equal(v, now))
-			continue;
-		for (j = 0; j < json_array_size(out) && !json_equal(json_array_get(out, j), v); j++)
-			;
-		if (j == json_array_size(out))
-			json_array_append(out, v);
-	}
-	json_decref(all);
-	return out;
-}
-
-/* The accepted-comment rules: a comment once accepted is never rebound to
- * another database id or node, nor changed in place (key, role, title,
- * body, section and material digests, bytes). */
-static int history_violation(const json_t *sections, const json_t *accepted,
-			     const json_t *accepted_db, char *why, size_t whylen)
-{
-	static const char *const same[] = { "key", "role", "title", "body_sha256",
-					    "section_revision", "material_sha256", "bytes" };
-	const json_t *sec;
-	size_t i;
-
-	json_array_foreach(sections, i, sec) {
-		const json_t *prov = json_object_get(sec, "provenance");
-		const char *node = jstr(prov, "comment_node_id");
-		json_int_t db = json_integer_value(json_object_get(prov, "comment_database_id"));
-		const json_t *prior = json_object_get(accepted, node);
-		char dbkey[32];
-		const char *prior_node;
-
-		snprintf(dbkey, sizeof(dbkey), "%lld", (long long)db);
-		if (prior) {
-			if (json_integer_value(json_object_get(json_object_get(prior, "provenance"),
-								"comment_database_id")) != db) {
-				snprintf(why, whylen, "accepted comment node %s was rebound to another database id", node);
-				return 1;
-			}
-			for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++)
-				if (!same_field(prior, sec, same[k])) {
-					snprintf(why, whylen,
-						 "accepted comment node %s was changed in place; publish a replacement comment",
-						 node);
-					return 1;
-				}
-		}
-		prior_node = jstr(accepted_db, dbkey);
-		if (prior_node && strcmp(prior_node, node) != 0) {
-			snprintf(why, whylen, "comment database id %s was rebound to another node", dbkey);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* Compares the refreshed envelope with the Run's pinned source: each
- * difference the reference checks is a fact (the rows of RESUME_REFRESH
+/* Compares the refreshed envelope with the Run's pinned source, both as
+ * io/source structs: each difference the reference checks is a fact (the rows of RESUME_REFRESH
  * decide, in the reference's order, which one speaks); the candidate to
  * keep and the snapshot to re-pin are the effects' data.  An ad-hoc Run has
  * no pinned source: nothing to compare, the rows refuse it.  Returns 0, or
@@ -828,29 +702,38 @@ static int refresh_facts(struct mctx *c, struct gathered *g, const char *now,
 			 struct sw_error *err)
 {
 	const struct source_candidate *env = c->m->refresh;
-	const json_t *cur = json_object_get(run_json(c->run), "pinned_source"), *snap;
+	const struct source_pinned *snap = env ? env->snapshot : NULL;
+	const struct source_parent *p0, *p1;
 	struct sw_error e = SW_ERROR_INIT;
+	struct source_pinned *cur = NULL;
 	struct source_candidate *ccheck = NULL;
 	char *cid = NULL, *cat = NULL, why[600];
 	json_t *cand = NULL, *aliases = NULL;
-	const char *parent;
 	int rc = 0;
 
-	if (cur == NULL || env == NULL)
+	if (env == NULL || run_record(c->run)->pinned_source == NULL)
 		return 0;
-	if (strcmp(env->provider, jstr(cur, "provider")) != 0 || strcmp(env->host, jstr(cur, "host")) != 0)
+	if (run_pinned_source(&cur, c->run, &e) < 0)
+		goto nomem;
+	if (strcmp(env->provider, cur->provider) != 0 || strcmp(env->host, cur->host) != 0)
 		g->facts |= FSM_F(PROVIDER_DIFFERS);
-	if (strcmp(env->issue_id, jstr(cur, "issue_id")) != 0) {
+	if (strcmp(env->issue_id, cur->issue_id) != 0) {
 		g->facts |= FSM_F(ISSUE_DIFFERS);
 		add_detail(g, FSM_F(ISSUE_DIFFERS),
-			   json_pack("{s:O, s:s}", "pinned_issue_id", json_object_get(cur, "issue_id"),
+			   json_pack("{s:s, s:s}", "pinned_issue_id", cur->issue_id,
 				     "refreshed_issue_id", env->issue_id), "%s", "");
 	}
 	if (source_candidate_to_json(&cand, env, g->candidate_id, now, &e) < 0 ||
-	    (aliases = merged_aliases(cur, cand)) == NULL)
+	    (aliases = source_aliases_merged(cur, env->canonical_url)) == NULL)
 		goto nomem;
-	if (!same_field(cur, cand, "repository_id") || !same_field(cur, cand, "issue_number") ||
-	    !same_field(cur, cand, "canonical_url") || !same_field(cur, cand, "parent"))
+	p0 = cur->parent;
+	p1 = env->parent;
+	if (strcmp(cur->repository_id, env->repository_id) != 0 ||
+	    cur->issue_number != env->issue_number ||
+	    strcmp(cur->canonical_url, env->canonical_url) != 0 || (p0 == NULL) != (p1 == NULL) ||
+	    (p0 && (strcmp(p0->repository_id, p1->repository_id) != 0 ||
+		    strcmp(p0->issue_id, p1->issue_id) != 0 ||
+		    strcmp(p0->canonical_url, p1->canonical_url) != 0)))
 		g->facts |= FSM_F(PROJECTION_CHANGED);
 	if (json_array_size(aliases) > SOURCE_MAX_URL_ALIASES)
 		g->facts |= FSM_F(ALIASES_FULL);
@@ -865,23 +748,23 @@ static int refresh_facts(struct mctx *c, struct gathered *g, const char *now,
 	}
 	if (!env->valid)
 		g->facts |= FSM_F(BODY_INVALID);
-	snap = json_object_get(cand, "snapshot");
-	if (history_violation(json_object_get(snap, "sections"), c->accepted, c->accepted_db,
-			      why, sizeof(why))) {
+	if (run_history_violation(c->history,
+				  json_object_get(json_object_get(cand, "snapshot"), "sections"),
+				  why, sizeof(why))) {
 		g->facts |= FSM_F(HISTORY_EDITED);
 		add_detail(g, FSM_F(HISTORY_EDITED), NULL, "%s", why);
 	}
-	if (!same_field(cur, snap, "manifest_revision"))
+	/* An invalid body has no snapshot: every revision counts as changed. */
+	if (snap == NULL || strcmp(cur->manifest_revision, snap->manifest_revision) != 0)
 		g->facts |= FSM_F(MANIFEST_CHANGED);
-	parent = jstr(snap, "parent_requirements_revision");
-	if (parent && jstr(cur, "requirements_revision") &&
-	    strcmp(parent, jstr(cur, "requirements_revision")) == 0)
+	if (snap && snap->parent_requirements_revision[0] &&
+	    strcmp(snap->parent_requirements_revision, cur->requirements_revision) == 0)
 		g->facts |= FSM_F(PARENT_MATCH);
-	if (!same_field(cur, snap, "requirements_revision"))
+	if (snap == NULL || strcmp(cur->requirements_revision, snap->requirements_revision) != 0)
 		g->facts |= FSM_F(REQUIREMENTS_CHANGED);
-	if (!same_field(cur, snap, "source_revision"))
+	if (snap == NULL || strcmp(cur->source_revision, snap->source_revision) != 0)
 		g->facts |= FSM_F(REVISION_CHANGED);
-	g->pinned = json_incref((json_t *)snap);
+	g->pinned = json_incref(json_object_get(cand, "snapshot"));
 	g->candidate = cand;
 	cand = NULL;
 	goto out;
@@ -889,80 +772,13 @@ nomem:
 	c->exit = fail_run(c->d, TBL_ERR_RUNTIME_ERROR, "out of memory", c->run);
 	rc = sw_error_set(err, SW_ECONFLICT, "out of memory");
 out:
+	source_pinned_free(cur);
 	source_candidate_free(ccheck);
 	sw_free(cid);
 	sw_free(cat);
 	json_decref(cand);
 	json_decref(aliases);
 	return rc;
-}
-
-/* keep-pinned: the pinned requirements under the candidate's projection
- * (repository, number, URL, aliases, parent), its source revision
- * recomputed.  New reference, or NULL. */
-static json_t *project_pinned(const json_t *cur, const json_t *cand)
-{
-	struct sw_error err = SW_ERROR_INIT;
-	struct source_pinned *check = NULL;
-	char rev[SW_DIGEST_LEN];
-	json_t *p = json_deep_copy(cur), *aliases = merged_aliases(cur, cand);
-	static const char *const fields[] = { "repository_id", "issue_number", "canonical_url" };
-
-	if (p == NULL || aliases == NULL)
-		goto fail;
-	for (size_t i = 0; i < 3; i++)
-		if (json_object_set(p, fields[i], json_object_get(cand, fields[i])) < 0)
-			goto fail;
-	if (json_object_set(p, "url_aliases", aliases) < 0)
-		goto fail;
-	if (json_object_get(cand, "parent"))
-		json_object_set(p, "parent", json_object_get(cand, "parent"));
-	else
-		json_object_del(p, "parent");
-	if (source_revision_compute(rev, jstr(p, "host"), jstr(p, "repository_id"), jstr(p, "issue_id"),
-				    jstr(p, "title"), jstr(p, "manifest_revision"), &err) < 0 ||
-	    json_object_set_new(p, "source_revision", json_string(rev)) < 0 ||
-	    source_pinned_from_json(&check, p, &err) < 0)
-		goto fail;
-	source_pinned_free(check);
-	json_decref(aliases);
-	return p;
-fail:
-	json_decref(p);
-	json_decref(aliases);
-	return NULL;
-}
-
-/* adopt: active answers given under the old requirements become inactive.
- * *out is the answers as adopting leaves them, or NULL when they stay as
- * they are (none recorded, or the same requirements).  SW_ENOMEM. */
-static int supersede_answers(json_t **out_, const json_t *answers, const char *old_rev,
-			     const char *new_rev)
-{
-	json_t *out, *a;
-	char *by;
-	size_t i;
-
-	*out_ = NULL;
-	if (answers == NULL || (old_rev == NULL && new_rev == NULL) ||
-	    (old_rev && new_rev && strcmp(old_rev, new_rev) == 0))
-		return 0;
-	out = json_deep_copy(answers);
-	by = sw_asprintf("requirements:%s", new_rev);
-	if (out == NULL || by == NULL) {
-		json_decref(out);
-		sw_free(by);
-		return SW_ENOMEM;
-	}
-	json_array_foreach(out, i, a)
-		if (json_is_true(json_object_get(a, "active")) && jstr(a, "requirements_revision") &&
-		    old_rev && strcmp(jstr(a, "requirements_revision"), old_rev) == 0) {
-			json_object_set_new(a, "active", json_false());
-			json_object_set_new(a, "superseded_by", json_string(by));
-		}
-	sw_free(by);
-	*out_ = out;
-	return 0;
 }
 
 /* Stores the refreshed snapshot's section payloads with the event. */
@@ -984,47 +800,6 @@ static int add_snapshot_materials(struct store_mutation *sm, const struct source
 	return 0;
 }
 
-/* Records the sections of a newly pinned source as accepted (first wins). */
-static void accept_sections(struct mctx *c, const json_t *pinned)
-{
-	const json_t *sec;
-	size_t i;
-
-	json_array_foreach(json_object_get(pinned, "sections"), i, sec) {
-		const json_t *prov = json_object_get(sec, "provenance");
-		const char *node = jstr(prov, "comment_node_id");
-		char dbkey[32];
-
-		if (node == NULL)
-			continue;
-		snprintf(dbkey, sizeof(dbkey), "%lld",
-			 (long long)json_integer_value(json_object_get(prov, "comment_database_id")));
-		if (json_object_get(c->accepted, node) == NULL)
-			json_object_set(c->accepted, node, (json_t *)sec);
-		if (json_object_get(c->accepted_db, dbkey) == NULL)
-			json_object_set_new(c->accepted_db, dbkey, json_string(node));
-	}
-}
-
-/* What the history beyond the record says, from one event's data: the
- * sections ever accepted and the source choices made. */
-static void gather(struct mctx *c, enum tbl_jevent type, const json_t *data)
-{
-	const json_t *set = json_object_get(data, "set");
-	const json_t *pinned = json_object_get(json_object_get(data, "initialize"), "pinned_source");
-
-	if (pinned == NULL)
-		pinned = json_object_get(set, "pinned_source");
-	if (pinned)
-		accept_sections(c, pinned);
-	if ((type == TBL_JEVENT_SOURCE_PINNED || type == TBL_JEVENT_SOURCE_AMENDED) &&
-	    json_object_get(set, "last_source_choice"))
-		json_array_append_new(c->choices,
-				      json_pack("{s:O, s:O}", "receipt",
-						json_object_get(set, "last_source_choice"),
-						"result", json_object_get(set, "last_resume_result")));
-}
-
 static int mutate_visit(const struct store_event *ev, void *payload, struct sw_error *err)
 {
 	struct mctx *c = payload;
@@ -1033,20 +808,9 @@ static int mutate_visit(const struct store_event *ev, void *payload, struct sw_e
 
 	if (rc < 0)
 		return rc;
-	gather(c, ev->type, data);
+	rc = run_history_gather(c->history, ev->type, data, err);
 	json_decref(data);
-	return 0;
-}
-
-/* The gathered history as the checkpoint's extra text (sw_malloc'd). */
-static char *gathered_text(const struct mctx *c)
-{
-	json_t *x = json_pack("{s:O, s:O, s:O}", "choices", c->choices, "accepted", c->accepted,
-			      "accepted_db", c->accepted_db);
-	char *text = x ? sw_json_dump(x) : NULL;
-
-	json_decref(x);
-	return text;
+	return rc;
 }
 
 /* Adopts a verified checkpoint (store_update_resumable): the Run with its
@@ -1055,31 +819,22 @@ static int mutate_resume(struct store_checkpoint *cp, void *payload, struct sw_e
 {
 	struct mctx *c = payload;
 	struct sw_error e = SW_ERROR_INIT;
+	struct run_history *h = NULL;
 	struct run *r = NULL;
 	char *extra = NULL;
-	json_t *x = NULL, *choices, *accepted, *accepted_db;
 
 	(void)err;
 	if (run_from_checkpoint(&r, &extra, cp->body, cp->body_len, &cp->log, cp->log_len,
 				&cp->projection_fd, cp->projection_len, &e) < 0)
 		return 1;
-	x = json_loads(extra, JSON_REJECT_DUPLICATES, NULL);
-	sw_free(extra);
-	choices = json_object_get(x, "choices");
-	accepted = json_object_get(x, "accepted");
-	accepted_db = json_object_get(x, "accepted_db");
-	if (!json_is_array(choices) || !json_is_object(accepted) || !json_is_object(accepted_db)) {
-		json_decref(x);
+	if (run_history_from_text(&h, extra, &e) < 0) {
+		sw_free(extra);
 		run_free(r);
 		return 1;
 	}
-	json_decref(c->choices);
-	json_decref(c->accepted);
-	json_decref(c->accepted_db);
-	c->choices = json_incref(choices);
-	c->accepted = json_incref(accepted);
-	c->accepted_db = json_incref(accepted_db);
-	json_decref(x);
+	sw_free(extra);
+	run_history_free(c->history);
+	c->history = h;
 	c->run = r;
 	c->resumed = 1;
 	return 0;
@@ -1093,13 +848,13 @@ static int add_projection(struct mctx *c, struct store_mutation *sm, struct run 
 	char *extra = NULL;
 	int rc;
 
-	gather(c, type, delta);
-	if ((rc = run_freeze(after, err)) < 0 ||
+	if ((rc = run_history_gather(c->history, type, delta, err)) < 0 ||
+	    (rc = run_freeze(after, err)) < 0 ||
 	    (rc = run_projection(&c->proj, after, store_mutation_base(sm) + 1, err)) < 0 ||
 	    (rc = store_mutation_set_projection_pieces(sm, c->proj.piece, c->proj.npiece, err)) < 0 ||
 	    (rc = add_list_summary(sm, after, err)) < 0)
 		return rc;
-	if ((extra = gathered_text(c)) == NULL)
+	if ((extra = run_history_text(c->history)) == NULL)
 		return sw_error_set(err, SW_ENOMEM, "cannot encode the checkpoint");
 	rc = run_checkpoint(&c->checkpoint, after, &c->proj, extra, err);
 	sw_free(extra);
@@ -1113,59 +868,32 @@ static int add_projection(struct mctx *c, struct store_mutation *sm, struct run 
 /* A source choice: whether it names the waiting candidate, and whether an
  * earlier choice resolved the candidate it names (with this same choice:
  * its receipt and result answer again).  The source the choice pins is
- * the effects' data: the pinned requirements under the candidate's
- * projection (pinned), or the candidate's snapshot with the answers it
- * supersedes (adopt).  Returns 0 or a negative sw_code. */
+ * the effects' data (run_choice_source): the pinned requirements under
+ * the candidate's projection (pinned), or the candidate's snapshot (adopt;
+ * PIN then supersedes the answers given under the old requirements).
+ * Returns 0 or a negative sw_code. */
 static int choice_facts(struct mctx *c, struct gathered *g, struct sw_error *err)
 {
 	struct svc_mutation *m = c->m;
-	const json_t *rec = run_json(c->run);
-	const json_t *cand = json_object_get(rec, "source_candidate");
-	const json_t *cur = json_object_get(rec, "pinned_source"), *h;
+	const struct run_source_candidate *cand = run_record(c->run)->source_candidate;
 	const char *choice = tbl_event_choice[m->event];
-	size_t i;
+	struct sw_error e = SW_ERROR_INIT;
+	const char *earlier;
 
-	json_array_foreach(c->choices, i, h) {
-		const json_t *receipt = json_object_get(h, "receipt");
-
-		if (strcmp(jstr(receipt, "candidate_id"), m->candidate_id) != 0)
-			continue;
+	if (run_history_choice(c->history, m->candidate_id, &earlier, &g->receipt, &g->result)) {
 		g->facts |= FSM_F(CHOICE_RESOLVED);
-		if (strcmp(jstr(receipt, "choice"), choice) == 0)
+		if (strcmp(earlier, choice) == 0)
 			g->facts |= FSM_F(CHOICE_SAME);
-		g->receipt = receipt;
-		g->result = json_object_get(h, "result");
-		break;
 	}
-	if (cand == NULL || strcmp(jstr(cand, "candidate_id"), m->candidate_id) != 0)
+	if (cand == NULL || strcmp(cand->candidate_id, m->candidate_id) != 0)
 		return 0;
 	g->facts |= FSM_F(CANDIDATE_NAMED);
-	switch (m->event) {
-	case FSM_EV_CHOOSE_PINNED:
-		if ((g->pinned = project_pinned(cur, cand)) == NULL)
-			return sw_error_set(err, SW_EINVAL, "the source choice yields no valid pinned source");
-		return 0;
-	case FSM_EV_CHOOSE_ADOPT:
-		/* An invalid candidate has no snapshot; its rows refuse adopting. */
-		if ((g->pinned = json_deep_copy(json_object_get(cand, "snapshot"))) == NULL)
-			return 0;
-		if (supersede_answers(&g->answers, json_object_get(rec, "answers"),
-				      jstr(cur, "requirements_revision"),
-				      jstr(g->pinned, "requirements_revision")) < 0)
-			return sw_error_set(err, SW_ENOMEM, "out of memory");
-		return 0;
-	case FSM_EV_INVALID:
-	case FSM_EV_START:
-	case FSM_EV_SUBMIT:
-	case FSM_EV_ANSWER:
-	case FSM_EV_SKIP:
-	case FSM_EV_STOP:
-	case FSM_EV_RESUME:
-	case FSM_EV_RESUME_PINNED:
-	case FSM_EV_RESUME_REFRESH:
-	case FSM_EV__COUNT:
-		break;
-	}
+	/* Adopting an invalid candidate pins nothing; its rows refuse it. */
+	if (m->event == FSM_EV_CHOOSE_ADOPT)
+		return run_choice_source(&g->pinned, c->run, 1, &e) < 0 ?
+			       sw_error_set(err, SW_ENOMEM, "out of memory") : 0;
+	if (run_choice_source(&g->pinned, c->run, 0, &e) < 0)
+		return sw_error_set(err, SW_EINVAL, "the source choice yields no valid pinned source");
 	return 0;
 }
 
@@ -1209,20 +937,20 @@ static void check_projection(struct svc *d, const struct svc_mutation *m)
  * history must be equal, or the process aborts as a defect. */
 static void check_resumed(struct mctx *c)
 {
-	struct mctx full = { c->d, c->m, NULL, 0, 0, json_array(), json_object(), json_object(),
-			     { 0 }, { 0 }, 0 };
+	struct mctx full = { .d = c->d, .m = c->m };
 	struct sw_error e = SW_ERROR_INIT;
 	struct run *a = NULL;
 	char *x = NULL, *y = NULL;
 	int same;
 
-	if (store_replay_unlocked(c->d->store, c->m->run_id, mutate_visit, &full, &e) < 0 ||
+	if (run_history_new(&full.history, &e) < 0 ||
+	    store_replay_unlocked(c->d->store, c->m->run_id, mutate_visit, &full, &e) < 0 ||
 	    full.run == NULL || run_clone(&a, c->run, &e) < 0 || run_thaw(a, &e) < 0) {
 		fprintf(stderr, "checkpoint check: cannot replay: %s\n", e.msg);
 		abort();
 	}
-	x = gathered_text(c);
-	y = gathered_text(&full);
+	x = run_history_text(c->history);
+	y = run_history_text(full.history);
 	same = run_equal(a, full.run) && x && y && strcmp(x, y) == 0;
 	if (!same) {
 		fprintf(stderr, "checkpoint check: the checkpoint differs from the journal\n");
@@ -1232,9 +960,7 @@ static void check_resumed(struct mctx *c)
 	sw_free(y);
 	run_free(a);
 	run_free(full.run);
-	json_decref(full.choices);
-	json_decref(full.accepted);
-	json_decref(full.accepted_db);
+	run_history_free(full.history);
 }
 #endif
 
@@ -1261,7 +987,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	struct git_now g = { 0 }, fin = { 0 };
 	struct gathered gf = { 0 };
 	struct run *after = NULL;
-	const json_t *waiting;
+	const struct run_source_candidate *waiting;
 	json_t *delta = NULL;
 	char now[40], action_id[37], candidate_id[37];
 	char answer_digest[SW_DIGEST_LEN] = "";
@@ -1283,8 +1009,8 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	svc_now(now, sizeof(now));
 	if (store_new_run_id(action_id, err) < 0 || store_new_run_id(candidate_id, err) < 0)
 		return err->code;
-	waiting = json_object_get(run_json(c->run), "source_candidate");
-	gf.candidate_id = waiting ? jstr(waiting, "candidate_id") : candidate_id;
+	waiting = run_record(c->run)->source_candidate;
+	gf.candidate_id = waiting ? waiting->candidate_id : candidate_id;
 	if ((rc = input_facts(c, &gf, now, answer_digest, err)) < 0)
 		goto out;
 	machine = run_machine(c->run);
@@ -1325,7 +1051,6 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	fx.final_error = fin.error;
 	fx.candidate = gf.candidate;
 	fx.pinned = gf.pinned;
-	fx.answers = gf.answers;
 	fx.candidate_id = gf.candidate_id;
 	fx.choice = tbl_event_choice[m->event];
 	fx.prior_receipt = gf.receipt;
@@ -1370,11 +1095,11 @@ out:
 
 int svc_mutate(struct svc *d, struct svc_mutation *m)
 {
-	struct mctx c = { d, m, NULL, 0, 0, json_array(), json_object(), json_object() };
+	struct mctx c = { .d = d, .m = m };
 	struct sw_error err = SW_ERROR_INIT;
 	int rc;
 
-	if (c.choices == NULL || c.accepted == NULL || c.accepted_db == NULL) {
+	if (run_history_new(&c.history, &err) < 0) {
 		rc = svc_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, d->ws.worktree_root, NULL);
 		goto done;
 	}
@@ -1394,9 +1119,7 @@ int svc_mutate(struct svc *d, struct svc_mutation *m)
 		rc = 0;
 done:
 	run_free(c.run);
-	json_decref(c.choices);
-	json_decref(c.accepted);
-	json_decref(c.accepted_db);
+	run_history_free(c.history);
 	run_projection_release(&c.proj);
 	run_checkpoint_release(&c.checkpoint);
 	return rc;

@@ -352,6 +352,39 @@ Test(io_run_check, changes_through_the_run_api_keep_the_structs_in_step)
 	json_decref(rec);
 }
 
+/* A replayed source choice answers with the earlier receipt and result,
+ * in memory only: the structs read after run_apply_replay show them. */
+Test(io_run_check, a_replayed_choice_keeps_the_structs_in_step)
+{
+	json_t *rec = load_fixture();
+	json_t *receipt = json_pack("{s:s, s:s, s:s, s:s}", "candidate_id", "cand-7", "choice",
+				    "pinned", "resulting_action_id", "act-2", "at",
+				    "2026-11-30T11:00:00Z");
+	json_t *result = json_pack("{s:s, s:b, s:s}", "operation", "resume_keep_pinned",
+				   "budget_applied", 0, "candidate_id", "cand-7");
+	struct fsm_step st = { .verdict = FSM_IDEMPOTENT, .ops = FSM_OP(REPLAY_CHOICE) };
+	struct run_effects fx = { .prior_receipt = receipt, .prior_result = result };
+	struct sw_error err = SW_ERROR_INIT;
+	struct run *r;
+
+	json_object_del(rec, "actions");
+	r = run_of(rec);
+	cr_assert_str_eq(run_record(r)->last_source_choice->candidate_id, "cand-0");
+	cr_assert_eq(run_apply_replay(r, &st, &fx, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(run_record(r)->last_source_choice->candidate_id, "cand-7");
+	cr_assert_str_eq(run_record(r)->last_source_choice->choice, "pinned");
+	cr_assert_str_eq(run_record(r)->last_resume_result->operation, "resume_keep_pinned");
+	cr_assert(!run_record(r)->last_resume_result->budget_applied);
+	/* No earlier result: the field goes, from the structs too. */
+	fx.prior_result = NULL;
+	cr_assert_eq(run_apply_replay(r, &st, &fx, &err), 0, "%s", err.msg);
+	cr_assert_null(run_record(r)->last_resume_result);
+	run_free(r);
+	json_decref(receipt);
+	json_decref(result);
+	json_decref(rec);
+}
+
 /* The request the record keeps verifies against its own scope digest, and
  * stops verifying when any part of it changes. */
 Test(io_run_check, a_recorded_request_verifies_by_its_scope_digest)

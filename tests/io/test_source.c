@@ -1757,3 +1757,37 @@ Test(io_source, unknown_members_stay_refused_whatever_their_case)
 		cr_expect_null(c);
 	}
 }
+
+/* Moving an Issue keeps its old canonical URL as an alias once, in order
+ * after the aliases it had; the new canonical URL is never an alias. */
+Test(io_source, merged_aliases_keep_the_old_url_once_and_never_the_new_one)
+{
+	char a0[] = "https://github.com/o/old/issues/1", a1[] = "https://github.com/o/mid/issues/1";
+	char now[] = "https://github.com/o/r/issues/1", moved[] = "https://github.com/o/new/issues/1";
+	char *aliases[] = { a0, a1, a0 };
+	struct source_pinned p = { .canonical_url = now, .url_aliases = aliases, .n_url_aliases = 3 };
+	json_t *got;
+	char *text;
+
+	got = source_aliases_merged(&p, now);
+	text = sw_json_dump(got);
+	cr_assert_str_eq(text, "[\"https://github.com/o/old/issues/1\",\"https://github.com/o/mid/issues/1\"]");
+	sw_free(text);
+	json_decref(got);
+	got = source_aliases_merged(&p, moved);
+	text = sw_json_dump(got);
+	cr_assert_str_eq(text, "[\"https://github.com/o/old/issues/1\",\"https://github.com/o/mid/issues/1\","
+			       "\"https://github.com/o/r/issues/1\"]");
+	sw_free(text);
+	json_decref(got);
+	/* Back to an old URL: it stops being an alias, the one left becomes one. */
+	got = source_aliases_merged(&p, a1);
+	text = sw_json_dump(got);
+	cr_assert_str_eq(text, "[\"https://github.com/o/old/issues/1\",\"https://github.com/o/r/issues/1\"]");
+	sw_free(text);
+	json_decref(got);
+	p.n_url_aliases = 0;
+	got = source_aliases_merged(&p, now);
+	cr_assert_eq(json_array_size(got), 0);
+	json_decref(got);
+}
