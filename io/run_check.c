@@ -349,6 +349,38 @@ static int invalid(struct sw_error *err, const char *path, const char *what)
 			      "the Run record is invalid: %s %s", path, what);
 }
 
+/* Where the decoder is in the record: a field of `up` (key) or an element
+ * of it (index).  The text is made only for an error, since a valid record
+ * (every load and every change) never needs it. */
+struct path {
+	const struct path *up;		/* NULL: the record */
+	const char *key;		/* NULL: element `index` */
+	size_t index;
+};
+
+static void path_text(char *out, size_t n, const struct path *p)
+{
+	char up[160];
+
+	if (p == NULL) {
+		out[0] = '\0';
+		return;
+	}
+	path_text(up, sizeof(up), p->up);
+	if (p->key)
+		snprintf(out, n, "%.120s%s%.32s", up, *up ? "." : "", p->key);
+	else
+		snprintf(out, n, "%.120s[%zu]", up, p->index);
+}
+
+static int invalid_at(struct sw_error *err, const struct path *p, const char *what)
+{
+	char text[160];
+
+	path_text(text, sizeof(text), p);
+	return invalid(err, text, what);
+}
+
 /* The decoded record and the blocks its lists and objects live in. */
 struct view_block {
 	struct view_block *next;
@@ -393,7 +425,7 @@ const struct run_record *run_view_record(const struct run_view *v)
 }
 
 static int decode_object(const json_t *obj, const struct shape *fields, char *base,
-			 const char *path, struct run_view *view, struct sw_error *err);
+			 const struct path *path, struct run_view *view, struct sw_error *err);
 
 static void put_enum(char *at, enum spelling sp, const char *s)
 {
@@ -414,18 +446,18 @@ static void put_enum(char *at, enum spelling sp, const char *s)
 }
 
 /* Checks `v` against `f` and stores it at `base` + f->off as f->slot says. */
-static int decode_value(const json_t *v, const struct shape *f, char *base, const char *path,
-			struct run_view *view, struct sw_error *err)
+static int decode_value(const json_t *v, const struct shape *f, char *base,
+			const struct path *path, struct run_view *view, struct sw_error *err)
 {
-	char sub[160], *at = base ? base + f->off : NULL, *items = NULL;
+	char *at = base ? base + f->off : NULL, *items = NULL;
 	const json_t *el;
 	size_t i;
 	int rc;
 
 	if (!(type_of(v) & f->types))
-		return invalid(err, path, "has the wrong type");
+		return invalid_at(err, path, "has the wrong type");
 	if (json_is_string(v) && !spelled(f->spelling, json_string_value(v)))
-		return invalid(err, path, "is not a known value");
+		return invalid_at(err, path, "is not a known value");
 	if (at && f->slot == S_STR)
 		*(const char **)at = json_string_value(v);
 	else if (at && f->slot == S_INT)
@@ -457,36 +489,36 @@ static int decode_value(const json_t *v, const struct shape *f, char *base, cons
 		*(size_t *)(base + f->count) = json_array_size(v);
 	}
 	json_array_foreach(v, i, el) {
-		snprintf(sub, sizeof(sub), "%.120s[%zu]", path, i);
+		struct path sub = { path, NULL, i };
+
 		if (f->fields) {
 			if (!json_is_object(el))
-				return invalid(err, sub, "is not an object");
+				return invalid_at(err, &sub, "is not an object");
 			if ((rc = decode_object(el, f->fields, items ? items + i * f->size : NULL,
-						sub, view, err)) < 0)
+						&sub, view, err)) < 0)
 				return rc;
 		} else if (!(type_of(el) & f->elems)) {
-			return invalid(err, sub, "has the wrong type");
+			return invalid_at(err, &sub, "has the wrong type");
 		}
 	}
 	return 0;
 }
 
 static int decode_object(const json_t *obj, const struct shape *fields, char *base,
-			 const char *path, struct run_view *view, struct sw_error *err)
+			 const struct path *path, struct run_view *view, struct sw_error *err)
 {
-	char sub[160];
 	int rc;
 
 	for (const struct shape *f = fields; f->key; f++) {
 		const json_t *v = json_object_get(obj, f->key);
+		struct path sub = { path, f->key, 0 };
 
-		snprintf(sub, sizeof(sub), "%.120s%s%.32s", path, *path ? "." : "", f->key);
 		if (v == NULL) {
 			if (f->presence == REQUIRED)
-				return invalid(err, sub, "is missing");
+				return invalid_at(err, &sub, "is missing");
 			continue;
 		}
-		if ((rc = decode_value(v, f, base, sub, view, err)) < 0)
+		if ((rc = decode_value(v, f, base, &sub, view, err)) < 0)
 			return rc;
 	}
 	return 0;
@@ -503,7 +535,7 @@ int run_view_decode(struct run_view **out, const json_t *rec, struct sw_error *e
 	if (!json_is_object(rec))
 		rc = invalid(err, "record", "is not an object");
 	else
-		rc = decode_object(rec, record, (char *)&v->rec, "", v, err);
+		rc = decode_object(rec, record, (char *)&v->rec, NULL, v, err);
 	if (rc < 0) {
 		run_view_free(v);
 		return rc;
