@@ -2212,12 +2212,11 @@ static bool hash_prefix(struct sw_xxh *h, int fd, off_t len)
 
 	for (off_t off = 0; ok && off < len;) {
 		size_t want = (size_t)(len - off) < 65536 ? (size_t)(len - off) : 65536;
-		ssize_t n = pread(fd, buf, want, off);
 
-		ok = n > 0;
+		ok = sw_pread_full(fd, buf, want, (unsigned long long)off) == want;
 		if (ok) {
-			sw_xxh_update(h, buf, (size_t)n);
-			off += n;
+			sw_xxh_update(h, buf, want);
+			off += (off_t)want;
 		}
 	}
 	sw_free(buf);
@@ -2479,12 +2478,14 @@ static void summary_release(struct summary *sm)
 	memset(sm, 0, sizeof(*sm));
 }
 
-static bool is_hex64(const char *p)
+/* Whether this mutation writes the material whose 64 hex digits start at
+ * `hex` (a summary line). */
+static bool mutation_writes(const struct store_mutation *m, const char *hex)
 {
-	for (int i = 0; i < 64; i++)
-		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
-			return false;
-	return true;
+	for (size_t i = 0; i < m->nmat; i++)
+		if (memcmp(m->mat[i].digest + 7, hex, 64) == 0)
+			return true;
+	return false;
 }
 
 /* Reads run.summary and checks its header, digest and line shapes; false
@@ -2571,17 +2572,13 @@ static void summary_write(struct run_dir *r, const struct store_mutation *m, boo
 	/* The old lines are kept as they are, unless one of this mutation's
 	 * materials was among them (an existing blob written again). */
 	for (const char *p = old.lines; p != NULL && p < old.body && !rewritten;) {
-		for (size_t i = 0; i < m->nmat && !rewritten; i++)
-			rewritten = memcmp(m->mat[i].digest + 7, p, 64) == 0;
+		rewritten = mutation_writes(m, p);
 		p = (const char *)memchr(p, '\n', (size_t)(old.body - p)) + 1;
 	}
 	for (const char *p = old.lines; rewritten && p < old.body;) {
 		const char *end = memchr(p, '\n', (size_t)(old.body - p)) + 1;
-		bool again = false;
 
-		for (size_t i = 0; i < m->nmat && !again; i++)
-			again = memcmp(m->mat[i].digest + 7, p, 64) == 0;
-		if (!again) {
+		if (!mutation_writes(m, p)) {
 			sw_buf_add(&lines, p, (size_t)(end - p));
 			nlines++;
 		}
@@ -2651,7 +2648,8 @@ out:
 /* Whether every material line still names the file it identified. */
 static bool materials_are(struct run_dir *r, const struct summary *sm)
 {
-	char one[SUMMARY_LINE_LEN + 1], hex[65];
+	char one[SUMMARY_LINE_LEN + 1], digest[SW_DIGEST_LEN] = "sha256:";
+	const char *hex = digest + 7;
 	struct sw_error e = SW_ERROR_INIT;
 	struct stat mst;
 	bool ok = true;
@@ -2665,9 +2663,9 @@ static bool materials_are(struct run_dir *r, const struct summary *sm)
 		const char *end = memchr(p, '\n', (size_t)(sm->body - p)) + 1;
 		struct stat st;
 
-		memcpy(hex, p, 64);
-		hex[64] = '\0';
-		ok = is_hex64(hex) && fstatat(mfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		memcpy(digest + 7, p, 64);
+		digest[71] = '\0';
+		ok = sw_digest_valid(digest) && fstatat(mfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
 		     summary_line(one, hex, &st) == end - p && memcmp(one, p, (size_t)(end - p)) == 0;
 		p = end;
 	}
