@@ -6,8 +6,8 @@
 
 #include <jansson.h>
 
-#include "io/adapter_doctor.h"
-#include "io/vcs.h"
+#include "io/adapters/adapter_doctor.h"
+#include "io/git/vcs.h"
 
 /* The worktree containing `raw` (or the cwd when NULL/""): *root and
  * *common (the Git common dir) are sw_malloc'd on success.  On failure the

@@ -8,10 +8,10 @@
 
 #include <jansson.h>
 
-#include "io/input.h"
-#include "io/outcome.h"
-#include "io/source.h"
-#include "io/store.h"
+#include "io/wire/input.h"
+#include "io/wire/outcome.h"
+#include "io/source/source.h"
+#include "io/store/store.h"
 #include "service/emit.h"
 
 /* The inspect-run recovery for preflight errors: addressed at the raw

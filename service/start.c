@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/input.h"
-#include "io/source.h"
+#include "io/wire/input.h"
+#include "io/source/source.h"
 #include "service/emit.h"
 
 /* Reads and accepts the envelope at `path` (a new Run needs a valid Change

@@ -1,4 +1,4 @@
-/* Host input readers and validators (io/input.h). */
+/* Host input readers and validators (io/wire/input.h). */
 
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/input.h"
+#include "io/wire/input.h"
 
 static char dir[64];
 
