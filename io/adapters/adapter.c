@@ -14,7 +14,6 @@
 
 #include "io/util/digest.h"
 #include "io/util/json.h"
-#include "io/store/store.h"
 
 #define MANIFEST_NAME "ownership-manifest.json"
 #define SENTINEL_NAME ".adapter-generated"
@@ -97,94 +96,18 @@ enum cls { CLS_MISSING, CLS_PRISTINE, CLS_MODIFIED };
 
 /* ---- small helpers ---- */
 
-static int strs_add(struct adapter_strs *s, const char *v, struct sw_error *err)
-{
-	char **grown = sw_realloc(s->v, (s->n + 2) * sizeof(*grown));
-
-	if (grown == NULL)
-		return sw_error_set(err, SW_ENOMEM, "out of memory");
-	s->v = grown;
-	if ((s->v[s->n] = sw_strdup(v)) == NULL)
-		return sw_error_set(err, SW_ENOMEM, "out of memory");
-	s->v[++s->n] = NULL;
-	return 0;
-}
-
-static int strs_addf_own(struct adapter_strs *s, char *owned, struct sw_error *err)
-{
-	int rc;
-
-	if (owned == NULL)
-		return sw_error_set(err, SW_ENOMEM, "out of memory");
-	rc = strs_add(s, owned, err);
-	sw_free(owned);
-	return rc;
-}
-
-int adapter__strs_add(struct adapter_strs *s, const char *v, struct sw_error *err)
-{
-	return strs_add(s, v, err);
-}
-
-int adapter__strs_addf_own(struct adapter_strs *s, char *owned, struct sw_error *err)
-{
-	return strs_addf_own(s, owned, err);
-}
-
-static void strs_release(struct adapter_strs *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		sw_free(s->v[i]);
-	sw_free(s->v);
-	s->v = NULL;
-	s->n = 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void strs_normalize(struct adapter_strs *s)
-{
-	size_t k = 0;
-
-	if (s->n == 0)
-		return;
-	qsort(s->v, s->n, sizeof(*s->v), cmp_str);
-	for (size_t i = 0; i < s->n; i++) {
-		if (s->v[i][0] == '\0' || (k > 0 && strcmp(s->v[k - 1], s->v[i]) == 0)) {
-			sw_free(s->v[i]);
-			continue;
-		}
-		s->v[k++] = s->v[i];
-	}
-	s->n = k;
-	s->v[k] = NULL;
-}
-
-void adapter_report_release(struct adapter_report *r)
-{
-	strs_release(&r->hosts);
-	strs_release(&r->written);
-	strs_release(&r->removed);
-	strs_release(&r->preserved);
-	strs_release(&r->recovery);
-	strs_release(&r->warnings);
-}
-
 static void report_normalize(struct adapter_report *r)
 {
 	if (r->outcome != ADAPTER_TXN_COMMITTED) {
-		strs_release(&r->written);
-		strs_release(&r->removed);
+		adapter_strs_release(&r->written);
+		adapter_strs_release(&r->removed);
 	}
-	strs_normalize(&r->hosts);
-	strs_normalize(&r->written);
-	strs_normalize(&r->removed);
-	strs_normalize(&r->preserved);
-	strs_normalize(&r->recovery);
-	strs_normalize(&r->warnings);
+	adapter_strs_normalize(&r->hosts);
+	adapter_strs_normalize(&r->written);
+	adapter_strs_normalize(&r->removed);
+	adapter_strs_normalize(&r->preserved);
+	adapter_strs_normalize(&r->recovery);
+	adapter_strs_normalize(&r->warnings);
 }
 
 static const struct adapter_text *text_find(const struct adapter_text *t,
@@ -1148,7 +1071,7 @@ static int plan_install(struct adapter_report *rep, struct adapter_txn *txn,
 	if ((rc = generate(&g, h, s, req->texts, err)) < 0)
 		goto out;
 	if (m.found && !req->refresh) {
-		rc = strs_addf_own(&rep->warnings, sw_asprintf(
+		rc = adapter_strs_addf_own(&rep->warnings, sw_asprintf(
 			"%s is already installed; run slipway install --refresh to update the files slipway manages", h->id), err);
 		goto out;
 	}
@@ -1161,11 +1084,11 @@ static int plan_install(struct adapter_report *rep, struct adapter_txn *txn,
 	if ((rc = classify(&sentinel, spath, sentinel_sha, err)) < 0)
 		goto out;
 	if (!m.found && sentinel != CLS_MISSING) {
-		rc = strs_addf_own(&rep->warnings, missing_manifest_warning(h), err);
+		rc = adapter_strs_addf_own(&rep->warnings, missing_manifest_warning(h), err);
 		goto out;
 	}
 	if (m.found && sentinel == CLS_MODIFIED &&
-	    (rc = strs_addf_own(&rep->preserved, owner_rel(h, SENTINEL_NAME), err)) < 0)
+	    (rc = adapter_strs_addf_own(&rep->preserved, owner_rel(h, SENTINEL_NAME), err)) < 0)
 		goto out;
 	if ((fps = sw_calloc(g.n + 1, sizeof(*fps))) == NULL ||
 	    (claims = sw_calloc(g.n + 1, sizeof(*claims))) == NULL) {
@@ -1195,28 +1118,28 @@ static int plan_install(struct adapter_report *rep, struct adapter_txn *txn,
 			if (blocked) {
 				if (fp->owned_pristine) {
 					if ((rc = adapter_txn_remove(txn, fp->abs, ADAPTER_TXN_EXPECT_SHA256, f->sha, err)) < 0 ||
-					    (rc = strs_add(&rep->removed, f->rel, err)) < 0)
+					    (rc = adapter_strs_add(&rep->removed, f->rel, err)) < 0)
 						goto out;
-				} else if (fp->preserve && (rc = strs_add(&rep->preserved, f->rel, err)) < 0) {
+				} else if (fp->preserve && (rc = adapter_strs_add(&rep->preserved, f->rel, err)) < 0) {
 					goto out;
 				}
-				if ((fp->warning && (rc = strs_add(&rep->warnings, fp->warning, err)) < 0) ||
-				    (rc = strs_addf_own(&rep->warnings, sw_asprintf(
+				if ((fp->warning && (rc = adapter_strs_add(&rep->warnings, fp->warning, err)) < 0) ||
+				    (rc = adapter_strs_addf_own(&rep->warnings, sw_asprintf(
 					    "%s: %s was not installed because files capability %s needs are not managed by slipway",
 					    h->id, f->rel, f->cap), err)) < 0)
 					goto out;
 				continue;
 			}
 			if (fp->preserve) {
-				if ((rc = strs_add(&rep->preserved, f->rel, err)) < 0 ||
-				    (fp->warning && (rc = strs_add(&rep->warnings, fp->warning, err)) < 0))
+				if ((rc = adapter_strs_add(&rep->preserved, f->rel, err)) < 0 ||
+				    (fp->warning && (rc = adapter_strs_add(&rep->warnings, fp->warning, err)) < 0))
 					goto out;
 				continue;
 			}
 			if (!fp->write)
 				continue;
 			if ((rc = adapter_txn_write(txn, fp->abs, f->data, f->len, 0644, fp->guard, fp->sha, err)) < 0 ||
-			    (rc = strs_add(&rep->written, f->rel, err)) < 0)
+			    (rc = adapter_strs_add(&rep->written, f->rel, err)) < 0)
 				goto out;
 			if ((claims[nclaims].path = sw_strdup(f->rel)) == NULL) {
 				rc = sw_error_set(err, SW_ENOMEM, "out of memory");
@@ -1226,16 +1149,16 @@ static int plan_install(struct adapter_report *rep, struct adapter_txn *txn,
 		}
 	}
 	if (nclaims == 0) {
-		if ((rc = strs_addf_own(&rep->warnings, sw_asprintf(
+		if ((rc = adapter_strs_addf_own(&rep->warnings, sw_asprintf(
 			     "%s is not installed: slipway could not safely claim any of its files, and the files kept stay yours", h->id), err)) < 0)
 			goto out;
 		if (m.found) {
 			if ((rc = adapter_txn_remove(txn, mpath, ADAPTER_TXN_EXPECT_SHA256, m.sha, err)) < 0 ||
-			    (rc = strs_addf_own(&rep->removed, owner_rel(h, MANIFEST_NAME), err)) < 0)
+			    (rc = adapter_strs_addf_own(&rep->removed, owner_rel(h, MANIFEST_NAME), err)) < 0)
 				goto out;
 			if (sentinel == CLS_PRISTINE &&
 			    ((rc = adapter_txn_remove(txn, spath, ADAPTER_TXN_EXPECT_SHA256, sentinel_sha, err)) < 0 ||
-			     (rc = strs_addf_own(&rep->removed, owner_rel(h, SENTINEL_NAME), err)) < 0))
+			     (rc = adapter_strs_addf_own(&rep->removed, owner_rel(h, SENTINEL_NAME), err)) < 0))
 				goto out;
 		}
 		goto out;
@@ -1248,13 +1171,13 @@ static int plan_install(struct adapter_report *rep, struct adapter_txn *txn,
 	if ((rc = adapter_txn_write(txn, mpath, enc, len, 0600,
 				    m.found ? ADAPTER_TXN_EXPECT_SHA256 : ADAPTER_TXN_EXPECT_MISSING,
 				    m.sha, err)) < 0 ||
-	    (rc = strs_addf_own(&rep->written, owner_rel(h, MANIFEST_NAME), err)) < 0)
+	    (rc = adapter_strs_addf_own(&rep->written, owner_rel(h, MANIFEST_NAME), err)) < 0)
 		goto out;
 	if (sentinel != CLS_MODIFIED &&
 	    ((rc = adapter_txn_write(txn, spath, SENTINEL_BYTES, strlen(SENTINEL_BYTES), 0600,
 				     sentinel == CLS_MISSING ? ADAPTER_TXN_EXPECT_MISSING : ADAPTER_TXN_EXPECT_SHA256,
 				     sentinel_sha, err)) < 0 ||
-	     (rc = strs_addf_own(&rep->written, owner_rel(h, SENTINEL_NAME), err)) < 0))
+	     (rc = adapter_strs_addf_own(&rep->written, owner_rel(h, SENTINEL_NAME), err)) < 0))
 		goto out;
 out:
 	for (size_t i = 0; fps && i < g.n; i++) {
@@ -1286,16 +1209,16 @@ static int run_txn(struct adapter_report *rep, struct adapter_txn *txn,
 	int rc = adapter_txn_apply(txn, &rep->outcome, &warning, err);
 
 	if (warning)
-		(void)strs_addf_own(&rep->warnings, warning, NULL);
+		(void)adapter_strs_addf_own(&rep->warnings, warning, NULL);
 	if (rc < 0 && rep->outcome == ADAPTER_TXN_AMBIGUOUS) {
 		size_t n = adapter_txn_artifacts(txn, arts, 64), rootlen = strlen(root);
 
 		for (size_t i = 0; i < n && i < 64; i++)
-			(void)strs_add(&rep->recovery,
+			(void)adapter_strs_add(&rep->recovery,
 				       strncmp(arts[i], root, rootlen) == 0 && arts[i][rootlen] == '/'
 				       ? arts[i] + rootlen + 1 : arts[i], NULL);
 		if (n > 0)
-			(void)strs_add(&rep->warnings,
+			(void)adapter_strs_add(&rep->warnings,
 				       "the transaction could not be fully undone; the recovery artifacts hold the previous file contents", NULL);
 	}
 	return rc;
@@ -1334,7 +1257,7 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 		if (plan_install(rep, txn, req, &hosts[i], chosen, &herr) < 0) {
 			if (count > 1 && !req->tools_given && !surface_given &&
 			    i == 5 && is_surface_error(&herr)) {
-				rc = strs_add(&rep->warnings,
+				rc = adapter_strs_add(&rep->warnings,
 					      "kiro was skipped: its first install needs --surface ide or --surface cli; the other detected hosts were installed", err);
 				if (rc < 0)
 					goto out;
@@ -1352,7 +1275,7 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 					  hosts[i].id, herr.msg);
 			goto out;
 		}
-		if ((rc = strs_add(&rep->hosts, hosts[i].id, err)) < 0)
+		if ((rc = adapter_strs_add(&rep->hosts, hosts[i].id, err)) < 0)
 			goto out;
 	}
 	rc = run_txn(rep, txn, req->root, err);
@@ -1387,7 +1310,7 @@ static int plan_uninstall(struct adapter_report *rep, struct adapter_txn *txn,
 	}
 	if (!m.found) {
 		if (exists(spath))
-			rc = strs_addf_own(&rep->warnings, missing_manifest_warning(h), err);
+			rc = adapter_strs_addf_own(&rep->warnings, missing_manifest_warning(h), err);
 		goto out;
 	}
 	if ((rc = generate(&g, h, h->choice == CHOSEN_SURFACE ? kiro_surface(m.surface) : h->surface,
@@ -1444,8 +1367,8 @@ static int plan_uninstall(struct adapter_report *rep, struct adapter_txn *txn,
 		if ((rc = adapter_txn_verify(txn, abs, ADAPTER_TXN_EXPECT_SHA256, f->sha, err)) < 0)
 			goto out;
 		if (!claim_find(&m, f->rel) &&
-		    ((rc = strs_add(&rep->preserved, f->rel, err)) < 0 ||
-		     (rc = strs_addf_own(&rep->warnings, sw_asprintf(
+		    ((rc = adapter_strs_add(&rep->preserved, f->rel, err)) < 0 ||
+		     (rc = adapter_strs_addf_own(&rep->warnings, sw_asprintf(
 			     "%s: kept %s because %s stays", h->id, f->rel, surviving[ci]), err)) < 0))
 			goto out;
 	}
@@ -1466,8 +1389,8 @@ static int plan_uninstall(struct adapter_report *rep, struct adapter_txn *txn,
 				if ((rc = classify(&k, abs, f->sha, err)) < 0)
 					goto out;
 				if (k == CLS_PRISTINE) {
-					if ((rc = strs_add(&rep->preserved, c->path, err)) < 0 ||
-					    (rc = strs_addf_own(&rep->warnings, sw_asprintf(
+					if ((rc = adapter_strs_add(&rep->preserved, c->path, err)) < 0 ||
+					    (rc = adapter_strs_addf_own(&rep->warnings, sw_asprintf(
 						    "%s: capability %s stays partly installed because %s remains, so its invocation policy %s was kept",
 						    h->id, f->cap, surviving[ci], c->path), err)) < 0)
 						goto out;
@@ -1477,8 +1400,8 @@ static int plan_uninstall(struct adapter_report *rep, struct adapter_txn *txn,
 		}
 		if (!f || strcmp(f->sha, c->sha) != 0) {
 			if (exists(abs) &&
-			    ((rc = strs_add(&rep->preserved, c->path, err)) < 0 ||
-			     (rc = strs_addf_own(&rep->warnings, stale_warning(h, c->path), err)) < 0))
+			    ((rc = adapter_strs_add(&rep->preserved, c->path, err)) < 0 ||
+			     (rc = adapter_strs_addf_own(&rep->warnings, stale_warning(h, c->path), err)) < 0))
 				goto out;
 			continue;
 		}
@@ -1486,9 +1409,9 @@ static int plan_uninstall(struct adapter_report *rep, struct adapter_txn *txn,
 			goto out;
 		if (k == CLS_PRISTINE) {
 			if ((rc = adapter_txn_remove(txn, abs, ADAPTER_TXN_EXPECT_SHA256, c->sha, err)) < 0 ||
-			    (rc = strs_add(&rep->removed, c->path, err)) < 0)
+			    (rc = adapter_strs_add(&rep->removed, c->path, err)) < 0)
 				goto out;
-		} else if (k == CLS_MODIFIED && (rc = strs_add(&rep->preserved, c->path, err)) < 0) {
+		} else if (k == CLS_MODIFIED && (rc = adapter_strs_add(&rep->preserved, c->path, err)) < 0) {
 			goto out;
 		}
 	}
@@ -1497,14 +1420,14 @@ static int plan_uninstall(struct adapter_report *rep, struct adapter_txn *txn,
 		goto out;
 	}
 	if ((rc = adapter_txn_remove(txn, mpath, ADAPTER_TXN_EXPECT_SHA256, m.sha, err)) < 0 ||
-	    (rc = strs_addf_own(&rep->removed, owner_rel(h, MANIFEST_NAME), err)) < 0 ||
+	    (rc = adapter_strs_addf_own(&rep->removed, owner_rel(h, MANIFEST_NAME), err)) < 0 ||
 	    (rc = classify(&k, spath, sentinel_sha, err)) < 0)
 		goto out;
 	if (k == CLS_PRISTINE)
 		rc = adapter_txn_remove(txn, spath, ADAPTER_TXN_EXPECT_SHA256, sentinel_sha, err) < 0
-		     ? err->code : strs_addf_own(&rep->removed, owner_rel(h, SENTINEL_NAME), err);
+		     ? err->code : adapter_strs_addf_own(&rep->removed, owner_rel(h, SENTINEL_NAME), err);
 	else if (k == CLS_MODIFIED)
-		rc = strs_addf_own(&rep->preserved, owner_rel(h, SENTINEL_NAME), err);
+		rc = adapter_strs_addf_own(&rep->preserved, owner_rel(h, SENTINEL_NAME), err);
 out:
 	sw_free(abs);
 	sw_free(mpath);
@@ -1554,7 +1477,7 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 			rc = sw_error_set(err, herr.code, "cannot plan the %s uninstall: %s", hosts[i].id, herr.msg);
 			goto out;
 		}
-		if ((rc = strs_add(&rep->hosts, hosts[i].id, err)) < 0)
+		if ((rc = adapter_strs_add(&rep->hosts, hosts[i].id, err)) < 0)
 			goto out;
 	}
 	rc = run_txn(rep, txn, req->root, err);
@@ -1807,12 +1730,12 @@ static char *unowned_detail(const char *root, const struct host *h,
 			char *abs = safe_path(root, g.v[i].rel, NULL);
 
 			if (abs && exists(abs))
-				(void)strs_add(&found, g.v[i].rel, NULL);
+				(void)adapter_strs_add(&found, g.v[i].rel, NULL);
 			sw_free(abs);
 		}
 		gen_release(&g);
 	}
-	strs_normalize(&found);
+	adapter_strs_normalize(&found);
 	if (found.n == 0)
 		goto done;
 	for (size_t i = 0; i < found.n; i++)
@@ -1829,7 +1752,7 @@ static char *unowned_detail(const char *root, const struct host *h,
 			  found.n, list, h->id, h->choice == CHOSEN_SURFACE ? " --surface ide|cli" : "");
 done:
 	sw_free(list);
-	strs_release(&found);
+	adapter_strs_release(&found);
 	return out;
 }
 
@@ -1946,7 +1869,7 @@ static int legacy_checks(struct adapter_checks *c, const char *common, struct sw
 	}
 	while ((de = readdir(d)) != NULL)
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && strcmp(de->d_name, "runs") &&
-		    (rc = strs_add(&entries, de->d_name, err)) < 0)
+		    (rc = adapter_strs_add(&entries, de->d_name, err)) < 0)
 			goto out;
 	if (entries.n)
 		qsort(entries.v, entries.n, sizeof(*entries.v), cmp_cstr);
@@ -1964,39 +1887,30 @@ static int legacy_checks(struct adapter_checks *c, const char *common, struct sw
 out:
 	if (d)
 		closedir(d);
-	strs_release(&entries);
+	adapter_strs_release(&entries);
 	sw_free(dir);
 	return rc;
 }
 
-/* Directories under runs/ that hold no Run (see store_debris): listed
- * one warning each, never removed.  A store that cannot be read is left
- * to the other checks. */
-static int debris_checks(struct adapter_checks *c, const char *common, struct sw_error *err)
+/* Directories under runs/ that hold no Run (the caller found them, see
+ * struct adapter_store_facts): one warning each, never removed. */
+static int debris_checks(struct adapter_checks *c, const char *common,
+			 const struct adapter_store_facts *store, struct sw_error *err)
 {
-	struct sw_error e = SW_ERROR_INIT;
-	struct store *s = NULL;
-	char **names = NULL;
-	size_t n = 0;
 	int rc = 0;
 
-	if (store_open(&s, common, false, &e) < 0 || store_debris(&names, &n, s, &e) < 0)
-		goto out;
-	for (size_t i = 0; i < n && rc == 0; i++)
+	for (size_t i = 0; store != NULL && i < store->ndebris && rc == 0; i++)
 		rc = add_own(c, "runstore_incomplete_run", "warning", "-", "runstore", sw_asprintf(
 			     "\"%s\" in %s/slipway/runs holds no Run: %s; nothing reads it, and it may be removed by hand",
-			     names[i], common, names[i][0] == '.'
+			     store->debris[i], common, store->debris[i][0] == '.'
 			     ? "a slipway run was killed before publishing it"
 			     : "a slipway run failed before writing its journal"), err);
-out:
-	store_list_free(names, n);
-	store_free(s);
 	return rc;
 }
 
 int adapter_doctor_local(struct adapter_checks *c, const char *root,
-			 const char *git_common_dir, const struct adapter_text *texts,
-			 struct sw_error *err)
+			 const char *git_common_dir, const struct adapter_store_facts *store,
+			 const struct adapter_text *texts, struct sw_error *err)
 {
 	int rc;
 
@@ -2009,5 +1923,5 @@ int adapter_doctor_local(struct adapter_checks *c, const char *root,
 		return 0;
 	if ((rc = legacy_checks(c, git_common_dir, err)) < 0)
 		return rc;
-	return debris_checks(c, git_common_dir, err);
+	return debris_checks(c, git_common_dir, store, err);
 }

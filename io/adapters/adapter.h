@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "io/adapters/adapter_txn.h"
+#include "io/adapters/report.h"
 #include "io/util/err.h"
 
 #define ADAPTER_NHOSTS 10
@@ -41,18 +42,6 @@ struct adapter_text {
 	size_t len;
 };
 
-struct adapter_strs {
-	char **v;
-	size_t n;
-};
-
-/* The changeReport: every list sorted and unique once returned. */
-struct adapter_report {
-	enum adapter_txn_outcome outcome;
-	struct adapter_strs hosts, written, removed, preserved, recovery, warnings;
-};
-
-void adapter_report_release(struct adapter_report *r);
 
 struct adapter_request {
 	const char *root;		/* absolute worktree root */
@@ -120,10 +109,19 @@ int adapter_checks_add(struct adapter_checks *c, const char *code,
 		       const char *detail, struct sw_error *err);
 void adapter_checks_release(struct adapter_checks *c);
 
-/* Appends repository_ok, one adapter check per host and the legacy
- * residue warnings for `<git_common_dir>/slipway/` (never modified). */
+/* What doctor reports of the run store, gathered by the caller (the
+ * service reads the store; this layer never does): the names of the
+ * directories under runs/ that hold no Run. */
+struct adapter_store_facts {
+	char *const *debris;
+	size_t ndebris;
+};
+
+/* Appends repository_ok, one adapter check per host, the legacy residue
+ * warnings for `<git_common_dir>/slipway/` (never modified) and one warning
+ * per name in `store` (NULL: none). */
 int adapter_doctor_local(struct adapter_checks *c, const char *root,
-			 const char *git_common_dir,
+			 const char *git_common_dir, const struct adapter_store_facts *store,
 			 const struct adapter_text *texts, struct sw_error *err);
 
 #endif

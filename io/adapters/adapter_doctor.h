@@ -20,8 +20,8 @@
  * adapter_checks_release).  Fails only on ENOMEM or when the report cannot
  * be produced at all. */
 int adapter_doctor(struct adapter_checks *c, const char *root,
-		   const char *git_common_dir, const struct adapter_text *texts,
-		   struct sw_error *err);
+		   const char *git_common_dir, const struct adapter_store_facts *store,
+		   const struct adapter_text *texts, struct sw_error *err);
 
 /* "major.minor.patch" found in `gh --version` output: 1 and the three parts,
  * or 0 when no whitespace-separated field is a version. */

@@ -9,7 +9,7 @@
 #include <jansson.h>
 
 #include "io/util/digest.h"
-#include "io/wire/input.h"
+#include "io/util/file.h"
 
 #define SERVER_NAME "slipway"
 #define RECORD_NAME "mcp-server.json"
@@ -79,7 +79,7 @@ static int snapshot(struct snapshot *s, const char *path, struct sw_error *err)
 			return 0;
 		return sw_error_sys(err, errno, "cannot inspect '%s'", path);
 	}
-	if (input_read_regular_file(&s->bytes, &s->len, path, CONFIG_MAX, err) < 0)
+	if (sw_read_regular_file(&s->bytes, &s->len, path, CONFIG_MAX, err) < 0)
 		return err->code;
 	s->found = 1;
 	sw_sha256_hex(s->bytes, s->len, s->sha);
@@ -129,7 +129,7 @@ static void paths_release(struct paths *p)
 
 static int warn(struct adapter_report *rep, struct sw_error *err, char *msg)
 {
-	return adapter__strs_addf_own(&rep->warnings, msg, err);
+	return adapter_strs_addf_own(&rep->warnings, msg, err);
 }
 
 /* The configuration as a JSON object with its servers object, or NULL
@@ -180,7 +180,7 @@ int adapter_mcp_plan_install(struct adapter_report *rep, struct adapter_txn *txn
 		goto out;
 	}
 	if ((doc = parse_config(&cfg, m, &why)) == NULL) {
-		if ((rc = adapter__strs_add(&rep->preserved, m->config, err)) == 0)
+		if ((rc = adapter_strs_add(&rep->preserved, m->config, err)) == 0)
 			rc = warn(rep, err, sw_asprintf("%s: %s %s; the MCP server was not registered",
 							host_id, m->config, why));
 		goto out;
@@ -189,7 +189,7 @@ int adapter_mcp_plan_install(struct adapter_report *rep, struct adapter_txn *txn
 	if ((have = json_object_get(servers, SERVER_NAME)) != NULL) {
 		if (json_equal(have, entry) && rec.found)
 			goto out;	/* registered already, nothing to do */
-		if ((rc = adapter__strs_add(&rep->preserved, m->config, err)) == 0)
+		if ((rc = adapter_strs_add(&rep->preserved, m->config, err)) == 0)
 			rc = warn(rep, err, sw_asprintf("%s: %s already has an MCP server named \"%s\" that "
 							"slipway did not register; it was kept", host_id,
 							m->config, SERVER_NAME));
@@ -209,8 +209,8 @@ int adapter_mcp_plan_install(struct adapter_report *rep, struct adapter_txn *txn
 	    (rc = adapter_txn_write(txn, p.record_abs, record, strlen(record), 0600,
 				    rec.found ? ADAPTER_TXN_EXPECT_SHA256 : ADAPTER_TXN_EXPECT_MISSING,
 				    rec.sha, err)) < 0 ||
-	    (rc = adapter__strs_add(&rep->written, m->config, err)) < 0 ||
-	    (rc = adapter__strs_add(&rep->written, p.record_rel, err)) < 0)
+	    (rc = adapter_strs_add(&rep->written, m->config, err)) < 0 ||
+	    (rc = adapter_strs_add(&rep->written, p.record_rel, err)) < 0)
 		goto out;
 out:
 	sw_free(text);
@@ -266,13 +266,13 @@ int adapter_mcp_plan_uninstall(struct adapter_report *rep, struct adapter_txn *t
 	    !rec.found || (rc = snapshot(&cfg, p.config_abs, err)) < 0)
 		goto out;
 	if ((rc = adapter_txn_remove(txn, p.record_abs, ADAPTER_TXN_EXPECT_SHA256, rec.sha, err)) < 0 ||
-	    (rc = adapter__strs_add(&rep->removed, p.record_rel, err)) < 0)
+	    (rc = adapter_strs_add(&rep->removed, p.record_rel, err)) < 0)
 		goto out;
 	if (!cfg.found)
 		goto out;
 	doc = parse_config(&cfg, m, &why);
 	if (read_record(&rec, sha, &created) < 0 || doc == NULL || !holds_ours(doc, m, sha)) {
-		if ((rc = adapter__strs_add(&rep->preserved, m->config, err)) == 0)
+		if ((rc = adapter_strs_add(&rep->preserved, m->config, err)) == 0)
 			rc = warn(rep, err, sw_asprintf("%s: the MCP server entry in %s is no longer the one "
 							"slipway registered; it was kept", host_id, m->config));
 		goto out;
@@ -281,7 +281,7 @@ int adapter_mcp_plan_uninstall(struct adapter_report *rep, struct adapter_txn *t
 	if (created && json_object_size(doc) == 1 && json_object_size(json_object_get(doc, m->key)) == 0) {
 		rc = adapter_txn_remove(txn, p.config_abs, ADAPTER_TXN_EXPECT_SHA256, cfg.sha, err);
 		if (rc == 0)
-			rc = adapter__strs_add(&rep->removed, m->config, err);
+			rc = adapter_strs_add(&rep->removed, m->config, err);
 		goto out;
 	}
 	if ((text = encode(doc, &len)) == NULL) {
@@ -290,7 +290,7 @@ int adapter_mcp_plan_uninstall(struct adapter_report *rep, struct adapter_txn *t
 	}
 	if ((rc = adapter_txn_write(txn, p.config_abs, text, len, 0644, ADAPTER_TXN_EXPECT_SHA256,
 				    cfg.sha, err)) == 0)
-		rc = adapter__strs_add(&rep->written, m->config, err);
+		rc = adapter_strs_add(&rep->written, m->config, err);
 out:
 	sw_free(text);
 	json_decref(doc);

@@ -35,7 +35,7 @@
  * Writes go through the caller's transaction with guards on the bytes read,
  * so a file changed meanwhile stops the whole install. */
 
-#include "io/adapters/adapter.h"
+#include "io/adapters/report.h"
 #include "io/adapters/adapter_txn.h"
 #include "io/util/err.h"
 
@@ -65,9 +65,5 @@ enum adapter_mcp_state {
 int adapter_mcp_inspect(enum adapter_mcp_state *out, const char *root, const char *host_id,
 			const char *owner, struct sw_error *err);
 
-/* Shared with io/adapters/adapter.c: appends a copy of `v` to a report list (kept
- * NULL-terminated), or takes `owned` (NULL counts as out of memory). */
-int adapter__strs_add(struct adapter_strs *s, const char *v, struct sw_error *err);
-int adapter__strs_addf_own(struct adapter_strs *s, char *owned, struct sw_error *err);
 
 #endif

@@ -5,38 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/wire/input.h"
+#include "io/util/file.h"
 #include "io/util/json.h"
 #include "io/source/source_body.h"
 #include "io/source/source_util.h"
-
-const char *const source_role_wire[SOURCE_ROLE__COUNT] = {
-#define SOURCE_ROLE(id, wire) [SOURCE_ROLE_##id] = wire,
-#include "tables/source_roles.def"
-#undef SOURCE_ROLE
-};
-
-const char *const source_class_wire[SOURCE_CLASS__COUNT] = {
-#define SOURCE_CLASS(id, wire) [SOURCE_CLASS_##id] = wire,
-#include "tables/source_classes.def"
-#undef SOURCE_CLASS
-};
-
-enum source_role source_role_from_wire(const char *s)
-{
-	for (int i = SOURCE_ROLE_NONE + 1; s && i < SOURCE_ROLE__COUNT; i++)
-		if (strcmp(s, source_role_wire[i]) == 0)
-			return (enum source_role)i;
-	return SOURCE_ROLE_NONE;
-}
-
-enum source_class source_class_from_wire(const char *s)
-{
-	for (int i = SOURCE_CLASS_NONE + 1; s && i < SOURCE_CLASS__COUNT; i++)
-		if (strcmp(s, source_class_wire[i]) == 0)
-			return (enum source_class)i;
-	return SOURCE_CLASS_NONE;
-}
 
 /* ---- reading ------------------------------------------------------------ */
 
@@ -46,9 +18,9 @@ int source_read_file(char **out, size_t *out_len, const char *path,
 	*out = NULL;
 	if (path == NULL || path[0] == '\0')
 		return sw_error_set(err, SW_EINVAL, "source file path is empty");
-	/* The one safe reader of host files (io/wire/input.h) does the no-follow,
+	/* The one safe reader of host files (io/util/file.h) does the no-follow,
 	 * regular-file and identity checks. */
-	return input_read_regular_file(out, out_len, path, SOURCE_MAX_FILE_BYTES, err);
+	return sw_read_regular_file(out, out_len, path, SOURCE_MAX_FILE_BYTES, err);
 }
 
 /* ---- the envelope ------------------------------------------------------- */

@@ -7,6 +7,38 @@
 
 #include "io/util/json.h"
 
+/* The wire spellings of roles and classes (tables/source_*.def), here
+ * below both the parser (io/source/source.c) and the body scanner
+ * (io/source/source_body.c). */
+
+const char *const source_role_wire[SOURCE_ROLE__COUNT] = {
+#define SOURCE_ROLE(id, wire) [SOURCE_ROLE_##id] = wire,
+#include "tables/source_roles.def"
+#undef SOURCE_ROLE
+};
+
+const char *const source_class_wire[SOURCE_CLASS__COUNT] = {
+#define SOURCE_CLASS(id, wire) [SOURCE_CLASS_##id] = wire,
+#include "tables/source_classes.def"
+#undef SOURCE_CLASS
+};
+
+enum source_role source_role_from_wire(const char *s)
+{
+	for (int i = SOURCE_ROLE_NONE + 1; s && i < SOURCE_ROLE__COUNT; i++)
+		if (strcmp(s, source_role_wire[i]) == 0)
+			return (enum source_role)i;
+	return SOURCE_ROLE_NONE;
+}
+
+enum source_class source_class_from_wire(const char *s)
+{
+	for (int i = SOURCE_CLASS_NONE + 1; s && i < SOURCE_CLASS__COUNT; i++)
+		if (strcmp(s, source_class_wire[i]) == 0)
+			return (enum source_class)i;
+	return SOURCE_CLASS_NONE;
+}
+
 /* Decodes the code point at s[*i] (input is valid UTF-8) and advances *i.
  * An invalid byte decodes as U+FFFD, one byte long, as Go's range loop does. */
 static uint32_t next_cp(const char *s, size_t len, size_t *i)

@@ -2,7 +2,7 @@
 #define IO_STORE_RUN_CODEC_H
 
 /* The Run record's encoding, private to the codec (io/store/run.c writes it,
- * io/store/run_check.c decodes it).  Everything outside io/ reads a Run through
+ * io/store/run_decode.c decodes it).  Everything outside io/ reads a Run through
  * the structs of io/store/run_record.h (run_record in io/store/run.h); `make
  * check-record` fails when code in service/, cli/ or mcp/ includes this
  * header or calls what it declares. */
