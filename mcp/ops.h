@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "io/adapter.h"
+#include "io/adapters/adapter.h"
 #include "tables/mcp_tools.h"
 
 /* Borrowed strings; NULL means "not given" (the CLI's flag left out).  The

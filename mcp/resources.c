@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "io/err.h"
+#include "io/util/err.h"
 #include "mcp/ops.h"
 #include "mcp/schema.h"
 #include "mcp/tool_result.h"
@@ -52,7 +52,7 @@ json_t *mcp_resources_list(const char *root)
 		return NULL;
 	}
 	/* Our JSON Schemas: every result document is described there. */
-	for (const struct cli_embedded *e = mcp_embedded_schemas; e->name; e++) {
+	for (const struct sw_embedded *e = sw_embedded_schemas; e->name; e++) {
 		char *uri = sw_asprintf(URI_SCHEMAS "%s", e->name);
 
 		if (uri)
@@ -142,7 +142,7 @@ int mcp_resources_read(json_t **result, json_t **error_data, const json_t *param
 		return -32602;
 	}
 	if (strncmp(uri, URI_SCHEMAS, strlen(URI_SCHEMAS)) == 0) {
-		for (const struct cli_embedded *e = mcp_embedded_schemas; e->name; e++)
+		for (const struct sw_embedded *e = sw_embedded_schemas; e->name; e++)
 			if (strcmp(uri + strlen(URI_SCHEMAS), e->name) == 0) {
 				*result = json_pack("{s[{ss ss ss#}]}", "contents", "uri", uri,
 						    "mimeType", "application/schema+json",

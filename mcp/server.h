@@ -12,8 +12,8 @@
  * than MCP_MAX_MESSAGE bytes is skipped without being held in memory and
  * answered with -32600.  Logs go to stderr only. */
 
-#include "io/adapter.h"
-#include "io/source.h"
+#include "io/adapters/adapter.h"
+#include "io/source/source.h"
 
 /* The largest message: the largest source envelope plus room for the
  * request around it. */

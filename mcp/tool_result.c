@@ -4,8 +4,8 @@
 
 #include <jansson.h>
 
-#include "io/err.h"
-#include "io/next_call.h"
+#include "io/util/err.h"
+#include "io/wire/next_call.h"
 #include "mcp/ops.h"
 
 int mcp_answer_of(struct mcp_answer *a, const struct mcp_op_request *req)

@@ -8,12 +8,12 @@
 
 #include <jansson.h>
 
-#include "io/buf.h"
-#include "io/digest.h"
-#include "io/err.h"
-#include "io/next.h"
-#include "io/next_call.h"
-#include "io/outcome.h"
+#include "io/util/buf.h"
+#include "io/util/digest.h"
+#include "io/util/err.h"
+#include "io/wire/next.h"
+#include "io/wire/next_call.h"
+#include "io/wire/outcome.h"
 #include "mcp/ops.h"
 #include "mcp/schema.h"
 #include "mcp/tool_result.h"
@@ -79,7 +79,7 @@ static const struct tool_doc {
 /* ---- the variants each tool follows ---- */
 
 /* Per tool, the ids of the `next` variants it carries out, found by reading
- * every form of tables/next_forms.def as a call (io/next_call.h). */
+ * every form of tables/next_forms.def as a call (io/wire/next_call.h). */
 static unsigned long long followed[TBL_MCPTOOL__COUNT];
 
 static int find_followed(void)

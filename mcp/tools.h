@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "io/adapter.h"
+#include "io/adapters/adapter.h"
 
 struct json_t;
 

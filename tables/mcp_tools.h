@@ -4,7 +4,7 @@
 /* The tools `slipway mcp` serves and the CLI flags their arguments stand
  * for (tables/mcp_tools.def, tables/mcp_args.def): what the MCP front end
  * lists and decodes, and how a `next` variant's argv reads as a tool call
- * (io/next_call.h). */
+ * (io/wire/next_call.h). */
 
 /* How an argument's JSON value is read. */
 enum tbl_mcpkind {

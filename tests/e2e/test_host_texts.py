@@ -32,7 +32,7 @@ CAPS = ["slipway-run", "slipway-clarify", "slipway-propose", "slipway-decompose"
 HOSTS = ["claude", "codex", "copilot", "cursor", "kilo", "kiro", "opencode", "pi", "qwen", "windsurf"]
 SURFACES = [h for h in HOSTS if h != "kiro"] + ["kiro-ide", "kiro-cli"]
 SKILL_HOSTS = ("claude", "codex", "cursor", "pi", "qwen")
-# One host per surface of the hosts table (io/adapter.c): the skill folders
+# One host per surface of the hosts table (io/adapters/adapter.c): the skill folders
 # (claude; codex, cursor, pi and qwen differ only in their dot-folder),
 # Copilot's agents, and the launcher + body surfaces.  Every flow runs with
 # each; the plain Run and the path checks run with every host.

@@ -8,8 +8,8 @@
 
 #include <jansson.h>
 
-#include "io/next.h"
-#include "io/next_call.h"
+#include "io/wire/next.h"
+#include "io/wire/next_call.h"
 #include "tables/mcp_tools.h"
 
 #define ID "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
