@@ -367,7 +367,7 @@ static char *link_references(char *text, size_t *len, const char *dir)
 		memcpy(o, dir, dlen);
 		o += dlen;
 		*o++ = '/';
-		memcpy(o, REF_MENTION + 1, mlen - 1);
+		memcpy(o, &REF_MENTION[1], mlen - 1);
 		o += mlen - 1;
 	}
 	memcpy(o, p, *len - (size_t)(p - text));
