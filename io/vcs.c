@@ -186,6 +186,24 @@ int vcs_discover(struct vcs_identity *out, const char *start,
 				  "'%s' is not inside a Git worktree", dir);
 		goto out;
 	}
+	/* The identity records the three paths as UTF-8 text (JSON), and
+	 * every `next` names the root in an argv: bytes that are not UTF-8
+	 * could be neither read back nor run. */
+	{
+		const char *bad = !sw_utf8_valid(out->worktree_root, strlen(out->worktree_root))
+					  ? out->worktree_root
+				  : !sw_utf8_valid(out->git_dir, strlen(out->git_dir)) ? out->git_dir
+				  : !sw_utf8_valid(out->git_common_dir, strlen(out->git_common_dir))
+					  ? out->git_common_dir : NULL;
+
+		if (bad != NULL) {
+			rc = sw_error_set(err, SW_EINVAL,
+					  "%s '%s' is not a valid UTF-8 path, and slipway records workspace paths as UTF-8 text: move or rename it to a UTF-8 path",
+					  bad == out->worktree_root ? "the Git worktree" : "its Git directory",
+					  bad);
+			goto out;
+		}
+	}
 	rc = vcs_identity_compute_id(out, err);
 out:
 	if (rc < 0)

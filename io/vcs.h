@@ -31,7 +31,8 @@ struct vcs_identity {
  * NULL or ""): a non-directory start uses its parent.  Fills *out, which the
  * caller releases with vcs_identity_release.  Returns SW_ENOTFOUND when
  * `start` is not inside a Git worktree (bare repositories included),
- * SW_EIO/SW_EGIT on other failures. */
+ * SW_EINVAL when the worktree root, git dir or common dir is not a UTF-8
+ * path, SW_EIO/SW_EGIT on other failures. */
 int vcs_discover(struct vcs_identity *out, const char *start,
 		 struct sw_error *err);
 

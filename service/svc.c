@@ -65,7 +65,7 @@ int svc_discover(struct svc *d)
 	d->store = NULL;
 	if (vcs_discover(&d->ws, d->root_arg, &err) == 0)
 		return 0;
-	if (err.code == SW_ENOTFOUND || err.code == SW_EIO)
+	if (err.code == SW_ENOTFOUND || err.code == SW_EIO || err.code == SW_EINVAL)
 		return svc_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0, err.msg, NULL, d->root_arg, NULL);
 	next_build_form(&n, NEXT_FORM_RETRY_DOCTOR, NULL, d->root_arg ? d->root_arg : ".",
 			&(struct next_fill){ 0 }, &(struct sw_error)SW_ERROR_INIT);
