@@ -81,6 +81,7 @@ struct mut_material {
 	void *bytes;
 	size_t len;
 	struct stat st;		/* the blob as put_blob found its content right */
+	bool created;		/* put_blob made the blob (it was not there) */
 };
 
 struct store_mutation {
@@ -1547,6 +1548,7 @@ static int add_material(struct store_mutation *m, const void *bytes, size_t len,
 		sw_material_digest(m->mat[m->nmat].digest, bytes, len, NULL);
 	m->mat[m->nmat].bytes = copy;
 	m->mat[m->nmat].len = len;
+	m->mat[m->nmat].created = false;
 	if (digest)
 		memcpy(digest, m->mat[m->nmat].digest, SW_DIGEST_LEN);
 	m->nmat++;
@@ -1735,6 +1737,7 @@ static int put_blob(int mfd, struct mut_material *mm, struct sw_error *err)
 		goto compare;
 	}
 	renamed = true;
+	mm->created = true;
 compare:
 	/* An existing or concurrent blob must match byte for byte. */
 	if ((rc = read_blob(&have, &have_len, &mm->st, mfd, hex, mm->digest, false, err)) < 0)
@@ -2063,10 +2066,20 @@ static int append_journal(bool *existed, struct store *s, struct run_dir *r,
 		goto out;
 	}
 	t->phase = "journal_write";
+	if (fstat(fd, &st) < 0) {
+		rc = sw_error_sys(err, errno, "cannot inspect journal");
+		goto out;
+	}
 	if (f_write(fd, bytes, len, &done) < 0) {
-		if (done > 0)
+		int e = errno;
+
+		/* A write cut short (a full disk, the file-size limit) left
+		 * the start of a record and no newline: take it back, so
+		 * that the journal holds exactly what it held.  Only if that
+		 * fails is the outcome ambiguous. */
+		if (done > 0 && ftruncate(fd, st.st_size) < 0)
 			t->wrote = true;
-		rc = sw_error_sys(err, errno, "cannot append journal");
+		rc = sw_error_sys(err, e, "cannot append journal");
 		goto out;
 	}
 	t->wrote = true;
@@ -2705,6 +2718,33 @@ out:
 	return ok;
 }
 
+/* A mutation that did not commit takes back the blobs it made, which no
+ * journal line names, so that the Run's directory holds what it held (a
+ * failed creation removes its staged directory whole).  Best effort, under
+ * the lock: a blob left behind is only unreferenced. */
+static void drop_new_materials(struct run_dir *r, struct store_mutation *m)
+{
+	bool any = false;
+	int mfd;
+
+	for (size_t i = 0; i < m->nmat; i++)
+		any = any || m->mat[i].created;
+	if (!any || (mfd = openat(r->fd, MATERIALS_NAME,
+				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return;
+	for (size_t i = 0; i < m->nmat; i++) {
+		struct stat st;
+
+		/* Only the very file put_blob made and checked. */
+		if (m->mat[i].created &&
+		    fstatat(mfd, m->mat[i].digest + 7, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    same_identity(&st, &m->mat[i].st))
+			unlinkat(mfd, m->mat[i].digest + 7, 0);
+		m->mat[i].created = false;
+	}
+	close(mfd);
+}
+
 /* Everything after the callback: projection temp, materials, journal,
  * commit, projection install.  `create` follows the create ordering. */
 static int commit_mutation(struct store *s, struct run_dir *r,
@@ -2764,6 +2804,8 @@ static int commit_mutation(struct store *s, struct run_dir *r,
 		checkpoint_write(r, m, m->base + (long long)m->nev, m->jlen + (off_t)jlen, jhex);
 	summary_write(r, m, create, prev_jhex, (long long)(m->jlen + (off_t)jlen), jhex);
 out:
+	if (rc < 0 && !create && !t->committed && !t->wrote)
+		drop_new_materials(r, m);
 	prepared_discard(&p, r);
 	sw_free(proj);
 	sw_free(journal);
