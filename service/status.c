@@ -9,6 +9,7 @@
 #include "io/buf.h"
 #include "io/input.h"
 #include "io/json.h"
+#include "io/vcs.h"
 #include "service/emit.h"
 
 void svc_status_found_release(struct svc_status_found *res)
@@ -49,6 +50,28 @@ static char *list_text(const struct svc_listing *l)
 	return sw_buf_detach(&b);
 }
 
+/* A preflight refusal of status, whose inspect-run(s) recovery is
+ * addressed, as the reference's, at the worktree containing the raw root
+ * (or the current directory), else at that root made absolute. */
+static int inspection_fail(enum tbl_err code, const char *msg, const char *raw_root,
+			   const char *run)
+{
+	struct vcs_identity id = VCS_IDENTITY_INIT;
+	struct sw_error err = SW_ERROR_INIT;
+	const char *start = raw_root && raw_root[0] ? raw_root : ".";
+	char *root = NULL;
+	int rc;
+
+	if (vcs_discover(&id, start, &err) == 0)
+		root = sw_strdup(id.worktree_root);
+	else
+		root = vcs_path_abs_clean(start, &err);
+	vcs_identity_release(&id);
+	rc = svc_fail_inspect(code, msg, root ? root : raw_root, run);
+	sw_free(root);
+	return rc;
+}
+
 /* Finds what status answers; *res holds the Run or the listing when
  * nothing has been printed yet. */
 static int find(const struct svc_status_request *req, struct svc_status_found *res)
@@ -62,10 +85,11 @@ static int find(const struct svc_status_request *req, struct svc_status_found *r
 	if (req->run_id && input_run_id_check(req->run_id, &err) < 0)
 		return svc_usage(&d, TBL_ERR_INVALID_RUN_ID, err.msg);
 	if (req->section_given && req->run_id == NULL)
-		return svc_usage(&d, TBL_ERR_RUN_ID_REQUIRED, "reading a pinned section requires one run id");
+		return inspection_fail(TBL_ERR_RUN_ID_REQUIRED,
+				       "reading a pinned section requires one run id", d.root_arg, NULL);
 	if (req->section_given && req->section[0] == '\0')
-		return svc_fail_inspect(TBL_ERR_MATERIAL_SECTION_REQUIRED, "section cannot be empty",
-					d.root_arg, req->run_id);
+		return inspection_fail(TBL_ERR_MATERIAL_SECTION_REQUIRED, "section cannot be empty",
+				       d.root_arg, req->run_id);
 	if ((rc = svc_open(&d, false)) != 0)
 		return rc;
 	if (req->section_given) {
