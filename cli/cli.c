@@ -12,6 +12,7 @@
 #include "cli/embedded.h"
 #include "io/buf.h"
 #include "io/json.h"
+#include "io/vcs.h"
 
 static int push_field(struct cli_strings *s, const char *p, size_t len)
 {
@@ -583,12 +584,28 @@ static int human_close(void *cookie)
 	return sw_write_full(h->fd, h->held, h->nheld) == h->nheld ? 0 : -1;
 }
 
+static int human;
+
+int cli_human(void)
+{
+	return human;
+}
+
+void cli_config_warnings(void)
+{
+	const char *w;
+
+	for (size_t i = 0; (w = vcs_config_warning(i)) != NULL; i++)
+		fprintf(stderr, "warning: %s\n", w);
+}
+
 int cli_human_output(void)
 {
 	static const cookie_io_functions_t io = { NULL, human_write, NULL, human_close };
 	static struct human_out h;	/* one stdout, for the process's life */
 	FILE *f;
 
+	human = 1;
 	if (fflush(stdout) == EOF)
 		return -1;
 	h.fd = STDOUT_FILENO;

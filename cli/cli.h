@@ -129,6 +129,16 @@ const char *cli_raw_root(int argc, char **argv);
  * calls it.  Write errors still reach fflush/ferror.  Returns 0 or -1. */
 int cli_human_output(void);
 
+/* 1 once cli_human_output has been called: the command prints for a
+ * person. */
+int cli_human(void);
+
+/* For human output that succeeded: one "warning: ..." line on stderr per
+ * Git configuration file that could not be read and was left out
+ * (vcs_config_warning).  JSON output and errors never get them: stderr
+ * then holds exactly one cliError or nothing. */
+void cli_config_warnings(void);
+
 /* Prints help for command `id` to stdout; returns CLI_EXIT_OK or DEFECT.
  * In reference mode (cli_help_reference) it prints the same facts as one
  * JSON line instead: {"path","use","summary","examples","options":[{"name",

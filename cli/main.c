@@ -64,5 +64,7 @@ int main(int argc, char **argv)
 	rc = c->fn(argc - 1, argv + 1);
 	if (fflush(stdout) == EOF && rc == CLI_EXIT_OK)
 		rc = CLI_EXIT_DEFECT;
+	if (rc == CLI_EXIT_OK && cli_human())
+		cli_config_warnings();
 	return rc;
 }

@@ -12,6 +12,8 @@
  *                          S("git_dir",dir) S("git_common_dir",common)))
  * with S the sections framing of io/digest.h. */
 
+#include <stddef.h>
+
 #include "io/digest.h"
 #include "io/err.h"
 
@@ -69,6 +71,12 @@ int vcs_identity_from_json(struct vcs_identity *out, const struct json_t *v,
  * Clean do (relative paths are joined to the current directory).  Returns a
  * sw_malloc'd string or NULL with `err` set. */
 char *vcs_path_abs_clean(const char *path, struct sw_error *err);
+
+/* After the first discovery or observation: the i-th Git configuration
+ * file that could not be read and was left out (a sentence naming it and
+ * the reason), or NULL past the last.  git reads on with a warning where
+ * libgit2 would fail to open the repository; the front ends say so. */
+const char *vcs_config_warning(size_t i);
 
 /* Module-internal (io/vcs.c, io/observe.c): initialises libgit2 once. */
 int vcs__libgit2_init(struct sw_error *err);

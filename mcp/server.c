@@ -13,6 +13,7 @@
 #include "io/buf.h"
 #include "io/err.h"
 #include "io/json.h"
+#include "io/vcs.h"
 #include "mcp/message.h"
 #include "mcp/tools.h"
 
@@ -30,7 +31,19 @@ struct server {
 	const char *root;
 	const char *version;
 	int initialized;	/* an initialize request succeeded */
+	size_t warned;		/* configuration warnings logged so far */
 };
+
+/* Logs the Git configuration files left out since the last call. */
+static void log_config_warnings(struct server *s)
+{
+	const char *w;
+
+	while ((w = vcs_config_warning(s->warned)) != NULL) {
+		fprintf(stderr, "slipway mcp: warning: %s\n", w);
+		s->warned++;
+	}
+}
 
 /* Writes one message (`msg` is stolen).  A reply that cannot be written
  * ends the server, and says why on stderr. */
@@ -162,6 +175,7 @@ static int handle(struct server *s, const char *line, size_t len)
 		rc = dispatch(s, m.id, m.method, m.params);
 	else
 		rc = 0;
+	log_config_warnings(s);
 	mcp_message_release(&m);
 	return rc;
 }
@@ -176,7 +190,7 @@ static int too_large(struct server *s)
 
 int mcp_serve(int in_fd, int out_fd, const char *root, const char *version)
 {
-	struct server s = { out_fd, root, version, 0 };
+	struct server s = { out_fd, root, version, 0, 0 };
 	char chunk[65536];
 	char *line = NULL;
 	size_t len = 0, cap = 0;
