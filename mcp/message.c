@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "io/err.h"
+#include "io/util/err.h"
 
 static int json_ws(char c)
 {

@@ -10,10 +10,9 @@
 #include <jansson.h>
 
 #include "service/emit.h"
-#include "io/buf.h"
-#include "io/err.h"
-#include "io/json.h"
-#include "io/vcs.h"
+#include "io/util/buf.h"
+#include "io/util/err.h"
+#include "io/util/json.h"
 #include "mcp/message.h"
 #include "mcp/tools.h"
 
@@ -39,7 +38,7 @@ static void log_config_warnings(struct server *s)
 {
 	const char *w;
 
-	while ((w = vcs_config_warning(s->warned)) != NULL) {
+	while ((w = svc_config_warning(s->warned)) != NULL) {
 		fprintf(stderr, "slipway mcp: warning: %s\n", w);
 		s->warned++;
 	}

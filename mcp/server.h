@@ -16,7 +16,7 @@
  * skipped without being held in memory and answered with -32600.  Logs go
  * to stderr only, a reply that cannot be written among them. */
 
-#include "io/source.h"
+#include "io/source/source.h"
 
 /* The largest message: the largest source envelope plus room for the
  * request around it. */

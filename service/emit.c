@@ -11,8 +11,9 @@
 
 #include <jansson.h>
 
-#include "io/err.h"
-#include "io/json.h"
+#include "io/git/vcs.h"
+#include "io/util/err.h"
+#include "io/util/json.h"
 
 /* The capture in progress (svc_result_begin), or none: one operation at a
  * time per process. */
@@ -184,4 +185,9 @@ int svc_fail_inspect(enum tbl_err code, const char *message, const char *root,
 	rc = svc_fail(code, 0, message, n, root, NULL);
 	next_free(n);
 	return rc;
+}
+
+const char *svc_config_warning(size_t i)
+{
+	return vcs_config_warning(i);
 }

@@ -6,7 +6,7 @@
  * itself cannot be written). */
 
 #include "service/exit.h"
-#include "io/next.h"
+#include "io/wire/next.h"
 #include "tables/tables.h"
 
 #include <stddef.h>
@@ -64,5 +64,11 @@ int svc_fail(enum tbl_err code, int exit_override, const char *message,
  * in `root` (the current directory when NULL or empty). */
 int svc_fail_inspect(enum tbl_err code, const char *message, const char *root,
 		     const char *run);
+
+/* The i-th Git configuration file left out because it could not be read
+ * (a HOME the user may not enter), as a sentence, or NULL past the last:
+ * for the front ends to show a person (human output, the MCP log), never
+ * in a document. */
+const char *svc_config_warning(size_t i);
 
 #endif
