@@ -5,7 +5,7 @@
  * breadth first, under every input the explorer tries (each event with
  * the fact combinations that matter).  Shared by tests/fsm/test_fsm.c,
  * which asserts the invariants on each transition, and docs/gendocs.c,
- * which draws docs/run-states.dot from the transitions that apply. */
+ * which draws docs/diagrams/run-states.dot from the transitions that apply. */
 
 #include <stddef.h>
 
