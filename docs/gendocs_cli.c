@@ -2,7 +2,7 @@
  * the commands and their flags (cli/commands.def, cli/flags.def), the exit
  * statuses and error codes (tables/exit_statuses.def,
  * tables/error_codes.def) and what install writes for each host (the host
- * table of io/adapter.c, walked by the same code as install). */
+ * table of io/adapters/adapter.c, walked by the same code as install). */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 
 #include "cli/cli.h"
 #include "docs/gendocs.h"
-#include "io/adapter.h"
+#include "io/adapters/adapter.h"
 #include "tables/tables.h"
 
 /* ---- commands ---- */

@@ -1,0 +1,166 @@
+#ifndef IO_ADAPTERS_ADAPTER_H
+#define IO_ADAPTERS_ADAPTER_H
+
+/* Host adapters: the capability files slipway generates for AI coding hosts,
+ * their ownership manifests, and the install / uninstall / list / doctor
+ * operations over them.
+ *
+ * Ten hosts, in registry order: claude codex copilot cursor kilo kiro
+ * opencode pi qwen windsurf.  Each owns `<root>/<ownership root>/slipway/`
+ * holding ownership-manifest.json (version 2, the files slipway claims with
+ * the sha256 of the bytes THIS build generates) and the .adapter-generated
+ * sentinel.  A file is rewritten or removed only while its bytes still hash
+ * to what this build generates; anything else is preserved and reported.
+ *
+ * The capability texts are passed in (`texts`, see struct adapter_text): the
+ * io layer does not know how they were embedded.  Errors that map to a
+ * specific wire code are SW_EPROTO with `err->proto` set to
+ * unknown_host_adapter, host_adapter_required or invalid_adapter_surface;
+ * everything else is a plain code and the caller reports install_failed /
+ * uninstall_failed / list_failed / doctor_failed. */
+
+#include <stddef.h>
+
+#include "io/adapters/adapter_txn.h"
+#include "io/adapters/report.h"
+#include "io/util/err.h"
+
+#define ADAPTER_NHOSTS 10
+#define ADAPTER_NCAPS 7
+
+/* Capability names, in their canonical order.  The hosts are rows of the
+ * host table in io/adapters/adapter.c, their differences columns of it. */
+extern const char *const adapter_capabilities[ADAPTER_NCAPS];
+
+/* One capability source file: "slipway-run.md" ... "slipway-workflow.md"
+ * (frontmatter + body), the references "decision-interview.md" (installed
+ * beside slipway-clarify) and "source-envelope.md" (beside slipway-run), and
+ * "_common.md" (the shared rules appended to every capability).  Arrays end with name == NULL. */
+struct adapter_text {
+	const char *name;
+	const char *bytes;
+	size_t len;
+};
+
+
+struct adapter_request {
+	const char *root;		/* absolute worktree root */
+	char *const *tools;		/* raw --tool values (commas allowed) */
+	size_t ntools;
+	int tools_given;		/* --tool appeared at all */
+	const char *surface;		/* kiro surface; NULL or "" = not given */
+	int refresh;
+	const struct adapter_text *texts;
+	int mcp;			/* also register slipway mcp (io/adapters/adapter_mcp.h) */
+};
+
+/* Plans every selected host, then applies all writes in one transaction.
+ * *rep (zeroed by the caller) is filled on success AND on failure; a report
+ * whose outcome is not committed lists nothing as written or removed.
+ * Release it with adapter_report_release. */
+int adapter_install(struct adapter_report *rep,
+		    const struct adapter_request *req, struct sw_error *err);
+
+/* Removes the claimed files that are still pristine, the manifest and a
+ * pristine sentinel, in one transaction.  Without --tool, the hosts that
+ * have a manifest are selected (none → error). */
+int adapter_uninstall(struct adapter_report *rep,
+		      const struct adapter_request *req, struct sw_error *err);
+
+struct adapter_host_status {
+	const char *id;			/* static */
+	int detected, installed, needs_refresh;
+	const char *caps[ADAPTER_NCAPS];	/* healthy capabilities, static */
+	size_t ncaps;
+	const char *mcp_config;		/* static: where slipway mcp is registered, or NULL */
+	int mcp_changed;		/* registered once, the entry is not ours any more */
+	char *warning;			/* sw_malloc'd or NULL */
+};
+
+/* Fills out[0..ADAPTER_NHOSTS) in registry order.  An unreadable manifest
+ * degrades to that host's warning.  Release with adapter_list_release. */
+int adapter_list(struct adapter_host_status out[ADAPTER_NHOSTS],
+		 const char *root, const struct adapter_text *texts,
+		 struct sw_error *err);
+void adapter_list_release(struct adapter_host_status st[ADAPTER_NHOSTS]);
+
+/* One doctorCheck.  Strings are sw_malloc'd except `status`, `name` and
+ * `host` which are static. */
+struct adapter_check {
+	char *code;
+	const char *status;		/* ok | warning | error */
+	const char *host;		/* host id or "-" */
+	const char *name;
+	char *detail;
+	int has_durability;
+	int file_sync, dir_sync;
+	const char *level;		/* file_and_directory_fsync | file_fsync_only */
+	const char *limitation;		/* NULL when none */
+};
+
+struct adapter_checks {
+	struct adapter_check *v;
+	size_t n;
+};
+
+/* Appends one check; `code` and `detail` are copied. */
+int adapter_checks_add(struct adapter_checks *c, const char *code,
+		       const char *status, const char *host, const char *name,
+		       const char *detail, struct sw_error *err);
+void adapter_checks_release(struct adapter_checks *c);
+
+/* What doctor reports of the run store, gathered by the caller (the
+ * service reads the store; this layer never does): the names of the
+ * directories under runs/ that hold no Run. */
+struct adapter_store_facts {
+	char *const *debris;
+	size_t ndebris;
+};
+
+/* Appends repository_ok, one adapter check per host, the legacy residue
+ * warnings for `<git_common_dir>/slipway/` (never modified) and one warning
+ * per name in `store` (NULL: none). */
+int adapter_doctor_local(struct adapter_checks *c, const char *root,
+			 const char *git_common_dir, const struct adapter_store_facts *store,
+			 const struct adapter_text *texts, struct sw_error *err);
+
+/* ---- the host table, for the generated documentation (docs/gendocs) ---- */
+
+/* One row of the host table: `id`, the ownership root (which holds
+ * `slipway/ownership-manifest.json`), the directories whose presence
+ * selects the host when --tool is not given (`detect`, `ndetect` of them),
+ * whether the user picks the surface (--surface), and the project MCP
+ * configuration install --mcp edits (NULL: none).  Strings are static. */
+struct adapter_host_doc {
+	const char *id;
+	const char *owner;
+	const char *const *detect;
+	size_t ndetect;
+	int chooses_surface;
+	const char *mcp_config;
+};
+
+/* Fills *out with host `i` in registry order; -1 when i >= ADAPTER_NHOSTS. */
+int adapter_host_doc(struct adapter_host_doc *out, size_t i);
+
+/* What a path named by adapter_host_walk is. */
+enum adapter_path_role {
+	ADAPTER_PATH_GENERATED,		/* a file install generates for capability `cap` */
+	ADAPTER_PATH_MANIFEST,		/* the ownership manifest */
+	ADAPTER_PATH_SENTINEL,		/* the .adapter-generated marker */
+	ADAPTER_PATH_MCP_RECORD,	/* install --mcp: the record of slipway's entry */
+	ADAPTER_PATH_MCP_CONFIG		/* install --mcp: the shared file slipway adds one entry to */
+};
+
+typedef void adapter_path_fn(enum adapter_path_role role, const char *path,
+			     const char *cap, void *payload);
+
+/* Calls `fn` with every repository-relative path install writes or claims
+ * for host `i` with `surface` ("ide" or "cli" for a host that chooses one,
+ * NULL otherwise): the generated files in generation order (the same code
+ * as install, with `texts`), then the ownership files, then the MCP
+ * configuration.  Writes nothing.  0, or a negative code with `err` set. */
+int adapter_host_walk(size_t i, const char *surface, const struct adapter_text *texts,
+		      adapter_path_fn *fn, void *payload, struct sw_error *err);
+
+#endif
