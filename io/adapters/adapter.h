@@ -124,7 +124,7 @@ int adapter_doctor_local(struct adapter_checks *c, const char *root,
 			 const char *git_common_dir, const struct adapter_store_facts *store,
 			 const struct adapter_text *texts, struct sw_error *err);
 
-/* ---- the host table, for the generated documentation (docs/gendocs) ---- */
+/* ---- the host table, for the generated documentation (mk/gen/gendocs) ---- */
 
 /* One row of the host table: `id`, the ownership root (which holds
  * `slipway/ownership-manifest.json`), the directories whose presence

@@ -1,7 +1,7 @@
 /* The word list of the generated reference pages: every text a table
  * prints in prose (header words, command summaries, flag usages, exit
  * status meanings, recoveries) with its Chinese and Japanese rendering,
- * looked up by its English text (docs/gendocs_words.def); wire names are
+ * looked up by its English text (mk/gen/gendocs_words.def); wire names are
  * printed as they are.  A text whose
  * English changes in the code finds no row and fails the page until its
  * translations follow; a row whose English is printed nowhere any more
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "docs/gendocs.h"
+#include "mk/gen/gendocs.h"
 
 const char *const gendocs_lang_name[GENDOCS_LANG__COUNT] = { "en", "zh", "ja" };
 
@@ -18,7 +18,7 @@ static const struct word {
 	const char *text[GENDOCS_LANG__COUNT];
 } words[] = {
 #define WORD(en, zh, ja) { { en, zh, ja } },
-#include "docs/gendocs_words.def"
+#include "mk/gen/gendocs_words.def"
 #undef WORD
 };
 
@@ -92,7 +92,7 @@ int gendocs_i18n_check(int all)
 
 	for (int l = 0; l < GENDOCS_LANG__COUNT; l++)
 		for (size_t i = 0; i < nmissing[l]; i++) {
-			fprintf(stderr, "gendocs: docs/gendocs_words.def has no %s text for \"%s\"\n",
+			fprintf(stderr, "gendocs: mk/gen/gendocs_words.def has no %s text for \"%s\"\n",
 				gendocs_lang_name[l], missing[l][i]);
 			rc = -1;
 		}
@@ -102,7 +102,7 @@ int gendocs_i18n_check(int all)
 	}
 	for (size_t i = 0; all && i < NWORDS; i++)
 		if (!used[i]) {
-			fprintf(stderr, "gendocs: docs/gendocs_words.def: \"%s\" is printed nowhere any more; "
+			fprintf(stderr, "gendocs: mk/gen/gendocs_words.def: \"%s\" is printed nowhere any more; "
 				"remove or update its row\n", words[i].text[GENDOCS_EN]);
 			rc = -1;
 		}

@@ -4,7 +4,7 @@
  *	<!-- slipway:table NAME -->   or   <!-- slipway:table NAME ARG -->
  *
  * (alone on its line) replaced by the table NAME of `tables` below,
- * printed in the template's language (docs/gendocs_i18n.c), and a line
+ * printed in the template's language (mk/gen/gendocs_i18n.c), and a line
  * saying the page is generated: first, or second after a translation's
  * `<!-- translated-from: ... -->` line, which the page keeps.  An unknown
  * marker, a table that fails or a text without a translation prints a
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "docs/gendocs.h"
+#include "mk/gen/gendocs.h"
 
 #define OPEN "<!-- slipway:table "
 #define CLOSE " -->"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "docs/gendocs.h"
+#include "mk/gen/gendocs.h"
 #include "fsm/fsm.h"
 #include "io/adapters/adapter.h"
 #include "io/source/source.h"

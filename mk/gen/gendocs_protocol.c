@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "docs/gencap.h"
-#include "docs/gendocs.h"
+#include "mk/gen/gencap.h"
+#include "mk/gen/gendocs.h"
 #include "fsm/fsm.h"
 
 static const enum fsm_status status_order[] = {
@@ -362,7 +362,7 @@ int gendocs_effects(FILE *out, const char *arg)
 	return 0;
 }
 
-/* An example Outcome of the capability texts (docs/gencap.c), checked by
+/* An example Outcome of the capability texts (mk/gen/gencap.c), checked by
  * the Outcome decoder, marked for tests/e2e/test_docs_i18n.py, which
  * submits it to the binary. */
 int gendocs_example_outcome(FILE *out, const char *arg)

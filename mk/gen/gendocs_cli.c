@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "docs/gendocs.h"
+#include "mk/gen/gendocs.h"
 #include "io/adapters/adapter.h"
 #include "tables/tables.h"
 

@@ -1,19 +1,19 @@
 #ifndef DOCS_GENDOCS_H
 #define DOCS_GENDOCS_H
 
-/* The parts of build/gendocs (docs/gendocs.c) that the reference pages
+/* The parts of build/gendocs (mk/gen/gendocs.c) that the reference pages
  * and diagrams share.
  *
- *   docs/gendocs_i18n.c      the word list (docs/gendocs_words.def) and
+ *   mk/gen/gendocs_i18n.c      the word list (mk/gen/gendocs_words.def) and
  *                            the language a page is printed in
- *   docs/gendocs_pages.c     the page templates and their table markers
- *   docs/gendocs_protocol.c  the protocol tables (tables/, fsm/)
- *   docs/gendocs_cli.c       commands, error codes, host adapters
- *   docs/gendocs_dot.c       the diagrams */
+ *   mk/gen/gendocs_pages.c     the page templates and their table markers
+ *   mk/gen/gendocs_protocol.c  the protocol tables (tables/, fsm/)
+ *   mk/gen/gendocs_cli.c       commands, error codes, host adapters
+ *   mk/gen/gendocs_dot.c       the diagrams */
 
 #include <stdio.h>
 
-/* ---- languages (docs/gendocs_i18n.c) ---- */
+/* ---- languages (mk/gen/gendocs_i18n.c) ---- */
 
 /* The languages of docs/<lang>/, in the word list's column order. */
 enum gendocs_lang { GENDOCS_EN, GENDOCS_ZH, GENDOCS_JA, GENDOCS_LANG__COUNT };
@@ -24,7 +24,7 @@ extern const char *const gendocs_lang_name[GENDOCS_LANG__COUNT];
 void gendocs_set_lang(enum gendocs_lang lang);
 
 /* `en` in the current language: itself in English, otherwise its row of
- * docs/gendocs_words.def.  A text without a row is printed in English and
+ * mk/gen/gendocs_words.def.  A text without a row is printed in English and
  * remembered as missing (gendocs_i18n_check reports it).  A text in
  * backquotes (a wire name) is never translated. */
 const char *gendocs_tr(const char *en);
@@ -38,7 +38,7 @@ const char *gendocs_punct(char c);
  * was never used: its English text is printed nowhere any more. */
 int gendocs_i18n_check(int all);
 
-/* ---- markdown helpers (docs/gendocs_pages.c) ---- */
+/* ---- markdown helpers (mk/gen/gendocs_pages.c) ---- */
 
 /* A table head: the translated header words, NULL-terminated. */
 void gendocs_head(FILE *out, ...) __attribute__((sentinel));
@@ -51,7 +51,7 @@ int gendocs_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- tables a page marker prints; each returns 0 or -1 (reported) ---- */
 
-/* docs/gendocs_protocol.c; `arg` is the marker's argument or NULL */
+/* mk/gen/gendocs_protocol.c; `arg` is the marker's argument or NULL */
 int gendocs_legal_outcomes(FILE *out, const char *arg);
 int gendocs_run_states(FILE *out, const char *arg);
 int gendocs_pause_reasons(FILE *out, const char *arg);
@@ -65,7 +65,7 @@ int gendocs_next_variants(FILE *out, const char *arg);
 int gendocs_journal_events(FILE *out, const char *arg);
 int gendocs_example_outcome(FILE *out, const char *arg);
 
-/* docs/gendocs_cli.c */
+/* mk/gen/gendocs_cli.c */
 int gendocs_commands(FILE *out, const char *arg);
 int gendocs_exit_statuses(FILE *out, const char *arg);
 int gendocs_error_codes(FILE *out, const char *arg);
@@ -98,14 +98,14 @@ const char *gendocs_cmd_path(const struct gendocs_cmd *cmd, char *buf, size_t si
 typedef void gendocs_path_fn(int role, const char *path, int per_capability, void *payload);
 int gendocs_host_patterns(size_t i, const char *surface, gendocs_path_fn *fn, void *payload);
 
-/* ---- pages (docs/gendocs_pages.c) ---- */
+/* ---- pages (mk/gen/gendocs_pages.c) ---- */
 
 /* Expands every template docs/<lang>/reference/NAME.md.in under `docs`
  * into OUT/<lang>/reference/NAME.md (through a rename; OUT may be `docs`).
  * 0, or 1 after messages on stderr; nothing is written then. */
 int gendocs_pages(const char *docs, const char *out);
 
-/* ---- diagrams (docs/gendocs_dot.c) ---- */
+/* ---- diagrams (mk/gen/gendocs_dot.c) ---- */
 
 /* Prints the Graphviz source of diagram `name` to stdout.  `args` are the
  * command line's remaining words (the scenario file of protocol-sequence,

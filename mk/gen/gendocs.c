@@ -4,11 +4,11 @@
  *	gendocs pages DOCS OUT         the reference pages: each template
  *	                               DOCS/<lang>/reference/NAME.md.in becomes
  *	                               OUT/<lang>/reference/NAME.md
- *	                               (docs/gendocs_pages.c)
+ *	                               (mk/gen/gendocs_pages.c)
  *	gendocs dot NAME [ARG...]      the Graphviz source of a diagram of
- *	                               docs/diagrams/ (docs/gendocs_dot.c)
+ *	                               docs/diagrams/ (mk/gen/gendocs_dot.c)
  *	gendocs capability IN [OUT]    a capability text template expanded
- *	                               (docs/gencap.c)
+ *	                               (mk/gen/gencap.c)
  *
  * Built and run by `make docs`; `make docs-check` compares the output with
  * the committed files. */
@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "docs/gencap.h"
-#include "docs/gendocs.h"
+#include "mk/gen/gencap.h"
+#include "mk/gen/gendocs.h"
 
 int main(int argc, char **argv)
 {
