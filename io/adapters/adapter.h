@@ -124,4 +124,43 @@ int adapter_doctor_local(struct adapter_checks *c, const char *root,
 			 const char *git_common_dir, const struct adapter_store_facts *store,
 			 const struct adapter_text *texts, struct sw_error *err);
 
+/* ---- the host table, for the generated documentation (mk/gen/gendocs) ---- */
+
+/* One row of the host table: `id`, the ownership root (which holds
+ * `slipway/ownership-manifest.json`), the directories whose presence
+ * selects the host when --tool is not given (`detect`, `ndetect` of them),
+ * whether the user picks the surface (--surface), and the project MCP
+ * configuration install --mcp edits (NULL: none).  Strings are static. */
+struct adapter_host_doc {
+	const char *id;
+	const char *owner;
+	const char *const *detect;
+	size_t ndetect;
+	int chooses_surface;
+	const char *mcp_config;
+};
+
+/* Fills *out with host `i` in registry order; -1 when i >= ADAPTER_NHOSTS. */
+int adapter_host_doc(struct adapter_host_doc *out, size_t i);
+
+/* What a path named by adapter_host_walk is. */
+enum adapter_path_role {
+	ADAPTER_PATH_GENERATED,		/* a file install generates for capability `cap` */
+	ADAPTER_PATH_MANIFEST,		/* the ownership manifest */
+	ADAPTER_PATH_SENTINEL,		/* the .adapter-generated marker */
+	ADAPTER_PATH_MCP_RECORD,	/* install --mcp: the record of slipway's entry */
+	ADAPTER_PATH_MCP_CONFIG		/* install --mcp: the shared file slipway adds one entry to */
+};
+
+typedef void adapter_path_fn(enum adapter_path_role role, const char *path,
+			     const char *cap, void *payload);
+
+/* Calls `fn` with every repository-relative path install writes or claims
+ * for host `i` with `surface` ("ide" or "cli" for a host that chooses one,
+ * NULL otherwise): the generated files in generation order (the same code
+ * as install, with `texts`), then the ownership files, then the MCP
+ * configuration.  Writes nothing.  0, or a negative code with `err` set. */
+int adapter_host_walk(size_t i, const char *surface, const struct adapter_text *texts,
+		      adapter_path_fn *fn, void *payload, struct sw_error *err);
+
 #endif

@@ -12,7 +12,7 @@
 #include "io/util/file.h"
 
 #define SERVER_NAME "slipway"
-#define RECORD_NAME "mcp-server.json"
+#define RECORD_NAME ADAPTER_MCP_RECORD
 #define CONFIG_MAX (1024 * 1024)
 
 /* The project-level MCP configuration each host documents (see the

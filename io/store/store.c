@@ -19,17 +19,28 @@
 #include "io/store/journal.h"
 #include "io/util/json.h"
 
-#define JOURNAL_NAME "journal.jsonl"
-#define PROJECTION_NAME "run.json"
-#define LOCK_NAME "run.lock"
-#define CHECKPOINT_NAME "run.checkpoint"
+/* clang-format off */
+const struct store_entry_row store_entries[STORE_ENTRY__COUNT] = {
+#define STORE_ENTRY(id, parent, name, kind, doc) \
+	[STORE_ENTRY_##id] = { STORE_ENTRY_##parent, name, STORE_KIND_##kind, doc },
+#include "io/store/store_layout.def"
+#undef STORE_ENTRY
+};
+/* clang-format on */
+
+#define SLIPWAY_NAME store_entries[STORE_ENTRY_SLIPWAY].name
+#define RUNS_NAME store_entries[STORE_ENTRY_RUNS].name
+#define JOURNAL_NAME store_entries[STORE_ENTRY_JOURNAL].name
+#define PROJECTION_NAME store_entries[STORE_ENTRY_PROJECTION].name
+#define LOCK_NAME store_entries[STORE_ENTRY_LOCK].name
+#define CHECKPOINT_NAME store_entries[STORE_ENTRY_CHECKPOINT].name
 #define CHECKPOINT_MAGIC "slipway-checkpoint/4"
-#define CHECKPOINT_LOG_NAME "run.checkpoint-log"
+#define CHECKPOINT_LOG_NAME store_entries[STORE_ENTRY_CHECKPOINT_LOG].name
 #define CHECKPOINT_MAX (256u << 20)
-#define SUMMARY_NAME "run.summary"
+#define SUMMARY_NAME store_entries[STORE_ENTRY_SUMMARY].name
 #define SUMMARY_MAGIC "slipway-summary/1"
 #define SUMMARY_MAX (64u << 20)
-#define MATERIALS_NAME "materials"
+#define MATERIALS_NAME store_entries[STORE_ENTRY_MATERIALS].name
 #define RENAME_ATTEMPTS 10
 
 struct store {
@@ -630,10 +641,10 @@ static int anchors_valid(struct store *s, struct sw_error *err)
 		return sw_error_set(err, SW_EUNSAFE,
 				    "git common directory changed after opening");
 	if (s->slipway_fd >= 0 &&
-	    check_dir_at(s->common_fd, "slipway", &s->slipway_st, err) < 0)
+	    check_dir_at(s->common_fd, SLIPWAY_NAME, &s->slipway_st, err) < 0)
 		return err ? err->code : SW_EUNSAFE;
 	if (s->runs_fd >= 0 &&
-	    check_dir_at(s->slipway_fd, "runs", &s->runs_st, err) < 0)
+	    check_dir_at(s->slipway_fd, RUNS_NAME, &s->runs_st, err) < 0)
 		return err ? err->code : SW_EUNSAFE;
 	return 0;
 }
@@ -768,9 +779,9 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 		struct sw_error e = SW_ERROR_INIT;
 
 		if ((rc = open_dir_at(&s->slipway_fd, &s->slipway_st, NULL,
-				      s->common_fd, "slipway", false, false, &e)) < 0 ||
+				      s->common_fd, SLIPWAY_NAME, false, false, &e)) < 0 ||
 		    (rc = open_dir_at(&s->runs_fd, &s->runs_st, NULL,
-				      s->slipway_fd, "runs", false, false, &e)) < 0) {
+				      s->slipway_fd, RUNS_NAME, false, false, &e)) < 0) {
 			if (e.sys_errno == ENOENT) {
 				/* A repository without runs reads as empty. */
 				s->empty = true;
@@ -784,15 +795,15 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 		struct sw_error e = SW_ERROR_INIT;
 
 		if ((rc = open_dir_at(&s->slipway_fd, &s->slipway_st, &created,
-				      s->common_fd, "slipway", true, true, &e)) < 0 ||
+				      s->common_fd, SLIPWAY_NAME, true, true, &e)) < 0 ||
 		    (created &&
-		     ((rc = sync_dir(s->slipway_fd, &s->slipway_st, "slipway", &e)) < 0 ||
+		     ((rc = sync_dir(s->slipway_fd, &s->slipway_st, SLIPWAY_NAME, &e)) < 0 ||
 		      (rc = sync_dir(s->common_fd, &s->common_st, "common", &e)) < 0)) ||
 		    (rc = open_dir_at(&s->runs_fd, &s->runs_st, &created,
-				      s->slipway_fd, "runs", true, true, &e)) < 0 ||
+				      s->slipway_fd, RUNS_NAME, true, true, &e)) < 0 ||
 		    (created &&
-		     ((rc = sync_dir(s->runs_fd, &s->runs_st, "runs", &e)) < 0 ||
-		      (rc = sync_dir(s->slipway_fd, &s->slipway_st, "slipway", &e)) < 0))) {
+		     ((rc = sync_dir(s->runs_fd, &s->runs_st, RUNS_NAME, &e)) < 0 ||
+		      (rc = sync_dir(s->slipway_fd, &s->slipway_st, SLIPWAY_NAME, &e)) < 0))) {
 			rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE, "%s", e.msg);
 			goto out;
 		}
@@ -1767,7 +1778,7 @@ static int put_materials(struct run_dir *r, struct store_mutation *m,
 	if ((rc = open_dir_at(&mfd, &mst, &created, r->fd, MATERIALS_NAME,
 			      true, true, err)) < 0)
 		goto out;
-	if (created && ((rc = sync_dir(mfd, &mst, "materials", err)) < 0 ||
+	if (created && ((rc = sync_dir(mfd, &mst, MATERIALS_NAME, err)) < 0 ||
 			(rc = sync_dir(r->fd, &r->st, "run", err)) < 0))
 		goto out;
 	for (size_t i = 0; i < m->nmat; i++) {
@@ -1780,7 +1791,7 @@ static int put_materials(struct run_dir *r, struct store_mutation *m,
 		else if ((rc = put_blob(mfd, &m->mat[i], err)) < 0)
 			goto out;
 	}
-	if ((rc = sync_dir(mfd, &mst, "materials", err)) < 0)
+	if ((rc = sync_dir(mfd, &mst, MATERIALS_NAME, err)) < 0)
 		goto out;
 	rc = check_dir_at(r->fd, MATERIALS_NAME, &mst, err);
 out:
@@ -2915,7 +2926,7 @@ int store_create(struct store *s, const char *run_id, store_mutate_fn *mutate,
 	r.id = run_id;
 	t.committed = true;
 	t.phase = "directory_sync";
-	if ((rc = sync_dir(s->runs_fd, &s->runs_st, "runs", err)) < 0)
+	if ((rc = sync_dir(s->runs_fd, &s->runs_st, RUNS_NAME, err)) < 0)
 		goto out;
 	t.phase = "namespace_verify";
 	rc = run_valid(s, &r, err);

@@ -49,6 +49,26 @@
 #define STORE_LOCK_TIMEOUT_MS 5000u
 #define STORE_LOCK_POLL_MS 25u
 
+/* The names of the run store (io/store/store_layout.def): every fixed name the
+ * store opens, and the run-time names as patterns, for the docs. */
+enum store_entry {
+#define STORE_ENTRY(id, parent, name, kind, doc) STORE_ENTRY_##id,
+#include "io/store/store_layout.def"
+#undef STORE_ENTRY
+	STORE_ENTRY__COUNT
+};
+
+enum store_entry_kind { STORE_KIND_DIR, STORE_KIND_FILE, STORE_KIND_STAGED };
+
+struct store_entry_row {
+	enum store_entry parent;
+	const char *name;
+	enum store_entry_kind kind;
+	const char *doc;
+};
+
+extern const struct store_entry_row store_entries[STORE_ENTRY__COUNT];
+
 struct store;
 struct store_mutation;
 
