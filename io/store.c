@@ -41,6 +41,9 @@ struct store {
 	store_clock_fn *clock;
 	void *clock_payload;
 	unsigned lock_timeout_ms;
+	/* One deadline for every lock wait of this handle (one command):
+	 * set when a lock first has to wait, 0 before. */
+	long long lock_deadline;
 	struct store_failure fail;
 };
 
@@ -749,6 +752,15 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 	s->writable = writable;
 	s->clock = default_clock;
 	s->lock_timeout_ms = STORE_LOCK_TIMEOUT_MS;
+#ifdef SW_TESTING
+	{
+		/* The end-to-end tests shorten the wait through the CLI. */
+		const char *t = getenv("SLIPWAY_TEST_LOCK_TIMEOUT_MS");
+
+		if (t != NULL && *t != '\0')
+			s->lock_timeout_ms = (unsigned)strtoul(t, NULL, 10);
+	}
+#endif
 	if (lstat(git_common_dir, &before) < 0 || !S_ISDIR(before.st_mode)) {
 		rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE,
 				    "'%s' is not a regular directory", git_common_dir);
@@ -827,6 +839,7 @@ void store_set_clock(struct store *s, store_clock_fn *fn, void *payload)
 void store_set_lock_timeout(struct store *s, unsigned ms)
 {
 	s->lock_timeout_ms = ms;
+	s->lock_deadline = 0;
 }
 
 const struct store_failure *store_last_failure(const struct store *s)
@@ -996,13 +1009,47 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* flock on a descriptor of the run directory, polled every 25 ms up to the
- * deadline; then run_busy. */
+#ifdef SW_TESTING
+static bool fake_lock_clock;
+static long long fake_lock_now;
+
+void store_test_lock_clock(bool fake)
+{
+	fake_lock_clock = fake;
+	fake_lock_now = 0;
+}
+
+long long store_test_lock_clock_ms(void)
+{
+	return fake_lock_now;
+}
+
+static long long lock_now(void)
+{
+	return fake_lock_clock ? fake_lock_now : now_ms();
+}
+
+static void lock_sleep(unsigned ms)
+{
+	if (fake_lock_clock)
+		fake_lock_now += ms;
+	else
+		sleep_ms(ms);
+}
+#else
+#define lock_now now_ms
+#define lock_sleep sleep_ms
+#endif
+
+/* flock on a descriptor of the run directory, polled every 25 ms until
+ * the handle's one deadline (lock_timeout_ms after the first lock of the
+ * handle that had to wait); then run_busy.  A command that meets several
+ * busy Runs thus waits once in all, and each later lock is tried once
+ * after the deadline has passed. */
 static int run_lock(struct run_dir *r, struct store *s, bool exclusive,
 		    struct sw_error *err)
 {
 	struct stat st;
-	long long deadline = now_ms() + s->lock_timeout_ms;
 
 	r->lock_fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r->lock_fd < 0)
@@ -1013,22 +1060,30 @@ static int run_lock(struct run_dir *r, struct store *s, bool exclusive,
 				    "opened run directory changed before locking");
 	}
 	for (;;) {
+		long long now, left;
+
 		if (flock(r->lock_fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0)
 			break;
-		if (errno != EWOULDBLOCK && errno != EINTR) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK) {
 			int e = errno;
 
 			close_fd(&r->lock_fd);
 			return sw_error_sys(err, e, "cannot acquire run lock");
 		}
-		if (now_ms() >= deadline) {
+		now = lock_now();
+		if (s->lock_deadline == 0)
+			s->lock_deadline = now + s->lock_timeout_ms;
+		if ((left = s->lock_deadline - now) <= 0) {
 			close_fd(&r->lock_fd);
 			s->fail.code = TBL_ERR_RUN_BUSY;
 			return sw_error_proto(err, TBL_ERR_RUN_BUSY,
-					      "run lock acquisition timed out after %u ms",
+					      "run lock acquisition timed out after %u ms "
+					      "(one wait for every run this command locks)",
 					      s->lock_timeout_ms);
 		}
-		sleep_ms(STORE_LOCK_POLL_MS);
+		lock_sleep(left < STORE_LOCK_POLL_MS ? (unsigned)left : STORE_LOCK_POLL_MS);
 	}
 	return run_valid(s, r, err);
 }

@@ -99,7 +99,12 @@ void store_free(struct store *s);
 
 /* Replaces the event clock (default: CLOCK_REALTIME). */
 void store_set_clock(struct store *s, store_clock_fn *fn, void *payload);
-/* Replaces the 5 s lock deadline (tests and tooling). */
+/* Replaces the 5 s lock wait (tests and tooling).  The wait is one for
+ * the whole handle: it starts when a lock of `s` first has to wait, and
+ * every lock after that waits only for what is left of it (a lock met
+ * once it has run out is tried once), so a command that meets several
+ * busy Runs waits `ms` in all, not `ms` per Run.  Test builds take the
+ * default from SLIPWAY_TEST_LOCK_TIMEOUT_MS. */
 void store_set_lock_timeout(struct store *s, unsigned ms);
 /* Details of the last failed call on `s`; borrowed. */
 const struct store_failure *store_last_failure(const struct store *s);
@@ -283,6 +288,10 @@ void store_test_buffered_copies(bool on);
 void store_test_after_materials(void (*fn)(void *), void *arg);
 /* Stands for the kernel's boot id in checkpoints (NULL: the real one). */
 void store_test_boot_id(const char *id);
+/* A clock for the lock waits that only the waits advance (no sleeping),
+ * started at 0; and how far it has gone. */
+void store_test_lock_clock(bool fake);
+long long store_test_lock_clock_ms(void);
 /* run.json of `run_id` as it is on disk (*out sw_malloc'd). */
 int store_test_projection(struct store *s, const char *run_id, char **out, size_t *len);
 #endif

@@ -762,6 +762,48 @@ Test(io_store, busy_lock_times_out_and_first_event_needs_no_lock)
 	store_free(w);
 }
 
+/* Three busy Runs cost one wait, not three: the lock wait is one for the
+ * whole store handle (one command), counted on a clock that only the
+ * waits advance, so nothing sleeps. */
+Test(io_store, busy_runs_share_one_lock_wait_per_handle)
+{
+	static const char *const ids[] = { "busy-1", "busy-2", "busy-3" };
+	struct store *w = open_store(true), *r;
+	int fds[3];
+
+	for (int i = 0; i < 3; i++) {
+		make_run(w, ids[i]);
+		fds[i] = open(run_path(ids[i], NULL), O_RDONLY | O_DIRECTORY);
+		cr_assert_eq(flock(fds[i], LOCK_EX | LOCK_NB), 0);
+	}
+	make_run(w, "free");
+	r = open_store(false);
+	store_set_lock_timeout(r, 1000);
+	store_test_lock_clock(true);
+	for (int i = 0; i < 3; i++) {
+		struct sw_error err = SW_ERROR_INIT;
+
+		cr_expect_eq(store_visit(r, ids[i], NULL, NULL, NULL, &err), SW_EPROTO, "%s", ids[i]);
+		cr_expect_str_eq(tbl_err_wire[err.proto], "run_busy");
+		cr_expect_eq(store_test_lock_clock_ms(), 1000, "%s: waited %lld ms in all", ids[i],
+			     store_test_lock_clock_ms());
+	}
+	/* A Run that is free is still read after the wait ran out. */
+	cr_expect_eq(store_visit(r, "free", NULL, NULL, NULL, NULL), 0);
+	/* The next command (handle) waits again, once. */
+	store_free(r);
+	r = open_store(false);
+	store_set_lock_timeout(r, 1000);
+	cr_expect_eq(store_visit(r, ids[0], NULL, NULL, NULL, NULL), SW_EPROTO);
+	cr_expect_eq(store_visit(r, ids[1], NULL, NULL, NULL, NULL), SW_EPROTO);
+	cr_expect_eq(store_test_lock_clock_ms(), 2000);
+	store_test_lock_clock(false);
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	store_free(r);
+	store_free(w);
+}
+
 Test(io_store, allocation_failures_never_corrupt_the_run)
 {
 	struct store *w = open_store(true);
