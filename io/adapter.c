@@ -1,5 +1,6 @@
 #include "io/adapter.h"
 #include "io/adapter_mcp.h"
+#include "io/adapter_runstore.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,7 +15,6 @@
 
 #include "io/digest.h"
 #include "io/json.h"
-#include "io/store.h"
 
 #define MANIFEST_NAME "ownership-manifest.json"
 #define SENTINEL_NAME ".adapter-generated"
@@ -1969,31 +1969,6 @@ out:
 	return rc;
 }
 
-/* Directories under runs/ that hold no Run (see store_debris): listed
- * one warning each, never removed.  A store that cannot be read is left
- * to the other checks. */
-static int debris_checks(struct adapter_checks *c, const char *common, struct sw_error *err)
-{
-	struct sw_error e = SW_ERROR_INIT;
-	struct store *s = NULL;
-	char **names = NULL;
-	size_t n = 0;
-	int rc = 0;
-
-	if (store_open(&s, common, false, &e) < 0 || store_debris(&names, &n, s, &e) < 0)
-		goto out;
-	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = add_own(c, "runstore_incomplete_run", "warning", "-", "runstore", sw_asprintf(
-			     "\"%s\" in %s/slipway/runs holds no Run: %s; nothing reads it, and it may be removed by hand",
-			     names[i], common, names[i][0] == '.'
-			     ? "a slipway run was killed before publishing it"
-			     : "a slipway run failed before writing its journal"), err);
-out:
-	store_list_free(names, n);
-	store_free(s);
-	return rc;
-}
-
 int adapter_doctor_local(struct adapter_checks *c, const char *root,
 			 const char *git_common_dir, const struct adapter_text *texts,
 			 struct sw_error *err)
@@ -2009,5 +1984,5 @@ int adapter_doctor_local(struct adapter_checks *c, const char *root,
 		return 0;
 	if ((rc = legacy_checks(c, git_common_dir, err)) < 0)
 		return rc;
-	return debris_checks(c, git_common_dir, err);
+	return adapter_runstore_checks(c, git_common_dir, err);
 }

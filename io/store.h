@@ -142,11 +142,38 @@ int store_first_event(struct store *s, const char *run_id,
 int store_list(char ***out, size_t *n, struct store *s, struct sw_error *err);
 void store_list_free(char **ids, size_t n);
 
-/* The names under runs/ that hold no Run, sorted, for diagnosis: staged
- * creations (".tmp-<run id>-<hex>") a killed process never published,
- * and run-id directories without a journal, left by a failed creation
- * of an older version.  Free with store_list_free. */
-int store_debris(char ***out, size_t *n, struct store *s, struct sw_error *err);
+/* What the store holds besides Runs, and damage, for diagnosis (doctor):
+ * found without a lock, nothing changed (io/store_inspect.c). */
+enum store_finding_kind {
+	STORE_FOUND_STAGED = 1,	/* runs/.tmp-<run id>-<hex>/: a creation a
+				 * killed process never published */
+	STORE_FOUND_NO_JOURNAL,	/* runs/<id>/ without a journal, left by a
+				 * failed creation of an older version */
+	STORE_FOUND_TEMPORARY,	/* a temporary of a killed mutation (`size`
+				 * bytes; io/store_names.h); the next
+				 * mutation of the Run removes it */
+	STORE_FOUND_PARKED,	/* a directory holding something, found at
+				 * run.json or run.lock and moved aside by a
+				 * mutation; never removed (an empty one is a
+				 * TEMPORARY and goes) */
+	STORE_FOUND_REPAIRABLE,	/* run.json or run.lock no regular file the
+				 * store can read (`why`); the next mutation
+				 * replaces it */
+	STORE_FOUND_DAMAGED,	/* the journal, materials/ or a material no
+				 * regular readable file, or a material whose
+				 * bytes no longer match its name (`why`) */
+};
+struct store_finding {
+	enum store_finding_kind kind;
+	char *path;		/* below runs/ */
+	long long size;		/* TEMPORARY, PARKED: st_size; else -1 */
+	char *why;		/* REPAIRABLE, DAMAGED; else NULL */
+};
+/* The findings under runs/, sorted by path; *out is freed with
+ * store_findings_free.  An empty store has none.  SW_ENOMEM, SW_EIO. */
+int store_inspect(struct store_finding **out, size_t *n, struct store *s,
+		  struct sw_error *err);
+void store_findings_free(struct store_finding *v, size_t n);
 
 /* Reads and verifies material `digest` ("sha256:<64 hex>").  *out
  * (sw_malloc'd, caller frees) holds *len bytes.  SW_ENOTFOUND, SW_EPARSE
@@ -263,7 +290,8 @@ enum store_fault_kind {
 	STORE_STEP_RENAME = 4,
 	STORE_STEP_MKDIR = 8,
 	STORE_STEP_CREATE = 16,	/* openat with O_CREAT */
-	STORE_STEP_ALL = 31
+	STORE_STEP_UNLINK = 32,	/* removing a leftover or a damaged entry */
+	STORE_STEP_ALL = 63
 };
 #define STORE_FAULT_EXIT 77
 
