@@ -108,7 +108,12 @@ static int print_one(const struct svc_status_found *res)
 	struct sw_error err = SW_ERROR_INIT;
 	char *choices = NULL;
 
+	json_t *v;
+	size_t i;
+
 	print_run(run_record(res->run));
+	json_array_foreach(res->damaged, i, v)
+		printf("Unreadable material: %s\n", json_string_value(v));
 	if (run_record(res->run)->summary == NULL) {
 		char *report = run_report(res->run);
 

@@ -340,6 +340,19 @@ static const char *unavailable_code(const struct sw_error *err)
 	return "run_journal_invalid";
 }
 
+/* A run directory whose name is not the run id its journal records (a
+ * copied or renamed directory) holds no Run of that name: the reference
+ * calls it a journal identity mismatch. */
+static bool misnamed(const struct run *r, const char *dir, struct sw_error *err)
+{
+	if (strcmp(run_id(r), dir) == 0)
+		return false;
+	sw_error_proto(err, TBL_ERR_RUN_JOURNAL_INVALID, "run journal identity mismatch: the "
+		       "run directory '%s' holds the journal of run '%s' (a copied or renamed "
+		       "run directory is not a Run)", dir, run_id(r));
+	return true;
+}
+
 int svc_load(struct svc *d, const char *run_id_arg, struct run **out,
 		int quiet, enum tbl_err *code)
 {
@@ -349,7 +362,7 @@ int svc_load(struct svc *d, const char *run_id_arg, struct run **out,
 
 	*out = NULL;
 	if (store_visit(d->store, run_id_arg, replay_visit, &r, NULL, &err) < 0 || r == NULL ||
-	    run_check(r, &err) < 0) {
+	    run_check(r, &err) < 0 || misnamed(r, run_id_arg, &err)) {
 		enum tbl_err c = err.proto;
 
 		run_free(r);
@@ -976,6 +989,46 @@ static int reject(struct mctx *c, const struct gathered *g, struct sw_error *err
 	return sw_error_set(err, SW_ECONFLICT, "%s", msg);
 }
 
+struct context_reader {
+	struct svc *d;
+	const char *run_id;
+	struct sw_error err;	/* why a context could not be read */
+	/* status only: the contexts that could not be read, "sha256:...:
+	 * why" each, shown in their place as a note (NULL: fail instead) */
+	json_t *damaged;
+};
+
+static char *read_context(const char *digest, void *payload);
+
+/* The reply to a mutation shows the current Action of the Run it leaves
+ * (svc_print_state), context included: when that context was stored
+ * earlier and can no longer be read back from materials/, the mutation is
+ * refused before anything is written (material_unavailable), rather than
+ * committed with a reply it cannot give.  Nothing else needs the
+ * materials of earlier Actions. */
+static int reply_readable(struct mctx *c, const struct run *r, struct sw_error *err)
+{
+	const struct run_action *cur = run_record(r)->current_action;
+	struct context_reader cr = { c->d, run_id(r), SW_ERROR_INIT, NULL };
+	char *text, *msg;
+
+	if (cur == NULL || cur->context_sha256 == NULL)
+		return 0;
+	if ((text = read_context(cur->context_sha256, &cr)) != NULL) {
+		sw_free(text);
+		return 0;
+	}
+	if (cr.err.code == SW_ENOMEM ||
+	    (msg = sw_asprintf("the reply would show the current Action %s, whose context (material "
+			       "%s) cannot be read back: %s; nothing was changed", cur->action_id,
+			       cur->context_sha256, cr.err.msg)) == NULL)
+		return sw_error_set(err, SW_ENOMEM, "out of memory");
+	c->exit = fail_run(c->d, TBL_ERR_MATERIAL_UNAVAILABLE, msg, c->run);
+	sw_error_set(err, SW_ECONFLICT, "%s", msg);
+	sw_free(msg);
+	return err->code;
+}
+
 /* The one decision of a mutation: gather the facts, observe Git when the
  * tables ask for it, step once, then carry out what the row says. */
 static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *err)
@@ -998,6 +1051,15 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		return sw_error_proto(err, TBL_ERR_RUNTIME_ERROR, "the run journal is empty");
 	if ((rc = run_check(c->run, err)) < 0)
 		return rc;
+	if (misnamed(c->run, m->run_id, err)) {
+		/* As the reference's header check, before any change: a
+		 * runtime_error pointing at the status that explains it. */
+		struct next *n = inspect_next(c->d, m->run_id);
+
+		c->exit = svc_fail(TBL_ERR_RUNTIME_ERROR, 0, err->msg, n, c->d->ws.worktree_root, NULL);
+		next_free(n);
+		return err->code;
+	}
 #ifdef SW_TESTING
 	if (c->resumed)
 		check_resumed(c);
@@ -1058,7 +1120,8 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	if (m->step.verdict == FSM_IDEMPOTENT) {
 		/* A replay answers with the Run as it is, shaped by the row's
 		 * effects; nothing is written. */
-		if ((rc = run_apply_replay(c->run, &m->step, &fx, err)) < 0)
+		if ((rc = run_apply_replay(c->run, &m->step, &fx, err)) < 0 ||
+		    (rc = reply_readable(c, c->run, err)) < 0)
 			goto out;
 		m->run = c->run;
 		c->run = NULL;
@@ -1072,7 +1135,8 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		goto out;
 	if ((rc = append_event(sm, c->run, after, m->step.journal, m->step.rule, &c->d->contexts,
 				 &delta, err)) < 0 ||
-	    (rc = add_projection(c, sm, after, m->step.journal, delta, err)) < 0)
+	    (rc = add_projection(c, sm, after, m->step.journal, delta, err)) < 0 ||
+	    (rc = reply_readable(c, after, err)) < 0)
 		goto out;
 	c->apply_error = m->step.verdict == FSM_APPLY_ERROR;
 	m->run = after;
@@ -1238,11 +1302,6 @@ out:
 
 static char *read_context(const char *digest, void *payload);
 
-struct context_reader {
-	struct svc *d;
-	const char *run_id;
-	struct sw_error err;	/* why a context could not be read */
-};
 
 /* Every caller of svc_print_state has committed its mutation: when the
  * reply cannot be derived or written the change is still saved, so the
@@ -1269,7 +1328,7 @@ static int fail_committed_output(const struct svc *d, const char *run_id_arg,
 int svc_print_state(struct svc *d, const struct run *r, int human,
 		       const char *headline, int with_facts, const char *resume_operation)
 {
-	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
+	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT, NULL };
 	const struct run_record *rec = run_record(r);
 	struct next *n = svc_run_next(r, 0);
 	json_t *doc = NULL;
@@ -1425,21 +1484,6 @@ static void sort_runs(json_t *runs)
 	sw_free(v);
 }
 
-/* Reads back the context of `action` (or NULL), as the runStatus would to
- * inline it; the bytes are dropped. */
-static int context_readable(struct context_reader *cr, const struct run_action *action)
-{
-	const char *digest = action ? action->context_sha256 : NULL;
-	char *text;
-
-	if (digest == NULL)
-		return 0;
-	if ((text = read_context(digest, cr)) == NULL)
-		return -1;
-	sw_free(text);
-	return 0;
-}
-
 /* The fields the human listing prints, from a Run's record (new
  * reference, or NULL on ENOMEM). */
 static json_t *brief_entry(const struct run_record *rec)
@@ -1451,28 +1495,16 @@ static json_t *brief_entry(const struct run_record *rec)
 }
 
 /* The listing entry of a local Run: its runStatus, or with `brief` only
- * the fields the human listing prints, after reading back every context
- * the runStatus would inline, so that a Run is unavailable in both
- * listings alike.  NULL with `err` set on failure. */
+ * the fields the human listing prints.  A context that cannot be read
+ * back hides nothing: the runStatus shows a note in its place.  NULL with
+ * `err` set on failure. */
 static json_t *list_entry(struct svc *d, const struct run *r, int brief, struct sw_error *err)
 {
-	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
-	const struct run_record *rec = run_record(r);
 	json_t *e;
-	int rc;
 
 	if (!brief)
-		return svc_status_json(d, r, err);
-	rc = context_readable(&cr, rec->current_action);
-	for (size_t i = 0; i < rec->n_actions && rc == 0; i++)
-		rc = context_readable(&cr, &rec->actions[i].action);
-	if (rc < 0) {
-		sw_error_set(err, cr.err.code ? cr.err.code : SW_ENOMEM,
-			     "the current Action's context cannot be read from the run's materials: %s",
-			     cr.err.msg);
-		return NULL;
-	}
-	if ((e = brief_entry(rec)) == NULL)
+		return svc_status_json(d, r, NULL, err);
+	if ((e = brief_entry(run_record(r))) == NULL)
 		sw_error_set(err, SW_ENOMEM, "out of memory");
 	return e;
 }
@@ -1590,6 +1622,14 @@ int svc_list(struct svc *d, struct svc_listing *out, int brief)
 			run_free(h.run);
 			continue;
 		}
+		if (h.run && misnamed(h.run, ids[i], &err)) {
+			json_array_append_new(out->unavailable,
+					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
+							tbl_err_wire[TBL_ERR_RUN_JOURNAL_INVALID],
+							"detail", err.msg));
+			run_free(h.run);
+			continue;
+		}
 		/* A first record that does not check is this worktree's to
 		 * report as unavailable (below). */
 		if (h.run && strcmp(run_record(h.run)->workspace_identity.id, d->ws.id) != 0) {
@@ -1656,22 +1696,52 @@ static char *read_context(const char *digest, void *payload)
 	return text;
 }
 
-json_t *svc_status_json(struct svc *d, const struct run *r, struct sw_error *err)
+/* read_context for status: a context that cannot be read back (missing,
+ * altered, unreadable) is replaced by a note naming its material, and
+ * recorded in cr->damaged; only running out of memory fails. */
+static char *status_context(const char *digest, void *payload)
 {
-	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
-	json_t *doc = run_status_json(r, 1, read_context, &cr);
+	struct context_reader *cr = payload;
+	char *text = read_context(digest, cr), *note;
+	const char *why = cr->err.msg[0] ? cr->err.msg : "it cannot be read";
+	size_t i;
+	json_t *v;
+
+	if (text != NULL || cr->err.code == SW_ENOMEM)
+		return text;
+	note = sw_asprintf("%s: %s", digest, why);
+	if (note == NULL)
+		return NULL;
+	json_array_foreach(cr->damaged, i, v)
+		if (strcmp(json_string_value(v), note) == 0)
+			break;
+	if (i == json_array_size(cr->damaged) && json_array_append_new(cr->damaged, json_string(note)) < 0) {
+		sw_free(note);
+		return NULL;
+	}
+	sw_free(note);
+	note = sw_asprintf("[context unavailable: its material %s cannot be read back (%s); "
+			   "slipway shows the rest of the Run without it]", digest, why);
+	sw_error_clear(&cr->err);
+	return note;
+}
+
+json_t *svc_status_json(struct svc *d, const struct run *r, struct json_t **damaged,
+			struct sw_error *err)
+{
+	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT, json_array() };
+	json_t *doc = cr.damaged ? run_status_json(r, 1, status_context, &cr) : NULL;
 	struct next *n = svc_run_next(r, 0);
 
 	if (doc == NULL || n == NULL ||
 	    json_object_set_new(doc, "next", next_to_json(n)) < 0) {
 		json_decref(doc);
 		doc = NULL;
-		if (cr.err.code != SW_OK)
-			sw_error_set(err, cr.err.code, "the current Action's context cannot be "
-				     "read from the run's materials: %s", cr.err.msg);
-		else
-			sw_error_set(err, SW_ENOMEM, "out of memory");
+		sw_error_set(err, SW_ENOMEM, "out of memory");
 	}
+	if (doc != NULL && damaged != NULL)
+		*damaged = json_incref(cr.damaged);
+	json_decref(cr.damaged);
 	next_free(n);
 	return doc;
 }
