@@ -1,4 +1,5 @@
 #include "io/adapter.h"
+#include "io/adapter_folders.h"
 #include "io/adapter_mcp.h"
 #include "io/adapter_runstore.h"
 
@@ -1328,6 +1329,7 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 		goto out;
 	for (size_t i = 0; i < ADAPTER_NHOSTS; i++) {
 		struct sw_error herr = SW_ERROR_INIT;
+		size_t first = adapter_txn_size(txn);
 
 		if (!sel[i])
 			continue;
@@ -1349,6 +1351,12 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 		if (req->mcp && adapter_mcp_plan_install(rep, txn, req->root, hosts[i].id,
 							 hosts[i].owner, &herr) < 0) {
 			rc = sw_error_set(err, herr.code, "cannot plan the %s MCP registration: %s",
+					  hosts[i].id, herr.msg);
+			goto out;
+		}
+		if (adapter_folders_plan_install(rep, txn, req->root, hosts[i].id, hosts[i].owner,
+						 first, &herr) < 0) {
+			rc = sw_error_set(err, herr.code, "cannot plan the %s install: %s",
 					  hosts[i].id, herr.msg);
 			goto out;
 		}
@@ -1518,6 +1526,7 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 		      struct sw_error *err)
 {
 	struct adapter_txn *txn = NULL;
+	struct adapter_strs folders = { NULL, 0 };
 	int sel[ADAPTER_NHOSTS] = { 0 };
 	int rc = 0, count = 0;
 
@@ -1550,7 +1559,9 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 
 		if (!sel[i])
 			continue;
-		if (plan_uninstall(rep, txn, req, &hosts[i], &herr) < 0) {
+		if (plan_uninstall(rep, txn, req, &hosts[i], &herr) < 0 ||
+		    adapter_folders_plan_uninstall(rep, txn, req->root, hosts[i].id, hosts[i].owner,
+						   &folders, &herr) < 0) {
 			rc = sw_error_set(err, herr.code, "cannot plan the %s uninstall: %s", hosts[i].id, herr.msg);
 			goto out;
 		}
@@ -1558,7 +1569,12 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 			goto out;
 	}
 	rc = run_txn(rep, txn, req->root, err);
+	/* Only once the files are gone: the folders slipway made that are
+	 * left empty. */
+	if (rc == 0 && rep->outcome == ADAPTER_TXN_COMMITTED)
+		adapter_folders_remove_empty(rep, req->root, &folders);
 out:
+	strs_release(&folders);
 	adapter_txn_free(txn);
 	report_normalize(rep);
 	return rc;
