@@ -21,9 +21,12 @@
  * materials (temp, fsync, rename-no-replace, fsync materials/), projection
  * temp, journal append + fsync, fsync run dir (commit point), install
  * run.json, fsync runs/.  Update: lock, replay (repairing a torn tail),
- * mutate callback, projection temp, materials, journal append with
+ * mutate callback; when it adds events: removal of the temporaries killed
+ * mutations left (io/store_names.h) and of a damaged run.lock marker,
+ * which is replaced, then projection temp, materials, journal append with
  * O_APPEND + fsync (commit point), then run.json is replaced through a
- * quarantine name with rename-no-replace.  Neither the run.json temp nor
+ * quarantine name with rename-no-replace (a run.json that is no regular
+ * file it can read is replaced the same way).  Neither the run.json temp nor
  * those renames are synced: run.json is a projection that the next
  * mutation rewrites from the journal, and the checkpoint, the one reader
  * of its bytes, is refused after a reboot (see below).
