@@ -6,8 +6,8 @@
 
 #include <jansson.h>
 
-#include "io/adapter_doctor.h"
-#include "io/vcs.h"
+#include "io/adapters/adapter_doctor.h"
+#include "io/git/vcs.h"
 
 /* The worktree containing `raw` (or the cwd when NULL/""): *root and
  * *common (the Git common dir) are sw_malloc'd on success.  On failure the
@@ -202,11 +202,13 @@ static int inspect(const struct svc_adapter_request *req, struct svc_adapters_fo
 	struct sw_error err = SW_ERROR_INIT;
 	char *root = NULL, *common = NULL;
 	json_t *doc = NULL;
+	struct adapter_store_facts store = { NULL, 0 };
 	int rc;
 
 	if ((rc = worktree(&root, &common, req->root)) != 0)
 		return rc;
-	if ((doctor ? adapter_doctor(&found->checks, root, common, req->texts, &err)
+	if ((doctor && svc_doctor_store_facts(&store, common) < 0) ||
+	    (doctor ? adapter_doctor(&found->checks, root, common, &store, req->texts, &err)
 		    : adapter_list(found->hosts, root, req->texts, &err)) < 0 ||
 	    (!req->human && (doc = doctor ? doctor_json(&found->checks)
 					  : list_json(found->hosts)) == NULL))
@@ -215,6 +217,7 @@ static int inspect(const struct svc_adapter_request *req, struct svc_adapters_fo
 			       err.msg[0] ? err.msg : "out of memory", NULL);
 	else if (!req->human)
 		rc = print_doc(doc);
+	svc_doctor_store_facts_release(&store);
 	sw_free(root);
 	sw_free(common);
 	return rc;

@@ -4,7 +4,7 @@
 /* The host adapter operations, install, uninstall, list and doctor, one
  * entry each in the style of service/ops.h: a front end fills the typed
  * request and calls the entry, which finds the worktree, carries the
- * operation out through io/adapter.h and answers: the JSON document (the
+ * operation out through io/adapters/adapter.h and answers: the JSON document (the
  * changeReport, the host list, the doctor checks) or the cliError with its
  * next, and the exit status, also returned.  With `res` NULL the answer is
  * written as it is made (stdout, stderr: the CLI); otherwise *res receives
@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "io/adapter.h"
+#include "io/adapters/adapter.h"
 #include "service/emit.h"
 
 struct svc_adapter_request {
@@ -52,5 +52,13 @@ int svc_op_doctor(const struct svc_adapter_request *req, struct svc_adapters_fou
 		  struct svc_result *res);
 
 void svc_adapters_found_release(struct svc_adapters_found *found);
+
+/* doctor's checks of the run store below `common` (service/doctor_store.c):
+ * one row per leftover, damaged or rebuildable file (store_inspect) and
+ * per run directory whose name is not the run id its journal records, in
+ * that order; none when the store cannot be read or `common` is NULL.
+ * Release with svc_doctor_store_facts_release.  SW_ENOMEM. */
+int svc_doctor_store_facts(struct adapter_store_facts *out, const char *common);
+void svc_doctor_store_facts_release(struct adapter_store_facts *f);
 
 #endif

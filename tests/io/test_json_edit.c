@@ -1,4 +1,4 @@
-/* The token-preserving JSON member editor (io/json_edit.h): every byte but
+/* The token-preserving JSON member editor (io/util/json_edit.h): every byte but
  * the edited member stays, and a document that would not read back exactly
  * is refused. */
 
@@ -7,8 +7,8 @@
 
 #include <jansson.h>
 
-#include "io/err.h"
-#include "io/json_edit.h"
+#include "io/util/err.h"
+#include "io/util/json_edit.h"
 
 static void setup(void)
 {
