@@ -131,6 +131,7 @@ struct svc_status_request {
 struct svc_status_found {
 	struct run *run;
 	struct json_t *doc;
+	struct json_t *damaged;		/* materials that could not be read (svc_status_json) */
 	struct next *next;
 	int listed;
 	struct svc_listing list;

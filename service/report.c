@@ -108,8 +108,12 @@ static char *one_text(const struct svc_status_found *found)
 	struct sw_error err = SW_ERROR_INIT;
 	struct sw_buf out = SW_BUF_INIT;
 	char *choices = NULL;
+	json_t *v;
+	size_t i;
 
 	facts(&out, rec);
+	json_array_foreach(found->damaged, i, v)
+		sw_buf_fmt(&out, "Unreadable material: %s\n", json_string_value(v));
 	if (rec->summary == NULL) {
 		char *report = run_report(found->run);
 

@@ -16,6 +16,7 @@ void svc_status_found_release(struct svc_status_found *res)
 {
 	run_free(res->run);
 	json_decref(res->doc);
+	json_decref(res->damaged);
 	next_free(res->next);
 	svc_listing_release(&res->list);
 	memset(res, 0, sizeof(*res));
@@ -101,7 +102,7 @@ static int find(const struct svc_status_request *req, struct svc_status_found *r
 
 		if ((rc = svc_load(&d, req->run_id, &r, 0, NULL)) != 0)
 			goto close;
-		if ((doc = svc_status_json(&d, r, &err)) == NULL) {
+		if ((doc = svc_status_json(&d, r, &res->damaged, &err)) == NULL) {
 			rc = svc_fail_status(&d, &err);
 			goto close;
 		}

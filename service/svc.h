@@ -108,9 +108,9 @@ int svc_load(struct svc *d, const char *run_id, struct run **out,
 /* `status` without a run id: runStatus entries (foreign stubs included)
  * and unavailable runs, as JSON arrays owned by the listing.  With
  * `brief`, a local Run's entry holds only what the human listing prints
- * (id, state, remaining_budget, goal, created_at): its contexts are not
- * read back from materials/, so a Run whose context material is lost is
- * listed, and only `status RUN` or the full listing says it is unavailable. */
+ * (id, state, remaining_budget, goal, created_at).  A run directory whose
+ * name is not the run id its journal records is unavailable
+ * (run_journal_invalid). */
 struct svc_listing {
 	struct json_t *runs;
 	struct json_t *unavailable;
@@ -119,10 +119,13 @@ int svc_list(struct svc *d, struct svc_listing *out, int brief);
 void svc_listing_release(struct svc_listing *l);
 
 /* The runStatus document of `r` with its next (new reference), or NULL
- * with `err` saying why (SW_ENOMEM, or the store's code when the current
- * Action's context cannot be read back from materials/). */
-struct json_t *svc_status_json(struct svc *d, const struct run *r,
-				  struct sw_error *err);
+ * with `err` set (SW_ENOMEM).  A damaged material hides nothing: an
+ * Action context that cannot be read back from materials/ is shown as a
+ * note naming its material, and *damaged (may be NULL; a new reference
+ * to an array, empty when all were read) gets one "sha256:...: why"
+ * string per such material. */
+struct json_t *svc_status_json(struct svc *d, const struct run *r, struct json_t **damaged,
+			       struct sw_error *err);
 
 /* Writes the cliError for a svc_status_json failure of a targeted
  * status: material_unavailable (runtime_error when out of memory), with

@@ -1,4 +1,5 @@
 #include "io/adapters/adapter.h"
+#include "io/adapters/adapter_folders.h"
 #include "io/adapters/adapter_mcp.h"
 
 #include <dirent.h>
@@ -1256,6 +1257,7 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 		goto out;
 	for (size_t i = 0; i < ADAPTER_NHOSTS; i++) {
 		struct sw_error herr = SW_ERROR_INIT;
+		size_t first = adapter_txn_size(txn);
 
 		if (!sel[i])
 			continue;
@@ -1277,6 +1279,12 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 		if (req->mcp && adapter_mcp_plan_install(rep, txn, req->root, hosts[i].id,
 							 hosts[i].owner, &herr) < 0) {
 			rc = sw_error_set(err, herr.code, "cannot plan the %s MCP registration: %s",
+					  hosts[i].id, herr.msg);
+			goto out;
+		}
+		if (adapter_folders_plan_install(rep, txn, req->root, hosts[i].id, hosts[i].owner,
+						 first, &herr) < 0) {
+			rc = sw_error_set(err, herr.code, "cannot plan the %s install: %s",
 					  hosts[i].id, herr.msg);
 			goto out;
 		}
@@ -1446,6 +1454,7 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 		      struct sw_error *err)
 {
 	struct adapter_txn *txn = NULL;
+	struct adapter_strs folders = { NULL, 0 };
 	int sel[ADAPTER_NHOSTS] = { 0 };
 	int rc = 0, count = 0;
 
@@ -1478,7 +1487,9 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 
 		if (!sel[i])
 			continue;
-		if (plan_uninstall(rep, txn, req, &hosts[i], &herr) < 0) {
+		if (plan_uninstall(rep, txn, req, &hosts[i], &herr) < 0 ||
+		    adapter_folders_plan_uninstall(rep, txn, req->root, hosts[i].id, hosts[i].owner,
+						   &folders, &herr) < 0) {
 			rc = sw_error_set(err, herr.code, "cannot plan the %s uninstall: %s", hosts[i].id, herr.msg);
 			goto out;
 		}
@@ -1486,7 +1497,12 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 			goto out;
 	}
 	rc = run_txn(rep, txn, req->root, err);
+	/* Only once the files are gone: the folders slipway made that are
+	 * left empty. */
+	if (rc == 0 && rep->outcome == ADAPTER_TXN_COMMITTED)
+		adapter_folders_remove_empty(rep, req->root, &folders);
 out:
+	adapter_strs_release(&folders);
 	adapter_txn_free(txn);
 	report_normalize(rep);
 	return rc;
@@ -1897,19 +1913,16 @@ out:
 	return rc;
 }
 
-/* Directories under runs/ that hold no Run (the caller found them, see
- * struct adapter_store_facts): one warning each, never removed. */
-static int debris_checks(struct adapter_checks *c, const char *common,
-			 const struct adapter_store_facts *store, struct sw_error *err)
+/* The run store's checks (the caller made them from what the store
+ * found, see struct adapter_store_facts), in its order. */
+static int store_checks(struct adapter_checks *c, const struct adapter_store_facts *store,
+			struct sw_error *err)
 {
 	int rc = 0;
 
-	for (size_t i = 0; store != NULL && i < store->ndebris && rc == 0; i++)
-		rc = add_own(c, "runstore_incomplete_run", "warning", "-", "runstore", sw_asprintf(
-			     "\"%s\" in %s/slipway/runs holds no Run: %s; nothing reads it, and it may be removed by hand",
-			     store->debris[i], common, store->debris[i][0] == '.'
-			     ? "a slipway run was killed before publishing it"
-			     : "a slipway run failed before writing its journal"), err);
+	for (size_t i = 0; store != NULL && i < store->n && rc == 0; i++)
+		rc = adapter_checks_add(c, store->v[i].code, store->v[i].status, "-", "runstore",
+					store->v[i].detail, err);
 	return rc;
 }
 
@@ -1928,7 +1941,7 @@ int adapter_doctor_local(struct adapter_checks *c, const char *root,
 		return 0;
 	if ((rc = legacy_checks(c, git_common_dir, err)) < 0)
 		return rc;
-	return debris_checks(c, git_common_dir, store, err);
+	return store_checks(c, store, err);
 }
 
 /* ---- the host table, for the generated documentation ---- */

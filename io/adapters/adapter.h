@@ -109,17 +109,22 @@ int adapter_checks_add(struct adapter_checks *c, const char *code,
 		       const char *detail, struct sw_error *err);
 void adapter_checks_release(struct adapter_checks *c);
 
-/* What doctor reports of the run store, gathered by the caller (the
- * service reads the store; this layer never does): the names of the
- * directories under runs/ that hold no Run. */
+/* What doctor reports of the run store, as checks the caller made (the
+ * service reads the store; this layer never does): leftovers, damage and
+ * misnamed run directories, in order.  Borrowed. */
+struct adapter_store_fact {
+	const char *code;	/* runstore_... */
+	const char *status;	/* warning | error */
+	const char *detail;
+};
 struct adapter_store_facts {
-	char *const *debris;
-	size_t ndebris;
+	const struct adapter_store_fact *v;
+	size_t n;
 };
 
 /* Appends repository_ok, one adapter check per host, the legacy residue
- * warnings for `<git_common_dir>/slipway/` (never modified) and one warning
- * per name in `store` (NULL: none). */
+ * warnings for `<git_common_dir>/slipway/` (never modified) and the run
+ * store's checks in `store` (NULL: none). */
 int adapter_doctor_local(struct adapter_checks *c, const char *root,
 			 const char *git_common_dir, const struct adapter_store_facts *store,
 			 const struct adapter_text *texts, struct sw_error *err);
