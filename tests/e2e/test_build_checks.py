@@ -108,6 +108,76 @@ def test_the_spec_event_table_is_events_def():
     assert got == want, (got, want)
 
 
+def _args(text):
+    """The top-level comma-separated arguments of a call's argument text."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += (ch == "(") - (ch == ")")
+        cur += ch
+    return out + [cur.strip()]
+
+
+def error_code_sites(root=ROOT):
+    """{code id: [where it is raised]}: a TBL_ERR_ name in the code outside
+    tables/ (tables.c builds the name tables), or the error column of a
+    rule row of tables/rules.c."""
+    import re
+    sites = {}
+    for folder in ("io", "service", "cli", "mcp", "fsm"):
+        for base, _dirs, files in os.walk(os.path.join(root, folder)):
+            for name in files:
+                if name.endswith((".c", ".h")):
+                    path = os.path.join(base, name)
+                    with open(path, encoding="utf-8") as f:
+                        for m in re.finditer(r"\bTBL_ERR_([A-Z0-9_]+)\b", f.read()):
+                            sites.setdefault(m.group(1), []).append(os.path.relpath(path, root))
+    with open(os.path.join(root, "tables", "rules.c"), encoding="utf-8") as f:
+        rules = f.read()
+    for m in re.finditer(r"^\s*(REJECT|REJECT_BY)\s*\((.*)\),?\s*$", rules, re.M):
+        sites.setdefault(_args(m.group(2))[5], []).append("tables/rules.c row " + _args(m.group(2))[0])
+    for m in re.finditer(r"\bE\(([A-Z0-9_]+)\)", rules):
+        if m.group(1) != "NONE":
+            sites.setdefault(m.group(1), []).append("tables/rules.c")
+    return sites
+
+
+def error_code_rows(root=ROOT):
+    """[(id, wire, the "never raised:" text above its row or None)]."""
+    import re
+    with open(os.path.join(root, "tables", "error_codes.def"), encoding="utf-8") as f:
+        text = f.read()
+    rows = []
+    for m in re.finditer(r'^ERR\((\w+),\s*"([^"]*)"', text, re.M):
+        before = text[:m.start()].rstrip()
+        why = None
+        if before.endswith("*/"):
+            comment = before[before.rindex("/*"):]
+            if comment.startswith("/* never raised:"):
+                why = " ".join(l.strip(" */") for l in comment.splitlines())
+        rows.append((m.group(1), m.group(2), why))
+    return rows
+
+
+def test_every_error_code_is_raised_or_says_why_it_never_is():
+    sites = error_code_sites()
+    rows = error_code_rows()
+    assert len(rows) > 90 and rows[0][0] == "NONE", rows[:3]
+    unraised = [(i, w) for i, w, why in rows[1:] if i not in sites and why is None]
+    assert not unraised, "codes with no raising site and no \"never raised:\" note: %s" % unraised
+    stale = [(i, sites[i]) for i, _w, why in rows[1:] if i in sites and why is not None]
+    assert not stale, "codes said never to be raised that are: %s" % stale
+    never = sorted(w for _i, w, why in rows if why is not None)
+    assert never == ["invalid_action", "invalid_destructive_grant"], never
+    for code in ("DESTRUCTIVE_REQUEST_MISSING", "INVALID_DESTRUCTIVE_REQUEST", "DESTRUCTIVE_SCOPE_CHANGED",
+                 "DESTRUCTIVE_GRANT_CONFLICT", "GIT_OBSERVATION_FAILED", "LIST_FAILED", "DOCTOR_FAILED",
+                 "GIT_REPOSITORY_UNAVAILABLE"):
+        assert code in sites, code
+
+
 def build_gendocs():
     res = subprocess.run(["make", "-s", "-C", ROOT, "build/gendocs"], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
@@ -261,6 +331,7 @@ if __name__ == "__main__":
           test_swapped_rule_columns_do_not_compile,
           test_an_effect_without_a_handler_does_not_compile,
           test_the_spec_event_table_is_events_def,
+          test_every_error_code_is_raised_or_says_why_it_never_is,
           test_block_markers_expand_to_contract_sections,
           test_inline_markers_expand_to_the_parser_spellings,
           test_the_rejection_table_expands_the_markers_of_its_fix_texts,
