@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
-#include "io/err.h"
+#include "io/util/err.h"
 #include "service/adapters.h"
 #include "tests/support/vcs_fixture.h"
 
