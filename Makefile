@@ -141,7 +141,7 @@ TEST_HELPER_OBJS = $(patsubst %.c,build/san/%.o,$(TEST_HELPERS))
 # Symbols the pure core may reference (R1): no allocation, I/O, clock, env.
 PURE_ALLOWED = __assert_fail memcmp memset memcpy strcmp strlen __stack_chk_fail
 
-.PHONY: deps mcp-sdk demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers check-cli docs docs-check \
+.PHONY: deps mcp-sdk demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers check-cli check-layers docs docs-check \
 	install install-strip uninstall clean check-clang check-pkgs pkg-flags schemas schemas-check FORCE
 .DELETE_ON_ERROR:
 .SECONDARY: $(TEST_HELPER_OBJS)
@@ -231,7 +231,7 @@ TEST_ENV = V=$(V) SLIPWAY_SHARED=$(SLIPWAY_SHARED) SLIPWAY_TEST_ROOT=$(CURDIR)
 E2E_TESTS = $(sort $(wildcard tests/e2e/test_*.py))
 
 test: DEVELOPER = 1
-test: check-purity check-headers check-cli check-record check-clang docs-check unit e2e fuzz-smoke bench-build
+test: check-purity check-headers check-cli check-record check-layers check-clang docs-check unit e2e fuzz-smoke bench-build
 	@$(TEST_ENV) sh tests/summary.sh $(TEST_BINS) $(E2E_TESTS) $(FUZZ_SMOKE_STEPS)
 
 unit: $(TEST_BINS)
@@ -277,6 +277,14 @@ check-cli:
 	@if grep -nE '\[[0-9]+\][[:space:]]*(\.|->)' cli/*.c cli/*.h $(CLI_CHECK_EXTRA); then \
 		echo "check-cli: cli/ reads an element by its index; read the destination"; exit 1; fi; \
 	echo "check-cli: cli/ reads every option through its destination"
+
+# The rooms of the tree and the one way their dependencies run (see
+# mk/check_layers.py): includes, circles among objects, the run
+# directory's names, host ids in conditions, file sizes.  LAYERS_EXTRA lets
+# the self-test (tests/e2e/test_layers.py) add a stray file and watch it fail.
+LAYER_OBJS = $(patsubst %.c,build/rel/%.o,$(IO_SRCS) $(SVC_SRCS) $(MCP_SRCS))
+check-layers: $(LAYER_OBJS)
+	@$(PYTHON) mk/check_layers.py $(LAYERS_EXTRA) $(LAYER_OBJS)
 
 build/rel/libsw.a: $(PURE_OBJS) $(patsubst %.c,build/rel/%.o,$(IO_SRCS))
 	@rm -f $@

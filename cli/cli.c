@@ -1,3 +1,7 @@
+/* The command line's shared machinery: the command and flag tables
+ * (cli/commands.def, cli/flags.def), the parser that writes each option
+ * through its destination, --help and _reference, and the human stdout. */
+
 #include "cli/cli.h"
 
 #include <errno.h>
