@@ -8,6 +8,7 @@
 
 #include "io/adapters/adapter_doctor.h"
 #include "io/git/vcs.h"
+#include "service/svc.h"
 
 /* The worktree containing `raw` (or the cwd when NULL/""): *root and
  * *common (the Git common dir) are sw_malloc'd on success.  On failure the
@@ -20,8 +21,7 @@ static int worktree(char **root, char **common, const char *raw)
 	*root = *common = NULL;
 	if (vcs_discover(&id, raw, &err) < 0) {
 		vcs_identity_release(&id);
-		return svc_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0,
-				err.msg[0] ? err.msg : "not inside a Git worktree", NULL, raw, NULL);
+		return svc_discover_failed(&err, raw);
 	}
 	*root = sw_strdup(id.worktree_root);
 	*common = sw_strdup(id.git_common_dir);

@@ -40,6 +40,11 @@ int svc_open(struct svc *d, bool writable);
  * before the store is touched).  svc_open_store releases the workspace
  * when it fails. */
 int svc_discover(struct svc *d);
+/* Reports the discovery failure `err` as svc_discover does (no worktree
+ * there: git_repository_required; discovery could not be made, as when
+ * memory runs out: git_repository_unavailable) and returns the exit
+ * status. */
+int svc_discover_failed(const struct sw_error *err, const char *root_arg);
 int svc_open_store(struct svc *d, bool writable);
 void svc_close(struct svc *d);
 

@@ -179,7 +179,7 @@ char *vcs_path_abs_clean(const char *path, struct sw_error *err)
 
 static char *resolve_dir(const char *path, struct sw_error *err)
 {
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], *out;
 	struct stat st;
 	size_t n;
 
@@ -197,7 +197,9 @@ static char *resolve_dir(const char *path, struct sw_error *err)
 	n = strlen(buf);
 	while (n > 1 && buf[n - 1] == '/')
 		buf[--n] = '\0';
-	return sw_strdup(buf);
+	if ((out = sw_strdup(buf)) == NULL)
+		sw_error_set(err, SW_ENOMEM, "cannot allocate path");
+	return out;
 }
 
 /* 1 when `path` is `dir` or lies below it (both clean and absolute). */

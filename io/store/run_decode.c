@@ -149,12 +149,31 @@ static const struct shape action[] = {
 };
 #undef T
 
+#define T struct run_target
+static const struct shape target[] = {
+	{ "kind",  J_STR, REQUIRED, STR(T, kind) },
+	{ "value", J_STR, REQUIRED, STR(T, value) },
+	{ NULL }
+};
+#undef T
+
+#define T struct run_request
+static const struct shape request[] = {
+	{ "request_id",   J_STR, REQUIRED, STR(T, request_id) },
+	{ "impact",       J_STR, REQUIRED, STR(T, impact) },
+	{ "scope_sha256", J_STR, REQUIRED, STR(T, scope_sha256) },
+	{ "targets",      J_ARR, REQUIRED, target, ARR(T, targets, struct run_target) },
+	{ NULL }
+};
+#undef T
+
 /* The Outcome itself is checked whole by the Outcome decoder
  * (check_outcomes); these are the parts read outside it. */
 #define T struct run_outcome_pause
 static const struct shape outcome_pause[] = {
 	{ "question",                    J_STR | J_NULL, OPTIONAL, STR(T, question) },
 	{ "supersedes_answer_action_id", J_STR | J_NULL, OPTIONAL, STR(T, supersedes_answer_action_id) },
+	{ "destructive_request",         J_OBJ | J_NULL, OPTIONAL, request, OBJ(T, destructive_request, struct run_request) },
 	{ NULL }
 };
 #undef T
@@ -205,24 +224,6 @@ static const struct shape activity[] = {
 	{ "summary",   J_STR, OPTIONAL },
 	{ NULL }
 };
-
-#define T struct run_target
-static const struct shape target[] = {
-	{ "kind",  J_STR, REQUIRED, STR(T, kind) },
-	{ "value", J_STR, REQUIRED, STR(T, value) },
-	{ NULL }
-};
-#undef T
-
-#define T struct run_request
-static const struct shape request[] = {
-	{ "request_id",   J_STR, REQUIRED, STR(T, request_id) },
-	{ "impact",       J_STR, REQUIRED, STR(T, impact) },
-	{ "scope_sha256", J_STR, REQUIRED, STR(T, scope_sha256) },
-	{ "targets",      J_ARR, REQUIRED, target, ARR(T, targets, struct run_target) },
-	{ NULL }
-};
-#undef T
 
 #define T struct run_pinned_source
 static const struct shape pinned[] = {
@@ -299,7 +300,7 @@ static const struct shape record[] = {
 	{ "activities",                  J_ARR,  OPTIONAL, activity },
 	{ "summary",                     J_STR,  OPTIONAL, STR(T, summary) },
 	{ "pending_destructive_request", J_OBJ,  OPTIONAL, request, OBJ(T, pending_destructive_request, struct run_request) },
-	{ "destructive_grant",           J_OBJ,  OPTIONAL },
+	{ "destructive_grant",           J_OBJ,  OPTIONAL, HAS(T, has_destructive_grant) },
 	{ "created_at",                  J_STR,  REQUIRED, STR(T, created_at) },
 	{ "updated_at",                  J_STR,  REQUIRED, STR(T, updated_at) },
 	{ NULL }
@@ -592,6 +593,40 @@ int run_request_verifies(const struct run_request *req)
 	ok = outcome_request_verify(&r, &err) == 0;
 	sw_free(r.targets);
 	return ok;
+}
+
+static bool same_request(const struct run_request *a, const struct run_request *b)
+{
+	if (strcmp(a->request_id, b->request_id) != 0 || strcmp(a->impact, b->impact) != 0 ||
+	    strcmp(a->scope_sha256, b->scope_sha256) != 0 || a->n_targets != b->n_targets)
+		return false;
+	for (size_t i = 0; i < a->n_targets; i++)
+		if (strcmp(a->targets[i].kind, b->targets[i].kind) != 0 ||
+		    strcmp(a->targets[i].value, b->targets[i].value) != 0)
+			return false;
+	return true;
+}
+
+enum run_request_fault run_request_fault(const struct run_record *rec)
+{
+	const struct run_request *pending = rec->pending_destructive_request, *asked = NULL;
+	const struct run_action_record *cur = run_record_current(rec);
+
+	if (pending == NULL)
+		return RUN_REQUEST_MISSING;
+	if (!run_request_verifies(pending))
+		return RUN_REQUEST_INVALID;
+	if (cur && cur->outcome && cur->outcome->pause)
+		asked = cur->outcome->pause->destructive_request;
+	if (asked == NULL)
+		return RUN_REQUEST_MISSING;
+	if (!run_request_verifies(asked))
+		return RUN_REQUEST_INVALID;
+	if (!same_request(pending, asked))
+		return RUN_REQUEST_CHANGED;
+	if (rec->has_destructive_grant)
+		return RUN_REQUEST_GRANT_HELD;
+	return RUN_REQUEST_SOUND;
 }
 
 const struct run_section *run_section_find(const struct run_section *sections, size_t n,

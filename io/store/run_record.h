@@ -62,9 +62,12 @@ struct run_action {
 
 /* What the record keeps of a recorded Outcome (the Outcome decoder checked
  * it whole at load). */
+struct run_request;
+
 struct run_outcome_pause {
 	const char *question;
 	const char *supersedes_answer_action_id;
+	const struct run_request *destructive_request;	/* NULL when none */
 };
 
 struct run_outcome {
@@ -165,6 +168,7 @@ struct run_record {
 	size_t n_answers;
 	const char *summary;
 	const struct run_request *pending_destructive_request;
+	bool has_destructive_grant;
 	const char *created_at;
 	const char *updated_at;
 };
@@ -183,6 +187,21 @@ const struct run_answer *run_record_answer(const struct run_record *rec,
 /* 1 when the request's scope digest is the one its id, targets and impact
  * give (outcome_request_verify), 0 otherwise or without a request. */
 int run_request_verifies(const struct run_request *req);
+
+/* What is wrong with the destructive request a Run paused for
+ * confirmation waits on, checked in the reference's order
+ * (currentDestructiveRequest): no pending request, one that does not
+ * verify, no request in the waiting Action's Outcome, one there that does
+ * not verify, the two differing, or a grant still held.  Only a damaged
+ * record gets anything but RUN_REQUEST_SOUND. */
+enum run_request_fault {
+	RUN_REQUEST_SOUND = 0,
+	RUN_REQUEST_MISSING,		/* destructive_request_missing */
+	RUN_REQUEST_INVALID,		/* invalid_destructive_request */
+	RUN_REQUEST_CHANGED,		/* destructive_scope_changed */
+	RUN_REQUEST_GRANT_HELD		/* destructive_grant_conflict */
+};
+enum run_request_fault run_request_fault(const struct run_record *rec);
 
 /* The catalog entry named `key` among `sections`, or NULL. */
 const struct run_section *run_section_find(const struct run_section *sections, size_t n,

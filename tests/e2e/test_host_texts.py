@@ -18,12 +18,19 @@ import subprocess
 import tempfile
 import uuid
 
-from slipway_e2e import BIN, SHARED, main, run, scratch_repo, validate
+from slipway_e2e import BIN, SHARED, main, run, scratch_repo, skip_test, validate
 
 CAPS = ["slipway-run", "slipway-clarify", "slipway-propose", "slipway-decompose",
         "slipway-implement", "slipway-review", "slipway-workflow"]
 HOSTS = ["claude", "codex", "copilot", "cursor", "kilo", "kiro", "opencode", "pi", "qwen", "windsurf"]
 REPORT = {}  # flow -> outcome, printed at the end for the closing note
+ISSUE_FLOW = "issue-backed material reads, refresh, adopt"
+# Every flow the tests below drive to the end the texts promise.
+FLOWS = ["plain run", "decision pause and answer", "supersession", "destructive confirm",
+         "destructive decline", "destructive skip", "environment pause and resume",
+         "budget exhaustion and resume", "stop and resume", "skip orient and summarize",
+         "skip clarify", "skip implement", "skip review", ISSUE_FLOW] + \
+    ["plain run with the %s texts" % h for h in HOSTS + ["kiro-cli"]]
 
 
 # ---- reading the installed texts -------------------------------------------
@@ -484,9 +491,8 @@ def issue_fixture():
 def test_issue_backed_material_reads_and_refresh_with_a_candidate():
     ib = issue_fixture()
     if ib is None:
-        print("skip: issue-backed flow needs %s/reference/fixtures" % SHARED)
-        REPORT["issue-backed"] = "skipped (no reference fixture)"
-        return
+        REPORT[ISSUE_FLOW] = "skipped"
+        skip_test("the issue-backed flow needs %s/reference/fixtures (no reference folder)" % SHARED)
     h = host()
     line = h.t.code("## Start", "slipway run") + " --source-file SOURCE"  # "Add --source-file SOURCE"
     goal, src = tmpfile("Ship the change."), ib.write_env(ib.fixture())
@@ -507,7 +513,7 @@ def test_issue_backed_material_reads_and_refresh_with_a_candidate():
     h.variant("adopt")
     assert h.st["action"]["kind"] == "orient"
     h.finish()
-    ended(h, "issue-backed material reads, refresh, adopt")
+    ended(h, ISSUE_FLOW)
 
 
 # ---- the texts themselves ----------------------------------------------------
@@ -586,10 +592,25 @@ def test_rejections_name_the_missing_field_and_the_allowed_values():
 
 
 def test_report():
-    """Prints how the scripted host fared and the size of each text."""
+    """Run last: every flow reached its end, starting with Orient and ending
+    with Summarize (the issue-backed one only skipped, with its note, when
+    the reference fixture is absent); then prints how the scripted host
+    fared and the size of each text."""
     for flow, outcome in sorted(REPORT.items()):
         print("  flow %-45s %s" % (flow, outcome))
-    for cap, text in texts().caps.items():
+    assert sorted(REPORT) == sorted(FLOWS), "flows that did not end: %s; unexpected: %s" % (
+        sorted(set(FLOWS) - set(REPORT)), sorted(set(REPORT) - set(FLOWS)))
+    for flow, outcome in REPORT.items():
+        if flow == ISSUE_FLOW and issue_fixture() is None:
+            assert outcome == "skipped", outcome
+            continue
+        kinds = outcome[len("ended after "):].split(", ")
+        assert outcome.startswith("ended after ") and kinds[0] == "orient" and kinds[-1] == "summarize", \
+            (flow, outcome)
+    caps = texts().caps
+    assert set(CAPS) <= set(caps), sorted(set(CAPS) - set(caps))
+    for cap, text in caps.items():
+        assert text.strip(), cap
         print("  text %-20s %6d bytes" % (cap, len(text.encode())))
 
 

@@ -9,7 +9,7 @@ import subprocess
 
 from protocol_support import (decision_pause, destructive_pause, encode, outcome, start,
                               state_of, submit, write_tmp)
-from slipway_e2e import BIN, assert_cli_error, main, run, scratch_repo, validate
+from slipway_e2e import BIN, assert_cli_error, main, run, scratch_repo, skip_test, validate
 import test_issue_backed as ib
 
 COMMITTED = {"phase": "response_output", "committed": True, "projection_stale": False,
@@ -440,9 +440,10 @@ def test_fd_exhaustion_is_not_blamed_on_the_journal():
 
 
 def test_permission_denied_journal_is_runstore_unavailable():
-    if os.geteuid() != 0 or not os.path.exists("/usr/bin/setpriv"):
-        print("skip: needs root and setpriv to read as another user")
-        return
+    if os.geteuid() != 0:
+        skip_test("needs root, to read the Run as another user (running as uid %d)" % os.geteuid())
+    if not os.path.exists("/usr/bin/setpriv"):
+        skip_test("needs /usr/bin/setpriv (util-linux) to read the Run as another user")
     repo = scratch_repo()
     rid = start(repo)["run_id"]
     subprocess.run(["chmod", "755", repo], check=True)
