@@ -2011,3 +2011,143 @@ int adapter_doctor_local(struct adapter_checks *c, const char *root,
 		return rc;
 	return debris_checks(c, git_common_dir, err);
 }
+
+/* ---- what slipway installed (for the Run report) ---- */
+
+/* 1 when `rel` lies in one of the folders `h` keeps its files in. */
+static int host_folder(const struct host *h, const char *rel)
+{
+	const char *dirs[8] = { h->skills, h->owner };
+	size_t n = 2;
+
+	for (size_t i = 0; i < 5 && h->detect[i]; i++)
+		dirs[n++] = h->detect[i];
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(dirs[i]);
+
+		if (strncmp(rel, dirs[i], len) == 0 && rel[len] == '/')
+			return 1;
+	}
+	return 0;
+}
+
+static int owned_add(struct adapter_installed_host *ih, char *path, const char *hex)
+{
+	struct adapter_owned_file *grown = sw_realloc(ih->files, (ih->n + 1) * sizeof(*grown));
+
+	if (grown == NULL) {
+		sw_free(path);
+		return -1;
+	}
+	ih->files = grown;
+	ih->files[ih->n].path = path;
+	ih->files[ih->n].sha256[0] = '\0';
+	if (hex)
+		snprintf(ih->files[ih->n].sha256, sizeof(ih->files[ih->n].sha256), "sha256:%s", hex);
+	ih->n++;
+	return 0;
+}
+
+/* Reads `h`'s manifest into `ih`: 0 with ih->n == 0 when there is none or
+ * it cannot be read, -1 on ENOMEM. */
+static int installed_host(struct adapter_installed_host *ih, const char *root, const struct host *h)
+{
+	struct sw_error e = SW_ERROR_INIT;
+	char *path = owner_file(root, h, MANIFEST_NAME, &e), *raw = NULL;
+	char sentinel_sha[SW_HEX_LEN];
+	json_t *doc = NULL, *f;
+	size_t len = 0, i;
+	int rc = 0;
+
+	ih->id = h->id;
+	if (path == NULL)
+		return e.code == SW_ENOMEM ? -1 : 0;
+	if (read_small(&raw, &len, path, MANIFEST_MAX, &e) < 0 ||
+	    sw_json_load_strict(&doc, raw, len, MANIFEST_MAX, &e) < 0 || !json_is_object(doc) ||
+	    json_integer_value(json_object_get(doc, "version")) != 2 ||
+	    !json_is_string(json_object_get(doc, "tool_id")) ||
+	    strcmp(json_string_value(json_object_get(doc, "tool_id")), h->id) != 0 ||
+	    !json_is_array(json_object_get(doc, "files"))) {
+		rc = e.code == SW_ENOMEM ? -1 : 0;
+		goto out;
+	}
+	json_array_foreach(json_object_get(doc, "files"), i, f) {
+		const char *p = json_string_value(json_object_get(f, "path"));
+		const char *hex = json_string_value(json_object_get(f, "sha256"));
+		char *rel;
+
+		if (p == NULL || hex == NULL || strlen(hex) != SW_HEX_LEN - 1)
+			continue;
+		if ((rel = normalize_rel(p, &e)) == NULL) {
+			if (e.code == SW_ENOMEM)
+				rc = -1;
+			if (rc < 0)
+				goto out;
+			continue;
+		}
+		if (!host_folder(h, rel)) {
+			sw_free(rel);
+			continue;
+		}
+		if (owned_add(ih, rel, hex) < 0) {
+			rc = -1;
+			goto out;
+		}
+	}
+	sw_sha256_hex(SENTINEL_BYTES, strlen(SENTINEL_BYTES), sentinel_sha);
+	if (owned_add(ih, owner_rel(h, MANIFEST_NAME), NULL) < 0 ||
+	    owned_add(ih, owner_rel(h, SENTINEL_NAME), sentinel_sha) < 0 ||
+	    owned_add(ih, owner_rel(h, "mcp-server.json"), NULL) < 0)
+		rc = -1;
+	for (i = 0; rc == 0 && i < ih->n; i++)
+		if (ih->files[i].path == NULL)
+			rc = -1;
+out:
+	json_decref(doc);
+	sw_free(raw);
+	sw_free(path);
+	return rc;
+}
+
+int adapter_installed(struct adapter_installed *out, const char *root, struct sw_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < ADAPTER_NHOSTS; i++) {
+		struct adapter_installed_host *ih = &out->hosts[out->nhosts];
+
+		if (installed_host(ih, root, &hosts[i]) < 0) {
+			adapter_installed_release(out);
+			return sw_error_set(err, SW_ENOMEM, "out of memory reading the ownership manifests");
+		}
+		if (ih->n > 0)
+			out->nhosts++;
+	}
+	return 0;
+}
+
+void adapter_installed_release(struct adapter_installed *in)
+{
+	if (in == NULL)
+		return;
+	for (size_t i = 0; i < ADAPTER_NHOSTS; i++) {
+		for (size_t k = 0; k < in->hosts[i].n; k++)
+			sw_free(in->hosts[i].files[k].path);
+		sw_free(in->hosts[i].files);
+	}
+	memset(in, 0, sizeof(*in));
+}
+
+const char *adapter_installed_by(const struct adapter_installed *in, const char *path,
+				 const char *content_sha256)
+{
+	for (size_t i = 0; in && i < in->nhosts; i++)
+		for (size_t k = 0; k < in->hosts[i].n; k++) {
+			const struct adapter_owned_file *f = &in->hosts[i].files[k];
+
+			if (f->path && strcmp(f->path, path) == 0 &&
+			    (f->sha256[0] == '\0' ||
+			     strcmp(f->sha256, content_sha256 ? content_sha256 : "") == 0))
+				return in->hosts[i].id;
+		}
+	return NULL;
+}

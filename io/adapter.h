@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "io/adapter_txn.h"
+#include "io/digest.h"
 #include "io/err.h"
 
 #define ADAPTER_NHOSTS 10
@@ -125,5 +126,38 @@ void adapter_checks_release(struct adapter_checks *c);
 int adapter_doctor_local(struct adapter_checks *c, const char *root,
 			 const char *git_common_dir,
 			 const struct adapter_text *texts, struct sw_error *err);
+
+/* The files slipway's own install wrote for each host, as its ownership
+ * manifests say: every claimed path with the sha256 it was written with,
+ * plus the manifest, the .adapter-generated sentinel and the MCP record
+ * in `<ownership root>/slipway/`.  A claim outside the host's own folders
+ * is ignored, and so is a manifest that cannot be read: what it claims is
+ * then reported like any other file.  Reads only the manifests. */
+struct adapter_owned_file {
+	char *path;			/* repository-relative */
+	char sha256[SW_DIGEST_LEN];	/* "sha256:HEX", or "" for any content */
+};
+
+struct adapter_installed_host {
+	const char *id;			/* static */
+	struct adapter_owned_file *files;
+	size_t n;
+};
+
+struct adapter_installed {
+	struct adapter_installed_host hosts[ADAPTER_NHOSTS];
+	size_t nhosts;			/* hosts with a readable manifest */
+};
+
+/* Fills *out (zeroed by the caller; release with adapter_installed_release)
+ * for the worktree `root`.  SW_ENOMEM only. */
+int adapter_installed(struct adapter_installed *out, const char *root, struct sw_error *err);
+void adapter_installed_release(struct adapter_installed *in);
+
+/* The host whose install wrote `path` with the content digest
+ * `content_sha256` ("sha256:HEX", or "" when the content is unknown: then
+ * only the files whose content is free match), or NULL.  `in` may be NULL. */
+const char *adapter_installed_by(const struct adapter_installed *in, const char *path,
+				 const char *content_sha256);
 
 #endif

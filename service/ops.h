@@ -123,15 +123,20 @@ struct svc_status_request {
 	const char *run_id;
 	const char *section;
 	int section_given;
+	int candidate;			/* --candidate: the section of the waiting
+					 * source candidate (text only) */
 	int human;
+	int markdown;			/* --markdown: the report as Markdown */
 };
 
 /* One Run (run, its runStatus document doc and, with `human`, its next
- * choices) or the listing (listed); all zero when nothing was found. */
+ * choices and the report: text, or Markdown with `markdown`) or the
+ * listing (listed); all zero when nothing was found. */
 struct svc_status_found {
 	struct run *run;
 	struct json_t *doc;
 	struct next *next;
+	char *report;
 	int listed;
 	struct svc_listing list;
 };
