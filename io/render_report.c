@@ -84,25 +84,40 @@ static void block(struct rr *r, const char *s, const char *indent)
  * ends with an ellipsis). */
 static void one_line(struct rr *r, const char *s, size_t max)
 {
-	size_t chars = 0;
-	int gap = 0, first = 1;
+	struct sw_buf j = SW_BUF_INIT;
+	size_t chars = 0, cut = 0;
 
-	for (const char *p = s ? s : ""; *p; p++) {
-		if (space(*p)) {
-			gap = 1;
-			continue;
-		}
-		if ((((unsigned char)*p) & 0xc0) != 0x80 && ++chars > max) {
-			put(r, "\u2026");
-			return;
-		}
-		if (gap && !first)
-			sw_buf_ch(&r->b, ' ');
-		gap = first = 0;
-		if (r->md && strchr("\\`*_{}[]<>()#+-.!|~", *p))
-			sw_buf_ch(&r->b, '\\');
-		sw_buf_ch(&r->b, *p);
+	for (const char *p = s ? s : ""; *p;) {
+		size_t n;
+
+		while (*p && space(*p))
+			p++;
+		for (n = 0; p[n] && !space(p[n]); n++)
+			;
+		if (n == 0)
+			break;
+		if (j.len)
+			sw_buf_ch(&j, ' ');
+		sw_buf_add(&j, p, n);
+		p += n;
 	}
+	if (j.failed) {
+		r->failed = 1;
+		sw_buf_release(&j);
+		return;
+	}
+	/* Over `max` characters: the first max - 1 and an ellipsis. */
+	for (size_t i = 0; i < j.len; i++)
+		if ((((unsigned char)j.p[i]) & 0xc0) != 0x80 && ++chars == max)
+			cut = i;
+	for (size_t i = 0; i < (chars > max ? cut : j.len); i++) {
+		if (r->md && strchr("\\`*_{}[]<>()#+-.!|~", j.p[i]))
+			sw_buf_ch(&r->b, '\\');
+		sw_buf_ch(&r->b, j.p[i]);
+	}
+	if (chars > max)
+		put(r, "\u2026");
+	sw_buf_release(&j);
 }
 
 /* A path, command or id: as it is in text, a code span in Markdown (in a
@@ -221,7 +236,8 @@ static int gather_reported(struct rr *r)
 
 static int was_reported(const struct rr *r, const char *path)
 {
-	return bsearch(&path, r->reported, r->nreported, sizeof(*r->reported), cmp_str) != NULL;
+	return r->nreported > 0 &&
+	       bsearch(&path, r->reported, r->nreported, sizeof(*r->reported), cmp_str) != NULL;
 }
 
 static int changed(const struct rr *r, const char *path)
@@ -377,8 +393,8 @@ static void now_block(struct rr *r)
 
 	if (pinned) {
 		put(r, r->md ? "\n**Pinned source:** " : "Pinned source: ");
-		put(r, pinned->canonical_url);
-		putf(r, " (%s), requirements revision ", pinned->issue_id);
+		putf(r, "%s (%s)%s", pinned->canonical_url, pinned->issue_id,
+		     r->md ? ", requirements revision " : "\nRequirements revision: ");
 		code(r, pinned->requirements_revision, 0);
 		put(r, "\n");
 	}
@@ -565,6 +581,13 @@ static void section_DESTRUCTIVE(struct rr *r)
 	}
 }
 
+/* An answer a later answer replaced (one given under earlier requirements
+ * stays, marked). */
+static int replaced(const struct run_answer *a)
+{
+	return a->superseded_by && a->superseded_by[0] && strncmp(a->superseded_by, "requirements:", 13) != 0;
+}
+
 static void section_DECISIONS(struct rr *r)
 {
 	const struct run_record *rec = r->rec;
@@ -576,7 +599,7 @@ static void section_DECISIONS(struct rr *r)
 		size_t at, len;
 
 		trimmed(a->text, &at, &len);
-		n += !a->confirm_destructive && len > 0 &&
+		n += !a->confirm_destructive && len > 0 && !replaced(a) &&
 		     !(ar && ar->outcome && ar->outcome->pause && ar->outcome->pause->destructive_request);
 	}
 	heading(r, TBL_SECTION_DECISIONS, n);
@@ -587,7 +610,7 @@ static void section_DECISIONS(struct rr *r)
 		size_t at, len;
 
 		trimmed(a->text, &at, &len);
-		if (a->confirm_destructive || len == 0 ||
+		if (a->confirm_destructive || len == 0 || replaced(a) ||
 		    (ar && ar->outcome && ar->outcome->pause && ar->outcome->pause->destructive_request))
 			continue;
 		item(r);
@@ -599,8 +622,6 @@ static void section_DECISIONS(struct rr *r)
 		block(r, a->text, cont(r));
 		if (a->superseded_by && strncmp(a->superseded_by, "requirements:", 13) == 0)
 			put(r, r->md ? " _(given under earlier requirements)_" : " (given under earlier requirements)");
-		else if (a->superseded_by && a->superseded_by[0])
-			put(r, r->md ? " _(replaced by a later answer)_" : " (replaced by a later answer)");
 		put(r, "\n");
 	}
 }
@@ -687,8 +708,9 @@ static void section_CHECKS(struct rr *r)
 		const struct run_activity *a = &rec->activities[i];
 
 		item(r);
-		putf(r, "%s ", a->kind);
+		putf(r, "%s %s", a->kind, r->md ? "" : "`");
 		code(r, a->command ? a->command : "", 0);
+		put(r, r->md ? "" : "`");
 		putf(r, " exited %lld", a->exit_code);
 		if (a->exit_code != 0 && known_failure(rec, a->command))
 			put(r, " (a known issue: the host reported it failing before the Run)");
@@ -848,7 +870,7 @@ static void section_KNOWN_ISSUES(struct rr *r)
 	for (size_t i = 0; i < rec->n_actions; i++) {
 		const struct run_outcome *o = rec->actions[i].outcome;
 
-		if (o && !rec->actions[i].voided && o->n_known_issues > 0)
+		if (o && o->n_known_issues > 0)
 			last = o;
 	}
 	if (last && (keys = sw_calloc(last->n_known_issues, sizeof(*keys))) == NULL) {
@@ -873,7 +895,7 @@ static void section_KNOWN_ISSUES(struct rr *r)
 	for (size_t i = 0; i < rec->n_actions; i++) {
 		const struct run_outcome *o = rec->actions[i].outcome;
 
-		for (size_t k = 0; o && o != last && !rec->actions[i].voided && k < o->n_known_issues; k++) {
+		for (size_t k = 0; o && o != last && k < o->n_known_issues; k++) {
 			char *key = issue_key(o->known_issues[k]);
 			size_t j;
 
@@ -1028,7 +1050,7 @@ static void section_LOG(struct rr *r)
 		if (ar->skipped)
 			put(r, "skipped");
 		else if (ar == sum && o)
-			put(r, "the final report (above)");
+			put(r, "its report is the Final report");
 		else if (o && o->pause) {
 			putf(r, "paused (%s): ", o->pause->reason ? o->pause->reason : o->status);
 			block(r, o->summary, r->md ? "   " : "     ");
