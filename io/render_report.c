@@ -1141,7 +1141,7 @@ static void skipped_summary(struct rr *r)
 	put(r, "The Summarize Action was skipped.\n");
 	if (!r->rec->final_git_observed)
 		put(r, "Git: the final observation could not be made.\n");
-	else if (r->compared && r->ch.n > 0)
+	else if (r->compared && (r->ch.n > 0 || r->ch.head_moved))
 		put(r, "Git: the worktree differs from the Run start; people, other Runs or tools may "
 		       "have contributed.\n");
 	else

@@ -254,6 +254,29 @@ def test_plain_run_with_an_unreported_file():
     assert_no_installed_path(st["summary"])
 
 
+def test_a_manifest_claims_only_slipways_own_files_as_they_were_written():
+    # A claim outside the host's folders, or a claimed file whose bytes
+    # changed since install, is listed like any other path.
+    import json
+    repo, n = installed_repo()
+    mpath = os.path.join(repo, ".claude", "slipway", "ownership-manifest.json")
+    with open(mpath) as f:
+        manifest = json.load(f)
+    st = start(repo, "forge")
+    write(repo, "keep.py", "x = 9\n")
+    import hashlib
+    manifest["files"].append({"path": "keep.py", "sha256": hashlib.sha256(b"x = 9\n").hexdigest()})
+    with open(mpath, "w") as f:
+        json.dump(manifest, f)
+    claimed = manifest["files"][0]["path"]
+    with open(os.path.join(repo, claimed), "a") as f:
+        f.write("edited\n")
+    st = finish(repo, submit(repo, st, summary="go", suggest="implement"))
+    s = sections(report(repo, st["run_id"]))
+    assert "  - modified: keep.py (not reported by the host)\n" in s["What changed"], s
+    assert "  - modified: %s (not reported by the host)\n" % claimed in s["What changed"], s
+
+
 def test_decision_is_printed_with_its_question_and_the_trimmed_answer():
     repo, _ = installed_repo()
     st = start(repo, "pick a format")
