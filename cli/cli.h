@@ -12,7 +12,7 @@
 #include "service/adapters.h"
 #include "service/emit.h"
 
-/* The values of --tool (install, uninstall): the host ids of io/adapter.c
+/* The values of --tool (install, uninstall): the host ids of io/adapters/adapter.c
  * in registry order, then "all".  tests/e2e/test_manpages.py checks the
  * list against `slipway list --json`. */
 #define CLI_TOOL_CHOICES \
@@ -148,8 +148,8 @@ int cli_help_is_reference(void);
  * program, summarised as `summary`): its visible members. */
 int cli_print_group_reference(enum cli_cmd group, const char *path, const char *summary);
 
-/* The capability texts embedded in this build (cli/embed.sh), as
- * io/adapter.h wants them; terminated by a NULL name. */
+/* The capability texts embedded in this build (mk/embed.sh), as
+ * io/adapters/adapter.h wants them; terminated by a NULL name. */
 const struct adapter_text *cli_adapter_texts(void);
 
 /* The adapter request the command line `a` makes (install, uninstall,

@@ -1,47 +1,22 @@
 /* slipway status: the Runs of this repository, or one Run. */
 
 #include <stdio.h>
-#include <string.h>
-
-#include <jansson.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "service/ops.h"
 
-static const char *jstr(const json_t *o, const char *k)
+/* The text svc_status_text rendered, then the flush. */
+static int print_text(const struct svc_status_found *res)
 {
-	return json_string_value(json_object_get(o, k));
-}
+	char *text = svc_status_text(res);
 
-/* One Run: the report the service rendered (io/render_report.h). */
-static int print_one(const struct svc_status_found *res)
-{
-	fputs(res->report ? res->report : "", stdout);
-	return cli_flush();
-}
-
-/* The listing as text: one line per Run, then one per unavailable Run. */
-static int print_list(const struct svc_listing *l)
-{
-	json_t *entry;
-	size_t i;
-
-	if (json_array_size(l->runs) == 0 && json_array_size(l->unavailable) == 0)
-		printf("No run journals were found.\n");
-	json_array_foreach(l->runs, i, entry) {
-		if (json_is_true(json_object_get(entry, "workspace_foreign")))
-			printf("%s  %-7s  foreign=true  workspace=%s  %s\n", jstr(entry, "id"),
-			       jstr(entry, "state"), jstr(entry, "workspace"), jstr(entry, "goal"));
-		else
-			printf("%s  %-7s  remaining=%lld  %s\n", jstr(entry, "id"),
-			       jstr(entry, "state"),
-			       (long long)json_integer_value(json_object_get(entry, "remaining_budget")),
-			       jstr(entry, "goal"));
+	if (text == NULL) {
+		fputs("slipway: out of memory\n", stderr);
+		return CLI_EXIT_DEFECT;
 	}
-	json_array_foreach(l->unavailable, i, entry)
-		printf("%s  unavailable  code=%s  %s\n", jstr(entry, "id"), jstr(entry, "code"),
-		       jstr(entry, "detail"));
+	fputs(text, stdout);
+	sw_free(text);
 	return cli_flush();
 }
 
@@ -60,10 +35,8 @@ int cmd_status(int argc, char **argv)
 		.section = a.section.v, .section_given = a.section.given,
 		.candidate = a.from_candidate, .human = !a.json, .markdown = a.markdown },
 		&res, NULL);
-	if (rc == 0 && !a.json && res.run)
-		rc = print_one(&res);
-	else if (rc == 0 && !a.json && res.listed)
-		rc = print_list(&res.list);
+	if (rc == 0 && !a.json && (res.run || res.listed))
+		rc = print_text(&res);
 out:
 	svc_status_found_release(&res);
 	cli_args_release(&a);

@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "io/run.h"
+#include "io/store/run.h"
 #include "service/emit.h"
 #include "service/svc.h"
 
@@ -143,6 +143,12 @@ struct svc_status_found {
 
 int svc_op_status(const struct svc_status_request *req, struct svc_status_found *found,
 		  struct svc_result *res);
+
+/* The human text of what svc_op_status found with `human`: one Run (its
+ * report, rendered by svc_op_status: io/store/run_report.c) or the
+ * listing.  sw_malloc'd;
+ * NULL when out of memory or when nothing was found (service/report.c). */
+char *svc_status_text(const struct svc_status_found *found);
 void svc_status_found_release(struct svc_status_found *found);
 
 #endif

@@ -1,15 +1,29 @@
-/* The report of a Run with the service's facts.  See service/report.h. */
+/* The human text of status: one Run's report (io/store/run_report.c, with
+ * what the service knows beside the record: the Git observations the
+ * record keeps and the files slipway's install wrote) or the listing, one
+ * line per Run.  cli/cmd_status.c only prints it.  Also the installed files
+ * a mutation hands to the Run's briefs and final summary. */
 
 #include "service/report.h"
 
 #include <string.h>
 
-#include "io/observe.h"
-#include "io/run.h"
-#include "io/run_record.h"
+#include <jansson.h>
+
+#include "io/adapters/adapter.h"
+#include "io/git/observe.h"
+#include "io/store/run.h"
+#include "io/store/run_record.h"
+#include "io/util/buf.h"
+#include "service/ops.h"
 #include "service/svc.h"
 
-int svc_report_installed(struct adapter_installed *out, const struct svc *d,
+static const char *jstr(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+int svc_report_installed(struct sw_owned *out, const struct svc *d,
 			 const struct fsm_step *st, struct sw_error *err)
 {
 	memset(out, 0, sizeof(*out));
@@ -20,10 +34,10 @@ int svc_report_installed(struct adapter_installed *out, const struct svc *d,
 }
 
 int svc_report(char **out, const struct svc *d, const struct run *r, const struct next *n,
-	       enum render_report_form form, struct sw_error *err)
+	       enum run_report_form form, struct sw_error *err)
 {
 	struct vcs_observation start = VCS_OBSERVATION_INIT, now = VCS_OBSERVATION_INIT;
-	struct adapter_installed installed;
+	struct sw_owned installed;
 	struct sw_error ignored = SW_ERROR_INIT;
 	int have_start, have_now, rc;
 
@@ -33,11 +47,45 @@ int svc_report(char **out, const struct svc *d, const struct run *r, const struc
 	/* An observation the record cannot give back is reported as such. */
 	have_start = run_git_observation(&start, r, RUN_GIT_INITIAL, &ignored) == 0;
 	have_now = run_git_observation(&now, r, RUN_GIT_CURRENT, &ignored) == 0;
-	rc = render_report(out, &(struct render_report_in){
+	rc = run_report(out, &(struct run_report_in){
 		.rec = run_record(r), .start = have_start ? &start : NULL,
 		.now = have_now ? &now : NULL, .installed = &installed, .next = n }, form, err);
 	vcs_observation_release(&start);
 	vcs_observation_release(&now);
-	adapter_installed_release(&installed);
+	sw_owned_release(&installed);
 	return rc;
+}
+
+/* The listing as text: one line per Run, then one per unavailable Run. */
+static char *list_text(const struct svc_listing *l)
+{
+	struct sw_buf out = SW_BUF_INIT;
+	json_t *entry;
+	size_t i;
+
+	if (json_array_size(l->runs) == 0 && json_array_size(l->unavailable) == 0)
+		sw_buf_str(&out, "No run journals were found.\n");
+	json_array_foreach(l->runs, i, entry) {
+		if (json_is_true(json_object_get(entry, "workspace_foreign")))
+			sw_buf_fmt(&out, "%s  %-7s  foreign=true  workspace=%s  %s\n", jstr(entry, "id"),
+				   jstr(entry, "state"), jstr(entry, "workspace"), jstr(entry, "goal"));
+		else
+			sw_buf_fmt(&out, "%s  %-7s  remaining=%lld  %s\n", jstr(entry, "id"),
+				   jstr(entry, "state"),
+				   (long long)json_integer_value(json_object_get(entry, "remaining_budget")),
+				   jstr(entry, "goal"));
+	}
+	json_array_foreach(l->unavailable, i, entry)
+		sw_buf_fmt(&out, "%s  unavailable  code=%s  %s\n", jstr(entry, "id"),
+			   jstr(entry, "code"), jstr(entry, "detail"));
+	return sw_buf_detach(&out);
+}
+
+char *svc_status_text(const struct svc_status_found *found)
+{
+	if (found->run)
+		return sw_strdup(found->report ? found->report : "");
+	if (found->listed)
+		return list_text(&found->list);
+	return NULL;
 }

@@ -6,9 +6,9 @@
 
 #include <jansson.h>
 
-#include "io/buf.h"
-#include "io/input.h"
-#include "io/json.h"
+#include "io/util/buf.h"
+#include "io/wire/input.h"
+#include "io/util/json.h"
 #include "service/emit.h"
 #include "service/report.h"
 
@@ -102,7 +102,7 @@ static int find(const struct svc_status_request *req, struct svc_status_found *r
 			res->next = svc_run_next(res->run, 0);
 		if (req->human &&
 		    svc_report(&res->report, &d, res->run, res->next,
-			       req->markdown ? RENDER_REPORT_MARKDOWN : RENDER_REPORT_TEXT, &err) < 0) {
+			       req->markdown ? RUN_REPORT_MARKDOWN : RUN_REPORT_TEXT, &err) < 0) {
 			rc = svc_fail_status(&d, &err);
 			goto close;
 		}

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/vcs_changes.h"
+#include "io/git/vcs_changes.h"
 
 TestSuite(io_vcs_changes);
 

@@ -1,0 +1,22 @@
+#ifndef DOCS_GENCAP_H
+#define DOCS_GENCAP_H
+
+#include <stdio.h>
+
+/* Expands the capability text template `in` (see mk/gen/gencap.c for the
+ * markers) into the file `out`, written whole through a rename, or to
+ * stdout when `out` is NULL.  Returns 0, or 1 after a message on stderr
+ * naming the file and line when a marker is unknown, unclosed or has the
+ * wrong argument, an example Outcome is refused by the validator, a source
+ * rejection code has no fix row, or a file cannot be read or written; on 1
+ * nothing is written. */
+int gencap_expand(const char *in, const char *out);
+
+/* For mk/gen/gencap_source.c: copies `text` (one line, from table `src`) to
+ * `out` with its inline markers expanded; -1 after a message on a bad one. */
+int gencap__inline(FILE *out, const char *text, const char *src);
+
+/* Reports a failure at the marker being expanded; returns -1. */
+int gencap__fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
