@@ -62,7 +62,7 @@ struct cli_args {
 	struct cli_str root, run, action, outcome_file, text, text_file, scope_sha256,
 		budget, source_file, source_choice, candidate, section, goal_file, surface;
 	int json, outcome_stdin, text_stdin, confirm_destructive, use_pinned_source,
-	    goal_stdin, no_review, mcp, refresh;
+	    goal_stdin, no_review, mcp, refresh, from_candidate, markdown;
 	struct cli_strings tool;
 	char **pos;		/* NULL-terminated, borrowed from argv; array owned */
 	size_t npos;

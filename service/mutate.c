@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "service/emit.h"
+#include "service/report.h"
 #include "io/util/json.h"
 #include "io/wire/outcome.h"
 #include "io/store/run_check.h"
@@ -280,6 +281,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	struct run_effects fx = { 0 };
 	struct git_now g = { 0 }, fin = { 0 };
 	struct gathered gf = { 0 };
+	struct sw_owned installed = { 0 };
 	struct run *after = NULL;
 	const struct run_source_candidate *waiting;
 	json_t *delta = NULL;
@@ -358,6 +360,9 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	fx.choice = tbl_event_choice[m->event];
 	fx.prior_receipt = gf.receipt;
 	fx.prior_result = gf.result;
+	if ((rc = svc_report_installed(&installed, c->d, &m->step, err)) < 0)
+		goto out;
+	fx.installed = &installed;
 	if (m->step.verdict == FSM_IDEMPOTENT) {
 		/* A replay answers with the Run as it is, shaped by the row's
 		 * effects; nothing is written. */
@@ -391,6 +396,7 @@ out:
 	}
 #endif
 	svc__gathered_release(&gf);
+	sw_owned_release(&installed);
 	json_decref(delta);
 	run_free(after);
 	svc__git_now_release(&g);

@@ -11,12 +11,14 @@
 #include "io/wire/input.h"
 #include "io/util/json.h"
 #include "service/emit.h"
+#include "service/report.h"
 
 void svc_status_found_release(struct svc_status_found *res)
 {
 	run_free(res->run);
 	json_decref(res->doc);
 	json_decref(res->damaged);
+	sw_free(res->report);
 	next_free(res->next);
 	svc_listing_release(&res->list);
 	memset(res, 0, sizeof(*res));
@@ -88,13 +90,25 @@ static int find(const struct svc_status_request *req, struct svc_status_found *r
 	if (req->section_given && req->run_id == NULL)
 		return inspection_fail(TBL_ERR_RUN_ID_REQUIRED,
 				       "reading a pinned section requires one run id", d.root_arg, NULL);
+	if (req->candidate && !req->section_given)
+		return svc_usage(&d, TBL_ERR_INVALID_USAGE,
+				 "--candidate reads one section of the source candidate: add --section KEY");
+	if (req->candidate && !req->human)
+		return svc_usage(&d, TBL_ERR_INVALID_USAGE, "--candidate prints text: leave out --json");
+	if (req->markdown && (!req->human || req->section_given))
+		return svc_usage(&d, TBL_ERR_INVALID_USAGE,
+				 "--markdown prints the report of one Run: leave out --json and --section");
+	if (req->markdown && req->run_id == NULL)
+		return svc_usage(&d, TBL_ERR_RUN_ID_REQUIRED, "the Markdown report needs one run id");
 	if (req->section_given && req->section[0] == '\0')
 		return inspection_fail(TBL_ERR_MATERIAL_SECTION_REQUIRED, "section cannot be empty",
 				       d.root_arg, req->run_id);
 	if ((rc = svc_open(&d, false)) != 0)
 		return rc;
 	if (req->section_given) {
-		rc = svc_material(&d, req->run_id, NULL, req->section, req->human);
+		rc = svc_material(&d, req->run_id, NULL, req->section,
+				  (req->human ? SVC_MATERIAL_HUMAN : 0u) |
+				  (req->candidate ? SVC_MATERIAL_CANDIDATE : 0u));
 		goto close;
 	}
 	if (req->run_id) {
@@ -109,8 +123,14 @@ static int find(const struct svc_status_request *req, struct svc_status_found *r
 		res->run = r;
 		res->doc = doc;
 		r = NULL;
-		if (req->human)
+		if (req->human && !req->markdown)
 			res->next = svc_run_next(res->run, 0);
+		if (req->human &&
+		    svc_report(&res->report, &d, res->run, res->next,
+			       req->markdown ? RUN_REPORT_MARKDOWN : RUN_REPORT_TEXT, &err) < 0) {
+			rc = svc_fail_status(&d, &err);
+			goto close;
+		}
 	} else {
 		if ((rc = svc_list(&d, &res->list, req->human)) != 0)
 			goto close;

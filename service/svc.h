@@ -141,10 +141,15 @@ int svc_fail_status(struct svc *d, const struct sw_error *err);
  * (action_id NULL): the checks in the reference's order (key syntax, Run,
  * Action, staleness, issue-backed, catalog, blob, byte count, section
  * revision), then prints the actionMaterial or pinnedMaterial document, or
- * with `human` (status only) the chapter as text.  An ad-hoc Run ends with
- * material_unavailable.  The store may be read-only. */
+ * with SVC_MATERIAL_HUMAN in `how` (status only) the chapter as text.  An
+ * ad-hoc Run ends with material_unavailable.  With SVC_MATERIAL_CANDIDATE
+ * (status, text only) the chapter is the waiting source candidate's:
+ * material_unavailable when none waits or it holds no sections,
+ * material_section_not_found when it has no such key.  The store may be
+ * read-only. */
+enum { SVC_MATERIAL_HUMAN = 1u, SVC_MATERIAL_CANDIDATE = 2u };
 int svc_material(struct svc *d, const char *run_id, const char *action_id,
-		    const char *section, int human);
+		    const char *section, unsigned how);
 
 /* Writes a cliError for a usage problem, bound to d->root_arg. */
 int svc_usage(const struct svc *d, enum tbl_err code, const char *msg);

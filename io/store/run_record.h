@@ -49,6 +49,19 @@ struct run_requirements {
 	size_t n_sections;
 };
 
+/* What a confirmed destructive request authorizes the Action that carries
+ * it out to do (the Action's `destructive_authorization`). */
+struct run_target;
+struct run_authorization {
+	const char *request_id;
+	const char *originating_action_id;
+	const char *scope_sha256;
+	const char *impact;
+	const char *confirmed_at;
+	struct run_target *targets;
+	size_t n_targets;
+};
+
 struct run_action {
 	const char *action_id;
 	enum fsm_kind kind;
@@ -58,21 +71,56 @@ struct run_action {
 	const char *context_sha256;
 	const struct run_requirements *requirements;	/* NULL when ad hoc */
 	bool has_source;				/* the `source` object */
+	const struct run_authorization *destructive_authorization; /* NULL when none */
 };
 
 /* What the record keeps of a recorded Outcome (the Outcome decoder checked
- * it whole at load). */
+ * it whole at load).  A list of strings is `name` with `n_name` entries. */
 struct run_request;
 
 struct run_outcome_pause {
+	const char *reason;
 	const char *question;
 	const char *supersedes_answer_action_id;
 	const struct run_request *destructive_request;	/* NULL when none */
 };
 
+/* One test, typecheck, build or lint command the host ran. */
+struct run_activity {
+	const char *kind;
+	const char *command;
+	long long exit_code;
+	const char *summary;
+};
+
+struct run_implementation {
+	const char *result;
+	const char **files_changed;
+	size_t n_files_changed;
+	struct run_activity *activities;
+	size_t n_activities;
+};
+
+struct run_finding {
+	const char *location;
+	const char *summary;
+	const char *detail;
+};
+
+struct run_review {
+	const char *result;
+	struct run_finding *findings;
+	size_t n_findings;
+};
+
 struct run_outcome {
 	const char *status;
+	const char *summary;
+	const char **known_issues;
+	size_t n_known_issues;
 	const struct run_outcome_pause *pause;		/* NULL when none */
+	const struct run_implementation *implementation; /* NULL when none */
+	const struct run_review *review;		/* NULL when none */
 };
 
 struct run_action_record {
@@ -80,6 +128,7 @@ struct run_action_record {
 	const struct run_outcome *outcome;		/* NULL before a submit */
 	const char *outcome_payload_sha256;
 	bool voided;
+	bool skipped;
 };
 
 struct run_target {
@@ -166,6 +215,16 @@ struct run_record {
 	size_t n_actions;
 	struct run_answer *answers;
 	size_t n_answers;
+	/* Gathered from every Outcome and from Git (notes such as
+	 * "observed_since_start: ..."). */
+	const char **observations;
+	size_t n_observations;
+	const char **known_issues;
+	size_t n_known_issues;
+	const char **uncertainties;
+	size_t n_uncertainties;
+	struct run_activity *activities;
+	size_t n_activities;
 	const char *summary;
 	const struct run_request *pending_destructive_request;
 	bool has_destructive_grant;

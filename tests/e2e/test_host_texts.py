@@ -298,11 +298,11 @@ def test_decision_pause_and_answer():
     assert h.st["action"]["kind"] == "orient"
     assert h.t.decision_line.search(h.st["action"]["context"]), h.st["action"]["context"]
     live = h.status_text()  # the same sections as the final report, so far
-    assert "Report so far:" in live and "JSON, please." in live.split("Confirmed decisions:")[1], live
-    assert "Action reports:\n  - orient" in live and "Voided Actions" in live, live
+    assert "So far:" in live and "JSON, please." in live.split("\nDecisions:")[1], live
+    assert "Action log:\n  1. orient" in live and "Skipped and voided Actions:" in live, live
     h.finish()
     s = ended(h, "decision pause and answer")
-    assert "JSON, please." in s and "Confirmed decisions:" in s, s
+    assert "JSON, please." in s.split("\nDecisions:")[1].split("\nReview:")[0], s
 
 
 def test_supersession_replaces_the_earlier_answer():
@@ -321,7 +321,7 @@ def test_supersession_replaces_the_earlier_answer():
     assert first and first[-1] not in h.t.decision_line.findall(ctx)
     h.finish()
     s = ended(h, "supersession")
-    assert "New answer: plain text." in s and "Old answer: JSON." not in s.split("Confirmed decisions:")[1].split("\nReview:")[0], s
+    assert "New answer: plain text." in s and "Old answer: JSON." not in s.split("\nDecisions:")[1].split("\nReview:")[0], s
 
 
 def scope_digest(h, request):
@@ -403,7 +403,8 @@ def test_destructive_skip():
     assert "destructive_authorization" not in h.st.get("action", {})
     h.finish()
     s = ended(h, "destructive skip")
-    assert "implement (action" in s.split("Skipped Actions:")[1], s
+    assert "  - implement " in s.split("Skipped and voided Actions:")[1], s
+    assert "closed without a decision (the Action was skipped)" in s.split("\nDestructive work:")[1], s
 
 
 def test_environment_pause_and_resume():
@@ -444,7 +445,7 @@ def test_stop_and_resume_gets_a_fresh_orient():
     assert h.st["action"]["kind"] == "orient" and h.st["action"]["action_id"] != first
     h.finish()
     s = ended(h, "stop and resume")
-    assert "orient (action %s)" % first in s.split("Voided Actions")[1], s
+    assert "orient %s: closed by a stop or a resume" % first[:8] in s.split("Skipped and voided Actions")[1], s
 
 
 def test_skip_of_each_kind():
