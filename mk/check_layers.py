@@ -24,13 +24,15 @@ What fails, each offence on a line of its own:
   - a host id compared in a C condition: host differences are columns of
     the hosts table (io/adapters/adapter.c);
   - a .c file of service/ or cli/ over MAX_LINES lines, or one whose first
-    line does not open the comment that says its job.
+    line does not open the comment that says its job;
+  - an object of io/, service/ or mcp/ that exports a symbol without its
+    room's prefix (R2: PREFIXES below).
 
-usage: check_layers.py [--extra-src ROOM_PATH=FILE]... [--extra-obj FILE]... OBJ...
+usage: check_layers.py [--extra-src ROOM_PATH=FILE]... [--extra-obj FILE[=ROOM_PATH]]... OBJ...
   OBJ         the objects of io/, service/ and mcp/ for the circle check
   --extra-src FILE is read as if it were ROOM_PATH (the self-tests add a
               stray include or condition this way)
-  --extra-obj an object added to the circle check
+  --extra-obj an object added to the circle and prefix checks (as ROOM_PATH)
 """
 
 import os
@@ -56,6 +58,17 @@ ALLOWED = {
     "service": {"service"} | IO | CORE,
     "mcp": {"mcp", "service", "io/util", "io/wire", "io/source", "io/adapters"} | CORE,
     "cli": {"cli", "service", "mcp", "io/util", "io/wire", "io/adapters"} | CORE,
+}
+PREFIXES = {
+    "io/util": ("sw_",),
+    "io/store": ("store_", "run_", "journal_"),
+    # io/git/vcs_notls.c stands in for libgit2's TLS and SSH members.
+    "io/git": ("vcs_", "git_"),
+    "io/source": ("source_",),
+    "io/adapters": ("adapter_",),
+    "io/wire": ("input_", "next_", "outcome_", "render_"),
+    "service": ("svc_",),
+    "mcp": ("mcp_",),
 }
 STORE_NAMES = ["journal.jsonl", "run.json", "run.lock", "run.checkpoint", "run.checkpoint-log",
                "run.summary", "materials"]
@@ -121,7 +134,7 @@ def check_source(path, text, hosts, bad):
                        % path)
 
 
-def circles(objs, bad):
+def circles(objs, as_path, bad):
     defs, uses = {}, {}
     for o in objs:
         out = subprocess.run(["nm", o], capture_output=True, text=True, check=True).stdout
@@ -131,6 +144,14 @@ def circles(objs, bad):
                 defs[p[2]] = o
             elif len(p) == 2 and p[0] == "U":
                 uses.setdefault(o, set()).add(p[1])
+    for o in objs:
+        rel = as_path.get(o) or (o.split("build/rel/", 1)[1] if "build/rel/" in o else None)
+        room = room_of(rel) if rel else None
+        if room in PREFIXES:
+            for sym, where in defs.items():
+                if where == o and not sym.startswith(PREFIXES[room]):
+                    bad.append("%s exports %s without a prefix of %s/ (%s)"
+                               % (rel[:-2] + ".c", sym, room, ", ".join(PREFIXES[room])))
     graph = {o: sorted({defs[u] for u in uses.get(o, ()) if u in defs and defs[u] != o})
              for o in objs}
     index, low, stack, on, count = {}, {}, [], set(), [0]
@@ -164,14 +185,17 @@ def circles(objs, bad):
 
 
 def main(argv):
-    extra_src, objs, i = [], [], 0
+    extra_src, objs, as_path, i = [], [], {}, 0
     while i < len(argv):
         if argv[i] == "--extra-src":
-            as_path, _, f = argv[i + 1].partition("=")
-            extra_src.append((as_path, f))
+            src_path, _, f = argv[i + 1].partition("=")
+            extra_src.append((src_path, f))
             i += 2
         elif argv[i] == "--extra-obj":
-            objs.append(argv[i + 1])
+            obj, _, path = argv[i + 1].partition("=")
+            objs.append(obj)
+            if path:
+                as_path[obj] = path[:-2] + ".o" if path.endswith(".c") else path
             i += 2
         else:
             objs.append(argv[i])
@@ -183,7 +207,7 @@ def main(argv):
     for path, f in sources() + extra_src:
         with open(f, encoding="utf-8", errors="replace") as fh:
             check_source(path, fh.read(), hosts, bad)
-    circles(objs, bad)
+    circles(objs, as_path, bad)
     for b in bad:
         print("check-layers: " + b)
     if bad:

@@ -90,6 +90,22 @@ def test_two_objects_that_call_each_other_fail():
     assert "circle:" in res.stdout and "a.o" in res.stdout and "b.o" in res.stdout, res.stdout
 
 
+def test_a_symbol_without_its_rooms_prefix_fails():
+    d = tempfile.mkdtemp()
+    try:
+        src = os.path.join(d, "stray.c")
+        with open(src, "w") as fh:
+            fh.write("int observe_helper(void);\nint observe_helper(void) { return 1; }\n")
+        obj = os.path.join(d, "stray.o")
+        subprocess.run(["cc", "-c", "-o", obj, src], check=True)
+        res = make_check("--extra-obj %s=io/git/stray.c" % obj)
+    finally:
+        shutil.rmtree(d)
+    assert res.returncode != 0, res.stdout
+    assert "io/git/stray.c exports observe_helper without a prefix of io/git/" in res.stdout, \
+        res.stdout
+
+
 def test_a_run_directory_name_outside_the_store_fails():
     stray("service/stray.c", '/* x */\nstatic const char *p = "run.json";\n',
           'service/stray.c:2: names the run directory\'s "run.json" outside io/store/')
@@ -116,6 +132,7 @@ if __name__ == "__main__":
           test_the_pure_core_reaching_io_fails,
           test_an_include_in_a_comment_is_no_offence,
           test_two_objects_that_call_each_other_fail,
+          test_a_symbol_without_its_rooms_prefix_fails,
           test_a_run_directory_name_outside_the_store_fails,
           test_a_host_id_in_a_condition_fails,
           test_a_long_service_file_or_one_without_its_comment_fails])
