@@ -34,10 +34,12 @@ INSTALL  ?= install
 CFLAGS   ?= -O2 -g
 PKGS      = jansson libgit2 openssl libxxhash
 
-# groff-base, zsh and fish let the tests check the man pages and completions.
+# groff-base, zsh and fish let the tests check the man pages and completions,
+# strace the order of a mutation's writes and fsyncs (tests/e2e/test_durability.py);
+# python3-markdown-it reads the Markdown report (tests/e2e/test_report.py).
 DEBIAN_PKGS = build-essential pkg-config git libjansson-dev libssl-dev libgit2-dev libxxhash-dev \
 	      libcriterion-dev python3-jsonschema jq graphviz clang libclang-rt-14-dev groff-base \
-	      zsh fish
+	      zsh fish strace python3-markdown-it
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Installs the Debian packages that are missing (root, or sudo).

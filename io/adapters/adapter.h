@@ -24,6 +24,7 @@
 #include "io/adapters/adapter_txn.h"
 #include "io/adapters/report.h"
 #include "io/util/err.h"
+#include "io/util/owned.h"
 
 #define ADAPTER_NHOSTS 10
 #define ADAPTER_NCAPS 7
@@ -109,17 +110,22 @@ int adapter_checks_add(struct adapter_checks *c, const char *code,
 		       const char *detail, struct sw_error *err);
 void adapter_checks_release(struct adapter_checks *c);
 
-/* What doctor reports of the run store, gathered by the caller (the
- * service reads the store; this layer never does): the names of the
- * directories under runs/ that hold no Run. */
+/* What doctor reports of the run store, as checks the caller made (the
+ * service reads the store; this layer never does): leftovers, damage and
+ * misnamed run directories, in order.  Borrowed. */
+struct adapter_store_fact {
+	const char *code;	/* runstore_... */
+	const char *status;	/* warning | error */
+	const char *detail;
+};
 struct adapter_store_facts {
-	char *const *debris;
-	size_t ndebris;
+	const struct adapter_store_fact *v;
+	size_t n;
 };
 
 /* Appends repository_ok, one adapter check per host, the legacy residue
- * warnings for `<git_common_dir>/slipway/` (never modified) and one warning
- * per name in `store` (NULL: none). */
+ * warnings for `<git_common_dir>/slipway/` (never modified) and the run
+ * store's checks in `store` (NULL: none). */
 int adapter_doctor_local(struct adapter_checks *c, const char *root,
 			 const char *git_common_dir, const struct adapter_store_facts *store,
 			 const struct adapter_text *texts, struct sw_error *err);
@@ -162,5 +168,14 @@ typedef void adapter_path_fn(enum adapter_path_role role, const char *path,
  * configuration.  Writes nothing.  0, or a negative code with `err` set. */
 int adapter_host_walk(size_t i, const char *surface, const struct adapter_text *texts,
 		      adapter_path_fn *fn, void *payload, struct sw_error *err);
+/* The files slipway's own install wrote for each host, as its ownership
+ * manifests say (one group per host with a readable manifest, the host id
+ * its owner): every claimed path with the sha256 it was written with, plus
+ * the manifest, the .adapter-generated sentinel and the MCP record in
+ * `<ownership root>/slipway/`.  A claim outside the host's own folders is
+ * ignored, and so is a manifest that cannot be read: what it claims is then
+ * reported like any other file.  Reads only the manifests.  *out is zeroed
+ * here; release it with sw_owned_release.  SW_ENOMEM only. */
+int adapter_installed(struct sw_owned *out, const char *root, struct sw_error *err);
 
 #endif

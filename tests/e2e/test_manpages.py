@@ -137,9 +137,10 @@ def test_bash_completes_commands_flags_enums_and_run_ids():
 
 
 def test_zsh_and_fish_completions_parse_and_fish_completes():
-    for shell, name in (("zsh", "_slipway"), ("fish", "slipway.fish")):
+    for shell, name, what in (("zsh", "_slipway", "zsh completion syntax"),
+                              ("fish", "slipway.fish", "fish completion syntax and candidates")):
         if shutil.which(shell) is None:
-            skip("%s completion syntax (%s not installed)" % (shell, shell))
+            skip(what, "%s is not installed" % shell)
             continue
         res = subprocess.run([shell, "-n", os.path.join(COMP, name)], capture_output=True, text=True)
         assert res.returncode == 0, res.stderr
