@@ -111,22 +111,35 @@ Test(service_adapters, a_doctor_report_that_cannot_be_produced_is_doctor_failed_
 }
 
 /* Discovery that cannot be made (memory runs out) is no missing
- * repository: git_repository_unavailable, exit 3, retry with doctor. */
+ * repository: git_repository_unavailable, exit 3, retry with doctor.  The
+ * first allocation that discovery cannot do without is found by failing
+ * each in turn (an earlier one may be one a missing file tolerates). */
 Test(service_adapters, discovery_that_cannot_be_made_is_git_repository_unavailable)
 {
-	struct svc_adapter_request req = { .root = repo, .texts = cli_adapter_texts() };
-	struct svc_adapters_found found = { 0 };
-	struct svc_result res;
-	json_t *doc;
+	int found_it = 0;
 
-	sw_alloc_fail_after(1);
-	cr_assert_eq(svc_op_list(&req, &found, &res), 3, "%s", res.error);
-	sw_alloc_fail_after(0);
-	doc = json_loads(res.error, 0, NULL);
-	cr_assert_not_null(doc, "%s", res.error);
-	cr_assert_str_eq(str(doc, "code"), "git_repository_unavailable", "%s", res.error);
-	assert_retry(doc, "retry-doctor", "doctor");
-	json_decref(doc);
-	svc_adapters_found_release(&found);
-	svc_result_release(&res);
+	for (unsigned long n = 1; !found_it; n++) {
+		struct svc_adapter_request req = { .root = repo, .texts = cli_adapter_texts() };
+		struct svc_adapters_found found = { 0 };
+		unsigned long before = sw_alloc_failures();
+		struct svc_result res;
+		json_t *doc;
+		int rc;
+
+		sw_alloc_fail_after(n);
+		rc = svc_op_list(&req, &found, &res);
+		sw_alloc_fail_after(0);
+		svc_adapters_found_release(&found);
+		cr_assert_neq(sw_alloc_failures(), before,
+			      "every allocation succeeded before discovery failed once");
+		doc = res.error && res.error[0] ? json_loads(res.error, 0, NULL) : NULL;
+		if (doc && strcmp(str(doc, "code"), "git_repository_unavailable") == 0) {
+			cr_assert_eq(rc, 3, "%s", res.error);
+			assert_retry(doc, "retry-doctor", "doctor");
+			found_it = 1;
+		}
+		json_decref(doc);
+		svc_result_release(&res);
+		cr_assert_lt(n, 1000, "no failed allocation made discovery unavailable");
+	}
 }

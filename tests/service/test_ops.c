@@ -173,7 +173,10 @@ Test(service_ops, discovery_that_cannot_be_made_is_git_repository_unavailable)
 {
 	unsigned reported = 0;
 
-	for (unsigned long n = 1;; n++) {
+	/* Discovery's allocations come first; a failed one it can do without
+	 * (an unreadable configuration is left out) lets it go on, so every
+	 * one of the first allocations is failed in turn. */
+	for (unsigned long n = 1; n <= 300; n++) {
 		struct svc_status_request st = { .root = repo };
 		struct svc_result res;
 		const json_t *v;
@@ -183,15 +186,13 @@ Test(service_ops, discovery_that_cannot_be_made_is_git_repository_unavailable)
 		sw_alloc_fail_after(n);
 		rc = svc_op_status(&st, NULL, &res);
 		sw_alloc_fail_after(0);
-		cr_assert_not_null(res.error);
-		doc = json_loads(res.error, 0, NULL);
+		doc = res.error && res.error[0] ? json_loads(res.error, 0, NULL) : NULL;
 		if (doc == NULL || strcmp(str(doc, "code"), "git_repository_unavailable") != 0) {
-			/* past discovery */
 			cr_assert(doc == NULL || strcmp(str(doc, "code"), "git_repository_required") != 0,
 				  "allocation %lu: %s", n, res.error);
 			json_decref(doc);
 			svc_result_release(&res);
-			break;
+			continue;
 		}
 		cr_assert_eq(rc, 3, "%s", res.error);
 		cr_assert_eq(json_integer_value(json_object_get(doc, "exit_code")), 3);
