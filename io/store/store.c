@@ -112,6 +112,10 @@ struct store_mutation {
 	/* The run.json adopted with the checkpoint (st_ino 0 when none):
 	 * pieces without bytes are copied from it. */
 	struct stat src_st;
+	/* While the store keeps warm: the adopted log's bytes (its first
+	 * llen), and the journal as the append left it. */
+	char *old_log;
+	struct stat jst;
 };
 
 /* ---- fault seam ------------------------------------------------------ */
@@ -1413,6 +1417,7 @@ static void mutation_release(struct store_mutation *m)
 	sw_free(m->sum_body);
 	sw_xxh_free(m->jhash);
 	sw_xxh_free(m->lhash);
+	sw_free(m->old_log);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -2030,8 +2035,8 @@ static int install_projection(struct prepared *p, struct store *s,
 /* Appends `bytes` with O_APPEND and fsyncs.  *existed says whether the
  * journal was already there: only then is the fsync the commit point (a
  * new journal also needs its directory entry synced). */
-static int append_journal(bool *existed, struct store *s, struct run_dir *r,
-			  const char *bytes, size_t len, struct txn *t,
+static int append_journal(bool *existed, struct stat *after, struct store *s,
+			  struct run_dir *r, const char *bytes, size_t len, struct txn *t,
 			  struct sw_error *err)
 {
 	struct stat st;
@@ -2082,6 +2087,8 @@ static int append_journal(bool *existed, struct store *s, struct run_dir *r,
 		rc = sw_error_sys(err, errno, "cannot sync journal");
 		goto out;
 	}
+	if (after != NULL && fstat(fd, after) < 0)
+		memset(after, 0, sizeof(*after));
 	if (*existed) {
 		t->committed = true;
 		t->pending = true;
@@ -2377,16 +2384,18 @@ static bool replace_leaf(struct run_dir *r, const char *name, const struct iovec
 
 /* Brings the checkpoint log to what m's checkpoint needs: the adopted log
  * with m->cp_log appended in place, or a new log of m->cp_log alone.
- * Leaves its digest in lhex and its length in *llen; false to skip the
- * checkpoint. */
-static bool checkpoint_log_write(struct run_dir *r, const struct store_mutation *m,
-				 char lhex[SW_XXH_HEX_LEN], size_t *llen)
+ * Leaves its digest in lhex, its length in *llen, its hash state in
+ * m->lhash and its status in *lst (st_ino 0 when there is no file); false
+ * to skip the checkpoint. */
+static bool checkpoint_log_write(struct run_dir *r, struct store_mutation *m,
+				 char lhex[SW_XXH_HEX_LEN], size_t *llen, struct stat *lst)
 {
 	struct sw_xxh *h = NULL;
 	struct stat st;
 	bool ok = false;
 	int fd;
 
+	memset(lst, 0, sizeof(*lst));
 	if (m->cp_log_base > 0) {
 		/* Append to the very file adopted, cut back to what its
 		 * checkpoint covered. */
@@ -2397,7 +2406,8 @@ static bool checkpoint_log_write(struct run_dir *r, const struct store_mutation 
 			return false;
 		ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && same_file(&st, &m->lst) &&
 		     (st.st_size == (off_t)m->llen || ftruncate(fd, (off_t)m->llen) == 0) &&
-		     pwrite_all(fd, m->cp_log, m->cp_log_len, (off_t)m->llen);
+		     pwrite_all(fd, m->cp_log, m->cp_log_len, (off_t)m->llen) &&
+		     fstat(fd, lst) == 0;
 		if (close(fd) != 0 || !ok)
 			return false;
 		sw_xxh_update(m->lhash, m->cp_log, m->cp_log_len);
@@ -2408,46 +2418,180 @@ static bool checkpoint_log_write(struct run_dir *r, const struct store_mutation 
 	if (m->cp_log_len > 0) {
 		struct iovec iov = { (void *)m->cp_log, m->cp_log_len };
 
-		if (!replace_leaf(r, CHECKPOINT_LOG_NAME, &iov, 1))
+		if (!replace_leaf(r, CHECKPOINT_LOG_NAME, &iov, 1) ||
+		    fstatat(r->fd, CHECKPOINT_LOG_NAME, lst, AT_SYMLINK_NOFOLLOW) != 0)
 			return false;
 	}
 	if (sw_xxh_new(&h, &(struct sw_error)SW_ERROR_INIT) < 0)
 		return false;
 	sw_xxh_update(h, m->cp_log, m->cp_log_len);
 	sw_xxh_peek_hex(h, lhex);
-	sw_xxh_free(h);
+	sw_xxh_free(m->lhash);
+	m->lhash = h;
 	*llen = m->cp_log_len;
 	return lhex[0] != '\0';
 }
 
 /* Writes run.checkpoint for the committed state (best effort): the log
- * first, then the header and body that name it. */
-static void checkpoint_write(struct run_dir *r, const struct store_mutation *m,
-			     long long sequence, off_t jlen, const char *jhex)
+ * first, then the header and body that name it.  True when written, with
+ * the status of the log and of run.json it names in *lst and *pst. */
+static bool checkpoint_write(struct run_dir *r, struct store_mutation *m,
+			     long long sequence, off_t jlen, const char *jhex,
+			     struct stat *lst, struct stat *pst)
 {
 	char hdr[640], bhex[SW_XXH_HEX_LEN], lhex[SW_XXH_HEX_LEN] = "", id[160];
 	struct iovec iov[2];
-	struct stat pst;
 	size_t llen = 0;
 	int n;
 
-	if (fstatat(r->fd, PROJECTION_NAME, &pst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(pst.st_mode))
-		return;
-	if (boot_id()[0] == '\0' || !checkpoint_log_write(r, m, lhex, &llen)) {
+	if (fstatat(r->fd, PROJECTION_NAME, pst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(pst->st_mode))
+		return false;
+	if (boot_id()[0] == '\0' || !checkpoint_log_write(r, m, lhex, &llen, lst)) {
 		unlinkat(r->fd, CHECKPOINT_NAME, 0);
-		return;
+		return false;
 	}
-	identity_text(id, &pst);
+	identity_text(id, pst);
 	sw_xxh_hex(m->cp_body, m->cp_len, bhex);
 	n = snprintf(hdr, sizeof(hdr), CHECKPOINT_MAGIC " %s %lld %lld %s %s %zu %s %zu %s\n",
 		     boot_id(), sequence, (long long)jlen, jhex, id, llen, lhex, m->cp_len, bhex);
 	if (n <= 0 || (size_t)n >= sizeof(hdr))
-		return;
+		return false;
 	iov[0].iov_base = hdr;
 	iov[0].iov_len = (size_t)n;
 	iov[1].iov_base = (void *)m->cp_body;
 	iov[1].iov_len = m->cp_len;
-	replace_leaf(r, CHECKPOINT_NAME, iov, 2);
+	return replace_leaf(r, CHECKPOINT_NAME, iov, 2);
+}
+
+/* ---- the checkpoint kept in memory (store_keep_warm) ------------------ */
+
+/* A long-lived process keeps the last checkpoint it wrote, with the status
+ * of the journal, the log and run.json as it left them and the digest
+ * states of the journal and the log.  The next update of that Run adopts
+ * it instead of reading, hashing and checking run.checkpoint, its log and
+ * the journal's prefix, but only while it is provably current: the same
+ * run directory, and the journal, the log and run.json each still the
+ * very file with the size and the modification and change times the
+ * mutation left (any write or replacement through the file system changes
+ * the change time, which no unprivileged caller can set back).  Another
+ * process that mutates the Run appends to its journal, so the next update
+ * finds the kept checkpoint stale, drops it and reads the files. */
+static struct {
+	bool on, valid;
+	char run_id[STORE_RUN_ID_MAX + 1];
+	struct stat dir_st;
+	long long sequence;
+	char *body, *log;
+	size_t body_len, log_len;
+	struct sw_xxh *jhash, *lhash;
+	off_t jlen;
+	struct stat jst, lst, pst;
+} warm;
+
+static void warm_clear(void)
+{
+	sw_free(warm.body);
+	sw_free(warm.log);
+	sw_xxh_free(warm.jhash);
+	sw_xxh_free(warm.lhash);
+	warm.body = warm.log = NULL;
+	warm.jhash = warm.lhash = NULL;
+	warm.valid = false;
+}
+
+void store_keep_warm(bool on)
+{
+	warm_clear();
+	warm.on = on;
+}
+
+/* Keeps the checkpoint just written for Run r (its journal `jlen` bytes,
+ * `sequence` events): m's body and log and the digest states it holds. */
+static void warm_keep(struct run_dir *r, struct store_mutation *m, long long sequence,
+		      off_t jlen, const struct stat *lst, const struct stat *pst)
+{
+	size_t old = m->cp_log_base > 0 ? m->llen : 0;
+
+	warm_clear();
+	if (!warm.on || m->jhash == NULL || m->lhash == NULL || m->jst.st_ino == 0 ||
+	    m->jst.st_size != jlen || (old > 0 && m->old_log == NULL) ||
+	    strlen(r->id) > STORE_RUN_ID_MAX)
+		return;
+	if ((warm.body = sw_malloc(m->cp_len + 1)) == NULL ||
+	    (warm.log = sw_malloc(old + m->cp_log_len + 1)) == NULL) {
+		warm_clear();
+		return;
+	}
+	memcpy(warm.body, m->cp_body, m->cp_len);
+	if (old > 0)
+		memcpy(warm.log, m->old_log, old);
+	memcpy(warm.log + old, m->cp_log, m->cp_log_len);
+	warm.body_len = m->cp_len;
+	warm.log_len = old + m->cp_log_len;
+	warm.jhash = m->jhash;
+	warm.lhash = m->lhash;
+	m->jhash = m->lhash = NULL;
+	snprintf(warm.run_id, sizeof(warm.run_id), "%s", r->id);
+	warm.dir_st = r->st;
+	warm.sequence = sequence;
+	warm.jlen = jlen;
+	warm.jst = m->jst;
+	warm.lst = *lst;
+	warm.pst = *pst;
+	warm.valid = true;
+}
+
+/* Adopts the kept checkpoint for Run r when it is provably current (see
+ * above): fills *cp (the body borrowed, the log a copy), the journal's
+ * digest state and length in `from`, the log's state in *lhash and its
+ * status in m, run.json's status in *pst.  False, dropping it, when it
+ * is stale. */
+static bool warm_adopt(struct store_checkpoint *cp, struct replay_from *from,
+		       struct sw_xxh **lhash, struct store_mutation *m, struct stat *pst,
+		       struct run_dir *r)
+{
+	struct sw_error e = SW_ERROR_INIT;
+	struct stat st;
+
+	memset(cp, 0, sizeof(*cp));
+	cp->projection_fd = -1;
+	if (!warm.on || !warm.valid)
+		return false;
+	if (strcmp(warm.run_id, r->id) != 0 || !same_file(&warm.dir_st, &r->st) ||
+	    fstatat(r->fd, JOURNAL_NAME, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !same_identity(&st, &warm.jst) || st.st_size != warm.jlen ||
+	    (warm.lst.st_ino != 0 &&
+	     (fstatat(r->fd, CHECKPOINT_LOG_NAME, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	      !same_identity(&st, &warm.lst))) ||
+	    open_leaf(&cp->projection_fd, r->fd, PROJECTION_NAME, O_RDONLY, &e) < 0 ||
+	    fstat(cp->projection_fd, pst) < 0 || !same_identity(pst, &warm.pst))
+		goto stale;
+	if (warm.log_len > 0) {
+		if ((cp->log = sw_malloc(warm.log_len + 1)) == NULL)
+			goto stale;
+		memcpy(cp->log, warm.log, warm.log_len);
+	}
+	if (sw_xxh_copy(&from->hash, warm.jhash, &e) < 0 ||
+	    sw_xxh_copy(lhash, warm.lhash, &e) < 0)
+		goto stale;
+	cp->sequence = warm.sequence;
+	cp->body = warm.body;
+	cp->body_len = warm.body_len;
+	cp->log_len = warm.log_len;
+	cp->projection_len = (size_t)pst->st_size;
+	from->skip = warm.jlen;
+	m->lst = warm.lst;
+	return true;
+stale:
+	sw_xxh_free(from->hash);
+	sw_xxh_free(*lhash);
+	from->hash = NULL;
+	*lhash = NULL;
+	store_checkpoint_release(cp);
+	memset(cp, 0, sizeof(*cp));
+	cp->projection_fd = -1;
+	warm_clear();
+	return false;
 }
 
 /* ---- listing summary -------------------------------------------------- */
@@ -2737,7 +2881,7 @@ static int commit_mutation(struct store *s, struct run_dir *r,
 	t->phase = "namespace_verify";
 	if ((rc = verify_materials(r, m, err)) < 0)
 		goto out;
-	if ((rc = append_journal(&existed, s, r, journal, jlen, t, err)) < 0)
+	if ((rc = append_journal(&existed, &m->jst, s, r, journal, jlen, t, err)) < 0)
 		goto out;
 	if (!existed) {
 		/* A new journal is committed once its directory entry is; a
@@ -2760,8 +2904,18 @@ static int commit_mutation(struct store *s, struct run_dir *r,
 		sw_xxh_update(m->jhash, journal, jlen);
 		sw_xxh_peek_hex(m->jhash, jhex);
 	}
-	if (!create && m->cp_body != NULL && jhex[0])
-		checkpoint_write(r, m, m->base + (long long)m->nev, m->jlen + (off_t)jlen, jhex);
+	if (!create && m->cp_body != NULL && jhex[0]) {
+		struct stat lst, pst;
+		long long seq = m->base + (long long)m->nev;
+		off_t end = m->jlen + (off_t)jlen;
+
+		if (checkpoint_write(r, m, seq, end, jhex, &lst, &pst))
+			warm_keep(r, m, seq, end, &lst, &pst);
+		else
+			warm_clear();
+	} else if (!create) {
+		warm_clear();
+	}
 	summary_write(r, m, create, prev_jhex, (long long)(m->jlen + (off_t)jlen), jhex);
 out:
 	prepared_discard(&p, r);
@@ -2908,9 +3062,13 @@ static int replay_for_update(struct store *s, struct run_dir *r, store_resume_fn
 
 	if (resume == NULL)
 		return replay(s, r, true, visit, payload, count, NULL, err);
-	if (checkpoint_load(&cp, &file, &from.hash, &from.skip, &lhash, &m->lst, &pst, r)) {
+	if (warm_adopt(&cp, &from, &lhash, m, &pst, r) ||
+	    checkpoint_load(&cp, &file, &from.hash, &from.skip, &lhash, &m->lst, &pst, r)) {
 		size_t llen = cp.log_len;
 
+		/* A later checkpoint appends to this log: keep its bytes. */
+		if (warm.on && llen > 0 && (m->old_log = sw_malloc(llen)) != NULL)
+			memcpy(m->old_log, cp.log, llen);
 		rc = resume(&cp, payload, err);
 		store_checkpoint_release(&cp);
 		sw_free(file);

@@ -168,6 +168,14 @@ int sw_xxh_new(struct sw_xxh **out, struct sw_error *err)
 	return 0;
 }
 
+int sw_xxh_copy(struct sw_xxh **out, const struct sw_xxh *h, struct sw_error *err)
+{
+	if (sw_xxh_new(out, err) < 0)
+		return SW_ENOMEM;
+	XXH3_copyState((*out)->st, h->st);
+	return 0;
+}
+
 void sw_xxh_update(struct sw_xxh *h, const void *buf, size_t len)
 {
 	XXH3_128bits_update(h->st, buf, len);

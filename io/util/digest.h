@@ -53,6 +53,8 @@ void sw_sha256_prefixed(const void *buf, size_t len, char out[SW_DIGEST_LEN]);
 #define SW_XXH_HEX_LEN 33	/* 32 lowercase hex + NUL */
 struct sw_xxh;
 int sw_xxh_new(struct sw_xxh **out, struct sw_error *err);
+/* A new state that has seen what `h` has seen.  SW_ENOMEM. */
+int sw_xxh_copy(struct sw_xxh **out, const struct sw_xxh *h, struct sw_error *err);
 void sw_xxh_update(struct sw_xxh *h, const void *buf, size_t len);
 /* The digest of the bytes so far, leaving `h` open for more. */
 void sw_xxh_peek_hex(const struct sw_xxh *h, char out[SW_XXH_HEX_LEN]);
