@@ -23,11 +23,11 @@
 #define PROJECTION_NAME "run.json"
 #define LOCK_NAME "run.lock"
 #define CHECKPOINT_NAME "run.checkpoint"
-#define CHECKPOINT_MAGIC "slipway-checkpoint/4"
+#define CHECKPOINT_MAGIC "slipway-checkpoint/5"
 #define CHECKPOINT_LOG_NAME "run.checkpoint-log"
 #define CHECKPOINT_MAX (256u << 20)
 #define SUMMARY_NAME "run.summary"
-#define SUMMARY_MAGIC "slipway-summary/1"
+#define SUMMARY_MAGIC "slipway-summary/2"
 #define SUMMARY_MAX (64u << 20)
 #define MATERIALS_NAME "materials"
 #define RENAME_ATTEMPTS 10
@@ -104,7 +104,7 @@ struct store_mutation {
 	 * replayed (NULL when a repair or a read made it unusable), and of
 	 * the checkpoint log adopted with its length and file (lhash NULL
 	 * when none was). */
-	struct sw_xxh *jhash;
+	struct sw_lchain *jhash;
 	off_t jlen;
 	struct sw_xxh *lhash;
 	size_t llen;
@@ -1079,7 +1079,7 @@ out:
 
 struct reader {
 	int fd;
-	struct sw_xxh *hash;	/* every byte read goes in, or NULL */
+	struct sw_lchain *hash;	/* every byte read goes in, or NULL */
 	char chunk[65536];
 	size_t clen, cpos;
 	bool eof;
@@ -1117,7 +1117,7 @@ static int read_record(struct reader *rd, size_t *consumed, bool *complete,
 				return 0;
 			}
 			if (rd->hash)
-				sw_xxh_update(rd->hash, rd->chunk, (size_t)n);
+				sw_lchain_update(rd->hash, rd->chunk, (size_t)n);
 			rd->clen = (size_t)n;
 			rd->cpos = 0;
 		}
@@ -1172,7 +1172,7 @@ static int invalid_journal(struct store *s, struct sw_error *err,
 struct replay_from {
 	off_t skip;		/* bytes a checkpoint covers */
 	long long base;		/* events they hold */
-	struct sw_xxh *hash;	/* gets every byte read after `skip` */
+	struct sw_lchain *hash;	/* gets every byte read after `skip` */
 	bool repaired;		/* out: the tail was cut or terminated */
 	off_t end;		/* out: the journal's length afterwards */
 };
@@ -1415,7 +1415,7 @@ static void mutation_release(struct store_mutation *m)
 	sw_free(m->proj);
 	sw_free(m->piece);
 	sw_free(m->sum_body);
-	sw_xxh_free(m->jhash);
+	sw_lchain_free(m->jhash);
 	sw_xxh_free(m->lhash);
 	sw_free(m->old_log);
 	memset(m, 0, sizeof(*m));
@@ -2212,7 +2212,7 @@ static const char *boot_id(void)
 
 /* Feeds the first `len` bytes of `fd` to `h` through a small buffer;
  * false when they cannot all be read. */
-static bool hash_prefix(struct sw_xxh *h, int fd, off_t len)
+static bool hash_prefix(struct sw_lchain *h, int fd, off_t len)
 {
 	unsigned char *buf = sw_malloc(65536);
 	bool ok = buf != NULL;
@@ -2222,7 +2222,7 @@ static bool hash_prefix(struct sw_xxh *h, int fd, off_t len)
 
 		ok = sw_pread_full(fd, buf, want, (unsigned long long)off) == want;
 		if (ok) {
-			sw_xxh_update(h, buf, want);
+			sw_lchain_update(h, buf, want);
 			off += (off_t)want;
 		}
 	}
@@ -2230,25 +2230,36 @@ static bool hash_prefix(struct sw_xxh *h, int fd, off_t len)
 	return ok;
 }
 
+#ifdef SW_TESTING
+static unsigned long prefix_reads;
+
+unsigned long store_test_prefix_reads(void)
+{
+	return prefix_reads;
+}
+#endif
+
 /* Finds and verifies run.checkpoint: header, body digest, the log's
  * digest (left open in *lhash, with the log's status in *lst), journal
  * prefix digest (left open in *jhash for the rest of the journal) and
  * run.json's identity (its status in *pst).  1 with *cp filled (and
  * *file, which holds the body, to free), 0 when there is none usable. */
-static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_xxh **jhash,
+static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_lchain **jhash,
 			   off_t *skip, struct sw_xxh **lhash, struct stat *lst,
 			   struct stat *pst, struct run_dir *r)
 {
 	char line[640], jhex[SW_XXH_HEX_LEN], bhex[SW_XXH_HEX_LEN], lhex[SW_XXH_HEX_LEN];
 	char got[SW_XXH_HEX_LEN], boot[SW_XXH_HEX_LEN];
-	char want_id[160], have_id[160];
+	char want_id[160], have_id[160], want_jid[160];
 	long long seq = 0, jbytes = 0, psize = 0, mts = 0, cts = 0;
-	unsigned long long dev = 0, ino = 0;
-	long mtn = 0, ctn = 0;
+	long long jsize = 0, jmts = 0, jcts = 0;
+	unsigned long long dev = 0, ino = 0, jdev = 0, jino = 0;
+	long mtn = 0, ctn = 0, jmtn = 0, jctn = 0;
 	size_t blen = 0, llen = 0, hlen, flen = 0;
 	const char *nl;
 	int jfd = -1, used = 0, ok = 0;
-	struct sw_xxh *h = NULL, *lh = NULL;
+	struct sw_lchain *h = NULL;
+	struct sw_xxh *lh = NULL;
 	struct stat jst, cst;
 
 	memset(cp, 0, sizeof(*cp));
@@ -2264,13 +2275,15 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_x
 	hlen = (size_t)(nl - *file);
 	memcpy(line, *file, hlen);
 	line[hlen] = '\0';
-	if (sscanf(line, CHECKPOINT_MAGIC " %32s %lld %lld %32s " IDENTITY_FMT " %zu %32s %zu %32s%n",
-		   boot, &seq, &jbytes, jhex, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &llen, lhex,
-		   &blen, bhex, &used) != 15 || (size_t)used != hlen ||
+	if (sscanf(line, CHECKPOINT_MAGIC " %32s %lld %lld %32s " IDENTITY_FMT " " IDENTITY_FMT
+		   " %zu %32s %zu %32s%n", boot, &seq, &jbytes, jhex, &jsize, &jdev, &jino, &jmts,
+		   &jmtn, &jcts, &jctn, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &llen, lhex,
+		   &blen, bhex, &used) != 22 || (size_t)used != hlen ||
 	    seq < 1 || jbytes < 1 || blen != flen - hlen - 1 || strlen(boot) != 32 ||
 	    strcmp(boot, boot_id()) != 0)
 		goto out;
 	snprintf(want_id, sizeof(want_id), IDENTITY_FMT, psize, dev, ino, mts, mtn, cts, ctn);
+	snprintf(want_jid, sizeof(want_jid), IDENTITY_FMT, jsize, jdev, jino, jmts, jmtn, jcts, jctn);
 	cp->sequence = seq;
 	cp->body = nl + 1;
 	cp->body_len = blen;
@@ -2302,22 +2315,36 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_x
 	if (strcmp(have_id, want_id) != 0)
 		goto out;
 	cp->projection_len = (size_t)pst->st_size;
-	/* The journal's first jbytes bytes, read through a small buffer. */
+	/* The journal: untouched since the mutation that wrote the checkpoint
+	 * appended to it (the very file, with the size and times its append
+	 * left), or else its first jbytes bytes, read through a small buffer,
+	 * still chaining to jhex. */
 	{
 		struct sw_error e = SW_ERROR_INIT;
 
 		if (open_journal(&jfd, r->fd, O_RDONLY, &e) < 0 ||
-		    fstat(jfd, &jst) < 0 || jst.st_size < jbytes || sw_xxh_new(&h, &e) < 0 ||
-		    !hash_prefix(h, jfd, (off_t)jbytes))
+		    fstat(jfd, &jst) < 0 || jst.st_size < jbytes)
 			goto out;
+		identity_text(have_id, &jst);
+		if (jst.st_size == jbytes && strcmp(have_id, want_jid) == 0) {
+			if (sw_lchain_from_hex(&h, jhex, &e) < 0)
+				goto out;
+		} else {
+#ifdef SW_TESTING
+			prefix_reads++;
+#endif
+			if (sw_lchain_new(&h, &e) < 0 || !hash_prefix(h, jfd, (off_t)jbytes))
+				goto out;
+			sw_lchain_peek_hex(h, got);
+			if (got[0] == '\0' || strcmp(got, jhex) != 0)
+				goto out;
+		}
 	}
-	sw_xxh_peek_hex(h, got);
-	if (strcmp(got, jhex) != 0)
-		goto out;
 	*jhash = h;
 	*lhash = lh;
 	*skip = (off_t)jbytes;
-	h = lh = NULL;
+	h = NULL;
+	lh = NULL;
 	ok = 1;
 out:
 	if (!ok) {
@@ -2328,7 +2355,7 @@ out:
 		sw_free(*file);
 		*file = NULL;
 	}
-	sw_xxh_free(h);
+	sw_lchain_free(h);
 	sw_xxh_free(lh);
 	if (jfd >= 0)
 		close(jfd);
@@ -2439,7 +2466,7 @@ static bool checkpoint_write(struct run_dir *r, struct store_mutation *m,
 			     long long sequence, off_t jlen, const char *jhex,
 			     struct stat *lst, struct stat *pst)
 {
-	char hdr[640], bhex[SW_XXH_HEX_LEN], lhex[SW_XXH_HEX_LEN] = "", id[160];
+	char hdr[640], bhex[SW_XXH_HEX_LEN], lhex[SW_XXH_HEX_LEN] = "", id[160], jid[160];
 	struct iovec iov[2];
 	size_t llen = 0;
 	int n;
@@ -2451,9 +2478,10 @@ static bool checkpoint_write(struct run_dir *r, struct store_mutation *m,
 		return false;
 	}
 	identity_text(id, pst);
+	identity_text(jid, &m->jst);	/* all zero (never matching) when unknown */
 	sw_xxh_hex(m->cp_body, m->cp_len, bhex);
-	n = snprintf(hdr, sizeof(hdr), CHECKPOINT_MAGIC " %s %lld %lld %s %s %zu %s %zu %s\n",
-		     boot_id(), sequence, (long long)jlen, jhex, id, llen, lhex, m->cp_len, bhex);
+	n = snprintf(hdr, sizeof(hdr), CHECKPOINT_MAGIC " %s %lld %lld %s %s %s %zu %s %zu %s\n",
+		     boot_id(), sequence, (long long)jlen, jhex, jid, id, llen, lhex, m->cp_len, bhex);
 	if (n <= 0 || (size_t)n >= sizeof(hdr))
 		return false;
 	iov[0].iov_base = hdr;
@@ -2483,7 +2511,8 @@ static struct {
 	long long sequence;
 	char *body, *log;
 	size_t body_len, log_len;
-	struct sw_xxh *jhash, *lhash;
+	struct sw_lchain *jhash;
+	struct sw_xxh *lhash;
 	off_t jlen;
 	struct stat jst, lst, pst;
 } warm;
@@ -2492,10 +2521,11 @@ static void warm_clear(void)
 {
 	sw_free(warm.body);
 	sw_free(warm.log);
-	sw_xxh_free(warm.jhash);
+	sw_lchain_free(warm.jhash);
 	sw_xxh_free(warm.lhash);
 	warm.body = warm.log = NULL;
-	warm.jhash = warm.lhash = NULL;
+	warm.jhash = NULL;
+	warm.lhash = NULL;
 	warm.valid = false;
 }
 
@@ -2530,7 +2560,8 @@ static void warm_keep(struct run_dir *r, struct store_mutation *m, long long seq
 	warm.log_len = old + m->cp_log_len;
 	warm.jhash = m->jhash;
 	warm.lhash = m->lhash;
-	m->jhash = m->lhash = NULL;
+	m->jhash = NULL;
+	m->lhash = NULL;
 	snprintf(warm.run_id, sizeof(warm.run_id), "%s", r->id);
 	warm.dir_st = r->st;
 	warm.sequence = sequence;
@@ -2571,7 +2602,7 @@ static bool warm_adopt(struct store_checkpoint *cp, struct replay_from *from,
 			goto stale;
 		memcpy(cp->log, warm.log, warm.log_len);
 	}
-	if (sw_xxh_copy(&from->hash, warm.jhash, &e) < 0 ||
+	if (sw_lchain_copy(&from->hash, warm.jhash, &e) < 0 ||
 	    sw_xxh_copy(lhash, warm.lhash, &e) < 0)
 		goto stale;
 	cp->sequence = warm.sequence;
@@ -2583,7 +2614,7 @@ static bool warm_adopt(struct store_checkpoint *cp, struct replay_from *from,
 	m->lst = warm.lst;
 	return true;
 stale:
-	sw_xxh_free(from->hash);
+	sw_lchain_free(from->hash);
 	sw_xxh_free(*lhash);
 	from->hash = NULL;
 	*lhash = NULL;
@@ -2597,7 +2628,7 @@ stale:
 /* ---- listing summary -------------------------------------------------- */
 
 /* run.summary: a header line
- *   slipway-summary/1 <journal bytes> <journal xxh> <lines> <lines bytes> <body bytes> <xxh>
+ *   slipway-summary/2 <journal bytes> <journal chain> <lines> <lines bytes> <body bytes> <xxh>
  * where the last digest covers everything after the header; then one line
  * per material of the Run, "<64 hex> <identity>" (IDENTITY_FMT) as put_blob
  * found it with its content right; then the caller's body.  The list is
@@ -2768,23 +2799,23 @@ out:
 	summary_release(&old);
 }
 
-/* Whether the journal is exactly `len` bytes hashing to `hex`. */
+/* Whether the journal is exactly `len` bytes chaining to `hex`. */
 static bool journal_is(struct run_dir *r, long long len, const char *hex)
 {
 	struct sw_error e = SW_ERROR_INIT;
-	struct sw_xxh *h = NULL;
+	struct sw_lchain *h = NULL;
 	char got[SW_XXH_HEX_LEN];
 	struct stat st;
 	bool ok = false;
 	int fd = -1;
 
 	if (open_journal(&fd, r->fd, O_RDONLY, &e) < 0 || fstat(fd, &st) < 0 ||
-	    st.st_size != (off_t)len || sw_xxh_new(&h, &e) < 0 || !hash_prefix(h, fd, (off_t)len))
+	    st.st_size != (off_t)len || sw_lchain_new(&h, &e) < 0 || !hash_prefix(h, fd, (off_t)len))
 		goto out;
-	sw_xxh_peek_hex(h, got);
-	ok = strcmp(got, hex) == 0 && check_leaf(r->fd, JOURNAL_NAME, fd, &e) == 0;
+	sw_lchain_peek_hex(h, got);
+	ok = got[0] != '\0' && strcmp(got, hex) == 0 && check_leaf(r->fd, JOURNAL_NAME, fd, &e) == 0;
 out:
-	sw_xxh_free(h);
+	sw_lchain_free(h);
 	close_fd(&fd);
 	return ok;
 }
@@ -2898,11 +2929,17 @@ static int commit_mutation(struct store *s, struct run_dir *r,
 	if ((rc = install_projection(&p, s, r, t, err)) < 0)
 		goto out;
 	if (create) {
-		sw_xxh_hex(journal, jlen, jhex);
+		struct sw_lchain *h = NULL;
+
+		if (sw_lchain_new(&h, &(struct sw_error)SW_ERROR_INIT) == 0) {
+			sw_lchain_update(h, journal, jlen);
+			sw_lchain_peek_hex(h, jhex);
+		}
+		sw_lchain_free(h);
 	} else if (m->jhash != NULL) {
-		sw_xxh_peek_hex(m->jhash, prev_jhex);
-		sw_xxh_update(m->jhash, journal, jlen);
-		sw_xxh_peek_hex(m->jhash, jhex);
+		sw_lchain_peek_hex(m->jhash, prev_jhex);
+		sw_lchain_update(m->jhash, journal, jlen);
+		sw_lchain_peek_hex(m->jhash, jhex);
 	}
 	if (!create && m->cp_body != NULL && jhex[0]) {
 		struct stat lst, pst;
@@ -3073,7 +3110,7 @@ static int replay_for_update(struct store *s, struct run_dir *r, store_resume_fn
 		store_checkpoint_release(&cp);
 		sw_free(file);
 		if (rc != 0) {
-			sw_xxh_free(from.hash);
+			sw_lchain_free(from.hash);
 			sw_xxh_free(lhash);
 			if (rc < 0)
 				return rc;
@@ -3086,11 +3123,11 @@ static int replay_for_update(struct store *s, struct run_dir *r, store_resume_fn
 			m->src_st = pst;
 		}
 	}
-	if (from.hash == NULL && sw_xxh_new(&from.hash, &(struct sw_error)SW_ERROR_INIT) < 0)
+	if (from.hash == NULL && sw_lchain_new(&from.hash, &(struct sw_error)SW_ERROR_INIT) < 0)
 		from.hash = NULL;	/* no checkpoint this time */
 	rc = replay(s, r, true, visit, payload, count, &from, err);
 	if (rc < 0 || from.repaired || from.hash == NULL) {
-		sw_xxh_free(from.hash);
+		sw_lchain_free(from.hash);
 		return rc;
 	}
 	m->jhash = from.hash;

@@ -292,6 +292,9 @@ void store_test_buffered_copies(bool on);
 void store_test_after_materials(void (*fn)(void *), void *arg);
 /* Stands for the kernel's boot id in checkpoints (NULL: the real one). */
 void store_test_boot_id(const char *id);
+/* How often a checkpoint's journal prefix was read back and hashed (its
+ * journal was not left as the checkpoint's own append left it). */
+unsigned long store_test_prefix_reads(void);
 /* run.json of `run_id` as it is on disk (*out sw_malloc'd). */
 int store_test_projection(struct store *s, const char *run_id, char **out, size_t *len);
 #endif

@@ -276,11 +276,46 @@ Test(io_checkpoint, a_changed_journal_prefix_means_a_full_replay)
 	struct both b;
 
 	/* Same length, still valid JSON: only the digest can tell. */
+	unsigned long reads = store_test_prefix_reads();
+
 	rewrite_journal_after("\"v\"", 'w');
 	cr_assert_eq(update(s, &b, "B3", &err), 0, "%s", err.msg);
+	cr_assert_eq(store_test_prefix_reads(), reads + 1, "a written journal is read back");
 	cr_assert_eq(b.offer.calls, 0);
 	cr_assert_eq(b.seen.n, 3);
 	cr_assert_str_eq(b.seen.data[1], "{\"k\":\"w\"}");
+	seen_free(&b.seen);
+	store_free(s);
+}
+
+/* A journal left as the checkpoint's own append left it (the very file,
+ * its size and times) is not read back: the chained digest resumes from
+ * the checkpoint.  Any other journal (here only touched) has its prefix
+ * read and checked, and the checkpoint is adopted when it still holds. */
+Test(io_checkpoint, an_untouched_journal_is_not_read_back)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	unsigned long reads = store_test_prefix_reads();
+	struct both b;
+
+	cr_assert_eq(update(s, &b, "B3", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 1);
+	cr_assert_eq(store_test_prefix_reads(), reads, "the journal was not read back");
+	seen_free(&b.seen);
+	cr_assert_eq(utimensat(AT_FDCWD, run_path("r", "journal.jsonl"), NULL, 0), 0);
+	cr_assert_eq(update(s, &b, "B4", &err), 0, "%s", err.msg);
+	cr_assert_eq(store_test_prefix_reads(), reads + 1, "a touched journal is read back");
+	cr_assert_eq(b.offer.calls, 1, "and its checkpoint still holds");
+	cr_assert_str_eq(b.offer.body, "B3");
+	cr_assert_eq(b.seen.n, 0);
+	seen_free(&b.seen);
+	/* The chained digest resumed from the checkpoint is the one a full
+	 * read gives: the next update, after a touch, still adopts B4. */
+	cr_assert_eq(utimensat(AT_FDCWD, run_path("r", "journal.jsonl"), NULL, 0), 0);
+	cr_assert_eq(update(s, &b, "B5", &err), 0, "%s", err.msg);
+	cr_assert_eq(store_test_prefix_reads(), reads + 2);
+	cr_assert_str_eq(b.offer.body, "B4");
 	seen_free(&b.seen);
 	store_free(s);
 }
