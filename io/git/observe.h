@@ -103,8 +103,10 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
  * releases what is kept.  Not thread-safe: one observation at a time. */
 void vcs_keep_warm(int on);
 #ifdef SW_TESTING
-/* How often the kept handle, index and head-to-index deltas were reused. */
-void vcs_test_warm_hits(unsigned out[3]);
+/* How often the kept handle, index and head-to-index deltas were reused
+ * (out[0..2]), and how often the head-to-index side came from the cache
+ * tree (out[3]). */
+void vcs_test_counts(unsigned out[4]);
 #endif
 
 /* Recomputes path_fingerprint (only when details are complete) and

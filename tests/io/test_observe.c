@@ -898,12 +898,12 @@ Test(observe, fallback_cases_match_git_byte_for_byte)
  * or must not have (0), or either (-1). */
 static void warm_step(const char *dir, int h0, int h1, int h2, const char *what)
 {
-	unsigned before[3], after[3];
+	unsigned before[4], after[4];
 	int want[3] = { h0, h1, h2 };
 
-	vcs_test_warm_hits(before);
+	vcs_test_counts(before);
 	assert_observed_as_git(dir);
-	vcs_test_warm_hits(after);
+	vcs_test_counts(after);
 	for (int k = 0; k < 3; k++)
 		if (want[k] >= 0)
 			cr_assert_eq(after[k] - before[k], (unsigned)want[k], "%s: reuse %d", what, k);
@@ -964,6 +964,61 @@ Test(observe, a_kept_handle_reads_its_index_again_in_a_sparse_checkout)
 	fx_sh(dir, SPARSE_RETURN);
 	warm_step(dir, 1, -1, -1, "and back");
 	vcs_keep_warm(0);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+/* Observed on one thread and on several, checked against git's bytes;
+ * `from_tree` says whether the head-to-index side must have come from the
+ * cache tree (1) or from libgit2's diff (0). */
+static void assert_staged_as_git(const char *dir, int from_tree, const char *what)
+{
+	unsigned before[4], after[4];
+
+	vcs_test_counts(before);
+	assert_engines_agree(dir);
+	vcs_test_counts(after);
+	if (from_tree)
+		cr_assert_geq(after[3] - before[3], 1, "%s: from the cache tree", what);
+	else
+		cr_assert_eq(after[3], before[3], "%s: from libgit2's diff", what);
+}
+
+/* The head-to-index side from the cache tree: only the directories whose
+ * cache-tree entry is invalid or differs from HEAD are compared, in git's
+ * order of names; with both an addition and a deletion (renames on) it is
+ * libgit2's diff, which pairs renames. */
+Test(observe, staged_changes_from_the_cache_tree_match_git)
+{
+	char *dir = fx_tmpdir();
+
+	fx_sh(dir, "git init -q . && for g in 0 1 2; do for d in 0 1 2 3; do mkdir -p src/g$g/d$d; "
+		   "for f in 0 1 2 3 4; do echo $g $d $f > src/g$g/d$d/f$f.c; done; done; done && "
+		   "mkdir -p a/b && echo 1 > a/b.c && echo 2 > a/b/c && echo 3 > a.c && echo 4 > a-b && "
+		   "echo top > README && git add -A && git commit -q -m init && "
+		   "echo staged >> src/g1/d2/f3.c && git add src/g1/d2/f3.c");
+	assert_staged_as_git(dir, 1, "one staged edit");
+	fx_sh(dir, "chmod +x src/g2/d0/f0.c && ln -sf f1.c src/g0/d3/f4.c && echo w >> a/b/c && "
+		   "git add src/g2/d0/f0.c src/g0/d3/f4.c a/b/c && echo unstaged >> README");
+	assert_staged_as_git(dir, 1, "an exec bit, a type change, a nested edit");
+	fx_sh(dir, "mkdir -p src/g3/d0 && echo n > src/g3/d0/n.c && echo m > a/b0 && git add src a");
+	assert_staged_as_git(dir, 1, "additions only");
+	fx_sh(dir, "git commit -q -m two && git rm -q src/g0/d1/f2.c && git rm -q -r src/g2/d3 a/b");
+	assert_staged_as_git(dir, 1, "deletions only");
+	fx_sh(dir, "echo file > a/b && git add a/b");
+	assert_staged_as_git(dir, 0, "a deletion and an addition: libgit2 pairs renames");
+	fx_sh(dir, "git config status.renames false");
+	assert_staged_as_git(dir, 1, "the same without renames");
+	fx_sh(dir, "git rm -q --cached src/g1/d1/f1.c && mkdir -p x && git mv src/g1/d1/f0.c x/");
+	assert_staged_as_git(dir, 1, "a removal from the index and a move, no renames");
+	/* Names on both sides of "x/" in git's order ('-' '.' '/' '0'),
+	 * added and removed next to the directory. */
+	fx_sh(dir, "git commit -q -m three && mkdir -p y/z && echo 1 > y.c && echo 2 > y/z/w && "
+		   "echo 3 > y-1 && echo 4 > y0 && git add -A && git commit -q -m four && "
+		   "echo 5 > y/z0 && echo 6 > y.b && echo 7 > y-0 && echo 8 > y/z.c && git add -A");
+	assert_staged_as_git(dir, 1, "additions beside a directory");
+	fx_sh(dir, "git commit -q -m five && git rm -q y.c y-1 y/z/w y0");
+	assert_staged_as_git(dir, 1, "deletions beside a directory");
 	fx_rmrf(dir);
 	sw_free(dir);
 }
