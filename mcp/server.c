@@ -13,13 +13,9 @@
 #include "service/ops.h"
 #include "io/util/buf.h"
 #include "io/util/err.h"
+#include "io/util/json.h"
+#include "mcp/message.h"
 #include "mcp/tools.h"
-
-#define RPC_PARSE_ERROR -32700
-#define RPC_INVALID_REQUEST -32600
-#define RPC_METHOD_NOT_FOUND -32601
-#define RPC_INVALID_PARAMS -32602
-#define RPC_INTERNAL_ERROR -32603
 
 const char *const mcp_protocol_versions[] = { "2025-11-25", "2025-06-18", "2025-03-26", NULL };
 
@@ -34,24 +30,41 @@ struct server {
 	int out_fd;
 	const char *root;
 	const char *version;
+	int initialized;	/* an initialize request succeeded */
+	size_t warned;		/* configuration warnings logged so far */
 };
 
-/* Writes one message (`msg` is stolen). */
+/* Logs the Git configuration files left out since the last call. */
+static void log_config_warnings(struct server *s)
+{
+	const char *w;
+
+	while ((w = svc_config_warning(s->warned)) != NULL) {
+		fprintf(stderr, "slipway mcp: warning: %s\n", w);
+		s->warned++;
+	}
+}
+
+/* Writes one message (`msg` is stolen).  A reply that cannot be written
+ * ends the server, and says why on stderr. */
 static int send_message(struct server *s, json_t *msg)
 {
-	char *text;
+	char *text = msg ? sw_json_dump(msg) : NULL;
 	size_t len;
 	int rc;
 
-	if (msg == NULL)
-		return -1;
-	text = json_dumps(msg, JSON_COMPACT);
 	json_decref(msg);
-	if (text == NULL)
+	if (text == NULL) {
+		fprintf(stderr, "slipway mcp: cannot encode a reply: out of memory\n");
 		return -1;
+	}
 	len = strlen(text);
+	errno = 0;
 	rc = sw_write_full(s->out_fd, text, len) == len &&
 	     sw_write_full(s->out_fd, "\n", 1) == 1 ? 0 : -1;
+	if (rc < 0)
+		fprintf(stderr, "slipway mcp: cannot write to stdout, stopping: %s\n",
+			errno ? strerror(errno) : "short write");
 	sw_free(text);
 	return rc;
 }
@@ -59,13 +72,21 @@ static int send_message(struct server *s, json_t *msg)
 /* `id` borrowed (NULL means null); `data` stolen, may be NULL. */
 static int send_error(struct server *s, json_t *id, int code, const char *message, json_t *data)
 {
-	json_t *err = json_pack("{si ss}", "code", code, "message", message);
+	json_t *err = json_object(), *msg = json_object();
 
-	if (err && data)
-		json_object_set(err, "data", data);
+	if (err == NULL || msg == NULL ||
+	    json_object_set_new(err, "code", json_integer(code)) < 0 ||
+	    json_object_set_new(err, "message", sw_json_text(message)) < 0 ||
+	    (data && json_object_set(err, "data", data) < 0) ||
+	    json_object_set_new(msg, "jsonrpc", json_string("2.0")) < 0 ||
+	    json_object_set(msg, "id", id ? id : json_null()) < 0 ||
+	    json_object_set(msg, "error", err) < 0) {
+		json_decref(msg);
+		msg = NULL;
+	}
+	json_decref(err);
 	json_decref(data);
-	return send_message(s, json_pack("{ss sO so*}", "jsonrpc", "2.0",
-					 "id", id ? id : json_null(), "error", err));
+	return send_message(s, msg);
 }
 
 /* `result` stolen; NULL is an internal error. */
@@ -110,11 +131,16 @@ static int dispatch(struct server *s, json_t *id, const char *method, json_t *pa
 	json_t *result = NULL, *data = NULL;
 	int code = 0;
 
+	/* The client sends nothing but pings until initialize is answered. */
+	if (!s->initialized && strcmp(method, "initialize") != 0 && strcmp(method, "ping") != 0)
+		return send_error(s, id, RPC_NOT_INITIALIZED,
+				  "server not initialized: send initialize first", NULL);
 	if (params != NULL && !json_is_object(params))
 		return send_error(s, id, RPC_INVALID_PARAMS, "params must be an object", NULL);
 	if (strcmp(method, "initialize") == 0) {
 		if ((result = initialize(s, params, msg, sizeof(msg))) == NULL && msg[0])
 			code = RPC_INVALID_PARAMS;
+		s->initialized = s->initialized || result != NULL;
 	} else if (strcmp(method, "ping") == 0) {
 		result = json_object();
 	} else if (strcmp(method, "tools/list") == 0) {
@@ -136,43 +162,35 @@ static int dispatch(struct server *s, json_t *id, const char *method, json_t *pa
 	return send_result(s, id, result);
 }
 
-/* One complete line. */
+/* One line, without its newline. */
 static int handle(struct server *s, const char *line, size_t len)
 {
-	json_error_t jerr;
-	json_t *msg, *id, *method, *params;
+	struct mcp_message m;
 	int rc;
 
-	if ((msg = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr)) == NULL)
-		return send_error(s, NULL, RPC_PARSE_ERROR, "parse error", NULL);
-	id = json_object_get(msg, "id");
-	method = json_object_get(msg, "method");
-	params = json_object_get(msg, "params");
-	if (!json_is_object(msg)) {
-		rc = send_error(s, NULL, RPC_INVALID_REQUEST,
-				json_is_array(msg) ? "batches are not supported" : "a message is an object", NULL);
-	} else if (id != NULL && !json_is_string(id) && !json_is_integer(id)) {
-		rc = send_error(s, NULL, RPC_INVALID_REQUEST, "id must be a string or an integer", NULL);
-	} else if (!json_is_string(json_object_get(msg, "jsonrpc")) ||
-		   strcmp(json_string_value(json_object_get(msg, "jsonrpc")), "2.0") != 0) {
-		rc = send_error(s, id, RPC_INVALID_REQUEST, "jsonrpc must be \"2.0\"", NULL);
-	} else if (method == NULL && id != NULL &&
-		   (json_object_get(msg, "result") || json_object_get(msg, "error"))) {
-		rc = 0;		/* a response; we send no requests */
-	} else if (!json_is_string(method)) {
-		rc = send_error(s, id, RPC_INVALID_REQUEST, "method must be a string", NULL);
-	} else if (id == NULL) {
-		rc = 0;		/* a notification: never answered */
-	} else {
-		rc = dispatch(s, id, json_string_value(method), params);
-	}
-	json_decref(msg);
+	mcp_message_read(&m, line, len);
+	if (m.kind == MCP_MESSAGE_ERROR)
+		rc = send_error(s, m.id, m.code, m.why, NULL);
+	else if (m.kind == MCP_MESSAGE_REQUEST)
+		rc = dispatch(s, m.id, m.method, m.params);
+	else
+		rc = 0;
+	log_config_warnings(s);
+	mcp_message_release(&m);
 	return rc;
+}
+
+static int too_large(struct server *s)
+{
+	char why[120];
+
+	snprintf(why, sizeof(why), "message exceeds %u bytes", MCP_MAX_MESSAGE);
+	return send_error(s, NULL, RPC_INVALID_REQUEST, why, NULL);
 }
 
 int mcp_serve(int in_fd, int out_fd, const char *root, const char *version)
 {
-	struct server s = { out_fd, root, version };
+	struct server s = { out_fd, root, version, 0, 0 };
 	char chunk[65536];
 	char *line = NULL;
 	size_t len = 0, cap = 0;
@@ -225,17 +243,10 @@ int mcp_serve(int in_fd, int out_fd, const char *root, const char *version)
 			if (nl == NULL)
 				break;
 			if (skipping) {
-				char why[120];
-
-				snprintf(why, sizeof(why), "message exceeds %u bytes", MCP_MAX_MESSAGE);
-				rc = send_error(&s, NULL, RPC_INVALID_REQUEST, why, NULL);
+				rc = too_large(&s);
 				skipping = 0;
 			} else if (len > 0) {
-				if (line[len - 1] == '\r')
-					len--;
-				line[len] = '\0';
-				if (line[strspn(line, " \t")] != '\0')
-					rc = handle(&s, line, len);
+				rc = handle(&s, line, len);
 			}
 			len = 0;
 			/* Give back the memory of a large message. */
@@ -248,12 +259,12 @@ int mcp_serve(int in_fd, int out_fd, const char *root, const char *version)
 		if (rc != 0)
 			break;
 	}
-	/* A last message without its newline is still a message. */
-	if (rc == 0 && !skipping && len > 0) {
-		line[len] = '\0';
-		if (line[strspn(line, " \t\r")] != '\0')
-			rc = handle(&s, line, len);
-	}
+	/* A last message without its newline is still a message, and one
+	 * over the limit still gets its error. */
+	if (rc == 0 && skipping)
+		rc = too_large(&s);
+	else if (rc == 0 && len > 0)
+		rc = handle(&s, line, len);
 	sw_free(line);
 	svc_keep_warm(false);
 	return rc;

@@ -1,4 +1,5 @@
 #include "io/adapters/adapter.h"
+#include "io/adapters/adapter_folders.h"
 #include "io/adapters/adapter_mcp.h"
 
 #include <dirent.h>
@@ -1256,6 +1257,7 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 		goto out;
 	for (size_t i = 0; i < ADAPTER_NHOSTS; i++) {
 		struct sw_error herr = SW_ERROR_INIT;
+		size_t first = adapter_txn_size(txn);
 
 		if (!sel[i])
 			continue;
@@ -1277,6 +1279,12 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 		if (req->mcp && adapter_mcp_plan_install(rep, txn, req->root, hosts[i].id,
 							 hosts[i].owner, &herr) < 0) {
 			rc = sw_error_set(err, herr.code, "cannot plan the %s MCP registration: %s",
+					  hosts[i].id, herr.msg);
+			goto out;
+		}
+		if (adapter_folders_plan_install(rep, txn, req->root, hosts[i].id, hosts[i].owner,
+						 first, &herr) < 0) {
+			rc = sw_error_set(err, herr.code, "cannot plan the %s install: %s",
 					  hosts[i].id, herr.msg);
 			goto out;
 		}
@@ -1446,6 +1454,7 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 		      struct sw_error *err)
 {
 	struct adapter_txn *txn = NULL;
+	struct adapter_strs folders = { NULL, 0 };
 	int sel[ADAPTER_NHOSTS] = { 0 };
 	int rc = 0, count = 0;
 
@@ -1478,7 +1487,9 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 
 		if (!sel[i])
 			continue;
-		if (plan_uninstall(rep, txn, req, &hosts[i], &herr) < 0) {
+		if (plan_uninstall(rep, txn, req, &hosts[i], &herr) < 0 ||
+		    adapter_folders_plan_uninstall(rep, txn, req->root, hosts[i].id, hosts[i].owner,
+						   &folders, &herr) < 0) {
 			rc = sw_error_set(err, herr.code, "cannot plan the %s uninstall: %s", hosts[i].id, herr.msg);
 			goto out;
 		}
@@ -1486,7 +1497,12 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 			goto out;
 	}
 	rc = run_txn(rep, txn, req->root, err);
+	/* Only once the files are gone: the folders slipway made that are
+	 * left empty. */
+	if (rc == 0 && rep->outcome == ADAPTER_TXN_COMMITTED)
+		adapter_folders_remove_empty(rep, req->root, &folders);
 out:
+	adapter_strs_release(&folders);
 	adapter_txn_free(txn);
 	report_normalize(rep);
 	return rc;
@@ -1897,19 +1913,16 @@ out:
 	return rc;
 }
 
-/* Directories under runs/ that hold no Run (the caller found them, see
- * struct adapter_store_facts): one warning each, never removed. */
-static int debris_checks(struct adapter_checks *c, const char *common,
-			 const struct adapter_store_facts *store, struct sw_error *err)
+/* The run store's checks (the caller made them from what the store
+ * found, see struct adapter_store_facts), in its order. */
+static int store_checks(struct adapter_checks *c, const struct adapter_store_facts *store,
+			struct sw_error *err)
 {
 	int rc = 0;
 
-	for (size_t i = 0; store != NULL && i < store->ndebris && rc == 0; i++)
-		rc = add_own(c, "runstore_incomplete_run", "warning", "-", "runstore", sw_asprintf(
-			     "\"%s\" in %s/slipway/runs holds no Run: %s; nothing reads it, and it may be removed by hand",
-			     store->debris[i], common, store->debris[i][0] == '.'
-			     ? "a slipway run was killed before publishing it"
-			     : "a slipway run failed before writing its journal"), err);
+	for (size_t i = 0; store != NULL && i < store->n && rc == 0; i++)
+		rc = adapter_checks_add(c, store->v[i].code, store->v[i].status, "-", "runstore",
+					store->v[i].detail, err);
 	return rc;
 }
 
@@ -1928,5 +1941,175 @@ int adapter_doctor_local(struct adapter_checks *c, const char *root,
 		return 0;
 	if ((rc = legacy_checks(c, git_common_dir, err)) < 0)
 		return rc;
-	return debris_checks(c, git_common_dir, store, err);
+	return store_checks(c, store, err);
+}
+
+/* ---- the host table, for the generated documentation ---- */
+
+int adapter_host_doc(struct adapter_host_doc *out, size_t i)
+{
+	if (i >= ADAPTER_NHOSTS)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	out->id = hosts[i].id;
+	out->owner = hosts[i].owner;
+	out->detect = hosts[i].detect;
+	while (out->ndetect < 5 && hosts[i].detect[out->ndetect])
+		out->ndetect++;
+	out->chooses_surface = hosts[i].choice == CHOSEN_SURFACE;
+	out->mcp_config = adapter_mcp_config(hosts[i].id);
+	return 0;
+}
+
+int adapter_host_walk(size_t i, const char *surface, const struct adapter_text *texts,
+		      adapter_path_fn *fn, void *payload, struct sw_error *err)
+{
+	const struct host *h;
+	enum surface s;
+	struct gen_set g = { NULL, 0 };
+	char *rel;
+	int rc;
+
+	if (i >= ADAPTER_NHOSTS)
+		return sw_error_set(err, SW_EINVAL, "no host %zu", i);
+	h = &hosts[i];
+	s = h->choice == CHOSEN_SURFACE ? kiro_surface(surface) : h->surface;
+	if (s == SURF_NONE || (h->choice != CHOSEN_SURFACE && surface && *surface))
+		return sw_error_set(err, SW_EINVAL, "host %s has no surface \"%s\"", h->id,
+				    surface ? surface : "");
+	if ((rc = generate(&g, h, s, texts, err)) < 0)
+		return rc;
+	for (size_t k = 0; k < g.n; k++)
+		fn(ADAPTER_PATH_GENERATED, g.v[k].rel, g.v[k].cap, payload);
+	gen_release(&g);
+	{
+		static const struct { enum adapter_path_role role; const char *name; } own[] = {
+			{ ADAPTER_PATH_MANIFEST, MANIFEST_NAME },
+			{ ADAPTER_PATH_SENTINEL, SENTINEL_NAME },
+			{ ADAPTER_PATH_MCP_RECORD, ADAPTER_MCP_RECORD },
+		};
+
+		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++) {
+			if (own[k].role == ADAPTER_PATH_MCP_RECORD && adapter_mcp_config(h->id) == NULL)
+				continue;
+			if ((rel = owner_rel(h, own[k].name)) == NULL)
+				return sw_error_set(err, SW_ENOMEM, "out of memory");
+			fn(own[k].role, rel, NULL, payload);
+			sw_free(rel);
+		}
+	}
+	if (adapter_mcp_config(h->id))
+		fn(ADAPTER_PATH_MCP_CONFIG, adapter_mcp_config(h->id), NULL, payload);
+	return 0;
+}
+
+/* ---- what slipway installed (for the Run report) ---- */
+
+/* 1 when `rel` lies in one of the folders `h` keeps its files in. */
+static int host_folder(const struct host *h, const char *rel)
+{
+	const char *dirs[8] = { h->skills, h->owner };
+	size_t n = 2;
+
+	for (size_t i = 0; i < 5 && h->detect[i]; i++)
+		dirs[n++] = h->detect[i];
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(dirs[i]);
+
+		if (strncmp(rel, dirs[i], len) == 0 && rel[len] == '/')
+			return 1;
+	}
+	return 0;
+}
+
+static int owned_add(struct sw_owned_group *g, char *path, const char *hex)
+{
+	struct sw_owned_file *grown;
+
+	if (path == NULL || (grown = sw_realloc(g->files, (g->n + 1) * sizeof(*grown))) == NULL) {
+		sw_free(path);
+		return -1;
+	}
+	g->files = grown;
+	g->files[g->n].path = path;
+	g->files[g->n].sha256[0] = '\0';
+	if (hex)
+		snprintf(g->files[g->n].sha256, sizeof(g->files[g->n].sha256), "sha256:%s", hex);
+	g->n++;
+	return 0;
+}
+
+/* Reads `h`'s manifest into `g`: 0 with g->n == 0 when there is none or
+ * it cannot be read, -1 on ENOMEM. */
+static int installed_host(struct sw_owned_group *g, const char *root, const struct host *h)
+{
+	struct sw_error e = SW_ERROR_INIT;
+	char *path = owner_file(root, h, MANIFEST_NAME, &e), *raw = NULL;
+	char sentinel_sha[SW_HEX_LEN];
+	json_t *doc = NULL, *f;
+	size_t len = 0, i;
+	int rc = 0;
+
+	g->owner = h->id;
+	if (path == NULL)
+		return e.code == SW_ENOMEM ? -1 : 0;
+	if (read_small(&raw, &len, path, MANIFEST_MAX, &e) < 0 ||
+	    sw_json_load_strict(&doc, raw, len, MANIFEST_MAX, &e) < 0 || !json_is_object(doc) ||
+	    json_integer_value(json_object_get(doc, "version")) != 2 ||
+	    !json_is_string(json_object_get(doc, "tool_id")) ||
+	    strcmp(json_string_value(json_object_get(doc, "tool_id")), h->id) != 0 ||
+	    !json_is_array(json_object_get(doc, "files"))) {
+		rc = e.code == SW_ENOMEM ? -1 : 0;
+		goto out;
+	}
+	json_array_foreach(json_object_get(doc, "files"), i, f) {
+		const char *p = json_string_value(json_object_get(f, "path"));
+		const char *hex = json_string_value(json_object_get(f, "sha256"));
+		char *rel;
+
+		if (p == NULL || hex == NULL || strlen(hex) != SW_HEX_LEN - 1)
+			continue;
+		if ((rel = normalize_rel(p, &e)) == NULL) {
+			if (e.code == SW_ENOMEM) {
+				rc = -1;
+				goto out;
+			}
+			continue;
+		}
+		if (!host_folder(h, rel)) {
+			sw_free(rel);
+			continue;
+		}
+		if (owned_add(g, rel, hex) < 0) {
+			rc = -1;
+			goto out;
+		}
+	}
+	sw_sha256_hex(SENTINEL_BYTES, strlen(SENTINEL_BYTES), sentinel_sha);
+	if (owned_add(g, owner_rel(h, MANIFEST_NAME), NULL) < 0 ||
+	    owned_add(g, owner_rel(h, SENTINEL_NAME), sentinel_sha) < 0 ||
+	    owned_add(g, owner_rel(h, "mcp-server.json"), NULL) < 0 ||
+	    owned_add(g, owner_rel(h, "created-folders.json"), NULL) < 0)
+		rc = -1;
+out:
+	json_decref(doc);
+	sw_free(raw);
+	sw_free(path);
+	return rc;
+}
+
+int adapter_installed(struct sw_owned *out, const char *root, struct sw_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < ADAPTER_NHOSTS; i++) {
+		struct sw_owned_group *g = &out->groups[out->n];
+
+		if (installed_host(g, root, &hosts[i]) < 0) {
+			sw_owned_release(out);
+			return sw_error_set(err, SW_ENOMEM, "out of memory reading the ownership manifests");
+		}
+		if (g->n > 0)
+			out->n++;
+	}
+	return 0;
 }

@@ -356,23 +356,82 @@ static int print_example(FILE *out, const char *name, const char *what, const ch
 	return 0;
 }
 
-static int example(FILE *out, const char *arg)
+/* Where the marker being expanded stands, for messages; line 0 for a text
+ * taken from a table. */
+struct where {
+	const char *src;
+	size_t line;
+};
+
+static struct where at;
+
+/* The JSON text of example `name` (allocated) and what it shows, or NULL
+ * (reported). */
+static char *example_json(const char *name, const char **what)
 {
 	char digest[SW_DIGEST_LEN];
 
-	if (strcmp(arg, "implement-destructive") == 0) {
-		char *text = destructive_example(digest);
-		int rc = -1;
-
-		if (text)
-			rc = print_example(out, arg, "Implement asks before destructive work; the digest is computed as shown in the destructive flow.", text);
-		free(text);
-		return rc;
+	if (strcmp(name, "implement-destructive") == 0) {
+		*what = "Implement asks before destructive work; the digest is computed as shown in the destructive flow.";
+		return destructive_example(digest);
 	}
 	for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++)
-		if (strcmp(arg, examples[i].name) == 0)
-			return print_example(out, examples[i].name, examples[i].what, examples[i].json);
-	return gencap__fail("unknown example %s", arg);
+		if (strcmp(name, examples[i].name) == 0) {
+			char *text = strdup(examples[i].json);
+
+			if (text == NULL)
+				gencap__fail("out of memory");
+			*what = examples[i].what;
+			return text;
+		}
+	gencap__fail("unknown example %s", name);
+	return NULL;
+}
+
+static int example(FILE *out, const char *arg)
+{
+	const char *what;
+	char *text = example_json(arg, &what);
+	int rc = text ? print_example(out, arg, what, text) : -1;
+
+	free(text);
+	return rc;
+}
+
+int gencap_example_block(FILE *out, const char *name)
+{
+	struct where saved = at;
+	const char *what;
+	char *text, *pretty = NULL;
+	struct outcome o;
+	struct sw_error err = SW_ERROR_INIT;
+	json_t *v = NULL;
+	int rc = -1;
+
+	at.src = "example-outcome";
+	at.line = 0;
+	if ((text = example_json(name, &what)) == NULL)
+		goto out;
+	if (outcome_decode(&o, text, strlen(text), &err) < 0) {
+		gencap__fail("example %s is refused: %s", name, err.msg);
+		goto out;
+	}
+	outcome_release(&o);
+	v = json_loads(text, 0, NULL);
+	pretty = v ? json_dumps(v, JSON_PRESERVE_ORDER | JSON_INDENT(2)) : NULL;
+	if (pretty == NULL) {
+		gencap__fail("out of memory");
+		goto out;
+	}
+	fprintf(out, "<!-- example: outcome %s -->\n```json\n%s\n```\n",
+		json_string_value(json_object_get(v, "action_kind")), pretty);
+	rc = 0;
+out:
+	free(pretty);
+	json_decref(v);
+	free(text);
+	at = saved;
+	return rc;
 }
 
 /* ---- the destructive scope digest ---- */
@@ -560,14 +619,6 @@ static const struct marker markers[] = {
 
 #define NMARKERS (sizeof(markers) / sizeof(markers[0]))
 
-/* Where the marker being expanded stands, for messages; line 0 for a text
- * taken from a table. */
-struct where {
-	const char *src;
-	size_t line;
-};
-
-static struct where at;
 
 int gencap__fail(const char *fmt, ...)
 {

@@ -29,7 +29,7 @@ ENTRY = {"claude": ".claude/skills/slipway-run/SKILL.md", "codex": ".codex/skill
          "qwen": ".qwen/skills/slipway-run/SKILL.md", "windsurf": ".windsurf/workflows/slipway-run.md"}
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from slipway_e2e import validate as validate_all  # noqa: E402
+from slipway_e2e import unittest_main, validate as validate_all  # noqa: E402
 
 
 def validate(doc, name):
@@ -731,4 +731,4 @@ class CapabilityTextTest(Base):
 if __name__ == "__main__":
     if not BIN:
         sys.exit("SLIPWAY_BIN must be set")
-    unittest.main(verbosity=1)
+    unittest_main()

@@ -18,12 +18,19 @@ import subprocess
 import tempfile
 import uuid
 
-from slipway_e2e import BIN, SHARED, main, run, scratch_repo, validate
+from slipway_e2e import BIN, SHARED, main, run, scratch_repo, skip_test, validate
 
 CAPS = ["slipway-run", "slipway-clarify", "slipway-propose", "slipway-decompose",
         "slipway-implement", "slipway-review", "slipway-workflow"]
 HOSTS = ["claude", "codex", "copilot", "cursor", "kilo", "kiro", "opencode", "pi", "qwen", "windsurf"]
 REPORT = {}  # flow -> outcome, printed at the end for the closing note
+ISSUE_FLOW = "issue-backed material reads, refresh, adopt"
+# Every flow the tests below drive to the end the texts promise.
+FLOWS = ["plain run", "decision pause and answer", "supersession", "destructive confirm",
+         "destructive decline", "destructive skip", "environment pause and resume",
+         "budget exhaustion and resume", "stop and resume", "skip orient and summarize",
+         "skip clarify", "skip implement", "skip review", ISSUE_FLOW] + \
+    ["plain run with the %s texts" % h for h in HOSTS + ["kiro-cli"]]
 
 
 # ---- reading the installed texts -------------------------------------------
@@ -291,11 +298,11 @@ def test_decision_pause_and_answer():
     assert h.st["action"]["kind"] == "orient"
     assert h.t.decision_line.search(h.st["action"]["context"]), h.st["action"]["context"]
     live = h.status_text()  # the same sections as the final report, so far
-    assert "Report so far:" in live and "JSON, please." in live.split("Confirmed decisions:")[1], live
-    assert "Action reports:\n  - orient" in live and "Voided Actions" in live, live
+    assert "So far:" in live and "JSON, please." in live.split("\nDecisions:")[1], live
+    assert "Action log:\n  1. orient" in live and "Skipped and voided Actions:" in live, live
     h.finish()
     s = ended(h, "decision pause and answer")
-    assert "JSON, please." in s and "Confirmed decisions:" in s, s
+    assert "JSON, please." in s.split("\nDecisions:")[1].split("\nReview:")[0], s
 
 
 def test_supersession_replaces_the_earlier_answer():
@@ -314,7 +321,7 @@ def test_supersession_replaces_the_earlier_answer():
     assert first and first[-1] not in h.t.decision_line.findall(ctx)
     h.finish()
     s = ended(h, "supersession")
-    assert "New answer: plain text." in s and "Old answer: JSON." not in s.split("Confirmed decisions:")[1].split("\nReview:")[0], s
+    assert "New answer: plain text." in s and "Old answer: JSON." not in s.split("\nDecisions:")[1].split("\nReview:")[0], s
 
 
 def scope_digest(h, request):
@@ -396,7 +403,8 @@ def test_destructive_skip():
     assert "destructive_authorization" not in h.st.get("action", {})
     h.finish()
     s = ended(h, "destructive skip")
-    assert "implement (action" in s.split("Skipped Actions:")[1], s
+    assert "  - implement " in s.split("Skipped and voided Actions:")[1], s
+    assert "closed without a decision (the Action was skipped)" in s.split("\nDestructive work:")[1], s
 
 
 def test_environment_pause_and_resume():
@@ -437,7 +445,7 @@ def test_stop_and_resume_gets_a_fresh_orient():
     assert h.st["action"]["kind"] == "orient" and h.st["action"]["action_id"] != first
     h.finish()
     s = ended(h, "stop and resume")
-    assert "orient (action %s)" % first in s.split("Voided Actions")[1], s
+    assert "orient %s: closed by a stop or a resume" % first[:8] in s.split("Skipped and voided Actions")[1], s
 
 
 def test_skip_of_each_kind():
@@ -484,9 +492,8 @@ def issue_fixture():
 def test_issue_backed_material_reads_and_refresh_with_a_candidate():
     ib = issue_fixture()
     if ib is None:
-        print("skip: issue-backed flow needs %s/reference/fixtures" % SHARED)
-        REPORT["issue-backed"] = "skipped (no reference fixture)"
-        return
+        REPORT[ISSUE_FLOW] = "skipped"
+        skip_test("the issue-backed flow needs %s/reference/fixtures (no reference folder)" % SHARED)
     h = host()
     line = h.t.code("## Start", "slipway run") + " --source-file SOURCE"  # "Add --source-file SOURCE"
     goal, src = tmpfile("Ship the change."), ib.write_env(ib.fixture())
@@ -507,7 +514,7 @@ def test_issue_backed_material_reads_and_refresh_with_a_candidate():
     h.variant("adopt")
     assert h.st["action"]["kind"] == "orient"
     h.finish()
-    ended(h, "issue-backed material reads, refresh, adopt")
+    ended(h, ISSUE_FLOW)
 
 
 # ---- the texts themselves ----------------------------------------------------
@@ -586,10 +593,25 @@ def test_rejections_name_the_missing_field_and_the_allowed_values():
 
 
 def test_report():
-    """Prints how the scripted host fared and the size of each text."""
+    """Run last: every flow reached its end, starting with Orient and ending
+    with Summarize (the issue-backed one only skipped, with its note, when
+    the reference fixture is absent); then prints how the scripted host
+    fared and the size of each text."""
     for flow, outcome in sorted(REPORT.items()):
         print("  flow %-45s %s" % (flow, outcome))
-    for cap, text in texts().caps.items():
+    assert sorted(REPORT) == sorted(FLOWS), "flows that did not end: %s; unexpected: %s" % (
+        sorted(set(FLOWS) - set(REPORT)), sorted(set(REPORT) - set(FLOWS)))
+    for flow, outcome in REPORT.items():
+        if flow == ISSUE_FLOW and issue_fixture() is None:
+            assert outcome == "skipped", outcome
+            continue
+        kinds = outcome[len("ended after "):].split(", ")
+        assert outcome.startswith("ended after ") and kinds[0] == "orient" and kinds[-1] == "summarize", \
+            (flow, outcome)
+    caps = texts().caps
+    assert set(CAPS) <= set(caps), sorted(set(CAPS) - set(caps))
+    for cap, text in caps.items():
+        assert text.strip(), cap
         print("  text %-20s %6d bytes" % (cap, len(text.encode())))
 
 

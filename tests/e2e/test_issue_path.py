@@ -16,7 +16,7 @@ import tempfile
 import unittest
 
 from fake_github import FakeGitHub
-from slipway_e2e import SHARED, framed, run, scratch_repo, validate
+from slipway_e2e import SHARED, framed, run, scratch_repo, unittest_main, validate
 
 OWNER, REPO, NUMBER = "acme", "rocket", 42
 ISSUE_ID = "I_kwDOAcme42"
@@ -217,7 +217,7 @@ class EnvelopeWalk(Walk):
         # observed field.
         fixture_path = os.path.join(SHARED, "reference/fixtures/container-source-envelope.json")
         if not os.path.exists(fixture_path):
-            self.skipTest("skipped: %s is absent (no ../shared/reference)" % fixture_path)
+            self.skipTest("%s is absent (no reference folder)" % fixture_path)
         with open(fixture_path, encoding="utf-8") as f:
             want = json.load(f)
         owner, name = want["canonical_url"].split("/")[3:5]
@@ -591,4 +591,4 @@ class DoctorForTheIssuePath(Walk):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=1)
+    unittest_main()

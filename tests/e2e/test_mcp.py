@@ -377,8 +377,10 @@ def init(version="2025-06-18", id=0):
 def test_initialize_negotiates_the_protocol_version():
     repo = scratch_repo()
     replies, err = raw(repo, init("2025-06-18", 1) + init("2025-11-25", 2) + init("1999-01-01", 3)
-                       + msg(method="notifications/initialized"))
-    assert [r["result"]["protocolVersion"] for r in replies] == ["2025-06-18", "2025-11-25", "2025-11-25"]
+                       + init("2025-03-26", 4) + msg(method="notifications/initialized"))
+    assert [r["result"]["protocolVersion"] for r in replies] == \
+        ["2025-06-18", "2025-11-25", "2025-11-25", "2025-03-26"]
+    assert [r["id"] for r in replies] == [1, 2, 3, 4]
     caps = replies[0]["result"]["capabilities"]
     assert set(caps) == {"tools", "resources"}
     assert "2025-06-18" in err, "logs go to stderr"
@@ -417,14 +419,33 @@ def test_malformed_input_gets_json_rpc_errors_and_the_server_keeps_serving():
     assert replies == [{"jsonrpc": "2.0", "id": 99, "result": {}}]
 
 
+MCP_MAX_MESSAGE = 17825792  # 17 MiB: the largest source envelope (16 MiB) and 1 MiB of JSON-RPC
+
+
+def ping_of(size, id):
+    """A ping request of exactly `size` bytes before its newline."""
+    head, tail = b'{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"pad":"' % id, b'"}}'
+    return head + b"x" * (size - len(head) - len(tail)) + tail + b"\n"
+
+
 def test_an_oversized_message_is_refused_and_the_next_one_served():
     repo = scratch_repo()
-    big = 17825792 + 16  # MCP_MAX_MESSAGE plus a little
-    data = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * big + b'"}}\n'
+    data = ping_of(MCP_MAX_MESSAGE + 16, 1)
     replies, _ = raw(repo, data + msg(id=2, method="ping"))
     assert replies[0]["id"] is None and replies[0]["error"]["code"] == -32600, replies[0]
     assert "exceeds" in replies[0]["error"]["message"]
     assert replies[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+def test_a_message_at_the_limit_is_served_and_one_byte_more_is_refused():
+    repo = scratch_repo()
+    at, over = ping_of(MCP_MAX_MESSAGE, 1), ping_of(MCP_MAX_MESSAGE + 1, 2)
+    assert len(at) == MCP_MAX_MESSAGE + 1 and len(over) == MCP_MAX_MESSAGE + 2
+    replies, _ = raw(repo, at + over + msg(id=3, method="ping"))
+    assert replies[0] == {"jsonrpc": "2.0", "id": 1, "result": {}}, str(replies[0])[:300]
+    assert replies[1]["id"] is None and replies[1]["error"]["code"] == -32600, replies[1]
+    assert "exceeds %d bytes" % MCP_MAX_MESSAGE in replies[1]["error"]["message"], replies[1]
+    assert replies[2] == {"jsonrpc": "2.0", "id": 3, "result": {}}
 
 
 def test_a_tool_call_over_raw_json_rpc_prints_the_cli_document():
@@ -635,6 +656,7 @@ if __name__ == "__main__":
           test_initialize_negotiates_the_protocol_version,
           test_malformed_input_gets_json_rpc_errors_and_the_server_keeps_serving,
           test_an_oversized_message_is_refused_and_the_next_one_served,
+          test_a_message_at_the_limit_is_served_and_one_byte_more_is_refused,
           test_a_tool_call_over_raw_json_rpc_prints_the_cli_document,
           test_a_warm_server_sees_what_the_cli_and_git_did_between_its_calls,
           test_install_mcp_registers_in_shared_files_and_uninstall_removes_only_ours,

@@ -59,7 +59,7 @@ def test_deps_then_build_reads_pkg_config_after_installing():
 
 
 def compile_line(*flags):
-    res = make("-B", "-n", "V=1", "build/rel/io/err.o", *flags)
+    res = make("-B", "-n", "V=1", "build/rel/io/util/err.o", *flags)
     assert res.returncode == 0, res.stderr
     return [line for line in res.stdout.splitlines() if "io/util/err.c" in line][0]
 
@@ -102,6 +102,11 @@ def test_install_and_uninstall_honour_destdir_and_prefix():
             "usr/share/slipway/schemas/machine-protocol.schema.json",
             "usr/share/slipway/schemas/source-envelope.schema.json",
             "usr/share/man/man1/slipway.1", "usr/share/man/man1/slipway-protocol.1",
+            "usr/share/man/man1/slipway-mcp.1",
+            "usr/share/doc/slipway/en/reference/commands.md",
+            "usr/share/doc/slipway/zh/reference/error-codes.md",
+            "usr/share/doc/slipway/ja/reference/protocol.md",
+            "usr/share/doc/slipway/diagrams/run-states.svg",
             "usr/share/bash-completion/completions/slipway",
             "usr/share/zsh/vendor-completions/_slipway",
             "usr/share/fish/vendor_completions.d/slipway.fish"]
