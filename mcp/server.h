@@ -16,6 +16,7 @@
  * skipped without being held in memory and answered with -32600.  Logs go
  * to stderr only, a reply that cannot be written among them. */
 
+#include "io/adapters/adapter.h"
 #include "io/source/source.h"
 
 /* The largest message: the largest source envelope plus room for the
@@ -27,8 +28,10 @@ extern const char *const mcp_protocol_versions[];
 
 /* Serves requests read from `in_fd` on `out_fd` until end of input.
  * `root` (borrowed, may be NULL) is the workspace root every operation
- * uses.  Returns 0 at end of input, -1 when reading or writing failed
+ * uses; `texts` the capability texts of this build (install, list,
+ * doctor).  Returns 0 at end of input, -1 when reading or writing failed
  * (said on stderr). */
-int mcp_serve(int in_fd, int out_fd, const char *root, const char *version);
+int mcp_serve(int in_fd, int out_fd, const char *root, const char *version,
+	      const struct adapter_text *texts);
 
 #endif

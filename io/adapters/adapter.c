@@ -28,6 +28,35 @@ const char *const adapter_capabilities[ADAPTER_NCAPS] = {
 	"slipway-implement", "slipway-review", "slipway-workflow"
 };
 
+/* Bits of adapter_capabilities, in its order. */
+enum {
+	CAP_RUN = 1u << 0, CAP_CLARIFY = 1u << 1, CAP_PROPOSE = 1u << 2, CAP_DECOMPOSE = 1u << 3,
+	CAP_IMPLEMENT = 1u << 4, CAP_REVIEW = 1u << 5, CAP_WORKFLOW = 1u << 6,
+	CAP_ALL = (1u << ADAPTER_NCAPS) - 1
+};
+
+/*	  reference                  named by */
+const struct adapter_reference adapter_references[] = {
+	{ "ground-rules.md",       CAP_ALL },
+	{ "outcome-examples.md",   CAP_RUN },
+	{ "next-variants.md",      CAP_RUN },
+	{ "recovery.md",           CAP_RUN },
+	{ "destructive.md",        CAP_RUN | CAP_IMPLEMENT },
+	{ "source-envelope.md",    CAP_RUN },
+	{ "decision-interview.md", CAP_CLARIFY },
+	{ "change-issue.md",       CAP_PROPOSE | CAP_DECOMPOSE },
+	{ "publishing.md",         CAP_PROPOSE | CAP_DECOMPOSE },
+	{ NULL, 0 }
+};
+
+const struct adapter_reference *adapter_reference_find(const char *name)
+{
+	for (const struct adapter_reference *r = adapter_references; r->name; r++)
+		if (strcmp(r->name, name) == 0)
+			return r;
+	return NULL;
+}
+
 /* How a host exposes a capability to its user. */
 enum surface {
 	SURF_NONE = 0,		/* kiro before a surface is chosen */
@@ -310,15 +339,92 @@ static int add_launcher(struct gen_set *g, enum surface s, const char *cap,
 	return gen_add(g, rel, data, data ? strlen(data) : 0, cap, 1, 0, err);
 }
 
+#define REF_MENTION "`references/"
+
+/* `text` with every mention "`references/NAME" written as "`DIR/references/
+ * NAME", the path from the repository root of the copy installed beside the
+ * capability in folder `dir`.  Takes `text` (owned); NULL when out of
+ * memory. */
+static char *link_references(char *text, size_t *len, const char *dir)
+{
+	size_t n = 0, dlen = strlen(dir), mlen = strlen(REF_MENTION);
+	const char *p, *q;
+	char *out, *o;
+
+	if (text == NULL)
+		return NULL;
+	for (p = text; (q = strstr(p, REF_MENTION)) != NULL; p = q + mlen)
+		n++;
+	if (n == 0)
+		return text;
+	if ((out = sw_malloc(*len + n * (dlen + 1) + 1)) == NULL) {
+		sw_free(text);
+		return NULL;
+	}
+	for (p = text, o = out; (q = strstr(p, REF_MENTION)) != NULL; p = q + mlen) {
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
+		*o++ = '`';
+		memcpy(o, dir, dlen);
+		o += dlen;
+		*o++ = '/';
+		memcpy(o, &REF_MENTION[1], mlen - 1);
+		o += mlen - 1;
+	}
+	memcpy(o, p, *len - (size_t)(p - text));
+	o += *len - (size_t)(p - text);
+	*o = '\0';
+	*len = (size_t)(o - out);
+	sw_free(text);
+	return out;
+}
+
+/* The folder, from the repository root, holding capability `cap`'s file. */
+static char *cap_dir(const struct host *h, enum surface s, const char *cap)
+{
+	return s == SURF_SKILL ? sw_asprintf("%s/%s", h->skills, cap) : sw_strdup(surface_dir(s));
+}
+
+/* Adds the reference texts: on a skill surface a copy in the references/
+ * folder of each capability that names it, elsewhere one copy in the
+ * references/ folder beside every capability file (counted as the first
+ * capability's support file). */
+static int add_references(struct gen_set *g, const struct host *h, enum surface s,
+			  const struct adapter_text *texts, struct sw_error *err)
+{
+	int rc = 0;
+
+	for (const struct adapter_reference *r = adapter_references; r->name && rc >= 0; r++) {
+		const struct adapter_text *t = text_find(texts, r->name);
+
+		if (t == NULL)
+			return sw_error_set(err, SW_ENOTFOUND, "capability text %s is missing", r->name);
+		for (size_t c = 0; c < ADAPTER_NCAPS && rc >= 0; c++) {
+			char *dir, *data;
+			size_t len = t->len;
+
+			if (!(r->caps & (1u << c)))
+				continue;
+			if ((dir = cap_dir(h, s, adapter_capabilities[c])) == NULL)
+				return sw_error_set(err, SW_ENOMEM, "out of memory");
+			data = link_references(sw_strndup(t->bytes, t->len), &len, dir);
+			rc = gen_add(g, sw_asprintf("%s/references/%s", dir, r->name), data, len,
+				     adapter_capabilities[c], 0, 0, err);
+			sw_free(dir);
+			if (s != SURF_SKILL)
+				break;
+		}
+	}
+	return rc;
+}
+
 /* Every file this build generates for `h` with surface `s`, in generation
  * order (support files of a capability follow its launcher). */
 static int generate(struct gen_set *g, const struct host *h, enum surface s,
 		    const struct adapter_text *texts, struct sw_error *err)
 {
 	const struct adapter_text *common = text_find(texts, "_common.md");
-	const struct adapter_text *ref = text_find(texts, "decision-interview.md");
-	const struct adapter_text *env = text_find(texts, "source-envelope.md");
-	char *desc = NULL, *desc_q = NULL, *data = NULL;
+	char *desc = NULL, *desc_q = NULL, *data = NULL, *dir = NULL;
 	size_t len;
 	int rc = 0;
 
@@ -326,7 +432,7 @@ static int generate(struct gen_set *g, const struct host *h, enum surface s,
 	g->n = 0;
 	if (s == SURF_NONE)
 		return 0;
-	if (common == NULL || ref == NULL || env == NULL)
+	if (common == NULL)
 		return sw_error_set(err, SW_ENOTFOUND, "capability texts are missing");
 	for (size_t i = 0; i < ADAPTER_NCAPS; i++) {
 		const char *cap = adapter_capabilities[i], *front, *body;
@@ -341,13 +447,14 @@ static int generate(struct gen_set *g, const struct host *h, enum surface s,
 			rc = sw_error_set(err, SW_EPARSE, "capability %s has no valid frontmatter", cap);
 			goto out;
 		}
-		if ((desc_q = quote(desc)) == NULL) {
+		if ((desc_q = quote(desc)) == NULL || (dir = cap_dir(h, s, cap)) == NULL) {
 			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 			goto out;
 		}
 		switch (s) {
 		case SURF_SKILL:
 			data = join3(t->bytes, t->len, "\n", 1, common->bytes, common->len, &len);
+			data = link_references(data, &len, dir);
 			if ((rc = gen_add(g, sw_asprintf("%s/%s/SKILL.md", h->skills, cap),
 					  data, len, cap, 1, 0, err)) < 0)
 				goto out;
@@ -371,6 +478,7 @@ static int generate(struct gen_set *g, const struct host *h, enum surface s,
 				sw_free(tmp);
 			}
 			sw_free(head);
+			data = link_references(data, &len, dir);
 			if ((rc = gen_add(g, sw_asprintf(".github/agents/%s.agent.md", cap),
 					  data, len, cap, 1, 0, err)) < 0)
 				goto out;
@@ -386,6 +494,7 @@ static int generate(struct gen_set *g, const struct host *h, enum surface s,
 			if ((rc = add_launcher(g, s, cap, desc_q, desc, err)) < 0)
 				goto out;
 			data = join3(body, blen, "\n", 1, common->bytes, common->len, &len);
+			data = link_references(data, &len, dir);
 			if ((rc = gen_add(g, sw_asprintf("%s/%s.md", surface_dir(s), cap),
 					  data, len, cap, 0, 0, err)) < 0)
 				goto out;
@@ -397,28 +506,14 @@ static int generate(struct gen_set *g, const struct host *h, enum surface s,
 		data = NULL;
 		sw_free(desc);
 		sw_free(desc_q);
-		desc = desc_q = NULL;
+		sw_free(dir);
+		desc = desc_q = dir = NULL;
 	}
-	/* References sit next to the capability that points at them, so the
-	 * relative path `references/NAME` works from every host's file. */
-	{
-		const struct { const struct adapter_text *t; const char *name, *cap; } refs[] = {
-			{ ref, "decision-interview.md", "slipway-clarify" },
-			{ env, "source-envelope.md", "slipway-run" },
-		};
-
-		for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]) && rc >= 0; i++) {
-			char *rel = s == SURF_SKILL
-				? sw_asprintf("%s/%s/references/%s", h->skills, refs[i].cap, refs[i].name)
-				: sw_asprintf("%s/references/%s", surface_dir(s), refs[i].name);
-
-			rc = gen_add(g, rel, sw_strndup(refs[i].t->bytes, refs[i].t->len),
-				     refs[i].t->len, refs[i].cap, 0, 0, err);
-		}
-	}
+	rc = add_references(g, h, s, texts, err);
 out:
 	sw_free(desc);
 	sw_free(desc_q);
+	sw_free(dir);
 	if (rc < 0)
 		gen_release(g);
 	return rc;

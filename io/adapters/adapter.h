@@ -33,10 +33,25 @@
  * host table in io/adapters/adapter.c, their differences columns of it. */
 extern const char *const adapter_capabilities[ADAPTER_NCAPS];
 
+/* A reference text and the capabilities that name it (bit i:
+ * adapter_capabilities[i]).  It is installed beside each of them (in the
+ * `references/` folder next to the capability's file), and every mention
+ * of `references/NAME` in an installed text is written as the path from the
+ * repository root.  Ends with name == NULL. */
+struct adapter_reference {
+	const char *name;
+	unsigned caps;
+};
+
+extern const struct adapter_reference adapter_references[];
+
+/* The row of reference `name`, or NULL. */
+const struct adapter_reference *adapter_reference_find(const char *name);
+
 /* One capability source file: "slipway-run.md" ... "slipway-workflow.md"
- * (frontmatter + body), the references "decision-interview.md" (installed
- * beside slipway-clarify) and "source-envelope.md" (beside slipway-run), and
- * "_common.md" (the shared rules appended to every capability).  Arrays end with name == NULL. */
+ * (frontmatter + body), a reference of adapter_references, and
+ * "_common.md" (the shared rules appended to every capability).  Arrays end
+ * with name == NULL. */
 struct adapter_text {
 	const char *name;
 	const char *bytes;

@@ -197,8 +197,9 @@ int gendocs_error_codes(FILE *out, const char *arg)
 
 static const struct adapter_text *stub_texts(void)
 {
-	static struct adapter_text t[ADAPTER_NCAPS + 4];
+	static struct adapter_text t[ADAPTER_NCAPS + 2 + 32];
 	static char names[ADAPTER_NCAPS][64];
+	size_t n = ADAPTER_NCAPS + 1;
 
 	if (t[0].name)
 		return t;
@@ -207,8 +208,9 @@ static const struct adapter_text *stub_texts(void)
 		t[i] = (struct adapter_text){ names[i], STUB, strlen(STUB) };
 	}
 	t[ADAPTER_NCAPS] = (struct adapter_text){ "_common.md", STUB, strlen(STUB) };
-	t[ADAPTER_NCAPS + 1] = (struct adapter_text){ "decision-interview.md", STUB, strlen(STUB) };
-	t[ADAPTER_NCAPS + 2] = (struct adapter_text){ "source-envelope.md", STUB, strlen(STUB) };
+	/* every reference of the table, the last entry left as the end */
+	for (const struct adapter_reference *r = adapter_references; r->name && n + 1 < sizeof(t) / sizeof(t[0]); r++)
+		t[n++] = (struct adapter_text){ r->name, STUB, strlen(STUB) };
 	return t;
 }
 

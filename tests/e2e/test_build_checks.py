@@ -246,12 +246,35 @@ def test_a_bad_marker_fails_names_its_line_and_writes_nothing():
         ("<!-- slipway:section-marker a b -->\n", ":2: marker section-marker takes one argument"),
         ("see <!-- slipway:matrix -->\n", ":2: marker matrix prints a section and must stand alone"),
         ("<!-- slipway:next-rules --> and more\n", ":2: marker next-rules prints a section"),
+        ("see <!-- slipway:ref nope.md -->\n", ":2: reference nope.md is not in the table of io/adapters/adapter.c"),
+        ("<!-- slipway:ref -->\n", ":2: marker ref needs an argument"),
     ]
     for text, msg in bad:
         rc, out, err = gendocs_capability("fine <!-- slipway:profile -->\n" + text)
         assert rc == 1, (text, out)
         assert out is None, (text, "a failed expansion wrote its output")
         assert "gendocs capability: " in err and "cap.md" + msg in err, (text, err)
+
+
+def test_a_reference_is_named_only_where_it_is_installed():
+    """A capability names a reference installed beside it (the table in
+    io/adapters/adapter.c); the path is written at install time."""
+    gendocs = build_gendocs()
+    d = tempfile.mkdtemp(prefix="gencap-")
+    for cap, ref, ok in (("slipway-implement", "destructive.md", True),
+                         ("slipway-review", "destructive.md", False),
+                         ("ground-rules", "recovery.md", False)):
+        src, dst = os.path.join(d, cap + ".md"), os.path.join(d, cap + ".out")
+        with open(src, "w") as f:
+            f.write("see <!-- slipway:ref %s -->\n" % ref)
+        res = subprocess.run([gendocs, "capability", src, dst], capture_output=True, text=True)
+        if ok:
+            assert res.returncode == 0, res.stderr
+            with open(dst) as f:
+                assert f.read() == "see `references/%s`\n" % ref
+        else:
+            assert res.returncode == 1 and not os.path.exists(dst), (cap, ref)
+            assert "reference %s is not installed beside every capability" % ref in res.stderr, res.stderr
 
 
 def test_a_failed_expansion_leaves_the_previous_output_alone():
@@ -338,6 +361,7 @@ if __name__ == "__main__":
           test_inline_markers_expand_to_the_parser_spellings,
           test_the_rejection_table_expands_the_markers_of_its_fix_texts,
           test_a_bad_marker_fails_names_its_line_and_writes_nothing,
+          test_a_reference_is_named_only_where_it_is_installed,
           test_a_failed_expansion_leaves_the_previous_output_alone,
           test_a_source_code_without_a_fix_row_fails_the_build,
           test_binary_links_the_archives_without_tls_or_ssh])
