@@ -36,7 +36,8 @@ FILES = [
      "one Run: its append-only journal, run.json and the pinned source materials"),
     ("/usr/share/slipway/schemas/",
      "the JSON Schemas of every document slipway prints or reads"),
-    ("/usr/share/doc/slipway/guide.md", "the user guide"),
+    ("/usr/share/doc/slipway/en/index.md",
+     "the documentation (also in zh/ and ja/): guides, concepts, architecture, reference"),
 ]
 
 
