@@ -85,7 +85,7 @@ PKG_OK     := $(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo yes)
 
 # slipway itself links the libraries' static archives, which Debian's -dev
 # packages ship: no dynamic loading of 19 shared objects per command, and
-# io/vcs_notls.c keeps libgit2's TLS (a CA bundle parsed at init), SSH and
+# io/git/vcs_notls.c keeps libgit2's TLS (a CA bundle parsed at init), SSH and
 # GSSAPI out (see there).  Only libc stays shared.  STATIC=0, or a system
 # without libgit2.a, links the shared libraries instead.
 PKG_LIBDIR := $(shell $(PKG_CONFIG) --variable=libdir libgit2 2>/dev/null)
@@ -112,7 +112,7 @@ WARN     = -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wno-missing-field-initializers
 DEV_WERROR = $(if $(filter 1,$(DEVELOPER)),-Werror)
 CSTD     = -std=c11 -D_GNU_SOURCE
-INC      = -I. -include io/banned.h
+INC      = -I. -include io/util/banned.h
 CFLAGS_REL = $(CSTD) $(WARN) $(DEV_WERROR) $(INC) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 CFLAGS_SAN = $(CSTD) $(WARN) -Werror -O1 -g -fno-omit-frame-pointer \
 	     -fsanitize=address,undefined -fno-sanitize-recover=undefined \
@@ -121,14 +121,14 @@ LDFLAGS_SAN = -fsanitize=address,undefined
 
 # Sources are picked up by wildcard so that adding a module needs no edit here.
 PURE_SRCS = $(sort $(wildcard tables/*.c fsm/*.c))
-IO_SRCS   = $(sort $(wildcard io/*.c))
+IO_SRCS   = $(sort $(wildcard io/*/*.c))
 SVC_SRCS  = $(sort $(wildcard service/*.c))
 CLI_SRCS  = $(sort $(filter-out cli/main.c,$(wildcard cli/*.c)))
 MCP_SRCS  = $(sort $(wildcard mcp/*.c))
 GEN_SRCS  = build/gen/capabilities.c build/gen/mcp_schemas.c
 LIB_SRCS  = $(PURE_SRCS) $(IO_SRCS) $(SVC_SRCS) $(CLI_SRCS) $(MCP_SRCS)
 TEST_SRCS = $(sort $(wildcard tests/*/test_*.c))
-HDRS      = $(wildcard tables/*.h tables/*.def fsm/*.h io/*.h service/*.h cli/*.h cli/*.def mcp/*.h)
+HDRS      = $(wildcard tables/*.h tables/*.def fsm/*.h io/*/*.h service/*.h cli/*.h cli/*.def mcp/*.h)
 
 REL_OBJS  = $(patsubst %.c,build/rel/%.o,$(LIB_SRCS)) $(patsubst build/gen/%.c,build/rel/gen/%.o,$(GEN_SRCS))
 SAN_OBJS  = $(patsubst %.c,build/san/%.o,$(LIB_SRCS)) $(patsubst build/gen/%.c,build/san/gen/%.o,$(GEN_SRCS))

@@ -10,8 +10,8 @@
 
 #include "cli/commands.h"
 #include "cli/embedded.h"
-#include "io/buf.h"
-#include "io/json.h"
+#include "io/util/buf.h"
+#include "io/util/json.h"
 
 static int push_field(struct cli_strings *s, const char *p, size_t len)
 {

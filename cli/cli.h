@@ -12,7 +12,7 @@
 #include "service/adapters.h"
 #include "service/emit.h"
 
-/* The values of --tool (install, uninstall): the host ids of io/adapter.c
+/* The values of --tool (install, uninstall): the host ids of io/adapters/adapter.c
  * in registry order, then "all".  tests/e2e/test_manpages.py checks the
  * list against `slipway list --json`. */
 #define CLI_TOOL_CHOICES \
@@ -149,7 +149,7 @@ int cli_help_is_reference(void);
 int cli_print_group_reference(enum cli_cmd group, const char *path, const char *summary);
 
 /* The capability texts embedded in this build (cli/embed.sh), as
- * io/adapter.h wants them; terminated by a NULL name. */
+ * io/adapters/adapter.h wants them; terminated by a NULL name. */
 const struct adapter_text *cli_adapter_texts(void);
 
 /* The adapter request the command line `a` makes (install, uninstall,

@@ -7,10 +7,10 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "io/buf.h"
-#include "io/render.h"
-#include "io/run.h"
-#include "io/run_record.h"
+#include "io/util/buf.h"
+#include "io/wire/render.h"
+#include "io/store/run.h"
+#include "io/store/run_record.h"
 #include "service/ops.h"
 
 static const char *jstr(const json_t *o, const char *k)

@@ -10,7 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/version.h"
-#include "io/err.h"
+#include "io/util/err.h"
 
 /* A standard descriptor the caller closed must not be handed out to the
  * first file the run store opens, or the reply would land in a journal.

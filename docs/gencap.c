@@ -11,7 +11,7 @@
  * line, indented or not, and replaces it; an inline marker (a spelling or a
  * limit of the source parser) may stand anywhere in a line, and in the fix
  * texts of tables/source_fixes.def.  Every example Outcome is decoded and
- * validated by io/outcome.c before it is printed.  An unknown or unclosed
+ * validated by io/wire/outcome.c before it is printed.  An unknown or unclosed
  * marker, a wrong argument, a refused example, or a source rejection code
  * without a fix row prints a message naming the file and line, exits 1 and
  * writes nothing: OUT is replaced whole through a rename or left as it was. */
@@ -25,9 +25,9 @@
 #include "docs/gencap.h"
 #include "docs/gencap_source.h"
 #include "fsm/fsm.h"
-#include "io/next.h"
-#include "io/outcome.h"
-#include "io/source.h"
+#include "io/wire/next.h"
+#include "io/wire/outcome.h"
+#include "io/source/source.h"
 
 #define ACTION_PLACEHOLDER "REPLACE-WITH-action.action_id"
 #define EXAMPLE_REQUEST_ID "3f0c6a52-9b1e-4d7a-8c2f-5e4b1a9d7c60"
@@ -523,7 +523,7 @@ struct marker {
 /* clang-format off */
 static const struct marker markers[] = {
 /*	  name                     shape   arg           emit                          text or num */
-	/* the Outcome contract (io/outcome.c, tables/) */
+	/* the Outcome contract (io/wire/outcome.c, tables/) */
 	{ "outcome-fields",        BLOCK,  ARG_NONE,     outcome_fields,               NULL, 0 },
 	{ "allowed-values",        BLOCK,  ARG_NONE,     allowed_values,               NULL, 0 },
 	{ "matrix",                BLOCK,  ARG_OPTIONAL, matrix,                       NULL, 0 },
@@ -532,7 +532,7 @@ static const struct marker markers[] = {
 	{ "scope-example",         BLOCK,  ARG_NONE,     scope_example,                NULL, 0 },
 	{ "next-rules",            BLOCK,  ARG_NONE,     next_rules,                   NULL, 0 },
 	{ "next-variants",         BLOCK,  ARG_NONE,     next_variants,                NULL, 0 },
-	/* the Change Issue format and the source envelope (io/source.h) */
+	/* the Change Issue format and the source envelope (io/source/source.h) */
 	{ "rejection-table",       BLOCK,  ARG_NONE,     gencap_source_rejections,     NULL, 0 },
 	{ "roles",                 INLINE, ARG_NONE,     gencap_source_roles,          NULL, 0 },
 	{ "section-marker",        INLINE, ARG_REQUIRED, gencap_source_section_marker, NULL, 0 },

@@ -1,6 +1,6 @@
 /* The capability sections that teach a host the Change Issue format and the
  * source envelope: the roles and section markers the source parser accepts
- * (io/source.h, tables/source_roles.def) and the rejection table built from
+ * (io/source/source.h, tables/source_roles.def) and the rejection table built from
  * tables/source_classes.def, tables/error_codes.def and
  * tables/source_fixes.def.  The markers that name them are listed with all
  * the others in docs/gencap.c. */
@@ -10,7 +10,7 @@
 
 #include "docs/gencap.h"
 #include "docs/gencap_source.h"
-#include "io/source.h"
+#include "io/source/source.h"
 
 enum sc {
 #define SOURCE_CLASS(id, wire) SC_##id,

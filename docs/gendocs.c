@@ -328,7 +328,7 @@ static void facts_and_effects(void)
 	       "| fact | group | meaning |\n| --- | --- | --- |\n");
 	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
 		printf("| %s | %s | %s |\n", facts[i].name, facts[i].group, facts[i].doc);
-	printf("\n## Effects\n\nEach effect has one handler in `io/run.c`; BEFORE handlers run "
+	printf("\n## Effects\n\nEach effect has one handler in `io/store/run.c`; BEFORE handlers run "
 	       "before the machine's verdict is written to the record, AFTER ones once it is.\n\n"
 	       "| effect | phase | what it does |\n| --- | --- | --- |\n");
 	for (size_t i = 0; i < sizeof(effects) / sizeof(effects[0]); i++)

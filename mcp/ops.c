@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "service/emit.h"
-#include "io/buf.h"
-#include "io/err.h"
+#include "io/util/buf.h"
+#include "io/util/err.h"
 #include "service/ops.h"
 
 /* What the --source-file flag names when the envelope is given inline. */

@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "io/err.h"
+#include "io/util/err.h"
 #include "mcp/ops.h"
 #include "mcp/tool_result.h"
 

@@ -10,8 +10,8 @@
 #include <jansson.h>
 
 #include "service/emit.h"
-#include "io/buf.h"
-#include "io/err.h"
+#include "io/util/buf.h"
+#include "io/util/err.h"
 #include "mcp/tools.h"
 
 #define RPC_PARSE_ERROR -32700

@@ -12,7 +12,7 @@
  * than MCP_MAX_MESSAGE bytes is skipped without being held in memory and
  * answered with -32600.  Logs go to stderr only. */
 
-#include "io/source.h"
+#include "io/source/source.h"
 
 /* The largest message: the largest source envelope plus room for the
  * request around it. */

@@ -4,7 +4,7 @@
 
 #include <jansson.h>
 
-#include "io/err.h"
+#include "io/util/err.h"
 #include "mcp/ops.h"
 
 int mcp_answer_of(struct mcp_answer *a, const struct mcp_op_request *req)

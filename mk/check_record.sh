@@ -1,11 +1,11 @@
 #!/bin/sh
 # check-record: code outside io/ reads a Run through the structs of
-# io/run_record.h, never through the record's encoding (io/run_codec.h).
+# io/store/run_record.h, never through the record's encoding (io/store/run_codec.h).
 #
 # usage: check_record.sh SYMS OBJS SRCS
-#   SYMS   the functions io/run_codec.h declares
+#   SYMS   the functions io/store/run_codec.h declares
 #   OBJS   objects of the code outside io/ (nm: none may reference SYMS)
-#   SRCS   the sources of that code (text: no file includes io/run_codec.h
+#   SRCS   the sources of that code (text: no file includes io/store/run_codec.h
 #          and no line uses SYMS)
 # Prints each offence and exits 1 when there is one.
 syms=$1 objs=$2 srcs=$3
@@ -14,7 +14,7 @@ for o in $objs; do
 	for s in $(nm -u "$o" | awk '{print $2}'); do
 		for w in $syms; do
 			if [ "$s" = "$w" ]; then
-				echo "check-record: $o calls $s (io/run_codec.h)"; bad=1
+				echo "check-record: $o calls $s (io/store/run_codec.h)"; bad=1
 			fi
 		done
 	done
@@ -31,8 +31,8 @@ for f in $srcs; do
 			line = $0; sub(/\(.*/, "", line); k = split(line, w, /[^A-Za-z_0-9]+/)
 			fn = w[k]
 		}
-		/^#[ \t]*include[ \t]*"io\/run_codec\.h"/ {
-			printf "%s:%d: includes io/run_codec.h\n", file, NR
+		/^#[ \t]*include[ \t]*"io\/store\/run_codec\.h"/ {
+			printf "%s:%d: includes io/store/run_codec.h\n", file, NR
 		}
 		{
 			t = $0
@@ -41,10 +41,10 @@ for f in $srcs; do
 			m = split(t, w, /[^A-Za-z_0-9]+/)
 			for (i = 1; i <= m; i++)
 				if (w[i] in sym)
-					printf "%s:%d: %s uses %s (io/run_codec.h)\n", file, NR, fn == "" ? "file scope" : fn, w[i]
+					printf "%s:%d: %s uses %s (io/store/run_codec.h)\n", file, NR, fn == "" ? "file scope" : fn, w[i]
 		}
 		/^}/ { fn = "" }' "$f")
 	if [ -n "$out" ]; then echo "$out" | sed 's/^/check-record: /'; bad=1; fi
 done
-[ $bad = 0 ] && echo "check-record: service/, cli/ and mcp/ read the Run record through io/run_record.h"
+[ $bad = 0 ] && echo "check-record: service/, cli/ and mcp/ read the Run record through io/store/run_record.h"
 exit $bad

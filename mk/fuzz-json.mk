@@ -2,7 +2,7 @@
 # (tests/fuzz/fuzz_json.c).  Same conventions as mk/fuzz-outcome.mk; a
 # difference found belongs in tests/io/test_json.c as a regression test.
 
-FUZZ_JSON_SRCS  = tests/fuzz/fuzz_json.c io/json.c io/err.c
+FUZZ_JSON_SRCS  = tests/fuzz/fuzz_json.c io/util/json.c io/util/err.c
 FUZZ_JSON_SEEDS = tests/fuzz/corpus/json
 FUZZ_JSON_ARGS  = -max_len=4096 -artifact_prefix=build/fuzz/json- -print_final_stats=1
 

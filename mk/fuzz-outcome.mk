@@ -13,9 +13,9 @@ FUZZ_CC       ?= clang
 FUZZ_CFLAGS    = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 		 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		 -Wall -Wextra -Werror -Wno-missing-field-initializers \
-		 -I. -include io/banned.h $(PKG_CFLAGS)
-FUZZ_OUTCOME_SRCS = tests/fuzz/fuzz_outcome.c io/outcome.c io/json.c io/err.c \
-		    io/digest.c $(PURE_SRCS)
+		 -I. -include io/util/banned.h $(PKG_CFLAGS)
+FUZZ_OUTCOME_SRCS = tests/fuzz/fuzz_outcome.c io/wire/outcome.c io/util/json.c io/util/err.c \
+		    io/util/digest.c $(PURE_SRCS)
 FUZZ_OUTCOME_SEEDS = tests/fuzz/corpus/outcome
 FUZZ_OUTCOME_ARGS  = -dict=tests/fuzz/outcome.dict -max_len=8192 \
 		     -artifact_prefix=build/fuzz/outcome- -print_final_stats=1

@@ -1,5 +1,5 @@
 # check-record: outside io/, a Run is read through the structs of
-# io/run_record.h; the record's encoding (io/run_codec.h) stays inside the
+# io/store/run_record.h; the record's encoding (io/store/run_codec.h) stays inside the
 # codec.  Two checks, so neither can pass alone by a trick: the objects'
 # undefined symbols (nm) and the sources' text (includes and uses).
 RECORD_CODEC_SYMS = run_json run_current_action run_decode run_view_decode \

@@ -19,7 +19,7 @@
 
 #include "fsm/fsm.h"
 
-/* The tables of io/source.h, expanded here from tables/ directly so the
+/* The tables of io/source/source.h, expanded here from tables/ directly so the
  * generator links only the pure core. */
 static const char *const role_wire[] = {
 #define SOURCE_ROLE(id, wire) wire,

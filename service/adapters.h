@@ -4,7 +4,7 @@
 /* The host adapter operations, install, uninstall, list and doctor, one
  * entry each in the style of service/ops.h: a front end fills the typed
  * request and calls the entry, which finds the worktree, carries the
- * operation out through io/adapter.h and answers: the JSON document (the
+ * operation out through io/adapters/adapter.h and answers: the JSON document (the
  * changeReport, the host list, the doctor checks) or the cliError with its
  * next, and the exit status, also returned.  With `res` NULL the answer is
  * written as it is made (stdout, stderr: the CLI); otherwise *res receives
@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "io/adapter.h"
+#include "io/adapters/adapter.h"
 #include "service/emit.h"
 
 struct svc_adapter_request {

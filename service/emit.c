@@ -11,8 +11,8 @@
 
 #include <jansson.h>
 
-#include "io/err.h"
-#include "io/json.h"
+#include "io/util/err.h"
+#include "io/util/json.h"
 
 /* The capture in progress (svc_result_begin), or none: one operation at a
  * time per process. */

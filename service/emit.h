@@ -6,7 +6,7 @@
  * itself cannot be written). */
 
 #include "service/exit.h"
-#include "io/next.h"
+#include "io/wire/next.h"
 #include "tables/tables.h"
 
 #include <stddef.h>

@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "io/run.h"
+#include "io/store/run.h"
 #include "service/emit.h"
 #include "service/svc.h"
 

@@ -8,10 +8,11 @@
 
 #include <jansson.h>
 
-#include "io/input.h"
-#include "io/outcome.h"
-#include "io/source.h"
-#include "io/store.h"
+#include "io/util/file.h"
+#include "io/wire/input.h"
+#include "io/wire/outcome.h"
+#include "io/source/source.h"
+#include "io/store/store.h"
 #include "service/emit.h"
 
 /* The inspect-run recovery for preflight errors: addressed at the raw
@@ -91,8 +92,8 @@ static int submit(const struct svc_submit_request *req)
 				    d.ws.id, d.ws.worktree_root, &fill, &err) < 0)
 			retry = NULL;
 	}
-	if ((file_set ? input_read_regular_file(&buf, &len, file, OUTCOME_MAX_BYTES + 1, &err)
-		      : input_read_stdin(&buf, &len, OUTCOME_MAX_BYTES + 1, &err)) < 0) {
+	if ((file_set ? sw_read_regular_file(&buf, &len, file, OUTCOME_MAX_BYTES + 1, &err)
+		      : sw_read_stdin(&buf, &len, OUTCOME_MAX_BYTES + 1, &err)) < 0) {
 		rc = err.code == SW_ETOOBIG
 			? svc_fail(TBL_ERR_INVALID_OUTCOME, 0, "outcome exceeds 1048576 bytes", retry, NULL, NULL)
 			: svc_fail(TBL_ERR_OUTCOME_UNAVAILABLE, 0, err.msg, retry, NULL, NULL);
@@ -165,8 +166,8 @@ static int answer(const struct svc_answer_request *req)
 		goto out;
 	}
 	if (req->text_file_given || use_stdin) {
-		if ((req->text_file_given ? input_read_regular_file(&buf, &len, file, INPUT_MAX_TEXT_BYTES, &err)
-					  : input_read_stdin(&buf, &len, INPUT_MAX_TEXT_BYTES, &err)) < 0) {
+		if ((req->text_file_given ? sw_read_regular_file(&buf, &len, file, INPUT_MAX_TEXT_BYTES, &err)
+					  : sw_read_stdin(&buf, &len, INPUT_MAX_TEXT_BYTES, &err)) < 0) {
 			rc = preflight_fail(d.root_arg, run,
 					    err.code == SW_ETOOBIG ? TBL_ERR_ANSWER_TOO_LARGE
 								   : TBL_ERR_ANSWER_UNAVAILABLE,

@@ -5,8 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/input.h"
-#include "io/source.h"
+#include "io/util/file.h"
+#include "io/wire/input.h"
+#include "io/source/source.h"
 #include "service/emit.h"
 
 /* Reads and accepts the envelope at `path` (a new Run needs a valid Change
@@ -70,8 +71,8 @@ static int start(const struct svc_start_request *req)
 		goal_len = strlen(goal);
 	} else {
 		int r = req->goal_file_given
-			? input_read_regular_file(&goal_buf, &goal_len, goal_file, INPUT_MAX_TEXT_BYTES, &err)
-			: input_read_stdin(&goal_buf, &goal_len, INPUT_MAX_TEXT_BYTES, &err);
+			? sw_read_regular_file(&goal_buf, &goal_len, goal_file, INPUT_MAX_TEXT_BYTES, &err)
+			: sw_read_stdin(&goal_buf, &goal_len, INPUT_MAX_TEXT_BYTES, &err);
 
 		if (r < 0) {
 			struct sw_error mapped = SW_ERROR_INIT;

@@ -6,9 +6,9 @@
 
 #include <jansson.h>
 
-#include "io/buf.h"
-#include "io/input.h"
-#include "io/json.h"
+#include "io/util/buf.h"
+#include "io/wire/input.h"
+#include "io/util/json.h"
 #include "service/emit.h"
 
 void svc_status_found_release(struct svc_status_found *res)

@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "io/input.h"
+#include "io/wire/input.h"
 #include "service/emit.h"
 
 /* The one local active or paused Run, when exactly one exists. */

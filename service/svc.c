@@ -10,18 +10,18 @@
 #include <jansson.h>
 
 #include "service/emit.h"
-#include "io/journal.h"
-#include "io/json.h"
-#include "io/observe.h"
-#include "io/outcome.h"
-#include "io/input.h"
-#include "io/render.h"
-#include "io/run_check.h"
-#include "io/run_history.h"
-#include "io/run_record.h"
-#include "io/source.h"
-#include "io/source_json.h"
-#include "io/store.h"
+#include "io/store/journal.h"
+#include "io/util/json.h"
+#include "io/git/observe.h"
+#include "io/wire/outcome.h"
+#include "io/wire/input.h"
+#include "io/wire/render.h"
+#include "io/store/run_check.h"
+#include "io/store/run_history.h"
+#include "io/store/run_record.h"
+#include "io/source/source.h"
+#include "io/source/source_json.h"
+#include "io/store/store.h"
 
 void svc_now(char *buf, size_t len)
 {

@@ -13,9 +13,9 @@
 #include <stdbool.h>
 
 #include "fsm/fsm.h"
-#include "io/next.h"
-#include "io/run.h"
-#include "io/vcs.h"
+#include "io/wire/next.h"
+#include "io/store/run.h"
+#include "io/git/vcs.h"
 
 struct json_t;
 struct store;

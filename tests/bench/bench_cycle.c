@@ -30,8 +30,8 @@
 #include "tests/bench/bench_clock.h"
 
 #include "service/svc.h"
-#include "io/outcome.h"
-#include "io/run_record.h"
+#include "io/wire/outcome.h"
+#include "io/store/run_record.h"
 
 #define ROUNDS 9
 

@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/observe.h"
-#include "io/vcs.h"
+#include "io/git/observe.h"
+#include "io/git/vcs.h"
 
 extern char **environ;
 

@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/err.h"
-#include "io/store.h"
+#include "io/util/err.h"
+#include "io/store/store.h"
 
 #define REPS 9
 

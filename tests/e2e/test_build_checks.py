@@ -83,11 +83,11 @@ def test_an_effect_without_a_handler_does_not_compile():
     pkg = subprocess.run(["pkg-config", "--cflags", "jansson", "libgit2", "openssl"],
                          capture_output=True, text=True).stdout.split()
     res = subprocess.run(["cc"] + CFLAGS[:-2] + ["-I", d, "-I", ROOT] + pkg +
-                         ["-fsyntax-only", os.path.join(ROOT, "io", "run.c")],
+                         ["-fsyntax-only", os.path.join(ROOT, "io", "store", "run.c")],
                          capture_output=True, text=True)
     assert res.returncode != 0 and "effect_UNHANDLED" in res.stderr, res.stderr[-2000:]
     res = subprocess.run(["cc"] + CFLAGS[:-2] + ["-I", ROOT] + pkg +
-                         ["-fsyntax-only", os.path.join(ROOT, "io", "run.c")],
+                         ["-fsyntax-only", os.path.join(ROOT, "io", "store", "run.c")],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-2000:]
 
@@ -235,7 +235,7 @@ def test_a_source_code_without_a_fix_row_fails_the_build():
 def test_binary_links_the_archives_without_tls_or_ssh():
     """With Debian's static archives, the binary needs no shared library but
     libc (and the sanitizer runtimes), and carries neither mbedTLS's CA
-    parsing nor libssh2: io/vcs_notls.c stood in for the members that use
+    parsing nor libssh2: io/git/vcs_notls.c stood in for the members that use
     them, so git_libgit2_init parses no CA bundle."""
     libdir = subprocess.run(["pkg-config", "--variable=libdir", "libgit2"],
                             capture_output=True, text=True).stdout.strip()

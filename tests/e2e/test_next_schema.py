@@ -1,4 +1,4 @@
-"""Every `next` the builders in io/next.c produce validates against the
+"""Every `next` the builders in io/wire/next.c produce validates against the
 schema's `next` definition.
 
 The JSON comes from the Criterion test

@@ -61,7 +61,7 @@ def test_deps_then_build_reads_pkg_config_after_installing():
 def compile_line(*flags):
     res = make("-B", "-n", "V=1", "build/rel/io/err.o", *flags)
     assert res.returncode == 0, res.stderr
-    return [line for line in res.stdout.splitlines() if "io/err.c" in line][0]
+    return [line for line in res.stdout.splitlines() if "io/util/err.c" in line][0]
 
 
 def test_user_flags_are_honoured_and_werror_is_for_developers():

@@ -1,6 +1,6 @@
 """The build's guard of the Run record codec: `make check-record` passes on
 the tree and fails when code outside io/ reaches into the record's encoding
-(io/run_codec.h) -- a call in any service, cli or mcp source (the mutation
+(io/store/run_codec.h) -- a call in any service, cli or mcp source (the mutation
 path of service/svc.c included), an object that references a codec symbol,
 an include of the codec header -- while a codec name in a comment or a
 string is no use."""
@@ -106,11 +106,11 @@ def test_an_object_that_references_a_codec_symbol_fails():
 
 def test_including_the_codec_header_fails():
     d = tempfile.mkdtemp()
-    stray = copy_with("cli/cmd_status.c", '#include "io/run_record.h"\n',
-                      '#include "io/run_record.h"\n#include "io/run_codec.h"\n', d)
+    stray = copy_with("cli/cmd_status.c", '#include "io/store/run_record.h"\n',
+                      '#include "io/store/run_record.h"\n#include "io/store/run_codec.h"\n', d)
     res = check([stray])
     shutil.rmtree(d)
-    assert res.returncode != 0 and "includes io/run_codec.h" in res.stdout, res.stdout
+    assert res.returncode != 0 and "includes io/store/run_codec.h" in res.stdout, res.stdout
 
 
 if __name__ == "__main__":

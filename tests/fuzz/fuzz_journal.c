@@ -1,5 +1,5 @@
 /* Structure-aware libFuzzer harness for the journal replay and the Run
- * record check (io/run.h, io/run_check.h).
+ * record check (io/store/run.h, io/store/run_check.h).
  *
  * The input is not a journal: it is a list of edits applied to a real one
  * (tests/fuzz/journal_seed.jsonl, a Run with a decision, an answer, a
@@ -22,9 +22,9 @@
 
 #include <jansson.h>
 
-#include "io/run.h"
-#include "io/run_check.h"
-#include "io/run_record.h"
+#include "io/store/run.h"
+#include "io/store/run_check.h"
+#include "io/store/run_record.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,4 +1,4 @@
-/* libFuzzer harness for the one-pass JSON encoder (io/json.h): on every
+/* libFuzzer harness for the one-pass JSON encoder (io/util/json.h): on every
  * input, sw_json_dump and sw_json_dump_html write exactly the bytes of
  * their oracle, sw_json_dump_jansson, or fail where it fails.  Each input
  * is tried three ways:
@@ -14,8 +14,8 @@
 
 #include <jansson.h>
 
-#include "io/err.h"
-#include "io/json.h"
+#include "io/util/err.h"
+#include "io/util/json.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

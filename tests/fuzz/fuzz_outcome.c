@@ -1,4 +1,4 @@
-/* libFuzzer harness for outcome_decode (io/outcome.h).
+/* libFuzzer harness for outcome_decode (io/wire/outcome.h).
  *
  * Beyond "no crash, no leak, no undefined behaviour" it checks three
  * properties on every input:
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/outcome.h"
+#include "io/wire/outcome.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

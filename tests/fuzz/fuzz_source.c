@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/err.h"
-#include "io/json.h"
-#include "io/source.h"
-#include "io/source_body.h"
-#include "io/source_json.h"
+#include "io/util/err.h"
+#include "io/util/json.h"
+#include "io/source/source.h"
+#include "io/source/source_body.h"
+#include "io/source/source_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,9 +16,9 @@
 
 #include <criterion/criterion.h>
 
-#include "io/digest.h"
-#include "io/err.h"
-#include "io/store.h"
+#include "io/util/digest.h"
+#include "io/util/err.h"
+#include "io/store/store.h"
 
 static char g_root[PATH_MAX];
 static char g_common[PATH_MAX + 16];

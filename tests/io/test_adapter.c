@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "io/adapter.h"
-#include "io/adapter_doctor.h"
-#include "io/digest.h"
+#include "io/adapters/adapter.h"
+#include "io/adapters/adapter_doctor.h"
+#include "io/util/digest.h"
 
 TestSuite(io_adapter);
 

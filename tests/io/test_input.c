@@ -1,4 +1,4 @@
-/* Host input readers and validators (io/input.h). */
+/* Host input readers and validators (io/wire/input.h). */
 
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -10,7 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/input.h"
+#include "io/util/file.h"
+#include "io/wire/input.h"
 
 static char dir[64];
 
@@ -57,12 +58,12 @@ Test(input, reads_a_regular_file_up_to_the_limit)
 	size_t len = 0;
 	struct sw_error err = SW_ERROR_INIT;
 
-	cr_assert_eq(input_read_regular_file(&out, &len, p, 11, &err), 0, "%s", err.msg);
+	cr_assert_eq(sw_read_regular_file(&out, &len, p, 11, &err), 0, "%s", err.msg);
 	cr_assert_eq(len, 11);
 	cr_assert_eq(memcmp(out, "hello\0world", 11), 0);
 	cr_assert_eq(out[11], '\0');
 	sw_free(out);
-	cr_assert_eq(input_read_regular_file(&out, &len, p, 10, &err), SW_ETOOBIG);
+	cr_assert_eq(sw_read_regular_file(&out, &len, p, 10, &err), SW_ETOOBIG);
 	cr_assert_null(out);
 	sw_free(p);
 }
@@ -73,7 +74,7 @@ Test(input, reads_an_empty_file)
 	size_t len = 1;
 	struct sw_error err = SW_ERROR_INIT;
 
-	cr_assert_eq(input_read_regular_file(&out, &len, p, 10, &err), 0);
+	cr_assert_eq(sw_read_regular_file(&out, &len, p, 10, &err), 0);
 	cr_assert_eq(len, 0);
 	cr_assert_str_eq(out, "");
 	sw_free(out);
@@ -87,7 +88,7 @@ Test(input, refuses_a_symlink_even_to_a_regular_file)
 	struct sw_error err = SW_ERROR_INIT;
 
 	cr_assert_eq(symlink(target, link), 0);
-	cr_assert_eq(input_read_regular_file(&out, &len, link, 10, &err), SW_EUNSAFE);
+	cr_assert_eq(sw_read_regular_file(&out, &len, link, 10, &err), SW_EUNSAFE);
 	cr_assert_null(out);
 	sw_free(target);
 	sw_free(link);
@@ -100,7 +101,7 @@ Test(input, refuses_a_fifo_without_blocking)
 	struct sw_error err = SW_ERROR_INIT;
 
 	cr_assert_eq(mkfifo(p, 0600), 0);
-	cr_assert_eq(input_read_regular_file(&out, &len, p, 10, &err), SW_EUNSAFE);
+	cr_assert_eq(sw_read_regular_file(&out, &len, p, 10, &err), SW_EUNSAFE);
 	sw_free(p);
 }
 
@@ -111,9 +112,9 @@ Test(input, refuses_a_directory_and_reports_a_missing_file)
 	struct sw_error err = SW_ERROR_INIT;
 
 	cr_assert_eq(mkdir(p, 0700), 0);
-	cr_assert_eq(input_read_regular_file(&out, &len, p, 10, &err), SW_EUNSAFE);
+	cr_assert_eq(sw_read_regular_file(&out, &len, p, 10, &err), SW_EUNSAFE);
 	sw_error_clear(&err);
-	cr_assert_eq(input_read_regular_file(&out, &len, missing, 10, &err), SW_ENOTFOUND);
+	cr_assert_eq(sw_read_regular_file(&out, &len, missing, 10, &err), SW_ENOTFOUND);
 	sw_free(p);
 	sw_free(missing);
 }
@@ -128,12 +129,12 @@ Test(input, reads_a_pipe_with_a_limit)
 	cr_assert_eq(pipe(fds), 0);
 	cr_assert_eq(write(fds[1], "abcdef", 6), 6);
 	close(fds[1]);
-	cr_assert_eq(input_read_fd(&out, &len, fds[0], 5, &err), SW_ETOOBIG);
+	cr_assert_eq(sw_read_fd(&out, &len, fds[0], 5, &err), SW_ETOOBIG);
 	close(fds[0]);
 	cr_assert_eq(pipe(fds), 0);
 	cr_assert_eq(write(fds[1], "abcde", 5), 5);
 	close(fds[1]);
-	cr_assert_eq(input_read_fd(&out, &len, fds[0], 5, &err), 0);
+	cr_assert_eq(sw_read_fd(&out, &len, fds[0], 5, &err), 0);
 	cr_assert_eq(len, 5);
 	cr_assert_str_eq(out, "abcde");
 	sw_free(out);
@@ -148,11 +149,11 @@ Test(input, reads_a_large_file_in_several_steps)
 
 	memset(buf, 'g', n);
 	p = write_file("big", buf, n);
-	cr_assert_eq(input_read_regular_file(&out, &len, p, n, &err), 0);
+	cr_assert_eq(sw_read_regular_file(&out, &len, p, n, &err), 0);
 	cr_assert_eq(len, n);
 	cr_assert_eq(memcmp(out, buf, n), 0);
 	sw_free(out);
-	cr_assert_eq(input_read_regular_file(&out, &len, p, INPUT_MAX_TEXT_BYTES, &err), SW_ETOOBIG);
+	cr_assert_eq(sw_read_regular_file(&out, &len, p, INPUT_MAX_TEXT_BYTES, &err), SW_ETOOBIG);
 	sw_free(p);
 	sw_free(buf);
 }
@@ -391,7 +392,7 @@ Test(input, an_unbounded_limit_does_not_overflow)
 	cr_assert_eq(pipe(fds), 0);
 	cr_assert_eq(write(fds[1], "abc", 3), 3);
 	close(fds[1]);
-	cr_assert_eq(input_read_fd(&out, &len, fds[0], SIZE_MAX, &err), 0, "%s", err.msg);
+	cr_assert_eq(sw_read_fd(&out, &len, fds[0], SIZE_MAX, &err), 0, "%s", err.msg);
 	cr_assert_eq(len, 3);
 	sw_free(out);
 	close(fds[0]);
@@ -410,7 +411,7 @@ Test(input, reader_allocation_failures_are_enomem_and_do_not_leak)
 		struct sw_error err = SW_ERROR_INIT;
 
 		sw_alloc_fail_after(k);
-		rc = input_read_regular_file(&out, &len, p, n, &err);
+		rc = sw_read_regular_file(&out, &len, p, n, &err);
 		sw_alloc_fail_after(0);
 		if (rc != 0) {
 			cr_assert_eq(rc, SW_ENOMEM);

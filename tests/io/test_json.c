@@ -1,4 +1,4 @@
-/* JSON output bytes (io/json.h): what the reference's Go encoder writes. */
+/* JSON output bytes (io/util/json.h): what the reference's Go encoder writes. */
 
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -6,8 +6,8 @@
 
 #include <jansson.h>
 
-#include "io/err.h"
-#include "io/json.h"
+#include "io/util/err.h"
+#include "io/util/json.h"
 
 static void setup(void)
 {

@@ -13,9 +13,9 @@
 
 #include <jansson.h>
 
-#include "io/json.h"
-#include "io/next.h"
-#include "io/vcs.h"
+#include "io/util/json.h"
+#include "io/wire/next.h"
+#include "io/git/vcs.h"
 
 #define ID "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define DIGEST "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/digest.h"
-#include "io/json.h"
-#include "io/observe.h"
-#include "io/vcs.h"
+#include "io/util/digest.h"
+#include "io/util/json.h"
+#include "io/git/observe.h"
+#include "io/git/vcs.h"
 #include "tests/support/vcs_fixture.h"
 
 TestSuite(observe);

@@ -1,5 +1,5 @@
 /* Strict Outcome decoding, the content rules, the scope digest and the
- * canonical JSON (io/outcome.h). */
+ * canonical JSON (io/wire/outcome.h). */
 
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/outcome.h"
+#include "io/wire/outcome.h"
 
 /* The request structs hold mutable char * (they are filled by the decoder);
  * the tests point them at literals and never write through them. */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/next.h"
-#include "io/render.h"
+#include "io/wire/next.h"
+#include "io/wire/render.h"
 
 #define ID "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define PS_PATH "C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe"

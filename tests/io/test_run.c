@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/journal.h"
-#include "io/json.h"
-#include "io/next.h"
-#include "io/run.h"
-#include "io/run_codec.h"
+#include "io/store/journal.h"
+#include "io/util/json.h"
+#include "io/wire/next.h"
+#include "io/store/run.h"
+#include "io/store/run_codec.h"
 #include "tests/support/schema.h"
 
 #define ID0 "00000000-0000-4000-8000-000000000000"

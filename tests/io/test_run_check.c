@@ -1,8 +1,8 @@
-/* The Run record codec (io/run_check.c): one pass checks the record's shape
- * and decodes it into the structs of io/run_record.h.  Every field the
+/* The Run record codec (io/store/run_check.c): one pass checks the record's shape
+ * and decodes it into the structs of io/store/run_record.h.  Every field the
  * structs hold, deleted when required or given another type, is
  * run_journal_invalid naming its path; the decoded values are the
- * record's; and changes made through io/run.h keep the structs in step. */
+ * record's; and changes made through io/store/run.h keep the structs in step. */
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -10,14 +10,14 @@
 
 #include <jansson.h>
 
-#include "io/err.h"
-#include "io/outcome.h"
-#include "io/run.h"
-#include "io/run_check.h"
-#include "io/run_codec.h"
-#include "io/run_record.h"
-#include "io/source.h"
-#include "io/source_json.h"
+#include "io/util/err.h"
+#include "io/wire/outcome.h"
+#include "io/store/run.h"
+#include "io/store/run_check.h"
+#include "io/store/run_codec.h"
+#include "io/store/run_record.h"
+#include "io/source/source.h"
+#include "io/source/source_json.h"
 
 static void setup(void)
 {
@@ -319,7 +319,7 @@ static struct run *run_of(const json_t *rec)
 }
 
 /* A Run made from the record (its first journal event), checked, then
- * changed through io/run.h: the structs follow every change. */
+ * changed through io/store/run.h: the structs follow every change. */
 Test(io_run_check, changes_through_the_run_api_keep_the_structs_in_step)
 {
 	json_t *rec = load_fixture(), *summary = json_string("later");

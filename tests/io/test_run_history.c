@@ -7,9 +7,9 @@
 
 #include <jansson.h>
 
-#include "io/err.h"
-#include "io/json.h"
-#include "io/run_history.h"
+#include "io/util/err.h"
+#include "io/util/json.h"
+#include "io/store/run_history.h"
 
 TestSuite(io_run_history);
 

@@ -16,12 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/err.h"
-#include "io/json.h"
-#include "io/source.h"
-#include "io/source_body.h"
-#include "io/source_json.h"
-#include "io/source_util.h"
+#include "io/util/err.h"
+#include "io/util/json.h"
+#include "io/source/source.h"
+#include "io/source/source_body.h"
+#include "io/source/source_json.h"
+#include "io/source/source_util.h"
 
 #define ISSUE_URL "https://github.com/acme/widgets/issues/77"
 #define MARKER "<!-- slipway-level: change/v2 -->"

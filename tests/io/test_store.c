@@ -4,7 +4,7 @@
 
 #include "tests/io/store_helpers.h"
 
-#include "io/journal.h"
+#include "io/store/journal.h"
 
 TestSuite(io_store, .init = scratch_init, .fini = scratch_fini);
 

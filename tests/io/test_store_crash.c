@@ -217,7 +217,7 @@ Test(io_store_crash, update_torn_at_every_write_is_all_or_nothing)
 }
 
 
-/* run.json's renames are not synced (io/store.h): a power loss after the
+/* run.json's renames are not synced (io/store/store.h): a power loss after the
  * commit may bring back the previous run.json, or leave none with the old
  * one under its quarantine name, or keep that quarantine beside the new
  * one.  Each is a state the next mutation repairs: the Run replays whole

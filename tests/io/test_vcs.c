@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/json.h"
-#include "io/vcs.h"
+#include "io/util/json.h"
+#include "io/git/vcs.h"
 #include "tests/support/vcs_fixture.h"
 
 TestSuite(vcs);

@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 
-#include "io/err.h"
+#include "io/util/err.h"
 #include "service/ops.h"
 #include "tests/support/vcs_fixture.h"
 

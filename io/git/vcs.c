@@ -1,0 +1,347 @@
+#include "io/git/vcs.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+#include <jansson.h>
+
+#include "io/util/json.h"
+
+static int libgit2_ready;
+
+int vcs__libgit2_init(struct sw_error *err)
+{
+	if (!libgit2_ready) {
+		if (git_libgit2_init() < 0)
+			return sw_error_set(err, SW_EGIT, "cannot initialise libgit2");
+		/* We only read objects git wrote: re-hashing every object on
+		 * read (the default) costs time and proves nothing here. */
+		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+		libgit2_ready = 1;
+	}
+	return 0;
+}
+
+char *vcs_path_abs_clean(const char *path, struct sw_error *err)
+{
+	char *joined = NULL, *out = NULL;
+	char cwd[PATH_MAX];
+	size_t n, o = 0;
+
+	if (path[0] != '/') {
+		if (getcwd(cwd, sizeof(cwd)) == NULL) {
+			sw_error_sys(err, errno, "cannot read current directory");
+			return NULL;
+		}
+		joined = sw_asprintf("%s/%s", cwd, path);
+	} else {
+		joined = sw_strdup(path);
+	}
+	if (joined == NULL) {
+		sw_error_set(err, SW_ENOMEM, "cannot allocate path");
+		return NULL;
+	}
+	n = strlen(joined);
+	if ((out = sw_malloc(n + 2)) == NULL) {
+		sw_free(joined);
+		sw_error_set(err, SW_ENOMEM, "cannot allocate path");
+		return NULL;
+	}
+	/* Walk the components, resolving "." and ".." lexically. */
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j < n && joined[j] != '/')
+			j++;
+		size_t len = j - i;
+
+		if (len == 0 || (len == 1 && joined[i] == '.')) {
+			/* skip */
+		} else if (len == 2 && joined[i] == '.' && joined[i + 1] == '.') {
+			while (o > 0 && out[o - 1] != '/')
+				o--;
+			if (o > 0)
+				o--;
+		} else {
+			out[o++] = '/';
+			memcpy(out + o, joined + i, len);
+			o += len;
+		}
+		i = j + 1;
+	}
+	if (o == 0)
+		out[o++] = '/';
+	out[o] = '\0';
+	sw_free(joined);
+	return out;
+}
+
+static char *resolve_dir(const char *path, struct sw_error *err)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+	size_t n;
+
+	if (realpath(path, buf) == NULL) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			sw_error_set(err, SW_ENOTFOUND, "'%s' does not exist", path);
+		else
+			sw_error_sys(err, errno, "cannot resolve '%s'", path);
+		return NULL;
+	}
+	if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		sw_error_set(err, SW_EIO, "'%s' is not a directory", buf);
+		return NULL;
+	}
+	n = strlen(buf);
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	return sw_strdup(buf);
+}
+
+/* 1 when `path` is `dir` or lies below it (both clean and absolute). */
+static int path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+int vcs_identity_compute_id(struct vcs_identity *id, struct sw_error *err)
+{
+	struct sw_sha256 *h = NULL;
+	int rc;
+
+	if ((rc = sw_sha256_new(&h, err)) < 0)
+		return rc;
+	sw_sha256_section_str(h, "version", "1");
+	sw_sha256_section_str(h, "worktree_root", id->worktree_root);
+	sw_sha256_section_str(h, "git_dir", id->git_dir);
+	sw_sha256_section_str(h, "git_common_dir", id->git_common_dir);
+	sw_sha256_final_prefixed(h, id->id);
+	return 0;
+}
+
+int vcs_discover(struct vcs_identity *out, const char *start,
+		 struct sw_error *err)
+{
+	git_repository *repo = NULL;
+	char *abs = NULL, *dir = NULL;
+	struct stat st;
+	int rc;
+
+	out->version = 1;
+	out->worktree_root = out->git_dir = out->git_common_dir = NULL;
+	out->id[0] = '\0';
+	if ((rc = vcs__libgit2_init(err)) < 0)
+		goto out;
+	if ((abs = vcs_path_abs_clean(start && *start ? start : ".", err)) == NULL) {
+		rc = err->code;
+		goto out;
+	}
+	if (stat(abs, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		char *slash = strrchr(abs, '/');
+
+		if (slash != NULL && slash != abs)
+			*slash = '\0';
+		else if (slash != NULL)
+			slash[1] = '\0';
+	}
+	if ((dir = resolve_dir(abs, err)) == NULL) {
+		rc = err->code;
+		goto out;
+	}
+	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0) {
+		rc = sw_error_set(err, SW_ENOTFOUND,
+				  "'%s' is not inside a Git worktree", dir);
+		goto out;
+	}
+	if (git_repository_is_bare(repo) || git_repository_workdir(repo) == NULL) {
+		rc = sw_error_set(err, SW_ENOTFOUND,
+				  "'%s' is not inside a Git worktree", dir);
+		goto out;
+	}
+	if ((out->worktree_root = resolve_dir(git_repository_workdir(repo), err)) == NULL ||
+	    (out->git_dir = resolve_dir(git_repository_path(repo), err)) == NULL ||
+	    (out->git_common_dir = resolve_dir(git_repository_commondir(repo), err)) == NULL) {
+		rc = err->code ? err->code : SW_EIO;
+		goto out;
+	}
+	/* git refuses --show-toplevel from inside a git directory, while
+	 * libgit2 opens such a start as its repository: reject it here. */
+	if (path_within(dir, out->git_dir) || path_within(dir, out->git_common_dir)) {
+		rc = sw_error_set(err, SW_ENOTFOUND,
+				  "'%s' is inside a Git directory, not a worktree", dir);
+		goto out;
+	}
+	if (!path_within(dir, out->worktree_root)) {
+		rc = sw_error_set(err, SW_ENOTFOUND,
+				  "'%s' is not inside a Git worktree", dir);
+		goto out;
+	}
+	rc = vcs_identity_compute_id(out, err);
+out:
+	if (rc < 0)
+		vcs_identity_release(out);
+	git_repository_free(repo);
+	sw_free(dir);
+	sw_free(abs);
+	return rc;
+}
+
+int vcs_identity_equal(const struct vcs_identity *a,
+		       const struct vcs_identity *b)
+{
+	return a->version == b->version && a->worktree_root && b->worktree_root &&
+	       strcmp(a->worktree_root, b->worktree_root) == 0 &&
+	       strcmp(a->git_dir, b->git_dir) == 0 &&
+	       strcmp(a->git_common_dir, b->git_common_dir) == 0 &&
+	       strcmp(a->id, b->id) == 0;
+}
+
+void vcs_identity_release(struct vcs_identity *id)
+{
+	if (id == NULL)
+		return;
+	sw_free(id->worktree_root);
+	sw_free(id->git_dir);
+	sw_free(id->git_common_dir);
+	id->worktree_root = id->git_dir = id->git_common_dir = NULL;
+	id->id[0] = '\0';
+}
+
+int vcs_unavailable_identity(char out[SW_DIGEST_LEN], char **clean_out,
+			     const char *root, struct sw_error *err)
+{
+	static const char prefix[] = "unavailable-workspace-root-v1";
+	struct sw_sha256 *h = NULL;
+	char *clean;
+	int rc;
+
+	if ((clean = vcs_path_abs_clean(root, err)) == NULL)
+		return err->code;
+	if ((rc = sw_sha256_new(&h, err)) < 0) {
+		sw_free(clean);
+		return rc;
+	}
+	sw_sha256_update(h, prefix, sizeof(prefix)); /* includes the NUL */
+	sw_sha256_update(h, clean, strlen(clean));
+	sw_sha256_final_prefixed(h, out);
+	if (clean_out)
+		*clean_out = clean;
+	else
+		sw_free(clean);
+	return 0;
+}
+
+struct json_t *vcs_identity_to_json(const struct vcs_identity *id)
+{
+	json_t *o = json_object();
+
+	if (o == NULL ||
+	    json_object_set_new(o, "version", json_integer(id->version)) < 0 ||
+	    json_object_set_new(o, "worktree_root", json_string(id->worktree_root)) < 0 ||
+	    json_object_set_new(o, "git_dir", json_string(id->git_dir)) < 0 ||
+	    json_object_set_new(o, "git_common_dir", json_string(id->git_common_dir)) < 0 ||
+	    json_object_set_new(o, "id", json_string(id->id)) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* An absolute, lexically clean path: no empty, "." or ".." component and no
+ * trailing slash (except "/" itself). */
+static int path_is_clean_abs(const char *p, size_t len)
+{
+	if (len == 0 || p[0] != '/' || memchr(p, '\0', len) != NULL ||
+	    !sw_utf8_valid(p, len))
+		return 0;
+	if (len == 1)
+		return 1;
+	if (p[len - 1] == '/')
+		return 0;
+	for (size_t i = 1; i <= len; i++) {
+		size_t j = i;
+
+		while (j < len && p[j] != '/')
+			j++;
+		if (j == i || (j - i == 1 && p[i] == '.') ||
+		    (j - i == 2 && p[i] == '.' && p[i + 1] == '.'))
+			return 0;
+		i = j;
+	}
+	return 1;
+}
+
+static int identity_path(char **dst, const json_t *o, const char *key,
+			 struct sw_error *err)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_string(v))
+		return sw_error_set(err, SW_EPARSE,
+				    "workspace identity %s must be a string", key);
+	if (!path_is_clean_abs(json_string_value(v), json_string_length(v)))
+		return sw_error_set(err, SW_EINVAL,
+				    "workspace identity %s must be an absolute clean path", key);
+	if ((*dst = sw_strdup(json_string_value(v))) == NULL)
+		return sw_error_set(err, SW_ENOMEM, "cannot allocate identity");
+	return 0;
+}
+
+int vcs_identity_from_json(struct vcs_identity *out, const struct json_t *v,
+			   struct sw_error *err)
+{
+	char computed[SW_DIGEST_LEN];
+	json_t *ver, *id;
+	int rc;
+
+	out->version = 1;
+	out->worktree_root = out->git_dir = out->git_common_dir = NULL;
+	out->id[0] = '\0';
+	if (!json_is_object(v) || json_object_size(v) != 5) {
+		rc = sw_error_set(err, SW_EPARSE,
+				  "workspace identity must be an object with five fields");
+		goto out;
+	}
+	ver = json_object_get(v, "version");
+	id = json_object_get(v, "id");
+	if (!json_is_integer(ver) || !json_is_string(id)) {
+		rc = sw_error_set(err, SW_EPARSE,
+				  "workspace identity needs integer version and string id");
+		goto out;
+	}
+	if (json_integer_value(ver) != 1) {
+		rc = sw_error_set(err, SW_EINVAL, "workspace identity version must be 1");
+		goto out;
+	}
+	if ((rc = identity_path(&out->worktree_root, v, "worktree_root", err)) < 0 ||
+	    (rc = identity_path(&out->git_dir, v, "git_dir", err)) < 0 ||
+	    (rc = identity_path(&out->git_common_dir, v, "git_common_dir", err)) < 0)
+		goto out;
+	if (!sw_digest_valid(json_string_value(id))) {
+		rc = sw_error_set(err, SW_EINVAL,
+				  "workspace identity id must be a lowercase sha256 digest");
+		goto out;
+	}
+	if ((rc = vcs_identity_compute_id(out, err)) < 0)
+		goto out;
+	memcpy(computed, out->id, sizeof(computed));
+	if (strcmp(computed, json_string_value(id)) != 0) {
+		rc = sw_error_set(err, SW_EINVAL,
+				  "workspace identity id does not match its paths");
+		goto out;
+	}
+out:
+	if (rc < 0)
+		vcs_identity_release(out);
+	return rc;
+}

@@ -1,0 +1,191 @@
+#ifndef IO_STORE_RUN_RECORD_H
+#define IO_STORE_RUN_RECORD_H
+
+/* The Run record as C structs: what the program outside the codec reads of
+ * a Run.  io/store/run_check.c decodes the record into these structs in the same
+ * pass that checks its shape (one table there names every field), so a
+ * missing field or a value of the wrong type is run_journal_invalid at load
+ * and can never reach a reader.  io/store/run.c decodes the record again after
+ * every change it makes (run_create, run_apply, run_clone, run_set_*,
+ * run_freeze, run_thaw; run_add_observation touches nothing held here), so
+ * the structs and the record never disagree.  The record (a Jansson tree)
+ * stays the codec's storage and encoding; frozen Action records are not
+ * decoded (rec->actions holds the live ones).
+ *
+ * Everything here is borrowed from the Run (run_record in io/store/run.h) and
+ * valid until the Run changes or is freed.  Strings are NUL-terminated; an
+ * optional string that is absent (or JSON null where the record allows it)
+ * is NULL; an optional object that is absent is a NULL pointer; an absent
+ * list has no elements.  No Jansson type appears here. */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "fsm/fsm.h"
+
+struct run_workspace_identity {
+	long long version;
+	const char *worktree_root;
+	const char *git_dir;
+	const char *git_common_dir;
+	const char *id;
+};
+
+/* One entry of a source catalog: a pinned section, or a section of an
+ * Action's requirements. */
+struct run_section {
+	const char *key;
+	const char *role;
+	const char *title;
+	const char *section_revision;
+	const char *material_sha256;
+	long long bytes;
+};
+
+/* An issue-backed Action's requirements catalog. */
+struct run_requirements {
+	const char *requirements_revision;
+	struct run_section *sections;
+	size_t n_sections;
+};
+
+struct run_action {
+	const char *action_id;
+	enum fsm_kind kind;
+	const char *goal;
+	const char *brief;
+	long long remaining_budget;
+	const char *context_sha256;
+	const struct run_requirements *requirements;	/* NULL when ad hoc */
+	bool has_source;				/* the `source` object */
+};
+
+/* What the record keeps of a recorded Outcome (the Outcome decoder checked
+ * it whole at load). */
+struct run_outcome_pause {
+	const char *question;
+	const char *supersedes_answer_action_id;
+};
+
+struct run_outcome {
+	const char *status;
+	const struct run_outcome_pause *pause;		/* NULL when none */
+};
+
+struct run_action_record {
+	struct run_action action;
+	const struct run_outcome *outcome;		/* NULL before a submit */
+	const char *outcome_payload_sha256;
+	bool voided;
+};
+
+struct run_target {
+	const char *kind;
+	const char *value;
+};
+
+struct run_request {
+	const char *request_id;
+	const char *impact;
+	const char *scope_sha256;
+	struct run_target *targets;
+	size_t n_targets;
+};
+
+struct run_answer {
+	const char *action_id;
+	const char *text;
+	bool confirm_destructive;
+	const char *payload_sha256;
+	bool active;
+	const char *at;
+	const char *scope_sha256;
+	const char *superseded_by;
+	const char *requirements_revision;	/* issue-backed Runs */
+};
+
+struct run_pinned_source {
+	const char *provider;
+	const char *host;
+	const char *issue_id;
+	const char *canonical_url;
+	const char *source_revision;
+	const char *manifest_revision;
+	const char *requirements_revision;
+	struct run_section *sections;
+	size_t n_sections;
+};
+
+struct run_source_candidate {
+	const char *candidate_id;
+	bool valid;
+	const char *classification;
+	const char *classification_code;
+	const char *classification_error;
+	const struct run_pinned_source *snapshot;	/* NULL when invalid */
+};
+
+/* The receipt of the last source choice. */
+struct run_source_choice {
+	const char *candidate_id;
+	const char *choice;			/* "adopt" or "pinned" */
+	const char *resulting_action_id;
+	const char *at;
+};
+
+struct run_resume_result {
+	const char *operation;
+	bool budget_applied;
+	const char *candidate_id;
+};
+
+struct run_record {
+	const char *id;
+	const char *goal;
+	const char *workspace;
+	struct run_workspace_identity workspace_identity;
+	enum fsm_runstate state;
+	enum fsm_pause pause_reason;		/* FSM_PAUSE_NONE when none */
+	bool review_enabled;
+	bool review_pending;
+	long long initial_budget;
+	long long remaining_budget;
+	/* initial_git and current_git: run_git_observation in io/store/run.h */
+	bool final_git_observed;
+	const struct run_pinned_source *pinned_source;
+	const struct run_source_candidate *source_candidate;
+	const struct run_source_choice *last_source_choice;
+	const struct run_resume_result *last_resume_result;
+	const struct run_action *current_action;
+	/* On a frozen Run (run_freeze) only the records after the frozen
+	 * ones; the current Action's record is always among them. */
+	struct run_action_record *actions;
+	size_t n_actions;
+	struct run_answer *answers;
+	size_t n_answers;
+	const char *summary;
+	const struct run_request *pending_destructive_request;
+	const char *created_at;
+	const char *updated_at;
+};
+
+/* The record of the current Action, or NULL. */
+const struct run_action_record *run_record_current(const struct run_record *rec);
+
+/* The record of the Action named `action_id` among rec->actions, or NULL. */
+const struct run_action_record *run_record_action(const struct run_record *rec,
+						   const char *action_id);
+
+/* The answer given to the Action named `action_id`, or NULL. */
+const struct run_answer *run_record_answer(const struct run_record *rec,
+					   const char *action_id);
+
+/* 1 when the request's scope digest is the one its id, targets and impact
+ * give (outcome_request_verify), 0 otherwise or without a request. */
+int run_request_verifies(const struct run_request *req);
+
+/* The catalog entry named `key` among `sections`, or NULL. */
+const struct run_section *run_section_find(const struct run_section *sections, size_t n,
+					   const char *key);
+
+#endif

@@ -1,0 +1,200 @@
+#include "io/util/digest.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The low-level SHA-256 of libcrypto, not EVP: EVP's first digest sets
+ * up OpenSSL's provider machinery (about 0.5 ms of every process), while
+ * SHA256_* run the same assembly (SHA instructions where the CPU has them)
+ * with nothing to set up.  OpenSSL 3 deprecates them without a removal
+ * date; the API level below keeps them declared. */
+#define OPENSSL_API_COMPAT 0x10100000L
+#include <openssl/sha.h>
+#include <xxhash.h>
+
+struct sw_sha256 {
+	SHA256_CTX ctx;
+};
+
+int sw_sha256_new(struct sw_sha256 **out, struct sw_error *err)
+{
+	struct sw_sha256 *h = sw_calloc(1, sizeof(*h));
+
+	*out = NULL;
+	if (h == NULL)
+		return sw_error_set(err, SW_ENOMEM, "cannot allocate hash");
+	SHA256_Init(&h->ctx);
+	*out = h;
+	return 0;
+}
+
+void sw_sha256_update(struct sw_sha256 *h, const void *buf, size_t len)
+{
+	SHA256_Update(&h->ctx, buf, len);
+}
+
+void sw_sha256_section(struct sw_sha256 *h, const char *name,
+		       const void *bytes, size_t len)
+{
+	char num[32];
+	int n = snprintf(num, sizeof(num), "%zu", len);
+
+	sw_sha256_update(h, "", 1);
+	sw_sha256_update(h, name, strlen(name));
+	sw_sha256_update(h, "", 1);
+	sw_sha256_update(h, num, (size_t)n);
+	sw_sha256_update(h, "", 1);
+	sw_sha256_update(h, bytes, len);
+}
+
+void sw_sha256_section_str(struct sw_sha256 *h, const char *name,
+			   const char *value)
+{
+	sw_sha256_section(h, name, value, strlen(value));
+}
+
+void sw_sha256_field(struct sw_sha256 *h, const void *bytes, size_t len)
+{
+	unsigned char be[8];
+	uint64_t n = len;
+
+	for (int i = 7; i >= 0; i--) {
+		be[i] = (unsigned char)(n & 0xff);
+		n >>= 8;
+	}
+	sw_sha256_update(h, be, sizeof(be));
+	sw_sha256_update(h, bytes, len);
+}
+
+static void to_hex_n(const unsigned char *md, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[md[i] >> 4];
+		out[2 * i + 1] = digits[md[i] & 0xf];
+	}
+	out[2 * n] = '\0';
+}
+
+static void to_hex(const unsigned char *md, char *out)
+{
+	to_hex_n(md, 32, out);
+}
+
+void sw_sha256_final_hex(struct sw_sha256 *h, char out[SW_HEX_LEN])
+{
+	unsigned char md[SHA256_DIGEST_LENGTH];
+
+	SHA256_Final(md, &h->ctx);
+	to_hex(md, out);
+	sw_sha256_free(h);
+}
+
+void sw_sha256_final_prefixed(struct sw_sha256 *h, char out[SW_DIGEST_LEN])
+{
+	memcpy(out, "sha256:", 7);
+	sw_sha256_final_hex(h, out + 7);
+}
+
+void sw_sha256_free(struct sw_sha256 *h)
+{
+	if (h == NULL)
+		return;
+	sw_free(h);
+}
+
+void sw_sha256_hex(const void *buf, size_t len, char out[SW_HEX_LEN])
+{
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	SHA256_CTX c;
+
+	/* Not SHA256(): in OpenSSL 3 that one goes through EVP. */
+	SHA256_Init(&c);
+	SHA256_Update(&c, buf, len);
+	SHA256_Final(md, &c);
+	to_hex(md, out);
+}
+
+void sw_sha256_prefixed(const void *buf, size_t len, char out[SW_DIGEST_LEN])
+{
+	memcpy(out, "sha256:", 7);
+	sw_sha256_hex(buf, len, out + 7);
+}
+
+int sw_material_digest(char out[SW_DIGEST_LEN], const void *bytes, size_t len,
+		       struct sw_error *err)
+{
+	static const char domain[] = "slipway-material/v1";
+	struct sw_sha256 *h = NULL;
+	int rc;
+
+	out[0] = '\0';
+	if ((rc = sw_sha256_new(&h, err)) < 0)
+		return rc;
+	sw_sha256_field(h, domain, sizeof(domain) - 1);
+	sw_sha256_field(h, bytes, len);
+	sw_sha256_final_prefixed(h, out);
+	return 0;
+}
+
+int sw_digest_valid(const char *s)
+{
+	if (strncmp(s, "sha256:", 7) != 0 || strlen(s) != 71)
+		return 0;
+	for (const char *p = s + 7; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* ---- XXH3-128 ---- */
+
+struct sw_xxh {
+	XXH3_state_t *st;
+};
+
+int sw_xxh_new(struct sw_xxh **out, struct sw_error *err)
+{
+	struct sw_xxh *h = sw_malloc(sizeof(*h));
+
+	*out = NULL;
+	if (h == NULL || (h->st = XXH3_createState()) == NULL) {
+		sw_free(h);
+		return sw_error_set(err, SW_ENOMEM, "cannot allocate a hash");
+	}
+	XXH3_128bits_reset(h->st);
+	*out = h;
+	return 0;
+}
+
+void sw_xxh_update(struct sw_xxh *h, const void *buf, size_t len)
+{
+	XXH3_128bits_update(h->st, buf, len);
+}
+
+static void xxh_to_hex(XXH128_hash_t v, char out[SW_XXH_HEX_LEN])
+{
+	XXH128_canonical_t c;
+
+	XXH128_canonicalFromHash(&c, v);
+	to_hex_n(c.digest, sizeof(c.digest), out);
+}
+
+void sw_xxh_peek_hex(const struct sw_xxh *h, char out[SW_XXH_HEX_LEN])
+{
+	xxh_to_hex(XXH3_128bits_digest(h->st), out);
+}
+
+void sw_xxh_free(struct sw_xxh *h)
+{
+	if (h == NULL)
+		return;
+	XXH3_freeState(h->st);
+	sw_free(h);
+}
+
+void sw_xxh_hex(const void *buf, size_t len, char out[SW_XXH_HEX_LEN])
+{
+	xxh_to_hex(XXH3_128bits(buf, len), out);
+}

@@ -1,0 +1,504 @@
+#include "io/util/json.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include <jansson.h>
+
+size_t sw_utf8_seq(const unsigned char *s, size_t left)
+{
+	unsigned c = s[0], cp;
+	size_t need;
+
+	if (c >= 0xc2 && c <= 0xdf) {
+		need = 1;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		need = 2;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 3;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (left <= need)
+		return 0;
+	for (size_t k = 1; k <= need; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[k] & 0x3f);
+	}
+	if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return need + 1;
+}
+
+int sw_utf8_valid(const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, n;
+
+	while (i < len) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if ((n = sw_utf8_seq(s + i, len - i)) == 0)
+			return 0;
+		i += n;
+	}
+	return 1;
+}
+
+int sw_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Reads the 4 hex digits after "\u" at p[0..5]; -1 if p is not such an escape. */
+static long escape_at(const char *p, size_t left)
+{
+	long v = 0;
+
+	if (left < 6 || p[0] != '\\' || p[1] != 'u')
+		return -1;
+	for (int k = 2; k < 6; k++) {
+		int h = sw_hex_digit((unsigned char)p[k]);
+
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	return v;
+}
+
+/* Rewrites, in place, every escaped lone surrogate inside string literals to
+ * \ufffd (same length).  Malformed text is left for the parser to reject. */
+static void neutralise_lone_surrogates(char *s, size_t len)
+{
+	int in_string = 0;
+	size_t i = 0;
+
+	while (i < len) {
+		if (!in_string) {
+			if (s[i] == '"')
+				in_string = 1;
+			i++;
+			continue;
+		}
+		if (s[i] == '"') {
+			in_string = 0;
+			i++;
+			continue;
+		}
+		if (s[i] != '\\') {
+			i++;
+			continue;
+		}
+		long v = escape_at(s + i, len - i);
+
+		if (v < 0) {
+			i += 2;
+			continue;
+		}
+		if (v >= 0xd800 && v <= 0xdbff) {
+			long lo = escape_at(s + i + 6, len - i - 6);
+
+			if (lo >= 0xdc00 && lo <= 0xdfff) {
+				i += 12;
+				continue;
+			}
+			memcpy(s + i, "\\ufffd", 6);
+		} else if (v >= 0xdc00 && v <= 0xdfff) {
+			memcpy(s + i, "\\ufffd", 6);
+		}
+		i += 6;
+	}
+}
+
+static int load_strict(struct json_t **out, const char *buf, size_t len,
+		       size_t limit, size_t flags, struct sw_error *err)
+{
+	json_error_t jerr;
+	char *copy = NULL;
+	json_t *v = NULL;
+	unsigned long failures;
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	if (len > limit) {
+		rc = sw_error_set(err, SW_ETOOBIG,
+				  "input exceeds %zu bytes", limit);
+		goto out;
+	}
+	if (!sw_utf8_valid(buf, len)) {
+		rc = sw_error_set(err, SW_EPARSE, "input is not valid UTF-8");
+		goto out;
+	}
+	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+		rc = sw_error_set(err, SW_EPARSE,
+				  "input must not start with a UTF-8 byte order mark");
+		goto out;
+	}
+	for (i = 0; i < len; i++)
+		if (!strchr(" \t\r\n", buf[i]))
+			break;
+	if (i == len) {
+		rc = sw_error_set(err, SW_EPARSE, "input is empty");
+		goto out;
+	}
+	if ((copy = sw_strndup(buf, len)) == NULL) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot copy input");
+		goto out;
+	}
+	neutralise_lone_surrogates(copy, len);
+	failures = sw_alloc_failures();
+	v = json_loadb(copy, len,
+		       JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | flags, &jerr);
+	/* Jansson's lexer ignores some allocation failures and goes on with a
+	 * shortened token, so any failure during the parse is ENOMEM, whatever
+	 * the parser made of it. */
+	if (sw_alloc_failures() != failures) {
+		json_decref(v);
+		v = NULL;
+		rc = sw_error_set(err, SW_ENOMEM, "cannot parse JSON: out of memory");
+		goto out;
+	}
+	if (v == NULL && json_error_code(&jerr) == json_error_out_of_memory) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot parse JSON: out of memory");
+		goto out;
+	}
+	if (v == NULL) {
+		rc = sw_error_set(err, SW_EPARSE, "malformed JSON at byte %d: %s",
+				  jerr.position, jerr.text);
+		goto out;
+	}
+	*out = v;
+out:
+	sw_free(copy);
+	return rc;
+}
+
+int sw_json_load_strict(struct json_t **out, const char *buf, size_t len,
+			size_t limit, struct sw_error *err)
+{
+	return load_strict(out, buf, len, limit, 0, err);
+}
+
+int sw_json_load_strict_nul(struct json_t **out, const char *buf, size_t len,
+			    size_t limit, struct sw_error *err)
+{
+	return load_strict(out, buf, len, limit, JSON_ALLOW_NUL, err);
+}
+
+/* Rewrites Jansson's compact text `in` (`*len` bytes, sw_malloc'd) into the
+ * bytes Go's encoder writes for the same value: \u escapes with lowercase
+ * hex, U+2028 and U+2029 always escaped, and with `html` also < > & as
+ * \u003c \u003e \u0026.  Outside strings none of these bytes occur, so only
+ * escape sequences need skipping.  Returns `in` itself when only hex case
+ * changed (in place), a new buffer (freeing `in`), or NULL on ENOMEM. */
+static char *go_escapes(char *in, size_t *len, int html)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t extra = 0, n = *len, k = 0;
+	char *out;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		if (c == '\\') {
+			if (i + 1 < n && in[i + 1] == 'u')
+				for (size_t h = i + 2; h < i + 6 && h < n; h++)
+					if (in[h] >= 'A' && in[h] <= 'F')
+						in[h] = (char)(in[h] - 'A' + 'a');
+			i += in[i + 1] == 'u' ? 5 : 1;
+		} else if (c == 0xe2 && i + 2 < n && (unsigned char)in[i + 1] == 0x80 &&
+			   ((unsigned char)in[i + 2] & 0xfe) == 0xa8) {
+			extra += 3;
+			i += 2;
+		} else if (html && (c == '<' || c == '>' || c == '&')) {
+			extra += 5;
+		}
+	}
+	if (extra == 0)
+		return in;
+	if ((out = sw_malloc(n + extra + 1)) == NULL) {
+		sw_free(in);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		if (c == '\\') {
+			size_t m = in[i + 1] == 'u' ? 6 : 2;
+
+			memcpy(out + k, in + i, m);
+			k += m;
+			i += m - 1;
+		} else if (c == 0xe2 && i + 2 < n && (unsigned char)in[i + 1] == 0x80 &&
+			   ((unsigned char)in[i + 2] & 0xfe) == 0xa8) {
+			memcpy(out + k, (unsigned char)in[i + 2] == 0xa8 ? "\\u2028" : "\\u2029", 6);
+			k += 6;
+			i += 2;
+		} else if (html && (c == '<' || c == '>' || c == '&')) {
+			memcpy(out + k, "\\u00", 4);
+			out[k + 4] = hex[c >> 4];
+			out[k + 5] = hex[c & 0xf];
+			k += 6;
+		} else {
+			out[k++] = (char)c;
+		}
+	}
+	out[k] = '\0';
+	sw_free(in);
+	*len = k;
+	return out;
+}
+
+/* The oracle: Jansson's compact dumper, then go_escapes.  sw_json_dump's
+ * own encoder falls back to it for what it does not write itself. */
+char *sw_json_dump_jansson(const struct json_t *v, int html)
+{
+	unsigned long failures = sw_alloc_failures();
+	char *out = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	size_t len;
+
+	/* The dumper, too, can drop bytes when a buffer cannot grow. */
+	if (out != NULL && sw_alloc_failures() != failures) {
+		sw_free(out);
+		out = NULL;
+	}
+	if (out == NULL)
+		return NULL;
+	len = strlen(out);
+	return go_escapes(out, &len, html);
+}
+
+/* ---- the one-pass encoder ---- */
+
+/* Nesting deeper than this goes to the oracle, which also finds cycles. */
+#define ENC_MAX_DEPTH 512
+
+enum enc_status { ENC_OK, ENC_NOMEM, ENC_FALLBACK };
+
+struct enc {
+	char *p;
+	size_t len, cap;
+	int html;
+};
+
+/* What a byte needs inside a string: nothing (copied as it is), an
+ * escape (E), an escape with HTML escaping on (H: < > &), or the check of
+ * the multi-byte sequence it leads (M; U+2028 and U+2029 are escaped). */
+enum { E = 1, H = 2, M = 4 };
+static const unsigned char byte_class[256] = {
+	E, E, E, E, E, E, E, E, E, E, E, E, E, E, E, E,
+	E, E, E, E, E, E, E, E, E, E, E, E, E, E, E, E,
+	0, 0, E, 0, 0, 0, H, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, H, 0, H, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, E, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+	M, M, M, M, M, M, M, M, M, M, M, M, M, M, M, M,
+};
+
+static int enc_reserve(struct enc *e, size_t more)
+{
+	size_t cap = e->cap ? e->cap : 256;
+	char *p;
+
+	if (e->cap - e->len > more)
+		return 0;
+	while (cap - e->len <= more) {
+		if (cap > SIZE_MAX / 2)
+			return -1;
+		cap *= 2;
+	}
+	if ((p = sw_realloc(e->p, cap)) == NULL)
+		return -1;
+	e->p = p;
+	e->cap = cap;
+	return 0;
+}
+
+static int enc_add(struct enc *e, const char *s, size_t n)
+{
+	if (enc_reserve(e, n) < 0)
+		return -1;
+	memcpy(e->p + e->len, s, n);
+	e->len += n;
+	return 0;
+}
+
+/* A string or key: exactly what Jansson writes (invalid UTF-8 makes it
+ * fail) after go_escapes. */
+static enum enc_status enc_string(struct enc *e, const char *str, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	const unsigned mask = e->html ? (E | H | M) : (E | M);
+	size_t i = 0, run;
+
+	/* Room for the quotes and the longest escape of one byte. */
+	if (enc_reserve(e, n + 2) < 0)
+		return ENC_NOMEM;
+	e->p[e->len++] = '"';
+	while (i < n) {
+		unsigned c;
+
+		for (run = i; run < n && (byte_class[s[run]] & mask) == 0; run++)
+			;
+		if (run > i) {
+			if (enc_add(e, str + i, run - i) < 0)
+				return ENC_NOMEM;
+			i = run;
+			if (i == n)
+				break;
+		}
+		c = s[i];
+		if (enc_reserve(e, 8) < 0)
+			return ENC_NOMEM;
+		if (byte_class[c] & M) {
+			size_t k = sw_utf8_seq(s + i, n - i);
+
+			if (k == 0)
+				return ENC_FALLBACK;
+			if (k == 3 && c == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] & 0xfe) == 0xa8) {
+				memcpy(e->p + e->len, s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029", 6);
+				e->len += 6;
+			} else {
+				memcpy(e->p + e->len, s + i, k);
+				e->len += k;
+			}
+			i += k;
+			continue;
+		}
+		e->p[e->len++] = '\\';
+		switch (c) {
+		case '"': e->p[e->len++] = '"'; break;
+		case '\\': e->p[e->len++] = '\\'; break;
+		case '\b': e->p[e->len++] = 'b'; break;
+		case '\f': e->p[e->len++] = 'f'; break;
+		case '\n': e->p[e->len++] = 'n'; break;
+		case '\r': e->p[e->len++] = 'r'; break;
+		case '\t': e->p[e->len++] = 't'; break;
+		default:
+			memcpy(e->p + e->len, "u00", 3);
+			e->p[e->len + 3] = hex[c >> 4];
+			e->p[e->len + 4] = hex[c & 0xf];
+			e->len += 5;
+			break;
+		}
+		i++;
+	}
+	if (enc_add(e, "\"", 1) < 0)
+		return ENC_NOMEM;
+	return ENC_OK;
+}
+
+static int enc_integer(struct enc *e, json_int_t v)
+{
+	char buf[24];
+	size_t k = sizeof(buf);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	do {
+		buf[--k] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (v < 0)
+		buf[--k] = '-';
+	return enc_add(e, buf + k, sizeof(buf) - k);
+}
+
+static enum enc_status enc_value(struct enc *e, const json_t *v, int depth)
+{
+	enum enc_status st;
+
+	if (depth > ENC_MAX_DEPTH)
+		return ENC_FALLBACK;
+	switch (json_typeof(v)) {
+	case JSON_NULL:
+		return enc_add(e, "null", 4) < 0 ? ENC_NOMEM : ENC_OK;
+	case JSON_TRUE:
+		return enc_add(e, "true", 4) < 0 ? ENC_NOMEM : ENC_OK;
+	case JSON_FALSE:
+		return enc_add(e, "false", 5) < 0 ? ENC_NOMEM : ENC_OK;
+	case JSON_INTEGER:
+		return enc_integer(e, json_integer_value(v)) < 0 ? ENC_NOMEM : ENC_OK;
+	case JSON_REAL:
+		return ENC_FALLBACK;
+	case JSON_STRING:
+		return enc_string(e, json_string_value(v), json_string_length(v));
+	case JSON_ARRAY:
+		if (enc_add(e, "[", 1) < 0)
+			return ENC_NOMEM;
+		for (size_t i = 0, n = json_array_size(v); i < n; i++) {
+			if (i > 0 && enc_add(e, ",", 1) < 0)
+				return ENC_NOMEM;
+			if ((st = enc_value(e, json_array_get(v, i), depth + 1)) != ENC_OK)
+				return st;
+		}
+		return enc_add(e, "]", 1) < 0 ? ENC_NOMEM : ENC_OK;
+	case JSON_OBJECT: {
+		void *it = json_object_iter((json_t *)v);
+
+		if (enc_add(e, "{", 1) < 0)
+			return ENC_NOMEM;
+		for (int first = 1; it != NULL; it = json_object_iter_next((json_t *)v, it), first = 0) {
+			if (!first && enc_add(e, ",", 1) < 0)
+				return ENC_NOMEM;
+			if ((st = enc_string(e, json_object_iter_key(it), json_object_iter_key_len(it))) != ENC_OK)
+				return st;
+			if (enc_add(e, ":", 1) < 0)
+				return ENC_NOMEM;
+			if ((st = enc_value(e, json_object_iter_value(it), depth + 1)) != ENC_OK)
+				return st;
+		}
+		return enc_add(e, "}", 1) < 0 ? ENC_NOMEM : ENC_OK;
+	}
+	}
+	return ENC_FALLBACK;
+}
+
+/* Writes the bytes of sw_json_dump_jansson in one pass over the value;
+ * what it does not write itself (a real number, a string that is not
+ * valid UTF-8, which makes Jansson fail, nesting past ENC_MAX_DEPTH)
+ * goes to that oracle whole. */
+static char *dump(const struct json_t *v, int html)
+{
+	struct enc e = { NULL, 0, 0, html };
+	enum enc_status st = enc_value(&e, v, 0);
+
+	if (st == ENC_OK && enc_add(&e, "", 1) == 0)
+		return e.p;
+	sw_free(e.p);
+	return st == ENC_FALLBACK ? sw_json_dump_jansson(v, html) : NULL;
+}
+
+char *sw_json_dump(const struct json_t *v)
+{
+	return dump(v, 0);
+}
+
+char *sw_json_dump_html(const struct json_t *v)
+{
+	return dump(v, 1);
+}
