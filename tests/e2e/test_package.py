@@ -59,7 +59,7 @@ def test_deps_then_build_reads_pkg_config_after_installing():
 
 
 def compile_line(*flags):
-    res = make("-B", "-n", "V=1", "build/rel/io/err.o", *flags)
+    res = make("-B", "-n", "V=1", "build/rel/io/util/err.o", *flags)
     assert res.returncode == 0, res.stderr
     return [line for line in res.stdout.splitlines() if "io/util/err.c" in line][0]
 
