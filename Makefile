@@ -125,7 +125,7 @@ IO_SRCS   = $(sort $(wildcard io/*/*.c))
 SVC_SRCS  = $(sort $(wildcard service/*.c))
 CLI_SRCS  = $(sort $(filter-out cli/main.c,$(wildcard cli/*.c)))
 MCP_SRCS  = $(sort $(wildcard mcp/*.c))
-GEN_SRCS  = build/gen/capabilities.c build/gen/mcp_schemas.c
+GEN_SRCS  = build/gen/capabilities.c build/gen/schemas.c
 LIB_SRCS  = $(PURE_SRCS) $(IO_SRCS) $(SVC_SRCS) $(CLI_SRCS) $(MCP_SRCS)
 TEST_SRCS = $(sort $(wildcard tests/*/test_*.c))
 HDRS      = $(wildcard tables/*.h tables/*.def fsm/*.h io/*/*.h service/*.h cli/*.h cli/*.def mcp/*.h)
@@ -140,7 +140,7 @@ TEST_HELPER_OBJS = $(patsubst %.c,build/san/%.o,$(TEST_HELPERS))
 # Symbols the pure core may reference (R1): no allocation, I/O, clock, env.
 PURE_ALLOWED = __assert_fail memcmp memset memcpy strcmp strlen __stack_chk_fail
 
-.PHONY: deps mcp-sdk demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers check-cli docs docs-check \
+.PHONY: deps mcp-sdk demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers check-cli check-layers docs docs-check \
 	install install-strip uninstall clean check-clang check-pkgs pkg-flags schemas schemas-check FORCE
 .DELETE_ON_ERROR:
 .SECONDARY: $(TEST_HELPER_OBJS)
@@ -183,23 +183,22 @@ build/gen/version.h: FORCE
 build/rel/cli/main.o build/san/cli/main.o build/rel/cli/cmd_mcp.o build/san/cli/cmd_mcp.o: build/gen/version.h
 
 # Capability texts are embedded at build time.  Each template NAME.md has its
-# `<!-- slipway:... -->` markers expanded by build/gendocs (docs/gencap.c)
+# `<!-- slipway:... -->` markers expanded by build/gendocs (mk/gen/gencap.c)
 # from tables/, the Outcome decoder and the source parser's spellings.
-CAP_GEN = $(patsubst cli/%,build/gen/%,$(sort $(wildcard cli/capabilities/*.md)))
+CAP_GEN = $(patsubst io/adapters/%,build/gen/%,$(sort $(wildcard io/adapters/capabilities/*.md)))
 
-build/gen/capabilities/%.md: cli/capabilities/%.md build/gendocs
+build/gen/capabilities/%.md: io/adapters/capabilities/%.md build/gendocs
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)build/gendocs capability $< $@
 
-build/gen/capabilities.c: $(CAP_GEN) cli/embed.sh
+build/gen/capabilities.c: $(CAP_GEN) mk/embed.sh
 	@mkdir -p $(dir $@)
-	$(QUIET_GEN)sh cli/embed.sh $@ $(sort $(CAP_GEN))
+	$(QUIET_GEN)sh mk/embed.sh $@ sw_embedded_capabilities $(sort $(CAP_GEN))
 
 # slipway mcp cuts its tool schemas from our JSON Schemas, embedded.
-build/gen/mcp_schemas.c: schemas/machine-protocol.schema.json schemas/source-envelope.schema.json cli/embed.sh
+build/gen/schemas.c: schemas/machine-protocol.schema.json schemas/source-envelope.schema.json mk/embed.sh
 	@mkdir -p $(dir $@)
-	$(QUIET_GEN)sh cli/embed.sh $@.in $(filter %.json,$^) && \
-		sed 's/cli_embedded_files/mcp_embedded_schemas/' $@.in > $@ && rm -f $@.in
+	$(QUIET_GEN)sh mk/embed.sh $@ sw_embedded_schemas $(filter %.json,$^)
 
 build/rel/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
@@ -231,7 +230,7 @@ TEST_ENV = V=$(V) SLIPWAY_SHARED=$(SLIPWAY_SHARED) SLIPWAY_TEST_ROOT=$(CURDIR)
 E2E_TESTS = $(sort $(wildcard tests/e2e/test_*.py))
 
 test: DEVELOPER = 1
-test: check-purity check-headers check-cli check-record check-clang docs-check unit e2e fuzz-smoke bench-build
+test: check-purity check-headers check-cli check-record check-layers check-clang docs-check unit e2e fuzz-smoke bench-build
 	@$(TEST_ENV) sh tests/summary.sh $(TEST_BINS) $(E2E_TESTS) $(FUZZ_SMOKE_STEPS)
 
 unit: $(TEST_BINS)
@@ -278,13 +277,21 @@ check-cli:
 		echo "check-cli: cli/ reads an element by its index; read the destination"; exit 1; fi; \
 	echo "check-cli: cli/ reads every option through its destination"
 
+# The rooms of the tree and the one way their dependencies run (see
+# mk/check_layers.py): includes, circles among objects, the run
+# directory's names, host ids in conditions, file sizes.  LAYERS_EXTRA lets
+# the self-test (tests/e2e/test_layers.py) add a stray file and watch it fail.
+LAYER_OBJS = $(patsubst %.c,build/rel/%.o,$(IO_SRCS) $(SVC_SRCS) $(MCP_SRCS))
+check-layers: $(LAYER_OBJS)
+	@$(PYTHON) mk/check_layers.py $(LAYERS_EXTRA) $(LAYER_OBJS)
+
 build/rel/libsw.a: $(PURE_OBJS) $(patsubst %.c,build/rel/%.o,$(IO_SRCS))
 	@rm -f $@
 	$(QUIET_GEN)ar rcs $@ $^
 
-GENDOCS_SRCS = docs/gendocs.c docs/gencap.c docs/gencap_source.c tests/support/fsm_explore.c
+GENDOCS_SRCS = mk/gen/gendocs.c mk/gen/gencap.c mk/gen/gencap_source.c tests/support/fsm_explore.c
 
-build/gendocs: $(GENDOCS_SRCS) docs/gencap.h docs/gencap_source.h tests/support/fsm_explore.h build/rel/libsw.a
+build/gendocs: $(GENDOCS_SRCS) mk/gen/gencap.h mk/gen/gencap_source.h tests/support/fsm_explore.h build/rel/libsw.a
 	$(QUIET_LINK)$(CC) $(CFLAGS_REL) -Wno-missing-prototypes $(LDFLAGS) -o $@ \
 		$(GENDOCS_SRCS) build/rel/libsw.a $(PKG_LIBS)
 
@@ -295,7 +302,7 @@ GENERATED_DOCS = docs/protocol-tables.md docs/run-states.dot
 SCHEMA_SRCS = $(sort $(wildcard schemas/src/*.in.json))
 SCHEMAS     = $(patsubst schemas/src/%.in.json,schemas/%.schema.json,$(SCHEMA_SRCS))
 
-build/genschema: schemas/genschema.c $(PURE_OBJS)
+build/genschema: mk/gen/genschema.c $(PURE_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS_REL) $(LDFLAGS) -o $@ $< $(PURE_OBJS) $(PKG_LIBS)
 
 schemas: build/genschema

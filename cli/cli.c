@@ -1,3 +1,7 @@
+/* The command line's shared machinery: the command and flag tables
+ * (cli/commands.def, cli/flags.def), the parser that writes each option
+ * through its destination, --help and _reference, and the human stdout. */
+
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -9,7 +13,7 @@
 #include <jansson.h>
 
 #include "cli/commands.h"
-#include "cli/embedded.h"
+#include "io/util/embedded.h"
 #include "io/util/buf.h"
 #include "io/util/json.h"
 
@@ -464,10 +468,10 @@ const struct adapter_text *cli_adapter_texts(void)
 	static struct adapter_text texts[32];
 	static int ready;
 
-	for (size_t n = 0; !ready && cli_embedded_files[n].name && n + 1 < 32; n++)
-		texts[n] = (struct adapter_text){ cli_embedded_files[n].name,
-						  cli_embedded_files[n].bytes,
-						  cli_embedded_files[n].len };
+	for (size_t n = 0; !ready && sw_embedded_capabilities[n].name && n + 1 < 32; n++)
+		texts[n] = (struct adapter_text){ sw_embedded_capabilities[n].name,
+						  sw_embedded_capabilities[n].bytes,
+						  sw_embedded_capabilities[n].len };
 	ready = 1;
 	return texts;
 }

@@ -148,7 +148,7 @@ int cli_help_is_reference(void);
  * program, summarised as `summary`): its visible members. */
 int cli_print_group_reference(enum cli_cmd group, const char *path, const char *summary);
 
-/* The capability texts embedded in this build (cli/embed.sh), as
+/* The capability texts embedded in this build (mk/embed.sh), as
  * io/adapters/adapter.h wants them; terminated by a NULL name. */
 const struct adapter_text *cli_adapter_texts(void);
 

@@ -7,6 +7,8 @@
 
 #include <jansson.h>
 
+#include "io/util/embedded.h"
+
 #define DEFS_PREFIX "#/$defs/"
 
 /* A tuple in our schemas is draft 2020-12 "prefixItems" closed by
@@ -41,7 +43,7 @@ static json_t *protocol_defs(void)
 	static json_t *defs;
 
 	if (defs == NULL) {
-		for (const struct cli_embedded *e = mcp_embedded_schemas; e->name; e++) {
+		for (const struct sw_embedded *e = sw_embedded_schemas; e->name; e++) {
 			json_t *doc;
 
 			if (strcmp(e->name, "machine-protocol.schema.json") != 0)

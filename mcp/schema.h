@@ -1,16 +1,12 @@
 #ifndef MCP_SCHEMA_H
 #define MCP_SCHEMA_H
 
-/* Our JSON Schemas, embedded at build time (build/gen/mcp_schemas.c), and
- * schema fragments cut from them for the MCP tool definitions. */
+/* Schema fragments cut from our embedded JSON Schemas
+ * (sw_embedded_schemas, io/util/embedded.h) for the MCP tool definitions. */
 
-#include "cli/embedded.h"
+#include "io/util/embedded.h"
 
 struct json_t;
-
-/* machine-protocol.schema.json and source-envelope.schema.json; terminated
- * by an entry whose name is NULL. */
-extern const struct cli_embedded mcp_embedded_schemas[];
 
 /* A schema object {"type":"object", "anyOf":[{"$ref":"#/$defs/N"}...],
  * "$defs":{...}} for the definitions `names` (NULL-terminated) of the

@@ -138,6 +138,11 @@ struct svc_status_found {
 
 int svc_op_status(const struct svc_status_request *req, struct svc_status_found *found,
 		  struct svc_result *res);
+
+/* The human text of what svc_op_status found with `human`: one Run (its
+ * facts, the report so far, the next choices) or the listing.  sw_malloc'd;
+ * NULL when out of memory or when nothing was found (service/report.c). */
+char *svc_status_text(const struct svc_status_found *found);
 void svc_status_found_release(struct svc_status_found *found);
 
 #endif

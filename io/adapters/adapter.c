@@ -20,7 +20,7 @@
 #define SENTINEL_BYTES "generated\n"
 #define MANIFEST_MAX (256u << 10)
 #define MANAGED_MAX (1u << 20)
-#define CODEX_POLICY "policy:\n  allow_implicit_invocation: false\n"
+#define AGENT_POLICY_YAML "policy:\n  allow_implicit_invocation: false\n"
 
 const char *const adapter_capabilities[ADAPTER_NCAPS] = {
 	"slipway-run", "slipway-clarify", "slipway-propose", "slipway-decompose",
@@ -42,7 +42,11 @@ enum surface {
 /* Whether the user picks the host's surface (--surface ide|cli). */
 enum surface_choice { FIXED_SURFACE = 0, CHOSEN_SURFACE };
 
-/*	  id          skills dir          surface        ownership root     detect paths, surface choice */
+/* A file beside each SKILL.md that keeps the host from invoking the skill
+ * on its own: Codex reads agents/openai.yaml (AGENT_POLICY_YAML). */
+enum invocation_policy { NO_POLICY_FILE = 0, OPENAI_AGENT_POLICY };
+
+/*	  id          skills dir          surface        ownership root     detect paths, surface choice, invocation policy */
 static const struct host {
 	const char *id;
 	const char *skills;
@@ -50,9 +54,10 @@ static const struct host {
 	const char *owner;
 	const char *detect[5];
 	enum surface_choice choice;
+	enum invocation_policy policy;
 } hosts[ADAPTER_NHOSTS] = {
 	{ "claude",   ".claude/skills",   SURF_SKILL,    ".claude",         { ".claude" } },
-	{ "codex",    ".codex/skills",    SURF_SKILL,    ".codex",          { ".codex" } },
+	{ "codex",    ".codex/skills",    SURF_SKILL,    ".codex",          { ".codex" }, FIXED_SURFACE, OPENAI_AGENT_POLICY },
 	{ "copilot",  ".github/agents",   SURF_COPILOT,  ".github/copilot", { ".github/agents", ".github/copilot", ".github/prompts", ".github/skills" } },
 	{ "cursor",   ".cursor/skills",   SURF_SKILL,    ".cursor",         { ".cursor" } },
 	{ "kilo",     ".kilocode/skills", SURF_KILO,     ".kilocode",       { ".kilo", ".kilocode" } },
@@ -70,7 +75,7 @@ struct gen_file {
 	size_t len;
 	const char *cap;
 	int callable;
-	int policy;		/* codex explicit-invocation policy */
+	int policy;		/* an invocation-policy file (struct host policy) */
 	char sha[SW_HEX_LEN];
 };
 
@@ -345,9 +350,9 @@ static int generate(struct gen_set *g, const struct host *h, enum surface s,
 			if ((rc = gen_add(g, sw_asprintf("%s/%s/SKILL.md", h->skills, cap),
 					  data, len, cap, 1, 0, err)) < 0)
 				goto out;
-			if (strcmp(h->id, "codex") == 0 &&
+			if (h->policy == OPENAI_AGENT_POLICY &&
 			    (rc = gen_add(g, sw_asprintf("%s/%s/agents/openai.yaml", h->skills, cap),
-					  sw_strdup(CODEX_POLICY), strlen(CODEX_POLICY), cap, 0, 1, err)) < 0)
+					  sw_strdup(AGENT_POLICY_YAML), strlen(AGENT_POLICY_YAML), cap, 0, 1, err)) < 0)
 				goto out;
 			break;
 		case SURF_COPILOT: {

@@ -44,7 +44,7 @@
 
 /* The body format of a Change Issue.  The parser (io/source/source_body.c) and the
  * capability texts that teach hosts to write and fetch such an Issue
- * (cli/capabilities/NAME.md, expanded at build time by docs/gencap.c) take these
+ * (io/adapters/capabilities/NAME.md, expanded at build time by mk/gen/gencap.c) take these
  * spellings from here, so the two cannot drift apart. */
 #define SOURCE_CHANGE_MARKER "<!-- slipway-level: change/v2 -->"
 #define SOURCE_LEVEL_MARKER_PREFIX "<!-- slipway-level:"

@@ -9,7 +9,7 @@
  *   cycle      one whole submit in process: workspace discovery, store
  *              open, lock, journal replay, Outcome decode and binding,
  *              Git observation, routing, effects, journal append with
- *              fsync and projection replacement (service/svc.c);
+ *              fsync and projection replacement (service/mutate.c);
  * and the ratio of the medians.  Then, on the first repository, Runs of
  * 1, 100 and 982 Actions (grown untimed) take turns, round by round, so
  * that the cycle time at each length is measured side by side and shows

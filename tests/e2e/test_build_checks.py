@@ -217,7 +217,7 @@ def test_a_source_code_without_a_fix_row_fails_the_build():
         with open(os.path.join(d, "tables/source_fixes.def"), "w") as f:
             f.write(table)
         exe = os.path.join(d, "gendocs")
-        srcs = [os.path.join(ROOT, p) for p in ("docs/gendocs.c", "docs/gencap.c", "docs/gencap_source.c",
+        srcs = [os.path.join(ROOT, p) for p in ("mk/gen/gendocs.c", "mk/gen/gencap.c", "mk/gen/gencap_source.c",
                                                 "tests/support/fsm_explore.c", "build/rel/libsw.a")]
         res = subprocess.run(["cc", "-std=c11", "-D_GNU_SOURCE", "-I", d, "-I", ROOT, "-o", exe] + srcs
                              + pkg["PKG_CFLAGS"].split() + pkg["PKG_LIBS"].split(),

@@ -1,7 +1,7 @@
 """The build's guard of the Run record codec: `make check-record` passes on
 the tree and fails when code outside io/ reaches into the record's encoding
 (io/store/run_codec.h) -- a call in any service, cli or mcp source (the mutation
-path of service/svc.c included), an object that references a codec symbol,
+path of service/mutate.c included), an object that references a codec symbol,
 an include of the codec header -- while a codec name in a comment or a
 string is no use."""
 
@@ -63,23 +63,23 @@ def test_a_call_in_another_file_fails():
 
 def test_a_call_in_the_mutation_path_fails():
     line = "\tgf.candidate_id = waiting ? waiting->candidate_id : candidate_id;"
-    expect_offence("service/svc.c", line,
+    expect_offence("service/mutate.c", line,
                    line + "\n\tif (run_json(c->run) == NULL)\n\t\treturn SW_EINVAL;",
                    "mutate_cb uses run_json")
 
 
 def test_a_call_in_a_reply_fails_and_names_its_function():
-    expect_offence("service/svc.c", "\tfill.run_id = run_id(r);",
+    expect_offence("service/failure.c", "\tfill.run_id = run_id(r);",
                    "\tfill.run_id = json_string_value(json_object_get(run_json(r), \"id\"));",
                    "svc_run_next uses run_json")
 
 
 def test_a_codec_name_in_a_comment_or_string_is_no_use():
     d = tempfile.mkdtemp()
-    plain = os.path.join(d, "svc.c")
-    shutil.copy(os.path.join(ROOT, "service/svc.c"), plain)
+    plain = os.path.join(d, "failure.c")
+    shutil.copy(os.path.join(ROOT, "service/failure.c"), plain)
     ok = check([plain])
-    quoted = copy_with("service/svc.c", "\tfill.run_id = run_id(r);",
+    quoted = copy_with("service/failure.c", "\tfill.run_id = run_id(r);",
                        "\tfill.run_id = run_id(r);\t/* not run_json(r) */\n"
                        "\t(void)\"run_current_action\";", d)
     quoted_res = check([quoted])
@@ -106,7 +106,7 @@ def test_an_object_that_references_a_codec_symbol_fails():
 
 def test_including_the_codec_header_fails():
     d = tempfile.mkdtemp()
-    stray = copy_with("cli/cmd_status.c", '#include "io/store/run_record.h"\n',
+    stray = copy_with("service/report.c", '#include "io/store/run_record.h"\n',
                       '#include "io/store/run_record.h"\n#include "io/store/run_codec.h"\n', d)
     res = check([stray])
     shutil.rmtree(d)

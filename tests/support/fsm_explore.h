@@ -4,7 +4,7 @@
 /* The model checker's walk: every run state reachable from a fresh Run,
  * breadth first, under every input the explorer tries (each event with
  * the fact combinations that matter).  Shared by tests/fsm/test_fsm.c,
- * which asserts the invariants on each transition, and docs/gendocs.c,
+ * which asserts the invariants on each transition, and mk/gen/gendocs.c,
  * which draws docs/run-states.dot from the transitions that apply. */
 
 #include <stddef.h>

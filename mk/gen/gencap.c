@@ -1,4 +1,4 @@
-/* Expands a capability text template (cli/capabilities/NAME.md) into the
+/* Expands a capability text template (io/adapters/capabilities/NAME.md) into the
  * text slipway embeds and installs (build/gen/capabilities/NAME.md), from the
  * tables, decoders and parser limits the binary runs, so that the texts a
  * host reads cannot drift from what slipway accepts.
@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "docs/gencap.h"
-#include "docs/gencap_source.h"
+#include "mk/gen/gencap.h"
+#include "mk/gen/gencap_source.h"
 #include "fsm/fsm.h"
 #include "io/wire/next.h"
 #include "io/wire/outcome.h"

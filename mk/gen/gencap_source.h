@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 /* Sections about the Change Issue format and the source envelope, printed
- * from io/source/source.h and the source tables (docs/gencap_source.c).  Each
+ * from io/source/source.h and the source tables (mk/gen/gencap_source.c).  Each
  * writes to `out` and returns 0, or -1 after a message on stderr; `arg` is
  * the marker's argument or NULL. */
 

@@ -3,13 +3,13 @@
  * (io/source/source.h, tables/source_roles.def) and the rejection table built from
  * tables/source_classes.def, tables/error_codes.def and
  * tables/source_fixes.def.  The markers that name them are listed with all
- * the others in docs/gencap.c. */
+ * the others in mk/gen/gencap.c. */
 
 #include <stdio.h>
 #include <string.h>
 
-#include "docs/gencap.h"
-#include "docs/gencap_source.h"
+#include "mk/gen/gencap.h"
+#include "mk/gen/gencap_source.h"
 #include "io/source/source.h"
 
 enum sc {

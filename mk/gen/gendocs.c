@@ -1,14 +1,14 @@
 /* Writes the generated docs from tables/: `gendocs tables` prints
  * docs/protocol-tables.md, `gendocs dot` prints docs/run-states.dot (from
  * the model checker's walk, tests/support/fsm_explore.c), `gendocs
- * capability IN [OUT]` expands a capability text template (docs/gencap.c).
+ * capability IN [OUT]` expands a capability text template (mk/gen/gencap.c).
  * Built and run by `make docs`; `make docs-check` compares the output
  * with the committed files. */
 
 #include <stdio.h>
 #include <string.h>
 
-#include "docs/gencap.h"
+#include "mk/gen/gencap.h"
 #include "fsm/fsm.h"
 #include "tests/support/fsm_explore.h"
 

@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-/* Expands the capability text template `in` (see docs/gencap.c for the
+/* Expands the capability text template `in` (see mk/gen/gencap.c for the
  * markers) into the file `out`, written whole through a rename, or to
  * stdout when `out` is NULL.  Returns 0, or 1 after a message on stderr
  * naming the file and line when a marker is unknown, unclosed or has the
@@ -12,7 +12,7 @@
  * nothing is written. */
 int gencap_expand(const char *in, const char *out);
 
-/* For docs/gencap_source.c: copies `text` (one line, from table `src`) to
+/* For mk/gen/gencap_source.c: copies `text` (one line, from table `src`) to
  * `out` with its inline markers expanded; -1 after a message on a bad one. */
 int gencap__inline(FILE *out, const char *text, const char *src);
 

@@ -1,0 +1,126 @@
+/* Loading a Run: its journal replayed into the record, the record checked,
+ * and the Run matched to this workspace. */
+
+#include "service/internal.h"
+
+#include <string.h>
+
+#include "service/emit.h"
+#include "io/store/run_check.h"
+#include "io/store/run_record.h"
+
+/* Parses one event's data and applies it to *r; *data (may be NULL) gets
+ * the parsed value for the caller, who then owns it. */
+int svc__replay_event(const struct store_event *ev, struct run **r, json_t **data,
+			struct sw_error *err)
+{
+	json_error_t jerr;
+	json_t *v = json_loadb(ev->data, ev->data_len, JSON_REJECT_DUPLICATES, &jerr);
+	int rc;
+
+	if (v == NULL)
+		return sw_error_proto(err, TBL_ERR_RUN_JOURNAL_INVALID,
+				      "journal record %lld: %s", ev->sequence, jerr.text);
+	rc = run_replay(r, tbl_jevent_wire[ev->type], v, err);
+	if (rc < 0 || data == NULL)
+		json_decref(v);
+	else
+		*data = v;
+	return rc;
+}
+
+static int replay_visit(const struct store_event *ev, void *payload,
+			struct sw_error *err)
+{
+	return svc__replay_event(ev, payload, NULL, err);
+}
+
+/* Checks the Run belongs to this workspace. */
+int svc__check_workspace(const struct svc *d, const struct run *r)
+{
+	const struct run_workspace_identity *pinned = &run_record(r)->workspace_identity;
+	const char *want = pinned->id;
+	struct sw_error err = SW_ERROR_INIT;
+	struct next_fill fill = { 0 };
+	struct next *n = NULL;
+	json_t *details;
+	int rc;
+
+	if (strcmp(want, d->ws.id) == 0 && strcmp(pinned->worktree_root, d->ws.worktree_root) == 0)
+		return 0;
+	details = json_pack("{s:s, s:s}", "expected_workspace_identity", want,
+			    "observed_workspace_identity", d->ws.id);
+	if (next_build_form(&n, NEXT_FORM_MISMATCHED_WORKSPACE, want,
+			    pinned->worktree_root, &fill, &err) < 0)
+		next_none_identity(&n, want, &err);
+	rc = svc_fail(TBL_ERR_WORKSPACE_IDENTITY_MISMATCH, 0,
+		      "workspace identity mismatch: the current Git worktree or metadata "
+		      "directories differ from the Run's", n, NULL, details);
+	json_decref(details);
+	next_free(n);
+	return rc;
+}
+
+/* The run directory could not be read for a reason of the system (no
+ * permission, no file descriptor left, no memory, an I/O error), not
+ * because of what it holds: no journal is blamed for that. */
+static bool system_failure(const struct sw_error *err)
+{
+	return err->code == SW_EIO || err->code == SW_ENOMEM;
+}
+
+/* The unavailableRun code for a Run that cannot be listed. */
+const char *svc__unavailable_code(const struct sw_error *err)
+{
+	if (system_failure(err))
+		return "run_unavailable";
+	if (err->proto == TBL_ERR_RUN_BUSY)
+		return "run_busy";
+	return "run_journal_invalid";
+}
+
+int svc_load(struct svc *d, const char *run_id_arg, struct run **out,
+		int quiet, enum tbl_err *code)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct run *r = NULL;
+	int rc;
+
+	*out = NULL;
+	if (store_visit(d->store, run_id_arg, replay_visit, &r, NULL, &err) < 0 || r == NULL ||
+	    run_check(r, &err) < 0) {
+		enum tbl_err c = err.proto;
+
+		run_free(r);
+		if (system_failure(&err))
+			c = TBL_ERR_RUNSTORE_UNAVAILABLE;
+		else if (c != TBL_ERR_RUN_NOT_FOUND && c != TBL_ERR_RUN_BUSY)
+			c = TBL_ERR_RUN_JOURNAL_INVALID;
+		if (code)
+			*code = c;
+		if (quiet)
+			return SVC_EXIT_RUNTIME;
+		{
+			struct next *n = NULL;
+
+			if (c == TBL_ERR_RUN_BUSY)
+				n = svc__inspect_next(d, run_id_arg);
+			else if (c == TBL_ERR_RUNSTORE_UNAVAILABLE)
+				next_build_form(&n, NEXT_FORM_RUN_DOCTOR, d->ws.id, d->ws.worktree_root,
+						&(struct next_fill){ 0 }, &err);
+			else if (next_build_form(&n, NEXT_FORM_LIST_RUNS, d->ws.id,
+						 d->ws.worktree_root, &(struct next_fill){ 0 }, &err) < 0)
+				next_none_identity(&n, d->ws.id, &err);
+			rc = svc_fail(c, 0, err.msg[0] ? err.msg : "the run cannot be read", n,
+				      d->ws.worktree_root, NULL);
+			next_free(n);
+		}
+		return rc;
+	}
+	if (!quiet && (rc = svc__check_workspace(d, r)) != 0) {
+		run_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
