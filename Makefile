@@ -34,10 +34,12 @@ INSTALL  ?= install
 CFLAGS   ?= -O2 -g
 PKGS      = jansson libgit2 openssl libxxhash
 
-# groff-base, zsh and fish let the tests check the man pages and completions.
+# groff-base, zsh and fish let the tests check the man pages and completions,
+# strace the order of a mutation's writes and fsyncs (tests/e2e/test_durability.py);
+# python3-markdown-it reads the Markdown report (tests/e2e/test_report.py).
 DEBIAN_PKGS = build-essential pkg-config git libjansson-dev libssl-dev libgit2-dev libxxhash-dev \
 	      libcriterion-dev python3-jsonschema jq graphviz clang libclang-rt-14-dev groff-base \
-	      zsh fish
+	      zsh fish strace python3-markdown-it
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Installs the Debian packages that are missing (root, or sudo).
@@ -128,7 +130,7 @@ MCP_SRCS  = $(sort $(wildcard mcp/*.c))
 GEN_SRCS  = build/gen/capabilities.c build/gen/schemas.c
 LIB_SRCS  = $(PURE_SRCS) $(IO_SRCS) $(SVC_SRCS) $(CLI_SRCS) $(MCP_SRCS)
 TEST_SRCS = $(sort $(wildcard tests/*/test_*.c))
-HDRS      = $(wildcard tables/*.h tables/*.def fsm/*.h io/*/*.h service/*.h cli/*.h cli/*.def mcp/*.h)
+HDRS      = $(wildcard tables/*.h tables/*.def fsm/*.h io/*/*.h io/*/*.def service/*.h cli/*.h cli/*.def mcp/*.h)
 
 REL_OBJS  = $(patsubst %.c,build/rel/%.o,$(LIB_SRCS)) $(patsubst build/gen/%.c,build/rel/gen/%.o,$(GEN_SRCS))
 SAN_OBJS  = $(patsubst %.c,build/san/%.o,$(LIB_SRCS)) $(patsubst build/gen/%.c,build/san/gen/%.o,$(GEN_SRCS))
@@ -140,7 +142,7 @@ TEST_HELPER_OBJS = $(patsubst %.c,build/san/%.o,$(TEST_HELPERS))
 # Symbols the pure core may reference (R1): no allocation, I/O, clock, env.
 PURE_ALLOWED = __assert_fail memcmp memset memcpy strcmp strlen __stack_chk_fail
 
-.PHONY: deps mcp-sdk demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers check-cli check-layers docs docs-check \
+.PHONY: deps mcp-sdk demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers check-cli check-layers docs docs-check docs-i18n-stamp \
 	install install-strip uninstall clean check-clang check-pkgs pkg-flags schemas schemas-check FORCE
 .DELETE_ON_ERROR:
 .SECONDARY: $(TEST_HELPER_OBJS)
@@ -289,13 +291,24 @@ build/rel/libsw.a: $(PURE_OBJS) $(patsubst %.c,build/rel/%.o,$(IO_SRCS))
 	@rm -f $@
 	$(QUIET_GEN)ar rcs $@ $^
 
-GENDOCS_SRCS = mk/gen/gendocs.c mk/gen/gencap.c mk/gen/gencap_source.c tests/support/fsm_explore.c
+GENDOCS_SRCS = $(sort $(wildcard mk/gen/gendocs*.c)) mk/gen/gencap.c mk/gen/gencap_source.c \
+	       tests/support/fsm_explore.c
 
-build/gendocs: $(GENDOCS_SRCS) mk/gen/gencap.h mk/gen/gencap_source.h tests/support/fsm_explore.h build/rel/libsw.a
+build/gendocs: $(GENDOCS_SRCS) $(wildcard mk/gen/gen*.h mk/gen/gendocs*.def) tests/support/fsm_explore.h \
+	       $(HDRS) build/rel/libsw.a
 	$(QUIET_LINK)$(CC) $(CFLAGS_REL) -Wno-missing-prototypes $(LDFLAGS) -o $@ \
 		$(GENDOCS_SRCS) build/rel/libsw.a $(PKG_LIBS)
 
-GENERATED_DOCS = docs/protocol-tables.md docs/run-states.dot
+# The generated docs (committed; docs-check keeps them current): the
+# reference pages docs/<lang>/reference/NAME.md, each from its template
+# NAME.md.in and the code, and the diagrams docs/diagrams/NAME.{dot,svg}
+# (mk/diagrams.sh).  The layers diagram reads the #include lines of the
+# program's sources; the protocol sequence replays one spec scenario.
+REF_PAGES = $(patsubst %.md.in,%.md,$(sort $(wildcard docs/*/reference/*.md.in)))
+DIAGRAMS  = layers run-states protocol-sequence run-store issue-source adapter-ownership
+DIAGRAM_FILES = $(foreach d,$(DIAGRAMS),docs/diagrams/$(d).dot docs/diagrams/$(d).svg)
+DIAGRAM_ARGS = spec/scenarios/happy-path.json $(LIB_SRCS) cli/main.c $(filter %.h,$(HDRS))
+GENERATED_DOCS = $(REF_PAGES) $(DIAGRAM_FILES)
 
 # schemas/: our JSON Schemas, generated from the shapes in schemas/src/ and
 # the wire spellings in tables/ (committed; docs-check keeps them current).
@@ -321,22 +334,28 @@ schemas-check: build/genschema
 	done
 
 docs: build/gendocs schemas
-	build/gendocs tables > docs/protocol-tables.md
-	build/gendocs dot > docs/run-states.dot
-	@if command -v dot >/dev/null; then dot -Tsvg docs/run-states.dot > docs/run-states.svg; fi
+	build/gendocs pages docs docs
+	sh mk/diagrams.sh build/gendocs docs/diagrams $(DIAGRAM_ARGS)
 
+# Also fails on a generated file that nothing generates any more: a page
+# without its template, a diagram no longer drawn.
 docs-check: build/gendocs schemas-check
-	@mkdir -p build/docs-check
-	@build/gendocs tables > build/docs-check/protocol-tables.md
-	@build/gendocs dot > build/docs-check/run-states.dot
-	@if command -v dot >/dev/null; then \
-		dot -Tsvg build/docs-check/run-states.dot > build/docs-check/run-states.svg; \
-		cmp -s docs/run-states.svg build/docs-check/run-states.svg || \
-		{ echo "docs-check: docs/run-states.svg is stale; run make docs"; exit 1; }; fi
+	@rm -rf build/docs-check/docs && mkdir -p build/docs-check/docs
+	@build/gendocs pages docs build/docs-check/docs
+	@sh mk/diagrams.sh build/gendocs build/docs-check/docs/diagrams $(DIAGRAM_ARGS)
 	@for f in $(GENERATED_DOCS); do \
-		if ! cmp -s $$f build/docs-check/$$(basename $$f); then \
+		if ! cmp -s $$f build/docs-check/$$f; then \
 			echo "docs-check: $$f is stale; run make docs"; exit 1; fi; \
-	done; echo "docs-check: generated docs are current"
+	done
+	@for f in $(filter-out $(GENERATED_DOCS),$(wildcard docs/*/reference/*.md docs/diagrams/*)); do \
+		echo "docs-check: $$f is generated by nothing; remove it or add its template"; exit 1; \
+	done; echo "docs-check: generated docs are current ($(words $(GENERATED_DOCS)) files)"
+
+# The translated-from lines of docs/zh and docs/ja: without PAGES, which
+# translations are stale; PAGES="zh/index.md ..." stamps pages whose
+# translation was brought up to date (mk/docs_translated.sh).
+docs-i18n-stamp:
+	@sh mk/docs_translated.sh $(PAGES)
 
 clean:
 	rm -rf build

@@ -587,12 +587,28 @@ static int human_close(void *cookie)
 	return sw_write_full(h->fd, h->held, h->nheld) == h->nheld ? 0 : -1;
 }
 
+static int human;
+
+int cli_human(void)
+{
+	return human;
+}
+
+void cli_config_warnings(void)
+{
+	const char *w;
+
+	for (size_t i = 0; (w = svc_config_warning(i)) != NULL; i++)
+		fprintf(stderr, "warning: %s\n", w);
+}
+
 int cli_human_output(void)
 {
 	static const cookie_io_functions_t io = { NULL, human_write, NULL, human_close };
 	static struct human_out h;	/* one stdout, for the process's life */
 	FILE *f;
 
+	human = 1;
 	if (fflush(stdout) == EOF)
 		return -1;
 	h.fd = STDOUT_FILENO;

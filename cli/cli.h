@@ -62,7 +62,7 @@ struct cli_args {
 	struct cli_str root, run, action, outcome_file, text, text_file, scope_sha256,
 		budget, source_file, source_choice, candidate, section, goal_file, surface;
 	int json, outcome_stdin, text_stdin, confirm_destructive, use_pinned_source,
-	    goal_stdin, no_review, mcp, refresh;
+	    goal_stdin, no_review, mcp, refresh, from_candidate, markdown;
 	struct cli_strings tool;
 	char **pos;		/* NULL-terminated, borrowed from argv; array owned */
 	size_t npos;
@@ -128,6 +128,16 @@ const char *cli_raw_root(int argc, char **argv);
  * person reads.  For human output only: a command printing JSON never
  * calls it.  Write errors still reach fflush/ferror.  Returns 0 or -1. */
 int cli_human_output(void);
+
+/* 1 once cli_human_output has been called: the command prints for a
+ * person. */
+int cli_human(void);
+
+/* For human output that succeeded: one "warning: ..." line on stderr per
+ * Git configuration file that could not be read and was left out
+ * (vcs_config_warning).  JSON output and errors never get them: stderr
+ * then holds exactly one cliError or nothing. */
+void cli_config_warnings(void);
 
 /* Prints help for command `id` to stdout; returns CLI_EXIT_OK or DEFECT.
  * In reference mode (cli_help_reference) it prints the same facts as one

@@ -27,8 +27,8 @@ int cmd_mcp(int argc, char **argv)
 		rc = CLI_EXIT_DEFECT;
 		goto out;
 	}
-	rc = mcp_serve(in_fd, out_fd, cli_root(&a), SLIPWAY_VERSION) == 0 ? CLI_EXIT_OK
-									  : CLI_EXIT_DEFECT;
+	rc = mcp_serve(in_fd, out_fd, cli_root(&a), SLIPWAY_VERSION, cli_adapter_texts()) == 0
+		? CLI_EXIT_OK : CLI_EXIT_DEFECT;
 out:
 	if (null_fd >= 0)
 		close(null_fd);

@@ -32,7 +32,8 @@ int cmd_status(int argc, char **argv)
 		(void)cli_human_output();
 	rc = svc_op_status(&(struct svc_status_request){
 		.root = cli_root(&a), .run_id = a.npos == 1 ? a.pos[0] : NULL,
-		.section = a.section.v, .section_given = a.section.given, .human = !a.json },
+		.section = a.section.v, .section_given = a.section.given,
+		.candidate = a.from_candidate, .human = !a.json, .markdown = a.markdown },
 		&res, NULL);
 	if (rc == 0 && !a.json && (res.run || res.listed))
 		rc = print_text(&res);

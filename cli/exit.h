@@ -1,8 +1,8 @@
 #ifndef CLI_EXIT_H
 #define CLI_EXIT_H
 
-/* The exit status of the slipway process (docs/protocol-tables.md, "Exit
- * Statuses", and every man page's EXIT STATUS section):
+/* The exit status of the slipway process (docs/en/reference/error-codes.md,
+ * "Exit statuses", and every man page's EXIT STATUS section):
  *
  *   0  success
  *   1  a defect: not even the structured error could be written; no JSON

@@ -40,6 +40,9 @@ int main(int argc, char **argv)
 	reserve_std_fds();
 	sw_alloc_init();
 	signal(SIGPIPE, SIG_IGN);
+	/* Past RLIMIT_FSIZE a write fails with EFBIG, which is reported and
+	 * rolled back like a full disk, instead of killing the process. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		return cli_print_root_help();
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-v") == 0) {
@@ -61,5 +64,7 @@ int main(int argc, char **argv)
 	rc = c->fn(argc - 1, argv + 1);
 	if (fflush(stdout) == EOF && rc == CLI_EXIT_OK)
 		rc = CLI_EXIT_DEFECT;
+	if (rc == CLI_EXIT_OK && cli_human())
+		cli_config_warnings();
 	return rc;
 }

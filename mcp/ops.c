@@ -18,6 +18,7 @@
 #include "service/emit.h"
 #include "io/util/buf.h"
 #include "io/util/err.h"
+#include "service/adapters.h"
 #include "service/ops.h"
 
 /* What the --source-file flag names when the envelope is given inline. */
@@ -42,25 +43,50 @@ void mcp_op_result_release(struct mcp_op_result *res)
 static const char *stdin_text(const struct mcp_op_request *r, size_t *len)
 {
 	switch (r->op) {
-	case MCP_OP_RUN:
+	case TBL_MCPTOOL_RUN:
 		*len = r->goal_len;
 		return r->goal;
-	case MCP_OP_SUBMIT:
+	case TBL_MCPTOOL_SUBMIT:
 		*len = r->outcome_len;
 		return r->outcome;
-	case MCP_OP_ANSWER:
+	case TBL_MCPTOOL_ANSWER:
 		*len = r->text_len;
 		return r->text;
-	case MCP_OP_INVALID:
-	case MCP_OP_SKIP:
-	case MCP_OP_RESUME:
-	case MCP_OP_STOP:
-	case MCP_OP_STATUS:
-	case MCP_OP_MATERIAL:
+	case TBL_MCPTOOL_INVALID:
+	case TBL_MCPTOOL_SKIP:
+	case TBL_MCPTOOL_RESUME:
+	case TBL_MCPTOOL_STOP:
+	case TBL_MCPTOOL_STATUS:
+	case TBL_MCPTOOL_MATERIAL:
+	case TBL_MCPTOOL_DOCTOR:
+	case TBL_MCPTOOL_LIST:
+	case TBL_MCPTOOL_INSTALL:
+	case TBL_MCPTOOL__COUNT:
 		break;
 	}
 	*len = 0;
 	return NULL;
+}
+
+/* install, list and doctor, as the CLI's --json forms. */
+static int adapters(const struct mcp_op_request *r, const char *root, struct svc_result *out)
+{
+	char *tools[1] = { (char *)r->tool };
+	struct svc_adapters_found found = { 0 };
+	struct svc_adapter_request q = {
+		.root = root, .tools = r->tool ? tools : NULL, .ntools = r->tool != NULL,
+		.tools_given = r->tool != NULL, .surface = r->surface, .refresh = r->refresh,
+		.texts = r->texts,
+	};
+	int rc;
+
+	if (r->texts == NULL)
+		return -1;
+	rc = r->op == TBL_MCPTOOL_DOCTOR ? svc_op_doctor(&q, &found, out)
+	   : r->op == TBL_MCPTOOL_LIST ? svc_op_list(&q, &found, out)
+	   : svc_op_install(&q, &found, out);
+	svc_adapters_found_release(&found);
+	return rc;
 }
 
 /* Runs the service entry for `r` into *out; -1 for an unknown operation. */
@@ -72,7 +98,7 @@ static int dispatch(const struct mcp_op_request *r, struct svc_result *out)
 
 	snprintf(budget, sizeof(budget), "%lld", r->budget);
 	switch (r->op) {
-	case MCP_OP_RUN: {
+	case TBL_MCPTOOL_RUN: {
 		struct svc_start_request q = {
 			.root = root, .goal_stdin = r->goal != NULL,
 			.budget = r->budget_given ? budget : NULL,
@@ -82,14 +108,14 @@ static int dispatch(const struct mcp_op_request *r, struct svc_result *out)
 		};
 		return svc_op_start(&q, out);
 	}
-	case MCP_OP_SUBMIT: {
+	case TBL_MCPTOOL_SUBMIT: {
 		struct svc_submit_request q = {
 			.root = root, .run_id = r->run_id, .action_id = r->action_id,
 			.outcome_stdin = r->outcome != NULL,
 		};
 		return svc_op_submit(&q, out);
 	}
-	case MCP_OP_ANSWER: {
+	case TBL_MCPTOOL_ANSWER: {
 		struct svc_answer_request q = {
 			.root = root, .run_id = r->run_id, .action_id = r->action_id,
 			.text_stdin = r->text != NULL,
@@ -98,13 +124,13 @@ static int dispatch(const struct mcp_op_request *r, struct svc_result *out)
 		};
 		return svc_op_answer(&q, out);
 	}
-	case MCP_OP_SKIP: {
+	case TBL_MCPTOOL_SKIP: {
 		struct svc_skip_request q = {
 			.root = root, .run_id = r->run_id, .action_id = r->action_id,
 		};
 		return svc_op_skip(&q, out);
 	}
-	case MCP_OP_RESUME: {
+	case TBL_MCPTOOL_RESUME: {
 		struct svc_resume_request q = {
 			.root = root, .run_id = r->run_id,
 			.budget = r->budget_given ? budget : NULL,
@@ -116,26 +142,31 @@ static int dispatch(const struct mcp_op_request *r, struct svc_result *out)
 		};
 		return svc_op_resume(&q, out);
 	}
-	case MCP_OP_STOP: {
+	case TBL_MCPTOOL_STOP: {
 		struct svc_stop_request q = { .root = root, .run_id = r->run_id };
 
 		return svc_op_stop(&q, out);
 	}
-	case MCP_OP_STATUS: {
+	case TBL_MCPTOOL_STATUS: {
 		struct svc_status_request q = {
 			.root = root, .run_id = r->run_id,
 			.section = r->section, .section_given = r->section != NULL,
 		};
 		return svc_op_status(&q, NULL, out);
 	}
-	case MCP_OP_MATERIAL: {
+	case TBL_MCPTOOL_MATERIAL: {
 		struct svc_material_request q = {
 			.root = root, .run_id = r->run_id, .action_id = r->action_id,
 			.section = r->section,
 		};
 		return svc_op_material(&q, out);
 	}
-	case MCP_OP_INVALID:
+	case TBL_MCPTOOL_DOCTOR:
+	case TBL_MCPTOOL_LIST:
+	case TBL_MCPTOOL_INSTALL:
+		return adapters(r, root, out);
+	case TBL_MCPTOOL_INVALID:
+	case TBL_MCPTOOL__COUNT:
 		break;
 	}
 	return -1;
@@ -150,7 +181,7 @@ int mcp_op_call(const struct mcp_op_request *req, struct mcp_op_result *res)
 
 	memset(res, 0, sizeof(*res));
 	res->exit_status = 1;
-	if (req->op <= MCP_OP_INVALID || req->op > MCP_OP_MATERIAL)
+	if (req->op <= TBL_MCPTOOL_INVALID || req->op >= TBL_MCPTOOL__COUNT)
 		goto out;
 	if ((in = stdin_text(req, &in_len)) != NULL) {
 		if ((mem = memfd_create("slipway-mcp", MFD_CLOEXEC)) < 0 ||

@@ -13,23 +13,14 @@
 
 #include <stddef.h>
 
-enum mcp_op {
-	MCP_OP_INVALID = 0,
-	MCP_OP_RUN,
-	MCP_OP_SUBMIT,
-	MCP_OP_ANSWER,
-	MCP_OP_SKIP,
-	MCP_OP_RESUME,
-	MCP_OP_STOP,
-	MCP_OP_STATUS,
-	MCP_OP_MATERIAL
-};
+#include "io/adapters/adapter.h"
+#include "tables/mcp_tools.h"
 
 /* Borrowed strings; NULL means "not given" (the CLI's flag left out).  The
  * byte strings with a length may hold any bytes the CLI would read from a
  * file or stdin. */
 struct mcp_op_request {
-	enum mcp_op op;
+	enum tbl_mcptool op;		/* the operation: a tool of tables/mcp_tools.def */
 	const char *root;		/* workspace root, or NULL */
 	const char *run_id;
 	const char *action_id;
@@ -51,6 +42,11 @@ struct mcp_op_request {
 	int use_pinned_source;		/* resume */
 	const char *source_choice;	/* resume: "pinned" or "adopt" */
 	const char *candidate;		/* resume */
+	int refresh;			/* install */
+	const char *tool;		/* install: the --tool value */
+	const char *surface;		/* install */
+	const struct adapter_text *texts;	/* install, list, doctor: the
+						 * capability texts of this build */
 };
 
 struct mcp_op_result {

@@ -10,9 +10,11 @@
 
 #include "io/util/err.h"
 #include "mcp/ops.h"
+#include "mcp/schema.h"
 #include "mcp/tool_result.h"
 
 #define URI_RUNS "slipway://runs"
+#define URI_SCHEMAS "slipway://schemas/"
 
 json_t *mcp_resource_templates(void)
 {
@@ -40,7 +42,7 @@ json_t *mcp_resources_list(const char *root)
 	size_t i;
 
 	mcp_op_request_init(&req);
-	req.op = MCP_OP_STATUS;
+	req.op = TBL_MCPTOOL_STATUS;
 	req.root = root;
 	if (list == NULL || json_array_append_new(list, json_pack("{ss ss ss ss ss}",
 			"uri", URI_RUNS, "name", "runs", "title", "Runs of this repository",
@@ -48,6 +50,17 @@ json_t *mcp_resources_list(const char *root)
 			"mimeType", "application/json")) < 0) {
 		json_decref(list);
 		return NULL;
+	}
+	/* Our JSON Schemas: every result document is described there. */
+	for (const struct sw_embedded *e = sw_embedded_schemas; e->name; e++) {
+		char *uri = sw_asprintf(URI_SCHEMAS "%s", e->name);
+
+		if (uri)
+			json_array_append_new(list, json_pack("{ss ss ss ss}", "uri", uri, "name", e->name,
+				"description", "The JSON Schema of the documents slipway prints "
+				"(protocolState, runStatus, cliError, ...) and of what it reads",
+				"mimeType", "application/schema+json"));
+		sw_free(uri);
 	}
 	/* A workspace that cannot be listed still serves the templates. */
 	if (mcp_answer_of(&a, &req) == 0 && a.exit_status == 0)
@@ -76,7 +89,7 @@ static int parse_uri(struct mcp_op_request *req, const char *uri, char *buf, siz
 	char *p;
 
 	if (strcmp(uri, URI_RUNS) == 0 || strcmp(uri, URI_RUNS "/") == 0) {
-		req->op = MCP_OP_STATUS;
+		req->op = TBL_MCPTOOL_STATUS;
 		return 0;
 	}
 	if (strncmp(uri, URI_RUNS "/", strlen(URI_RUNS "/")) != 0 ||
@@ -98,12 +111,12 @@ static int parse_uri(struct mcp_op_request *req, const char *uri, char *buf, siz
 			return -1;
 	req->run_id = parts[0];
 	if (n == 1) {
-		req->op = MCP_OP_STATUS;
+		req->op = TBL_MCPTOOL_STATUS;
 	} else if (n == 3 && strcmp(parts[1], "sections") == 0) {
-		req->op = MCP_OP_STATUS;
+		req->op = TBL_MCPTOOL_STATUS;
 		req->section = parts[2];
 	} else if (n == 5 && strcmp(parts[1], "actions") == 0 && strcmp(parts[3], "sections") == 0) {
-		req->op = MCP_OP_MATERIAL;
+		req->op = TBL_MCPTOOL_MATERIAL;
 		req->action_id = parts[2];
 		req->section = parts[4];
 	} else {
@@ -127,6 +140,15 @@ int mcp_resources_read(json_t **result, json_t **error_data, const json_t *param
 	if (uri == NULL) {
 		snprintf(msg, msglen, "resources/read needs a uri");
 		return -32602;
+	}
+	if (strncmp(uri, URI_SCHEMAS, strlen(URI_SCHEMAS)) == 0) {
+		for (const struct sw_embedded *e = sw_embedded_schemas; e->name; e++)
+			if (strcmp(uri + strlen(URI_SCHEMAS), e->name) == 0) {
+				*result = json_pack("{s[{ss ss ss#}]}", "contents", "uri", uri,
+						    "mimeType", "application/schema+json",
+						    "text", e->bytes, (int)e->len);
+				return *result ? 0 : -32603;
+			}
 	}
 	if (parse_uri(&req, uri, buf, sizeof(buf)) < 0) {
 		snprintf(msg, msglen, "no such resource: %s", uri);

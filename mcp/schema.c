@@ -109,28 +109,3 @@ int mcp_schema_add_defs(json_t *defs, const char *const *names)
 			return -1;
 	return 0;
 }
-
-json_t *mcp_schema_any_of(const char *const *names)
-{
-	json_t *doc = json_object(), *any = json_array(), *defs = json_object();
-	int bad = doc == NULL || any == NULL || defs == NULL;
-
-	for (const char *const *n = names; !bad && *n; n++) {
-		char ref[128];
-
-		snprintf(ref, sizeof(ref), DEFS_PREFIX "%s", *n);
-		bad = json_array_append_new(any, json_pack("{ss}", "$ref", ref)) < 0;
-	}
-	if (!bad)
-		bad = mcp_schema_add_defs(defs, names) < 0 ||
-		      json_object_set_new(doc, "type", json_string("object")) < 0 ||
-		      json_object_set(doc, "anyOf", any) < 0 ||
-		      json_object_set(doc, "$defs", defs) < 0;
-	json_decref(any);
-	json_decref(defs);
-	if (bad) {
-		json_decref(doc);
-		return NULL;
-	}
-	return doc;
-}

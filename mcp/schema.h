@@ -8,12 +8,6 @@
 
 struct json_t;
 
-/* A schema object {"type":"object", "anyOf":[{"$ref":"#/$defs/N"}...],
- * "$defs":{...}} for the definitions `names` (NULL-terminated) of the
- * machine-protocol schema, carrying every definition they reach.  New
- * reference, or NULL when out of memory or a name is unknown. */
-struct json_t *mcp_schema_any_of(const char *const *names);
-
 /* The definitions `names` (NULL-terminated) reach, as a new "$defs"
  * object, added into `defs` (borrowed, must be an object).  0 or -1. */
 int mcp_schema_add_defs(struct json_t *defs, const char *const *names);

@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "io/util/err.h"
+#include "io/wire/next_call.h"
 #include "mcp/ops.h"
 
 int mcp_answer_of(struct mcp_answer *a, const struct mcp_op_request *req)
@@ -45,16 +46,40 @@ void mcp_answer_release(struct mcp_answer *a)
 	a->doc = NULL;
 }
 
+/* The tool call for each variant of the document's `next`, outside the
+ * document: {"slipway/next": [{variant, tool, arguments, inputs[, stdin]}]},
+ * or NULL when the document has no variant. */
+static json_t *next_calls(const json_t *doc)
+{
+	const json_t *variants = json_object_get(json_object_get(doc, "next"), "variants");
+	json_t *calls, *v;
+	size_t i;
+
+	if (json_array_size(variants) == 0 || (calls = json_array()) == NULL)
+		return NULL;
+	json_array_foreach(variants, i, v)
+		if (json_array_append_new(calls, next_call(v)) < 0) {
+			json_decref(calls);
+			return NULL;
+		}
+	return json_pack("{so}", "slipway/next", calls);
+}
+
 json_t *mcp_tool_result_of(const struct mcp_op_request *req)
 {
 	struct mcp_answer a;
-	json_t *result;
+	json_t *result, *meta;
 
 	if (mcp_answer_of(&a, req) < 0 && a.text == NULL)
 		return NULL;
 	result = json_pack("{s[{ssss}] sb}", "content", "type", "text", "text", a.text,
 			   "isError", a.exit_status != 0);
 	if (result && a.doc && json_object_set(result, "structuredContent", a.doc) < 0) {
+		json_decref(result);
+		result = NULL;
+	}
+	if (result && a.doc && (meta = next_calls(a.doc)) != NULL &&
+	    json_object_set_new(result, "_meta", meta) < 0) {
 		json_decref(result);
 		result = NULL;
 	}

@@ -1,4 +1,5 @@
-/* The MCP tools: one row per protocol operation, one row per argument. */
+/* The MCP tools: the rows of tables/mcp_tools.def and tables/mcp_args.def,
+ * with the words a host reads to use each one. */
 
 #include "mcp/tools.h"
 
@@ -7,164 +8,275 @@
 
 #include <jansson.h>
 
+#include "io/util/buf.h"
+#include "io/util/digest.h"
 #include "io/util/err.h"
+#include "io/wire/next.h"
+#include "io/wire/next_call.h"
+#include "io/wire/outcome.h"
 #include "mcp/ops.h"
 #include "mcp/schema.h"
 #include "mcp/tool_result.h"
+#include "tables/mcp_tools.h"
 
-/* How an argument is read from JSON and where it goes in the request. */
-enum arg_kind {
-	KIND_STRING,	/* a JSON string, passed as the flag's value */
-	KIND_BYTES,	/* a JSON string, passed as the exact bytes the CLI
-			 * would read from a file or stdin */
-	KIND_BOOL,	/* true or false */
-	KIND_INTEGER,	/* a JSON integer */
-	KIND_DOCUMENT,	/* any JSON value, handed over as its JSON text (the
-			 * CLI decides whether it is an acceptable document) */
-	KIND_SOURCE	/* an envelope object, or a string naming its file */
+#define BIT(a) (1ul << (a))
+
+/* What each argument holds, in the words of the CLI flag it stands for, so
+ * that a host reading either surface finds the same words. */
+static const char *const arg_description[TBL_MCPARG__COUNT] = {
+	[TBL_MCPARG_RUN_ID] = "Run ID (--run, or the run id word of base_argv)",
+	[TBL_MCPARG_ACTION_ID] = "the current or waiting Action's ID (--action)",
+	[TBL_MCPARG_GOAL] = "the Run goal as the user stated it: what --goal-file or --goal-stdin would carry",
+	[TBL_MCPARG_BUDGET] = "how many Actions slipway may issue, 1 to 1000 (--budget; run: default 8; resume: replaces the remaining budget)",
+	[TBL_MCPARG_NO_REVIEW] = "issue no Review Action (--no-review), when the user asked before the Run",
+	[TBL_MCPARG_SOURCE] = "a GitHub Change source envelope as a JSON object, or the path of a file holding one (--source-file)",
+	[TBL_MCPARG_OUTCOME] = "the current Action's Outcome as a JSON object: what --outcome-file or --outcome-stdin would carry. "
+			       "Deleting files or data, rewriting history, force pushes, dropping tables or removing resources first "
+			       "need an implement Outcome with status needs_input and a destructive_confirmation_required pause "
+			       "holding the exact destructiveRequest (see its description); do that work only in the later "
+			       "Action that carries destructive_authorization",
+	[TBL_MCPARG_TEXT] = "the user's answer in their own words, standing alone without the question (after a short reply "
+			    "such as \"yes\", first the decision it settles); with a confirmation, an optional note. What "
+			    "--text-file or --text-stdin would carry",
+	[TBL_MCPARG_CONFIRM_DESTRUCTIVE] = "true only when the user explicitly confirmed this exact destructive request (--confirm-destructive)",
+	[TBL_MCPARG_SCOPE_SHA256] = "the digest in the confirm-destructive variant's base_argv (--scope-sha256)",
+	[TBL_MCPARG_SECTION] = "source section key (--section)",
+	[TBL_MCPARG_USE_PINNED_SOURCE] = "continue with the pinned source snapshot (--use-pinned-source)",
+	[TBL_MCPARG_SOURCE_CHOICE] = "resolve the current source candidate (--source-choice)",
+	[TBL_MCPARG_CANDIDATE] = "the current source candidate's ID (--candidate)",
+	[TBL_MCPARG_ROOT] = "the workspace to read (--root), for inspect-run-in-its-workspace; default this server's",
+	[TBL_MCPARG_REFRESH] = "rewrite the files slipway installed (--refresh)",
+	[TBL_MCPARG_TOOL] = "hosts, comma-separated, or all (--tool); default the detected ones",
+	[TBL_MCPARG_SURFACE] = "kiro's surface (--surface)",
 };
 
-enum arg_id {
-	ARG_RUN_ID,
-	ARG_ACTION_ID,
-	ARG_GOAL,
-	ARG_BUDGET,
-	ARG_NO_REVIEW,
-	ARG_SOURCE,
-	ARG_OUTCOME,
-	ARG_TEXT,
-	ARG_CONFIRM_DESTRUCTIVE,
-	ARG_SCOPE_SHA256,
-	ARG_SECTION,
-	ARG_USE_PINNED_SOURCE,
-	ARG_SOURCE_CHOICE,
-	ARG_CANDIDATE,
-	ARG__COUNT
-};
+/* The values of an argument that takes one of a few words, or NULL. */
+static const char *const *arg_choices(enum tbl_mcparg a)
+{
+	static const char *const source_choice[] = { "pinned", "adopt", NULL };
+	static const char *const surface[] = { "ide", "cli", NULL };
 
-#define BIT(a) (1u << (a))
+	return a == TBL_MCPARG_SOURCE_CHOICE ? source_choice : a == TBL_MCPARG_SURFACE ? surface : NULL;
+}
 
-/* The CLI flag each argument stands for is named in its description, so a
- * host reading either surface finds the same words. */
-static const struct arg {
-	const char *name;
-	enum arg_kind kind;
-	const char *description;
-} args[ARG__COUNT] = {
-/*	  name                   kind            description */
-	[ARG_RUN_ID] =           { "run_id",              KIND_STRING,   "Run ID (the CLI's --run, or the positional run id)" },
-	[ARG_ACTION_ID] =        { "action_id",           KIND_STRING,   "the current or waiting Action's ID (--action)" },
-	[ARG_GOAL] =             { "goal",                KIND_BYTES,    "the exact Run goal, as the user stated it (--goal-stdin)" },
-	[ARG_BUDGET] =           { "budget",              KIND_INTEGER,  "maximum number of Actions before the Run pauses (--budget; run: default 8; resume: replaces the remaining budget)" },
-	[ARG_NO_REVIEW] =        { "no_review",           KIND_BOOL,     "omit the default advisory review (--no-review)" },
-	[ARG_SOURCE] =           { "source",              KIND_SOURCE,   "a raw GitHub Change source envelope as a JSON object, or the path of a file holding one (--source-file)" },
-	[ARG_OUTCOME] =          { "outcome",             KIND_DOCUMENT, "the Outcome of the current Action as a JSON object (--outcome-stdin)" },
-	[ARG_TEXT] =             { "text",                KIND_BYTES,    "the user's exact answer or decline, or an optional confirmation note (--text-stdin)" },
-	[ARG_CONFIRM_DESTRUCTIVE] = { "confirm_destructive", KIND_BOOL,  "attest the user's current confirmation of the exact destructive scope (--confirm-destructive)" },
-	[ARG_SCOPE_SHA256] =     { "scope_sha256",        KIND_STRING,   "the exact current destructive scope digest (--scope-sha256)" },
-	[ARG_SECTION] =          { "section",             KIND_STRING,   "source section key (--section)" },
-	[ARG_USE_PINNED_SOURCE] = { "use_pinned_source",  KIND_BOOL,     "continue explicitly with the pinned source snapshot (--use-pinned-source)" },
-	[ARG_SOURCE_CHOICE] =    { "source_choice",       KIND_STRING,   "resolve the current source candidate: pinned or adopt (--source-choice)" },
-	[ARG_CANDIDATE] =        { "candidate",           KIND_STRING,   "the current source candidate's ID (--candidate)" },
-};
-
-struct tool {
-	const char *name;
-	enum mcp_op op;
-	unsigned accepts;		/* BIT(arg) */
-	unsigned required;
-	int read_only;
-	const char *outputs[5];		/* $defs of the success documents */
+static const struct tool_doc {
 	const char *title;
 	const char *description;
+} tool_docs[TBL_MCPTOOL__COUNT] = {
+	[TBL_MCPTOOL_RUN] = { "Start a Run", "Start a Run (slipway run --json); returns the protocolState with the first Action and next." },
+	[TBL_MCPTOOL_SUBMIT] = { "Submit an Outcome", "Report the current Action's Outcome (slipway protocol submit); returns the protocolState with the next Action." },
+	[TBL_MCPTOOL_ANSWER] = { "Answer a pause", "Answer a waiting question, or confirm one exact destructive scope (slipway protocol answer); returns the protocolState." },
+	[TBL_MCPTOOL_SKIP] = { "Skip the Action", "Skip the current Action (slipway protocol skip); returns the protocolState." },
+	[TBL_MCPTOOL_RESUME] = { "Resume a Run", "Resume a stopped Run or a resumable pause (slipway protocol resume); returns the protocolState." },
+	[TBL_MCPTOOL_STOP] = { "Stop a Run", "Stop a Run (slipway stop --json), without run_id the one open Run; returns the protocolState." },
+	[TBL_MCPTOOL_STATUS] = { "Show Runs", "The Runs of this repository (slipway status --json: statusList); with run_id one runStatus with next; with section a pinnedMaterial." },
+	[TBL_MCPTOOL_MATERIAL] = { "Read Action material", "One pinned source chapter of an Action (slipway protocol material, what action.requirements.reader runs): actionMaterial." },
+	[TBL_MCPTOOL_DOCTOR] = { "Check the set-up", "Diagnose the repository, host adapters, run store and GitHub CLI (slipway doctor --json)." },
+	[TBL_MCPTOOL_LIST] = { "List host adapters", "The capabilities installed per host (slipway list --json)." },
+	[TBL_MCPTOOL_INSTALL] = { "Install host adapters", "Install or refresh slipway's capability files for hosts (slipway install --json): a changeReport." },
 };
 
-#define RUN_ACTION (BIT(ARG_RUN_ID) | BIT(ARG_ACTION_ID))
+/* ---- the variants each tool follows ---- */
 
-/* clang-format off */
-static const struct tool tools[] = {
-/*	  name        op              accepts                                                                                          required                     ro  outputs */
-	{ "run",      MCP_OP_RUN,      BIT(ARG_GOAL) | BIT(ARG_BUDGET) | BIT(ARG_NO_REVIEW) | BIT(ARG_SOURCE),                           BIT(ARG_GOAL),               0, { "protocolState" },
-	  "Start a Run", "Start a Run (slipway run --json): slipway issues its first Action and returns the protocolState with `next`." },
-	{ "submit",   MCP_OP_SUBMIT,   RUN_ACTION | BIT(ARG_OUTCOME),                                                                    RUN_ACTION | BIT(ARG_OUTCOME), 0, { "protocolState" },
-	  "Submit an Outcome", "Report the current Action's Outcome and receive the next Action (slipway protocol submit)." },
-	{ "answer",   MCP_OP_ANSWER,   RUN_ACTION | BIT(ARG_TEXT) | BIT(ARG_CONFIRM_DESTRUCTIVE) | BIT(ARG_SCOPE_SHA256),               RUN_ACTION,                  0, { "protocolState" },
-	  "Answer a pause", "Answer a waiting question with the user's exact words, or confirm one exact destructive scope (slipway protocol answer)." },
-	{ "skip",     MCP_OP_SKIP,     RUN_ACTION,                                                                                       RUN_ACTION,                  0, { "protocolState" },
-	  "Skip the Action", "Skip the current Action and receive the next one (slipway protocol skip)." },
-	{ "resume",   MCP_OP_RESUME,   BIT(ARG_RUN_ID) | BIT(ARG_BUDGET) | BIT(ARG_SOURCE) | BIT(ARG_USE_PINNED_SOURCE) | BIT(ARG_SOURCE_CHOICE) | BIT(ARG_CANDIDATE),
-	                                                                                                                                  BIT(ARG_RUN_ID),             0, { "protocolState" },
-	  "Resume a Run", "Resume a stopped Run or a resumable pause (slipway protocol resume)." },
-	{ "stop",     MCP_OP_STOP,     BIT(ARG_RUN_ID),                                                                                  0,                           0, { "protocolState" },
-	  "Stop a Run", "Stop a Run (slipway stop --json); without run_id, the one open Run.  Resume it later with the resume tool." },
-	{ "status",   MCP_OP_STATUS,   BIT(ARG_RUN_ID) | BIT(ARG_SECTION),                                                               0,                           1, { "statusList", "runStatus", "pinnedMaterial" },
-	  "Show Runs", "The Runs of this repository (slipway status --json); with run_id that Run's status and `next`; with run_id and section one pinned source chapter." },
-	{ "material", MCP_OP_MATERIAL, RUN_ACTION | BIT(ARG_SECTION),                                                                    RUN_ACTION | BIT(ARG_SECTION), 1, { "actionMaterial" },
-	  "Read Action material", "Read one locally pinned source chapter of an Action (slipway protocol material)." },
-};
-/* clang-format on */
+/* Per tool, the ids of the `next` variants it carries out, found by reading
+ * every form of tables/next_forms.def as a call (io/wire/next_call.h). */
+static unsigned long long followed[TBL_MCPTOOL__COUNT];
 
-static const struct tool *find_tool(const char *name)
+static int find_followed(void)
 {
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
-		if (strcmp(tools[i].name, name) == 0)
-			return &tools[i];
+	static const struct next_fill fill = {
+		.run_id = "RUN", .action_id = "ACTION",
+		.scope_digest = "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+		.candidate_id = "CANDIDATE", .budget = 8,
+	};
+	static int done;
+	struct sw_error err = SW_ERROR_INIT;
+	struct next *n = NULL;
+	json_t *doc;
+
+	if (done)
+		return 0;
+	if (next_new(&n, TBL_NEXTOP_RESUME, fill.scope_digest, "/WORKSPACE", &err) < 0)
+		return -1;
+	for (int f = NEXT_FORM_INVALID + 1; f < NEXT_FORM__COUNT; f++)
+		if (next_add_form(n, (enum next_form)f, &fill, &err) < 0) {
+			next_free(n);
+			return -1;
+		}
+	doc = next_to_json(n);
+	for (size_t i = 0; doc && i < n->nvariants; i++) {
+		json_t *call = next_call(json_array_get(json_object_get(doc, "variants"), i));
+		const char *tool = json_string_value(json_object_get(call, "tool"));
+
+		for (int t = TBL_MCPTOOL_INVALID + 1; tool && t < TBL_MCPTOOL__COUNT; t++)
+			if (strcmp(tbl_mcptools[t].name, tool) == 0)
+				followed[t] |= 1ull << n->variants[i].id;
+		json_decref(call);
+	}
+	done = doc != NULL;
+	json_decref(doc);
+	next_free(n);
+	return done ? 0 : -1;
+}
+
+/* The tool's description, with the variants it follows. */
+static char *tool_description(enum tbl_mcptool t)
+{
+	struct sw_buf b = SW_BUF_INIT;
+	const char *sep = " Follows the next variants ";
+
+	sw_buf_str(&b, tool_docs[t].description);
+	for (int v = TBL_VARIANT_INVALID + 1; v < TBL_VARIANT__COUNT; v++)
+		if (followed[t] & (1ull << v)) {
+			sw_buf_fmt(&b, "%s%s", sep, tbl_variant_wire[v]);
+			sep = ", ";
+		}
+	if (*sep == ',')
+		sw_buf_ch(&b, '.');
+	return sw_buf_detach(&b);
+}
+
+/* ---- input schemas ---- */
+
+static const struct tbl_mcptool_row *find_tool(const char *name)
+{
+	for (int t = TBL_MCPTOOL_INVALID + 1; t < TBL_MCPTOOL__COUNT; t++)
+		if (strcmp(tbl_mcptools[t].name, name) == 0)
+			return &tbl_mcptools[t];
 	return NULL;
 }
 
-static json_t *arg_schema(enum arg_id id, json_t *defs)
+static json_t *arg_schema(enum tbl_mcparg id, json_t *defs)
 {
-	const struct arg *a = &args[id];
 	static const char *const outcome[] = { "outcome", NULL };
 	static const char *const envelope[] = { "rawSourceEnvelope", NULL };
+	const char *const *choices = arg_choices(id);
 	json_t *s = NULL;
 
-	switch (a->kind) {
-	case KIND_STRING:
-	case KIND_BYTES:
+	switch (tbl_mcpargs[id].kind) {
+	case TBL_MCPKIND_STRING:
+	case TBL_MCPKIND_BYTES:
 		s = json_pack("{ss}", "type", "string");
-		if (s && id == ARG_SOURCE_CHOICE)
-			json_object_set_new(s, "enum", json_pack("[ss]", "pinned", "adopt"));
+		if (s && choices) {
+			json_t *e = json_array();
+
+			for (size_t i = 0; e && choices[i]; i++)
+				json_array_append_new(e, json_string(choices[i]));
+			json_object_set_new(s, "enum", e);
+		}
 		break;
-	case KIND_BOOL:
+	case TBL_MCPKIND_SWITCH:
 		s = json_pack("{ss}", "type", "boolean");
 		break;
-	case KIND_INTEGER:
+	case TBL_MCPKIND_INTEGER:
 		s = json_pack("{ss}", "type", "integer");
 		break;
-	case KIND_DOCUMENT:
+	case TBL_MCPKIND_DOCUMENT:
 		if (mcp_schema_add_defs(defs, outcome) == 0)
 			s = json_pack("{ss}", "$ref", "#/$defs/outcome");
 		break;
-	case KIND_SOURCE:
+	case TBL_MCPKIND_SOURCE:
 		if (mcp_schema_add_defs(defs, envelope) == 0)
 			s = json_pack("{s[{ss}{ss}]}", "anyOf", "$ref", "#/$defs/rawSourceEnvelope",
 				      "type", "string");
 		break;
+	case TBL_MCPKIND_NONE:
+		break;
 	}
-	if (s && json_object_set_new(s, "description", json_string(a->description)) < 0) {
+	if (s && json_object_set_new(s, "description", json_string(arg_description[id])) < 0) {
 		json_decref(s);
 		s = NULL;
 	}
 	return s;
 }
 
-static json_t *input_schema(const struct tool *t)
+/* Sets `text` as the description of the schema at `path` (keys separated
+ * by '/') under `root`; -1 when the path is missing. */
+static int describe(json_t *root, const char *path, json_t *text)
+{
+	char key[64];
+	json_t *at = root;
+
+	while (at && *path) {
+		size_t n = strcspn(path, "/");
+
+		if (n >= sizeof(key))
+			break;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		at = json_object_get(at, key);
+		path += n + (path[n] == '/');
+	}
+	if (!json_is_object(at) || *path || text == NULL) {
+		json_decref(text);
+		return -1;
+	}
+	return json_object_set_new(at, "description", text);
+}
+
+/* The destructive request's recipe, where a host building the Outcome
+ * looks: the descriptions of its definitions (a copy: the embedded schema
+ * stays as it is), with the worked example computed by the code that
+ * checks the digest. */
+static int describe_destructive(json_t *defs)
+{
+	struct outcome_target t[2];
+	struct outcome_request r;
+	struct sw_error err = SW_ERROR_INIT;
+	char digest[SW_DIGEST_LEN], *canon = NULL;
+	size_t len;
+	json_t *req = json_object_get(defs, "destructiveRequest");
+	int rc;
+
+	outcome_scope_example(&r, t);
+	if (req == NULL || outcome_scope_canonical(&canon, &len, &r, &err) < 0)
+		return -1;
+	sw_sha256_prefixed(canon, len, digest);
+	json_object_set_new(defs, "destructiveRequest", req = json_deep_copy(req));
+	rc = describe(req, "", json_sprintf(
+		"The exact scope the user confirms before destructive work. scope_sha256 is sha256: and the "
+		"64 lowercase hex SHA-256 of the canonical scope, the UTF-8 bytes of "
+		"{\"impact\":I,\"request_id\":R,\"scope_version\":1,\"targets\":[{\"kind\":K,\"value\":V},...]}: "
+		"keys in this order, targets as listed, no whitespace, no trailing newline; in strings only \" and "
+		"\\ (as \\\" and \\\\) and controls below U+0020 (\\b \\t \\n \\f \\r, others \\u00xx) are escaped, "
+		"everything else raw (no \\/, no \\u for non-ASCII), as Python's json.dumps(scope, "
+		"ensure_ascii=False, separators=(\",\",\":\")) prints it. Worked example: request_id %s, targets "
+		"%s %s then %s %s, impact \"%s\" give the canonical scope %s and scope_sha256 %s. After the "
+		"submit the Run pauses: show the user every target and the impact; only their explicit "
+		"confirmation of this request runs the confirm-destructive variant.",
+		r.request_id, t[0].kind, t[0].value, t[1].kind, t[1].value, r.impact, canon, digest));
+	sw_free(canon);
+	if (rc == 0)
+		rc = describe(req, "properties/request_id",
+			      json_string("a new random lowercase UUID v4 for each request"));
+	if (rc == 0)
+		rc = describe(req, "properties/targets",
+			      json_string("every concrete thing destroyed, once each, sorted bytewise by "
+					  "kind, then by value"));
+	if (rc == 0)
+		rc = describe(req, "properties/scope_sha256",
+			      json_string("the digest of the canonical scope (see destructiveRequest)"));
+	return rc;
+}
+
+static json_t *input_schema(const struct tbl_mcptool_row *t)
 {
 	json_t *doc = json_pack("{ss s{} s[] sb}", "type", "object", "properties", "required",
 				"additionalProperties", 0);
 	json_t *defs = json_object();
 	int bad = doc == NULL || defs == NULL;
 
-	for (int id = 0; !bad && id < ARG__COUNT; id++) {
+	for (int id = TBL_MCPARG_INVALID + 1; !bad && id < TBL_MCPARG__COUNT; id++) {
 		if (!(t->accepts & BIT(id)))
 			continue;
-		bad = json_object_set_new(json_object_get(doc, "properties"), args[id].name,
-					  arg_schema((enum arg_id)id, defs)) < 0;
+		bad = json_object_set_new(json_object_get(doc, "properties"), tbl_mcpargs[id].name,
+					  arg_schema((enum tbl_mcparg)id, defs)) < 0;
 		if (!bad && (t->required & BIT(id)))
 			bad = json_array_append_new(json_object_get(doc, "required"),
-						    json_string(args[id].name)) < 0;
+						    json_string(tbl_mcpargs[id].name)) < 0;
 	}
+	if (!bad && json_object_get(defs, "destructiveRequest"))
+		bad = describe_destructive(defs) < 0;
 	if (!bad && json_object_size(defs) > 0)
 		bad = json_object_set(doc, "$defs", defs) < 0;
 	json_decref(defs);
@@ -175,37 +287,27 @@ static json_t *input_schema(const struct tool *t)
 	return doc;
 }
 
-/* The success documents and the cliError a failure returns. */
-static json_t *output_schema(const struct tool *t)
-{
-	const char *names[7] = { NULL };
-	size_t n = 0;
-
-	for (; n < 5 && t->outputs[n]; n++)
-		names[n] = t->outputs[n];
-	names[n] = "cliError";
-	return mcp_schema_any_of(names);
-}
-
 json_t *mcp_tools_list(void)
 {
 	json_t *list = json_array(), *doc;
 
-	if (list == NULL)
+	if (list == NULL || find_followed() < 0) {
+		json_decref(list);
 		return NULL;
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
-		const struct tool *t = &tools[i];
-		json_t *tool = json_pack("{ss ss ss so* so* s{sb sb sb sb}}",
-					 "name", t->name, "title", t->title,
-					 "description", t->description,
-					 "inputSchema", input_schema(t),
-					 "outputSchema", output_schema(t),
-					 "annotations", "readOnlyHint", t->read_only,
-					 "destructiveHint", 0, "idempotentHint", t->read_only,
-					 "openWorldHint", 0);
+	}
+	for (int i = TBL_MCPTOOL_INVALID + 1; i < TBL_MCPTOOL__COUNT; i++) {
+		const struct tbl_mcptool_row *t = &tbl_mcptools[i];
+		char *desc = tool_description((enum tbl_mcptool)i);
+		json_t *tool = desc ? json_pack("{ss ss ss so* s{sb sb sb sb}}",
+						"name", t->name, "title", tool_docs[i].title,
+						"description", desc,
+						"inputSchema", input_schema(t),
+						"annotations", "readOnlyHint", t->read_only,
+						"destructiveHint", 0, "idempotentHint", t->read_only,
+						"openWorldHint", 0) : NULL;
 
+		sw_free(desc);
 		if (tool == NULL || json_object_get(tool, "inputSchema") == NULL ||
-		    json_object_get(tool, "outputSchema") == NULL ||
 		    json_array_append_new(list, tool) < 0) {
 			json_decref(list);
 			return NULL;
@@ -216,65 +318,68 @@ json_t *mcp_tools_list(void)
 	return doc;
 }
 
+/* ---- tools/call ---- */
+
 /* Text owned for the duration of one call (JSON documents re-encoded). */
 struct owned {
 	char *outcome;
 	char *source;
 };
 
-static int type_error(char *msg, size_t msglen, const struct tool *t, const struct arg *a,
-		      const char *want)
+static int type_error(char *msg, size_t msglen, const struct tbl_mcptool_row *t,
+		      enum tbl_mcparg a, const char *want)
 {
-	snprintf(msg, msglen, "tool %s: argument %s must be %s", t->name, a->name, want);
+	snprintf(msg, msglen, "tool %s: argument %s must be %s", t->name, tbl_mcpargs[a].name, want);
 	return -32602;
 }
 
-static int decode_arg(struct mcp_op_request *r, struct owned *own, const struct tool *t,
-		      enum arg_id id, json_t *v, char *msg, size_t msglen)
+static int decode_arg(struct mcp_op_request *r, struct owned *own, const struct tbl_mcptool_row *t,
+		      enum tbl_mcparg id, json_t *v, char *msg, size_t msglen)
 {
-	const struct arg *a = &args[id];
 	const char *s = json_string_value(v);
 	size_t len = json_string_length(v);
 
-	switch (a->kind) {
-	case KIND_STRING:
+	switch (tbl_mcpargs[id].kind) {
+	case TBL_MCPKIND_STRING:
 		if (!json_is_string(v))
-			return type_error(msg, msglen, t, a, "a string");
+			return type_error(msg, msglen, t, id, "a string");
 		if (strlen(s) != len)
-			return type_error(msg, msglen, t, a, "a string without NUL characters");
+			return type_error(msg, msglen, t, id, "a string without NUL characters");
 		break;
-	case KIND_BYTES:
+	case TBL_MCPKIND_BYTES:
 		if (!json_is_string(v))
-			return type_error(msg, msglen, t, a, "a string");
+			return type_error(msg, msglen, t, id, "a string");
 		break;
-	case KIND_BOOL:
+	case TBL_MCPKIND_SWITCH:
 		if (!json_is_boolean(v))
-			return type_error(msg, msglen, t, a, "true or false");
+			return type_error(msg, msglen, t, id, "true or false");
 		break;
-	case KIND_INTEGER:
+	case TBL_MCPKIND_INTEGER:
 		if (!json_is_integer(v))
-			return type_error(msg, msglen, t, a, "an integer");
+			return type_error(msg, msglen, t, id, "an integer");
 		break;
-	case KIND_DOCUMENT:
+	case TBL_MCPKIND_DOCUMENT:
 		if ((own->outcome = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY)) == NULL)
 			return -32603;
 		break;
-	case KIND_SOURCE:
+	case TBL_MCPKIND_SOURCE:
 		if (json_is_object(v)) {
 			if ((own->source = json_dumps(v, JSON_COMPACT)) == NULL)
 				return -32603;
 		} else if (!json_is_string(v) || strlen(s) != len) {
-			return type_error(msg, msglen, t, a, "an envelope object or a file path");
+			return type_error(msg, msglen, t, id, "an envelope object or a file path");
 		}
+		break;
+	case TBL_MCPKIND_NONE:
 		break;
 	}
 	switch (id) {
-	case ARG_RUN_ID: r->run_id = s; break;
-	case ARG_ACTION_ID: r->action_id = s; break;
-	case ARG_GOAL: r->goal = s; r->goal_len = len; break;
-	case ARG_BUDGET: r->budget_given = 1; r->budget = json_integer_value(v); break;
-	case ARG_NO_REVIEW: r->no_review = json_is_true(v); break;
-	case ARG_SOURCE:
+	case TBL_MCPARG_RUN_ID: r->run_id = s; break;
+	case TBL_MCPARG_ACTION_ID: r->action_id = s; break;
+	case TBL_MCPARG_GOAL: r->goal = s; r->goal_len = len; break;
+	case TBL_MCPARG_BUDGET: r->budget_given = 1; r->budget = json_integer_value(v); break;
+	case TBL_MCPARG_NO_REVIEW: r->no_review = json_is_true(v); break;
+	case TBL_MCPARG_SOURCE:
 		if (own->source) {
 			r->source_bytes = own->source;
 			r->source_len = strlen(own->source);
@@ -282,25 +387,32 @@ static int decode_arg(struct mcp_op_request *r, struct owned *own, const struct 
 			r->source_path = s;
 		}
 		break;
-	case ARG_OUTCOME: r->outcome = own->outcome; r->outcome_len = strlen(own->outcome); break;
-	case ARG_TEXT: r->text = s; r->text_len = len; break;
-	case ARG_CONFIRM_DESTRUCTIVE: r->confirm_destructive = json_is_true(v); break;
-	case ARG_SCOPE_SHA256: r->scope_sha256 = s; break;
-	case ARG_SECTION: r->section = s; break;
-	case ARG_USE_PINNED_SOURCE: r->use_pinned_source = json_is_true(v); break;
-	case ARG_SOURCE_CHOICE: r->source_choice = s; break;
-	case ARG_CANDIDATE: r->candidate = s; break;
-	case ARG__COUNT: break;
+	case TBL_MCPARG_OUTCOME: r->outcome = own->outcome; r->outcome_len = strlen(own->outcome); break;
+	case TBL_MCPARG_TEXT: r->text = s; r->text_len = len; break;
+	case TBL_MCPARG_CONFIRM_DESTRUCTIVE: r->confirm_destructive = json_is_true(v); break;
+	case TBL_MCPARG_SCOPE_SHA256: r->scope_sha256 = s; break;
+	case TBL_MCPARG_SECTION: r->section = s; break;
+	case TBL_MCPARG_USE_PINNED_SOURCE: r->use_pinned_source = json_is_true(v); break;
+	case TBL_MCPARG_SOURCE_CHOICE: r->source_choice = s; break;
+	case TBL_MCPARG_CANDIDATE: r->candidate = s; break;
+	case TBL_MCPARG_ROOT: r->root = s; break;
+	case TBL_MCPARG_REFRESH: r->refresh = json_is_true(v); break;
+	case TBL_MCPARG_TOOL: r->tool = s; break;
+	case TBL_MCPARG_SURFACE: r->surface = s; break;
+	case TBL_MCPARG_INVALID:
+	case TBL_MCPARG_JSON:
+	case TBL_MCPARG__COUNT:
+		break;
 	}
 	return 0;
 }
 
-int mcp_tools_call(json_t **result, const json_t *params, const char *root, char *msg,
-		   size_t msglen)
+int mcp_tools_call(json_t **result, const json_t *params, const char *root,
+		   const struct adapter_text *texts, char *msg, size_t msglen)
 {
 	struct mcp_op_request req;
 	struct owned own = { NULL, NULL };
-	const struct tool *t;
+	const struct tbl_mcptool_row *t;
 	json_t *name = json_object_get(params, "name");
 	json_t *arguments = json_object_get(params, "arguments"), *v;
 	const char *key;
@@ -320,15 +432,16 @@ int mcp_tools_call(json_t **result, const json_t *params, const char *root, char
 		return -32602;
 	}
 	mcp_op_request_init(&req);
-	req.op = t->op;
+	req.op = (enum tbl_mcptool)(t - tbl_mcptools);
 	req.root = root;
+	req.texts = texts;
 	json_object_foreach((json_t *)arguments, key, v) {
 		int id;
 
-		for (id = 0; id < ARG__COUNT; id++)
-			if ((t->accepts & BIT(id)) && strcmp(args[id].name, key) == 0)
+		for (id = TBL_MCPARG_INVALID + 1; id < TBL_MCPARG__COUNT; id++)
+			if ((t->accepts & BIT(id)) && strcmp(tbl_mcpargs[id].name, key) == 0)
 				break;
-		if (id == ARG__COUNT) {
+		if (id == TBL_MCPARG__COUNT) {
 			snprintf(msg, msglen, "tool %s has no argument %s", t->name, key);
 			rc = -32602;
 			goto out;
@@ -336,7 +449,7 @@ int mcp_tools_call(json_t **result, const json_t *params, const char *root, char
 		/* A null argument is one left out, as an absent flag. */
 		if (json_is_null(v))
 			continue;
-		if ((rc = decode_arg(&req, &own, t, (enum arg_id)id, v, msg, msglen)) != 0)
+		if ((rc = decode_arg(&req, &own, t, (enum tbl_mcparg)id, v, msg, msglen)) != 0)
 			goto out;
 	}
 	if ((*result = mcp_tool_result_of(&req)) == NULL) {

@@ -1,13 +1,16 @@
 #!/usr/bin/python3
 """Writes the man pages and the bash, zsh and fish completions of slipway
-from the CLI's own tables: `gencli.py REFERENCE VERSION_H OUTDIR`.
+from the CLI's own tables: `gencli.py REFERENCE VERSION_H OUTDIR [MCP]`.
 
 REFERENCE is the output of `slipway _reference` (one JSON line per command,
 printed from cli/commands.def and cli/flags.def by the same code as
 `slipway CMD --help`); VERSION_H is build/gen/version.h (version and date
 for the page footers).  The EXIT STATUS sections are the rows of
-tables/exit_statuses.def.  Pages go to OUTDIR/man, completions to
-OUTDIR/completion."""
+tables/exit_statuses.def.  MCP holds what `slipway mcp` answers to
+initialize, tools/list, resources/list and resources/templates/list (one
+JSON-RPC message a line): slipway-mcp(1) lists those tools and resources,
+with the protocol versions of mcp/server.c.  Pages go to OUTDIR/man,
+completions to OUTDIR/completion."""
 
 import json
 import os
@@ -23,6 +26,25 @@ def exit_statuses():
 
 EXIT_STATUS = exit_statuses()
 
+
+def mcp_versions():
+    """The MCP protocol versions `slipway mcp` serves, newest first (mcp/server.c)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mcp", "server.c")
+    with open(path, encoding="utf-8") as f:
+        m = re.search(r"mcp_protocol_versions\[\]\s*=\s*\{([^}]*)\}", f.read())
+    return re.findall(r'"([^"]+)"', m.group(1))
+
+
+def mcp_reference(path):
+    """The results of the server's answers, by request id."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            d = json.loads(line)
+            if "id" in d:
+                out[d["id"]] = d["result"]
+    return out
+
 ROOT_TEXT = """slipway is a local command-line tool that an AI coding host drives one
 bounded Action at a time (orient, clarify, implement, review, summarize).
 The host does the work and submits a strict JSON Outcome; slipway validates
@@ -36,9 +58,20 @@ FILES = [
      "one Run: its append-only journal, run.json and the pinned source materials"),
     ("/usr/share/slipway/schemas/",
      "the JSON Schemas of every document slipway prints or reads"),
-    ("/usr/share/doc/slipway/en/index.md",
-     "the documentation (also in zh/ and ja/): guides, concepts, architecture, reference"),
+    ("/usr/share/doc/slipway/",
+     "the documentation, in English (en/), Chinese (zh/) and Japanese (ja/), and its diagrams"),
 ]
+
+MCP_TEXT = """slipway mcp is a Model Context Protocol server for AI coding hosts that
+speak MCP.  It reads newline-delimited JSON-RPC 2.0 messages on stdin and
+writes its answers on stdout; its log goes to stderr.  It serves the
+protocol versions %s; a client asking for another is answered with %s."""
+
+MCP_TOOLS_TEXT = """Each tool runs the same operation as the slipway command named in its
+description, in the same process and through the same code: the same
+lock, journal, replay and errors.  A result's structuredContent is
+exactly the JSON document that command prints, next included; a refusal
+is a result with isError true carrying the command's cliError."""
 
 
 def load(path):
@@ -107,7 +140,34 @@ def header(name, summary, ver, date):
             ".SH NAME", "%s \\- %s" % (esc(name), esc(summary))]
 
 
-def page_for(cmd, ver, date, all_names):
+def mcp_sections(ref):
+    """DESCRIPTION's extra paragraphs, TOOLS and RESOURCES of slipway-mcp(1)."""
+    versions = mcp_versions()
+    init = ref[1]
+    out = [".PP", esc(MCP_TEXT % (", ".join(versions), versions[0])),
+           ".PP", "It tells its clients:", ".RS 4", esc(init["instructions"]), ".RE",
+           ".SH TOOLS", esc(MCP_TOOLS_TEXT)]
+    for t in ref[2]["tools"]:
+        schema = t["inputSchema"]
+        required = set(schema.get("required", []))
+        ro = " (read-only)" if t.get("annotations", {}).get("readOnlyHint") else ""
+        out += [".TP", "\\fB%s\\fR \\- %s%s" % (esc(t["name"]), esc(t["title"]), ro),
+                esc(t["description"])]
+        for arg, spec in schema["properties"].items():
+            out += [".br", "\\fI%s\\fR%s: %s" % (esc(arg), " (required)" if arg in required else "",
+                                              esc(spec.get("description", "")))]
+    out += [".SH RESOURCES", "Run status and materials are also read-only resources (resources/read):"]
+    for r in ref[3]["resources"]:
+        out += [".TP", "\\fI%s\\fR" % esc(r["uri"]), esc(r["description"])]
+    for r in ref[4]["resourceTemplates"]:
+        out += [".TP", "\\fI%s\\fR" % esc(r["uriTemplate"]), esc(r["description"])]
+    out += [".SH REGISTRATION",
+            esc("slipway install --tool HOST --mcp registers this server in the project-level MCP "
+                "configuration the host documents; see slipway-install(1).")]
+    return out
+
+
+def page_for(cmd, ver, date, all_names, mcp=None):
     name = "slipway-" + cmd["path"]
     see = ["slipway"] + [n for n in all_names if n != name]
     out = header(name, cmd["summary"], ver, date)
@@ -128,6 +188,8 @@ def page_for(cmd, ver, date, all_names):
     else:
         out += [".SH SYNOPSIS", ".B slipway", esc(cmd["use"])]
         out += [".SH DESCRIPTION", esc(cmd["summary"]) + "."]
+        if cmd["path"] == "mcp" and mcp:
+            out += mcp_sections(mcp)
         out += [".SH OPTIONS"] + option_lines(cmd["options"]) + examples(cmd["examples"])
     return "\n".join(out + common_tail(see)) + "\n"
 
@@ -313,8 +375,9 @@ def main():
     out = sys.argv[3]
     names = ["slipway-" + c["path"] for c in cmds]
     write(os.path.join(out, "man", "slipway.1"), root_page(root, cmds, ver, date))
+    mcp = mcp_reference(sys.argv[4]) if len(sys.argv) > 4 else None
     for c in cmds:
-        write(os.path.join(out, "man", "slipway-%s.1" % c["path"]), page_for(c, ver, date, names))
+        write(os.path.join(out, "man", "slipway-%s.1" % c["path"]), page_for(c, ver, date, names, mcp))
     write(os.path.join(out, "completion", "slipway.bash"), bash(root, cmds))
     write(os.path.join(out, "completion", "_slipway"), zsh(root, cmds))
     write(os.path.join(out, "completion", "slipway.fish"), fish(root, cmds))

@@ -7,8 +7,8 @@
 #include <jansson.h>
 
 #include "io/adapters/adapter_doctor.h"
-#include "io/store/store.h"
 #include "io/git/vcs.h"
+#include "service/svc.h"
 
 /* The worktree containing `raw` (or the cwd when NULL/""): *root and
  * *common (the Git common dir) are sw_malloc'd on success.  On failure the
@@ -21,8 +21,7 @@ static int worktree(char **root, char **common, const char *raw)
 	*root = *common = NULL;
 	if (vcs_discover(&id, raw, &err) < 0) {
 		vcs_identity_release(&id);
-		return svc_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0,
-				err.msg[0] ? err.msg : "not inside a Git worktree", NULL, raw, NULL);
+		return svc_discover_failed(&err, raw);
 	}
 	*root = sw_strdup(id.worktree_root);
 	*common = sw_strdup(id.git_common_dir);
@@ -195,26 +194,6 @@ static json_t *doctor_json(const struct adapter_checks *c)
 	return checks ? json_pack("{s:i, s:o}", "contract_version", 2, "checks", checks) : NULL;
 }
 
-/* The store's part of doctor: the directories under runs/ that hold no
- * Run.  A store that cannot be read is left to the other checks. */
-static void store_facts(struct adapter_store_facts *out, char ***names, size_t *n,
-			const char *common)
-{
-	struct sw_error e = SW_ERROR_INIT;
-	struct store *s = NULL;
-
-	*names = NULL;
-	*n = 0;
-	if (common != NULL && store_open(&s, common, false, &e) == 0 &&
-	    store_debris(names, n, s, &e) < 0) {
-		*names = NULL;
-		*n = 0;
-	}
-	store_free(s);
-	out->debris = *names;
-	out->ndebris = *n;
-}
-
 /* list, or with `doctor` doctor: what *found receives, and unless
  * `human` its document. */
 static int inspect(const struct svc_adapter_request *req, struct svc_adapters_found *found,
@@ -224,15 +203,12 @@ static int inspect(const struct svc_adapter_request *req, struct svc_adapters_fo
 	char *root = NULL, *common = NULL;
 	json_t *doc = NULL;
 	struct adapter_store_facts store = { NULL, 0 };
-	char **debris = NULL;
-	size_t ndebris = 0;
 	int rc;
 
 	if ((rc = worktree(&root, &common, req->root)) != 0)
 		return rc;
-	if (doctor)
-		store_facts(&store, &debris, &ndebris, common);
-	if ((doctor ? adapter_doctor(&found->checks, root, common, &store, req->texts, &err)
+	if ((doctor && svc_doctor_store_facts(&store, common) < 0) ||
+	    (doctor ? adapter_doctor(&found->checks, root, common, &store, req->texts, &err)
 		    : adapter_list(found->hosts, root, req->texts, &err)) < 0 ||
 	    (!req->human && (doc = doctor ? doctor_json(&found->checks)
 					  : list_json(found->hosts)) == NULL))
@@ -241,7 +217,7 @@ static int inspect(const struct svc_adapter_request *req, struct svc_adapters_fo
 			       err.msg[0] ? err.msg : "out of memory", NULL);
 	else if (!req->human)
 		rc = print_doc(doc);
-	store_list_free(debris, ndebris);
+	svc_doctor_store_facts_release(&store);
 	sw_free(root);
 	sw_free(common);
 	return rc;

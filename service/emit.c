@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "io/git/vcs.h"
 #include "io/util/err.h"
 #include "io/util/json.h"
 
@@ -156,7 +157,7 @@ int svc_fail(enum tbl_err code, int exit_override, const char *message,
 	if (doc == NULL ||
 	    json_object_set_new(doc, "contract_version", json_integer(2)) < 0 ||
 	    json_object_set_new(doc, "code", json_string(tbl_err_wire[code])) < 0 ||
-	    json_object_set_new(doc, "message", json_string(message)) < 0 ||
+	    json_object_set_new(doc, "message", sw_json_text(message)) < 0 ||
 	    json_object_set_new(doc, "next", next_to_json(next)) < 0 ||
 	    json_object_set_new(doc, "exit_code", json_integer(exit_code)) < 0 ||
 	    (details && json_object_set(doc, "details", (json_t *)details) < 0) ||
@@ -184,4 +185,9 @@ int svc_fail_inspect(enum tbl_err code, const char *message, const char *root,
 	rc = svc_fail(code, 0, message, n, root, NULL);
 	next_free(n);
 	return rc;
+}
+
+const char *svc_config_warning(size_t i)
+{
+	return vcs_config_warning(i);
 }

@@ -65,4 +65,10 @@ int svc_fail(enum tbl_err code, int exit_override, const char *message,
 int svc_fail_inspect(enum tbl_err code, const char *message, const char *root,
 		     const char *run);
 
+/* The i-th Git configuration file left out because it could not be read
+ * (a HOME the user may not enter), as a sentence, or NULL past the last:
+ * for the front ends to show a person (human output, the MCP log), never
+ * in a document. */
+const char *svc_config_warning(size_t i);
+
 #endif

@@ -170,8 +170,17 @@ int svc__input_facts(struct mctx *c, struct gathered *g, const char *now,
 			if (req && strcmp(req->scope_sha256, m->scope) == 0)
 				f |= FSM_F(SCOPE_MATCH);
 		}
-		if (run_machine(r).state == FSM_ST_PAUSED_DESTRUCTIVE && !run_request_verifies(req))
-			f |= FSM_F(REQUEST_INVALID);
+		if (run_machine(r).state == FSM_ST_PAUSED_DESTRUCTIVE) {
+			static const uint64_t fault_fact[] = {
+				[RUN_REQUEST_SOUND] = 0,
+				[RUN_REQUEST_MISSING] = FSM_F(REQUEST_MISSING),
+				[RUN_REQUEST_INVALID] = FSM_F(REQUEST_INVALID),
+				[RUN_REQUEST_CHANGED] = FSM_F(SCOPE_CHANGED),
+				[RUN_REQUEST_GRANT_HELD] = FSM_F(GRANT_HELD),
+			};
+
+			f |= fault_fact[run_request_fault(rec)];
+		}
 		if (cur && cur->outcome && cur->outcome->pause &&
 		    run_supersedes_invalid(r, cur->outcome->pause->supersedes_answer_action_id))
 			f |= FSM_F(SUPERSEDE_INVALID);

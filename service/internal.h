@@ -17,6 +17,7 @@
  * Calls go one way, down this list's dependencies: mutate -> facts, load,
  * listing, failure; listing -> load, state, failure; everything -> failure. */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -79,6 +80,9 @@ struct context_reader {
 	struct svc *d;
 	const char *run_id;
 	struct sw_error err;	/* why a context could not be read */
+	/* status only: the contexts that could not be read, "sha256:...:
+	 * why" each, shown in their place as a note (NULL: fail instead) */
+	json_t *damaged;
 };
 
 /* The listing summary of `r` (store_mutation_set_summary), written with
@@ -111,6 +115,12 @@ int svc__check_workspace(const struct svc *d, const struct run *r);
 
 /* The unavailableRun code for a Run that cannot be listed. */
 const char *svc__unavailable_code(const struct sw_error *err);
+
+/* A run directory whose name is not the run id its journal records (a
+ * copied or renamed directory) holds no Run of that name (the reference's
+ * journal identity mismatch): true, with `err` set to run_journal_invalid
+ * saying so. */
+bool svc__misnamed(const struct run *r, const char *dir, struct sw_error *err);
 
 void svc__observe_now(const struct svc *d, const struct run *r, struct git_now *g);
 

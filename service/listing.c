@@ -90,21 +90,6 @@ static void sort_runs(json_t *runs)
 	sw_free(v);
 }
 
-/* Reads back the context of `action` (or NULL), as the runStatus would to
- * inline it; the bytes are dropped. */
-static int context_readable(struct context_reader *cr, const struct run_action *action)
-{
-	const char *digest = action ? action->context_sha256 : NULL;
-	char *text;
-
-	if (digest == NULL)
-		return 0;
-	if ((text = svc__read_context(digest, cr)) == NULL)
-		return -1;
-	sw_free(text);
-	return 0;
-}
-
 /* The fields the human listing prints, from a Run's record (new
  * reference, or NULL on ENOMEM). */
 static json_t *brief_entry(const struct run_record *rec)
@@ -116,28 +101,16 @@ static json_t *brief_entry(const struct run_record *rec)
 }
 
 /* The listing entry of a local Run: its runStatus, or with `brief` only
- * the fields the human listing prints, after reading back every context
- * the runStatus would inline, so that a Run is unavailable in both
- * listings alike.  NULL with `err` set on failure. */
+ * the fields the human listing prints.  A context that cannot be read
+ * back hides nothing: the runStatus shows a note in its place.  NULL with
+ * `err` set on failure. */
 static json_t *list_entry(struct svc *d, const struct run *r, int brief, struct sw_error *err)
 {
-	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
-	const struct run_record *rec = run_record(r);
 	json_t *e;
-	int rc;
 
 	if (!brief)
-		return svc_status_json(d, r, err);
-	rc = context_readable(&cr, rec->current_action);
-	for (size_t i = 0; i < rec->n_actions && rc == 0; i++)
-		rc = context_readable(&cr, &rec->actions[i].action);
-	if (rc < 0) {
-		sw_error_set(err, cr.err.code ? cr.err.code : SW_ENOMEM,
-			     "the current Action's context cannot be read from the run's materials: %s",
-			     cr.err.msg);
-		return NULL;
-	}
-	if ((e = brief_entry(rec)) == NULL)
+		return svc_status_json(d, r, NULL, err);
+	if ((e = brief_entry(run_record(r))) == NULL)
 		sw_error_set(err, SW_ENOMEM, "out of memory");
 	return e;
 }
@@ -252,6 +225,14 @@ int svc_list(struct svc *d, struct svc_listing *out, int brief)
 					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
 							svc__unavailable_code(&err), "detail",
 							err.msg[0] ? err.msg : "the run header cannot be read"));
+			run_free(h.run);
+			continue;
+		}
+		if (h.run && svc__misnamed(h.run, ids[i], &err)) {
+			json_array_append_new(out->unavailable,
+					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code",
+							tbl_err_wire[TBL_ERR_RUN_JOURNAL_INVALID],
+							"detail", err.msg));
 			run_free(h.run);
 			continue;
 		}

@@ -79,6 +79,16 @@ const char *svc__unavailable_code(const struct sw_error *err)
 	return "run_journal_invalid";
 }
 
+bool svc__misnamed(const struct run *r, const char *dir, struct sw_error *err)
+{
+	if (strcmp(run_id(r), dir) == 0)
+		return false;
+	sw_error_proto(err, TBL_ERR_RUN_JOURNAL_INVALID, "run journal identity mismatch: the "
+		       "run directory '%s' holds the journal of run '%s' (a copied or renamed "
+		       "run directory is not a Run)", dir, run_id(r));
+	return true;
+}
+
 int svc_load(struct svc *d, const char *run_id_arg, struct run **out,
 		int quiet, enum tbl_err *code)
 {
@@ -88,7 +98,7 @@ int svc_load(struct svc *d, const char *run_id_arg, struct run **out,
 
 	*out = NULL;
 	if (store_visit(d->store, run_id_arg, replay_visit, &r, NULL, &err) < 0 || r == NULL ||
-	    run_check(r, &err) < 0) {
+	    run_check(r, &err) < 0 || svc__misnamed(r, run_id_arg, &err)) {
 		enum tbl_err c = err.proto;
 
 		run_free(r);

@@ -103,12 +103,16 @@ static json_t *section_json(const struct run_section *sec, const char *markdown)
 			 "markdown", markdown);
 }
 
-/* status RUN --section KEY: the pinned chapter, in any Run state. */
+/* status RUN --section KEY: the pinned chapter, in any Run state; with
+ * SVC_MATERIAL_CANDIDATE the chapter of the source candidate that waits
+ * (text only). */
 static int pinned_material(struct svc *d, const struct run *r, const char *section,
-			   int human)
+			   unsigned how)
 {
 	const struct run_record *rec = run_record(r);
 	const struct run_pinned_source *pinned = rec->pinned_source;
+	const struct run_source_candidate *cand = rec->source_candidate;
+	const int from_candidate = (how & SVC_MATERIAL_CANDIDATE) != 0;
 	const struct run_section *sec;
 	char *markdown = NULL;
 	json_t *doc = NULL;
@@ -117,21 +121,35 @@ static int pinned_material(struct svc *d, const struct run *r, const char *secti
 	if (pinned == NULL)
 		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_UNAVAILABLE,
 				     "an ad-hoc Run pins no source");
+	if (from_candidate && (cand == NULL || cand->snapshot == NULL))
+		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_UNAVAILABLE,
+				     cand ? "the source candidate that waits is invalid and holds no sections"
+					  : "no source candidate waits for a choice in this Run");
+	if (from_candidate)
+		pinned = cand->snapshot;
 	if ((sec = run_section_find(pinned->sections, pinned->n_sections, section)) == NULL) {
 		char msg[200];
 
-		snprintf(msg, sizeof(msg), "the Run pins no section \"%s\"", section);
+		snprintf(msg, sizeof(msg), from_candidate ? "the source candidate has no section \"%s\""
+						       : "the Run pins no section \"%s\"", section);
 		return fail_material(d, run_id(r), TBL_ERR_MATERIAL_SECTION_NOT_FOUND, msg);
 	}
 	if ((rc = read_section(d, r, sec, &markdown)) != 0)
 		return rc;
-	if (human) {
+	if (how & SVC_MATERIAL_HUMAN) {
 		/* Say plainly that this is an inspection, not an Action. */
-		fprintf(svc_out(), "Run %s (%s): pinned section \"%s\", role %s.\n"
-		       "Section revision: %s\nRequirements revision: %s\n"
-		       "Pinned text for reading only; it authorizes no work.\n\n# %s\n\n%s",
-		       run_id(r), tbl_runstate_wire[rec->state], sec->key, sec->role,
-		       sec->section_revision, pinned->requirements_revision, sec->title, markdown);
+		if (from_candidate)
+			fprintf(svc_out(), "Run %s (%s): source candidate %s, section \"%s\", role %s.\n"
+			       "Section revision: %s\nRequirements revision: %s\n"
+			       "Candidate text for reading only; it is not adopted and authorizes no work.\n\n# %s\n\n%s",
+			       run_id(r), tbl_runstate_wire[rec->state], cand->candidate_id, sec->key, sec->role,
+			       sec->section_revision, pinned->requirements_revision, sec->title, markdown);
+		else
+			fprintf(svc_out(), "Run %s (%s): pinned section \"%s\", role %s.\n"
+			       "Section revision: %s\nRequirements revision: %s\n"
+			       "Pinned text for reading only; it authorizes no work.\n\n# %s\n\n%s",
+			       run_id(r), tbl_runstate_wire[rec->state], sec->key, sec->role,
+			       sec->section_revision, pinned->requirements_revision, sec->title, markdown);
 		rc = fflush(svc_out()) == EOF ? SVC_EXIT_DEFECT : 0;
 	} else {
 		doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:o}", "contract_version", 2,
@@ -148,7 +166,7 @@ static int pinned_material(struct svc *d, const struct run *r, const char *secti
 }
 
 int svc_material(struct svc *d, const char *run_id_arg, const char *action_id,
-		    const char *section, int human)
+		    const char *section, unsigned how)
 {
 	const struct run_action_record *rec;
 	const struct run_requirements *reqs;
@@ -166,7 +184,7 @@ int svc_material(struct svc *d, const char *run_id_arg, const char *action_id,
 	if ((rc = svc_load(d, run_id_arg, &r, 0, NULL)) != 0)
 		return rc;
 	if (action_id == NULL) {
-		rc = pinned_material(d, r, section, human);
+		rc = pinned_material(d, r, section, how);
 		goto out;
 	}
 	if ((rec = run_record_action(run_record(r), action_id)) == NULL) {

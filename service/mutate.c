@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "service/emit.h"
+#include "service/report.h"
 #include "io/util/json.h"
 #include "io/wire/outcome.h"
 #include "io/store/run_check.h"
@@ -241,6 +242,35 @@ static int reject(struct mctx *c, const struct gathered *g, struct sw_error *err
 	return sw_error_set(err, SW_ECONFLICT, "%s", msg);
 }
 
+/* The reply to a mutation shows the current Action of the Run it leaves
+ * (svc_print_state), context included: when that context was stored
+ * earlier and can no longer be read back from materials/, the mutation is
+ * refused before anything is written (material_unavailable), rather than
+ * committed with a reply it cannot give.  Nothing else needs the
+ * materials of earlier Actions. */
+static int reply_readable(struct mctx *c, const struct run *r, struct sw_error *err)
+{
+	const struct run_action *cur = run_record(r)->current_action;
+	struct context_reader cr = { c->d, run_id(r), SW_ERROR_INIT, NULL };
+	char *text, *msg;
+
+	if (cur == NULL || cur->context_sha256 == NULL)
+		return 0;
+	if ((text = svc__read_context(cur->context_sha256, &cr)) != NULL) {
+		sw_free(text);
+		return 0;
+	}
+	if (cr.err.code == SW_ENOMEM ||
+	    (msg = sw_asprintf("the reply would show the current Action %s, whose context (material "
+			       "%s) cannot be read back: %s; nothing was changed", cur->action_id,
+			       cur->context_sha256, cr.err.msg)) == NULL)
+		return sw_error_set(err, SW_ENOMEM, "out of memory");
+	c->exit = svc__fail_run(c->d, TBL_ERR_MATERIAL_UNAVAILABLE, msg, c->run);
+	sw_error_set(err, SW_ECONFLICT, "%s", msg);
+	sw_free(msg);
+	return err->code;
+}
+
 /* The one decision of a mutation: gather the facts, observe Git when the
  * tables ask for it, step once, then carry out what the row says. */
 static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *err)
@@ -251,6 +281,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	struct run_effects fx = { 0 };
 	struct git_now g = { 0 }, fin = { 0 };
 	struct gathered gf = { 0 };
+	struct sw_owned installed = { 0 };
 	struct run *after = NULL;
 	const struct run_source_candidate *waiting;
 	json_t *delta = NULL;
@@ -263,6 +294,15 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		return sw_error_proto(err, TBL_ERR_RUNTIME_ERROR, "the run journal is empty");
 	if ((rc = run_check(c->run, err)) < 0)
 		return rc;
+	if (svc__misnamed(c->run, m->run_id, err)) {
+		/* As the reference's header check, before any change: a
+		 * runtime_error pointing at the status that explains it. */
+		struct next *n = svc__inspect_next(c->d, m->run_id);
+
+		c->exit = svc_fail(TBL_ERR_RUNTIME_ERROR, 0, err->msg, n, c->d->ws.worktree_root, NULL);
+		next_free(n);
+		return err->code;
+	}
 #ifdef SW_TESTING
 	if (c->resumed)
 		check_resumed(c);
@@ -320,10 +360,14 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	fx.choice = tbl_event_choice[m->event];
 	fx.prior_receipt = gf.receipt;
 	fx.prior_result = gf.result;
+	if ((rc = svc_report_installed(&installed, c->d, &m->step, err)) < 0)
+		goto out;
+	fx.installed = &installed;
 	if (m->step.verdict == FSM_IDEMPOTENT) {
 		/* A replay answers with the Run as it is, shaped by the row's
 		 * effects; nothing is written. */
-		if ((rc = run_apply_replay(c->run, &m->step, &fx, err)) < 0)
+		if ((rc = run_apply_replay(c->run, &m->step, &fx, err)) < 0 ||
+		    (rc = reply_readable(c, c->run, err)) < 0)
 			goto out;
 		m->run = c->run;
 		c->run = NULL;
@@ -337,7 +381,8 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		goto out;
 	if ((rc = append_event(sm, c->run, after, m->step.journal, m->step.rule, &c->d->contexts,
 				 &delta, err)) < 0 ||
-	    (rc = add_projection(c, sm, after, m->step.journal, delta, err)) < 0)
+	    (rc = add_projection(c, sm, after, m->step.journal, delta, err)) < 0 ||
+	    (rc = reply_readable(c, after, err)) < 0)
 		goto out;
 	c->apply_error = m->step.verdict == FSM_APPLY_ERROR;
 	m->run = after;
@@ -351,6 +396,7 @@ out:
 	}
 #endif
 	svc__gathered_release(&gf);
+	sw_owned_release(&installed);
 	json_decref(delta);
 	run_free(after);
 	svc__git_now_release(&g);

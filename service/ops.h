@@ -123,15 +123,21 @@ struct svc_status_request {
 	const char *run_id;
 	const char *section;
 	int section_given;
+	int candidate;			/* --candidate: the section of the waiting
+					 * source candidate (text only) */
 	int human;
+	int markdown;			/* --markdown: the report as Markdown */
 };
 
 /* One Run (run, its runStatus document doc and, with `human`, its next
- * choices) or the listing (listed); all zero when nothing was found. */
+ * choices and the report: text, or Markdown with `markdown`) or the
+ * listing (listed); all zero when nothing was found. */
 struct svc_status_found {
 	struct run *run;
 	struct json_t *doc;
+	struct json_t *damaged;		/* materials that could not be read (svc_status_json) */
 	struct next *next;
+	char *report;
 	int listed;
 	struct svc_listing list;
 };
@@ -140,7 +146,8 @@ int svc_op_status(const struct svc_status_request *req, struct svc_status_found 
 		  struct svc_result *res);
 
 /* The human text of what svc_op_status found with `human`: one Run (its
- * facts, the report so far, the next choices) or the listing.  sw_malloc'd;
+ * report, rendered by svc_op_status: io/store/run_report.c) or the
+ * listing.  sw_malloc'd;
  * NULL when out of memory or when nothing was found (service/report.c). */
 char *svc_status_text(const struct svc_status_found *found);
 void svc_status_found_release(struct svc_status_found *found);

@@ -1,128 +1,59 @@
-/* The human text of status: one Run (its facts, the report so far, the
- * next choices) or the listing, one line per Run.  Every human rendering
- * of a Run's record is here; cli/cmd_status.c only prints it. */
+/* The human text of status: one Run's report (io/store/run_report.c, with
+ * what the service knows beside the record: the Git observations the
+ * record keeps and the files slipway's install wrote) or the listing, one
+ * line per Run.  cli/cmd_status.c only prints it.  Also the installed files
+ * a mutation hands to the Run's briefs and final summary. */
 
-#include "service/ops.h"
+#include "service/report.h"
 
 #include <string.h>
 
 #include <jansson.h>
 
+#include "io/adapters/adapter.h"
+#include "io/git/observe.h"
+#include "io/store/run.h"
 #include "io/store/run_record.h"
 #include "io/util/buf.h"
-#include "io/wire/render.h"
+#include "service/ops.h"
+#include "service/svc.h"
 
 static const char *jstr(const json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
 }
 
-/* The waiting question of the current Action (`cur`, may be NULL): its
- * words joined by single spaces; over 200 characters it keeps 199 and ends
- * with an ellipsis. */
-static void question(struct sw_buf *out, const struct run_record *rec,
-		     const struct run_action *cur)
+int svc_report_installed(struct sw_owned *out, const struct svc *d,
+			 const struct fsm_step *st, struct sw_error *err)
 {
-	const struct run_action_record *ar = cur ? run_record_action(rec, cur->action_id) : NULL;
-	struct sw_buf b = SW_BUF_INIT;
-	const char *q = NULL, *p;
-	size_t i, chars = 0, cut = 0;
-	char *text;
-
-	if (ar && ar->outcome && ar->outcome->pause)
-		q = ar->outcome->pause->question;
-	if (q == NULL)
-		return;
-	for (p = q; *p;) {
-		size_t n;
-
-		while (*p && strchr(" \t\n\r\v\f", *p))
-			p++;
-		n = strcspn(p, " \t\n\r\v\f");
-		if (n == 0)
-			break;
-		if (b.len)
-			sw_buf_ch(&b, ' ');
-		sw_buf_add(&b, p, n);
-		p += n;
-	}
-	if ((text = sw_buf_detach(&b)) == NULL)
-		return;
-	for (i = 0; text[i]; i++)
-		if (((unsigned char)text[i] & 0xc0) != 0x80 && ++chars == 200)
-			cut = i;
-	if (chars > 200)
-		sw_buf_fmt(out, "Pending question: %.*s\u2026\n", (int)cut, text);
-	else
-		sw_buf_fmt(out, "Pending question: %s\n", text);
-	sw_free(text);
+	memset(out, 0, sizeof(*out));
+	if (st->issued != FSM_KIND_REVIEW && st->issued != FSM_KIND_SUMMARIZE &&
+	    !(st->ops & (FSM_OP(END) | FSM_OP(END_SKIPPED))))
+		return 0;
+	return adapter_installed(out, d->ws.worktree_root, err);
 }
 
-/* The destructive request a person is asked to confirm: every target and
- * the impact, as the host sent them. */
-static void request(struct sw_buf *out, const struct run_request *req)
+int svc_report(char **out, const struct svc *d, const struct run *r, const struct next *n,
+	       enum run_report_form form, struct sw_error *err)
 {
-	if (req == NULL)
-		return;
-	sw_buf_fmt(out, "Destructive request: %s\nTargets:\n", req->request_id);
-	for (size_t i = 0; i < req->n_targets; i++)
-		sw_buf_fmt(out, "  - %s: %s\n", req->targets[i].kind, req->targets[i].value);
-	sw_buf_fmt(out, "Impact: %s\nScope digest: %s\n", req->impact, req->scope_sha256);
-}
+	struct vcs_observation start = VCS_OBSERVATION_INIT, now = VCS_OBSERVATION_INIT;
+	struct sw_owned installed;
+	struct sw_error ignored = SW_ERROR_INIT;
+	int have_start, have_now, rc;
 
-static void facts(struct sw_buf *out, const struct run_record *rec)
-{
-	/* A stopped or ended Run shows no current Action (as its runStatus). */
-	const struct run_action *cur =
-		rec->state == FSM_RUN_STOPPED || rec->state == FSM_RUN_ENDED ? NULL
-									      : rec->current_action;
-	const struct run_pinned_source *pinned = rec->pinned_source;
-	const struct run_source_candidate *cand = rec->source_candidate;
-
-	sw_buf_fmt(out, "Run: %s\nState: %s\nGoal: %s\nBudget remaining: %lld\n", rec->id,
-		   tbl_runstate_wire[rec->state], rec->goal, rec->remaining_budget);
-	if (pinned)
-		sw_buf_fmt(out, "Pinned source: %s (%s)\nSource revision: %s\nRequirements revision: %s\n",
-			   pinned->canonical_url, pinned->issue_id, pinned->source_revision,
-			   pinned->requirements_revision);
-	if (rec->pause_reason != FSM_PAUSE_NONE)
-		sw_buf_fmt(out, "Pause reason: %s\n", tbl_pause_wire[rec->pause_reason]);
-	question(out, rec, cur);
-	request(out, rec->pending_destructive_request);
-	if (cand) {
-		sw_buf_fmt(out, "Current source candidate: %s (%s, %s)\n", cand->candidate_id,
-			   cand->classification, cand->classification_code);
-		if (cand->classification_error)
-			sw_buf_fmt(out, "Candidate classification: %s\n", cand->classification_error);
-	}
-	if (cur)
-		sw_buf_fmt(out, "Current action: %s (%s)\n", cur->action_id, tbl_kind_wire[cur->kind]);
-	if (rec->summary)
-		sw_buf_fmt(out, "\nSummary:\n%s", rec->summary);
-}
-
-/* One Run as text: its facts, the report so far, then the next choices. */
-static char *one_text(const struct svc_status_found *found)
-{
-	const struct run_record *rec = run_record(found->run);
-	struct sw_error err = SW_ERROR_INIT;
-	struct sw_buf out = SW_BUF_INIT;
-	char *choices = NULL;
-
-	facts(&out, rec);
-	if (rec->summary == NULL) {
-		char *report = run_report(found->run);
-
-		if (report)
-			sw_buf_fmt(&out, "\nReport so far:\n%s", report);
-		sw_free(report);
-	}
-	if (found->next &&
-	    render_next_choices(&choices, found->next, RENDER_SHELL_NATIVE, NULL, &err) == 0 &&
-	    choices && choices[0])
-		sw_buf_str(&out, choices);
-	sw_free(choices);
-	return sw_buf_detach(&out);
+	*out = NULL;
+	if ((rc = adapter_installed(&installed, d->ws.worktree_root, err)) < 0)
+		return rc;
+	/* An observation the record cannot give back is reported as such. */
+	have_start = run_git_observation(&start, r, RUN_GIT_INITIAL, &ignored) == 0;
+	have_now = run_git_observation(&now, r, RUN_GIT_CURRENT, &ignored) == 0;
+	rc = run_report(out, &(struct run_report_in){
+		.rec = run_record(r), .start = have_start ? &start : NULL,
+		.now = have_now ? &now : NULL, .installed = &installed, .next = n }, form, err);
+	vcs_observation_release(&start);
+	vcs_observation_release(&now);
+	sw_owned_release(&installed);
+	return rc;
 }
 
 /* The listing as text: one line per Run, then one per unavailable Run. */
@@ -152,8 +83,17 @@ static char *list_text(const struct svc_listing *l)
 
 char *svc_status_text(const struct svc_status_found *found)
 {
-	if (found->run)
-		return one_text(found);
+	if (found->run) {
+		struct sw_buf out = SW_BUF_INIT;
+		json_t *v;
+		size_t i;
+
+		/* A damaged material never hides the Run: it is named first. */
+		json_array_foreach(found->damaged, i, v)
+			sw_buf_fmt(&out, "Unreadable material: %s\n", json_string_value(v));
+		sw_buf_str(&out, found->report ? found->report : "");
+		return sw_buf_detach(&out);
+	}
 	if (found->listed)
 		return list_text(&found->list);
 	return NULL;

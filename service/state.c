@@ -3,6 +3,8 @@
 
 #include "service/internal.h"
 
+#include <string.h>
+
 #include "service/emit.h"
 #include "io/wire/render.h"
 #include "io/store/run_record.h"
@@ -10,7 +12,7 @@
 int svc_print_state(struct svc *d, const struct run *r, int human,
 		       const char *headline, int with_facts, const char *resume_operation)
 {
-	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
+	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT, NULL };
 	const struct run_record *rec = run_record(r);
 	struct next *n = svc_run_next(r, 0);
 	json_t *doc = NULL;
@@ -106,22 +108,53 @@ char *svc__read_context(const char *digest, void *payload)
 	return text;
 }
 
-json_t *svc_status_json(struct svc *d, const struct run *r, struct sw_error *err)
+/* svc__read_context for status: a context that cannot be read back
+ * (missing, altered, unreadable) is replaced by a note naming its
+ * material, and recorded in cr->damaged; only running out of memory
+ * fails. */
+static char *status_context(const char *digest, void *payload)
 {
-	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT };
-	json_t *doc = run_status_json(r, 1, svc__read_context, &cr);
+	struct context_reader *cr = payload;
+	char *text = svc__read_context(digest, cr), *note;
+	const char *why = cr->err.msg[0] ? cr->err.msg : "it cannot be read";
+	size_t i;
+	json_t *v;
+
+	if (text != NULL || cr->err.code == SW_ENOMEM)
+		return text;
+	note = sw_asprintf("%s: %s", digest, why);
+	if (note == NULL)
+		return NULL;
+	json_array_foreach(cr->damaged, i, v)
+		if (strcmp(json_string_value(v), note) == 0)
+			break;
+	if (i == json_array_size(cr->damaged) && json_array_append_new(cr->damaged, json_string(note)) < 0) {
+		sw_free(note);
+		return NULL;
+	}
+	sw_free(note);
+	note = sw_asprintf("[context unavailable: its material %s cannot be read back (%s); "
+			   "slipway shows the rest of the Run without it]", digest, why);
+	sw_error_clear(&cr->err);
+	return note;
+}
+
+json_t *svc_status_json(struct svc *d, const struct run *r, struct json_t **damaged,
+			struct sw_error *err)
+{
+	struct context_reader cr = { d, run_id(r), SW_ERROR_INIT, json_array() };
+	json_t *doc = cr.damaged ? run_status_json(r, 1, status_context, &cr) : NULL;
 	struct next *n = svc_run_next(r, 0);
 
 	if (doc == NULL || n == NULL ||
 	    json_object_set_new(doc, "next", next_to_json(n)) < 0) {
 		json_decref(doc);
 		doc = NULL;
-		if (cr.err.code != SW_OK)
-			sw_error_set(err, cr.err.code, "the current Action's context cannot be "
-				     "read from the run's materials: %s", cr.err.msg);
-		else
-			sw_error_set(err, SW_ENOMEM, "out of memory");
+		sw_error_set(err, SW_ENOMEM, "out of memory");
 	}
+	if (doc != NULL && damaged != NULL)
+		*damaged = json_incref(cr.damaged);
+	json_decref(cr.damaged);
 	next_free(n);
 	return doc;
 }

@@ -6,15 +6,19 @@
 
 #include <jansson.h>
 
+#include "io/git/vcs.h"
 #include "io/util/buf.h"
 #include "io/wire/input.h"
 #include "io/util/json.h"
 #include "service/emit.h"
+#include "service/report.h"
 
 void svc_status_found_release(struct svc_status_found *res)
 {
 	run_free(res->run);
 	json_decref(res->doc);
+	json_decref(res->damaged);
+	sw_free(res->report);
 	next_free(res->next);
 	svc_listing_release(&res->list);
 	memset(res, 0, sizeof(*res));
@@ -49,6 +53,28 @@ static char *list_text(const struct svc_listing *l)
 	return sw_buf_detach(&b);
 }
 
+/* A preflight refusal of status, whose inspect-run(s) recovery is
+ * addressed, as the reference's, at the worktree containing the raw root
+ * (or the current directory), else at that root made absolute. */
+static int inspection_fail(enum tbl_err code, const char *msg, const char *raw_root,
+			   const char *run)
+{
+	struct vcs_identity id = VCS_IDENTITY_INIT;
+	struct sw_error err = SW_ERROR_INIT;
+	const char *start = raw_root && raw_root[0] ? raw_root : ".";
+	char *root = NULL;
+	int rc;
+
+	if (vcs_discover(&id, start, &err) == 0)
+		root = sw_strdup(id.worktree_root);
+	else
+		root = vcs_path_abs_clean(start, &err);
+	vcs_identity_release(&id);
+	rc = svc_fail_inspect(code, msg, root ? root : raw_root, run);
+	sw_free(root);
+	return rc;
+}
+
 /* Finds what status answers; *res holds the Run or the listing when
  * nothing has been printed yet. */
 static int find(const struct svc_status_request *req, struct svc_status_found *res)
@@ -62,14 +88,27 @@ static int find(const struct svc_status_request *req, struct svc_status_found *r
 	if (req->run_id && input_run_id_check(req->run_id, &err) < 0)
 		return svc_usage(&d, TBL_ERR_INVALID_RUN_ID, err.msg);
 	if (req->section_given && req->run_id == NULL)
-		return svc_usage(&d, TBL_ERR_RUN_ID_REQUIRED, "reading a pinned section requires one run id");
+		return inspection_fail(TBL_ERR_RUN_ID_REQUIRED,
+				       "reading a pinned section requires one run id", d.root_arg, NULL);
+	if (req->candidate && !req->section_given)
+		return svc_usage(&d, TBL_ERR_INVALID_USAGE,
+				 "--candidate reads one section of the source candidate: add --section KEY");
+	if (req->candidate && !req->human)
+		return svc_usage(&d, TBL_ERR_INVALID_USAGE, "--candidate prints text: leave out --json");
+	if (req->markdown && (!req->human || req->section_given))
+		return svc_usage(&d, TBL_ERR_INVALID_USAGE,
+				 "--markdown prints the report of one Run: leave out --json and --section");
+	if (req->markdown && req->run_id == NULL)
+		return svc_usage(&d, TBL_ERR_RUN_ID_REQUIRED, "the Markdown report needs one run id");
 	if (req->section_given && req->section[0] == '\0')
-		return svc_fail_inspect(TBL_ERR_MATERIAL_SECTION_REQUIRED, "section cannot be empty",
-					d.root_arg, req->run_id);
+		return inspection_fail(TBL_ERR_MATERIAL_SECTION_REQUIRED, "section cannot be empty",
+				       d.root_arg, req->run_id);
 	if ((rc = svc_open(&d, false)) != 0)
 		return rc;
 	if (req->section_given) {
-		rc = svc_material(&d, req->run_id, NULL, req->section, req->human);
+		rc = svc_material(&d, req->run_id, NULL, req->section,
+				  (req->human ? SVC_MATERIAL_HUMAN : 0u) |
+				  (req->candidate ? SVC_MATERIAL_CANDIDATE : 0u));
 		goto close;
 	}
 	if (req->run_id) {
@@ -77,15 +116,21 @@ static int find(const struct svc_status_request *req, struct svc_status_found *r
 
 		if ((rc = svc_load(&d, req->run_id, &r, 0, NULL)) != 0)
 			goto close;
-		if ((doc = svc_status_json(&d, r, &err)) == NULL) {
+		if ((doc = svc_status_json(&d, r, &res->damaged, &err)) == NULL) {
 			rc = svc_fail_status(&d, &err);
 			goto close;
 		}
 		res->run = r;
 		res->doc = doc;
 		r = NULL;
-		if (req->human)
+		if (req->human && !req->markdown)
 			res->next = svc_run_next(res->run, 0);
+		if (req->human &&
+		    svc_report(&res->report, &d, res->run, res->next,
+			       req->markdown ? RUN_REPORT_MARKDOWN : RUN_REPORT_TEXT, &err) < 0) {
+			rc = svc_fail_status(&d, &err);
+			goto close;
+		}
 	} else {
 		if ((rc = svc_list(&d, &res->list, req->human)) != 0)
 			goto close;

@@ -42,22 +42,28 @@ int svc_usage(const struct svc *d, enum tbl_err code, const char *msg)
 	return svc_fail(code, 0, msg, NULL, d->root_arg, NULL);
 }
 
+int svc_discover_failed(const struct sw_error *err, const char *root_arg)
+{
+	struct next *n = NULL;
+	int rc;
+
+	if (err->code == SW_ENOTFOUND || err->code == SW_EIO || err->code == SW_EINVAL)
+		return svc_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0, err->msg, NULL, root_arg, NULL);
+	next_build_form(&n, NEXT_FORM_RETRY_DOCTOR, NULL, root_arg ? root_arg : ".",
+			&(struct next_fill){ 0 }, &(struct sw_error)SW_ERROR_INIT);
+	rc = svc_fail(TBL_ERR_GIT_REPOSITORY_UNAVAILABLE, 0, err->msg, n, root_arg, NULL);
+	next_free(n);
+	return rc;
+}
+
 int svc_discover(struct svc *d)
 {
 	struct sw_error err = SW_ERROR_INIT;
-	struct next *n = NULL;
-	int rc;
 
 	d->store = NULL;
 	if (vcs_discover(&d->ws, d->root_arg, &err) == 0)
 		return 0;
-	if (err.code == SW_ENOTFOUND || err.code == SW_EIO)
-		return svc_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0, err.msg, NULL, d->root_arg, NULL);
-	next_build_form(&n, NEXT_FORM_RETRY_DOCTOR, NULL, d->root_arg ? d->root_arg : ".",
-			&(struct next_fill){ 0 }, &(struct sw_error)SW_ERROR_INIT);
-	rc = svc_fail(TBL_ERR_GIT_REPOSITORY_UNAVAILABLE, 0, err.msg, n, d->root_arg, NULL);
-	next_free(n);
-	return rc;
+	return svc_discover_failed(&err, d->root_arg);
 }
 
 int svc_open_store(struct svc *d, bool writable)

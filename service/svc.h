@@ -40,6 +40,11 @@ int svc_open(struct svc *d, bool writable);
  * before the store is touched).  svc_open_store releases the workspace
  * when it fails. */
 int svc_discover(struct svc *d);
+/* Reports the discovery failure `err` as svc_discover does (no worktree
+ * there: git_repository_required; discovery could not be made, as when
+ * memory runs out: git_repository_unavailable) and returns the exit
+ * status. */
+int svc_discover_failed(const struct sw_error *err, const char *root_arg);
 int svc_open_store(struct svc *d, bool writable);
 void svc_close(struct svc *d);
 
@@ -108,9 +113,9 @@ int svc_load(struct svc *d, const char *run_id, struct run **out,
 /* `status` without a run id: runStatus entries (foreign stubs included)
  * and unavailable runs, as JSON arrays owned by the listing.  With
  * `brief`, a local Run's entry holds only what the human listing prints
- * (id, state, remaining_budget, goal, created_at): its contexts are not
- * read back from materials/, so a Run whose context material is lost is
- * listed, and only `status RUN` or the full listing says it is unavailable. */
+ * (id, state, remaining_budget, goal, created_at).  A run directory whose
+ * name is not the run id its journal records is unavailable
+ * (run_journal_invalid). */
 struct svc_listing {
 	struct json_t *runs;
 	struct json_t *unavailable;
@@ -119,10 +124,13 @@ int svc_list(struct svc *d, struct svc_listing *out, int brief);
 void svc_listing_release(struct svc_listing *l);
 
 /* The runStatus document of `r` with its next (new reference), or NULL
- * with `err` saying why (SW_ENOMEM, or the store's code when the current
- * Action's context cannot be read back from materials/). */
-struct json_t *svc_status_json(struct svc *d, const struct run *r,
-				  struct sw_error *err);
+ * with `err` set (SW_ENOMEM).  A damaged material hides nothing: an
+ * Action context that cannot be read back from materials/ is shown as a
+ * note naming its material, and *damaged (may be NULL; a new reference
+ * to an array, empty when all were read) gets one "sha256:...: why"
+ * string per such material. */
+struct json_t *svc_status_json(struct svc *d, const struct run *r, struct json_t **damaged,
+			       struct sw_error *err);
 
 /* Writes the cliError for a svc_status_json failure of a targeted
  * status: material_unavailable (runtime_error when out of memory), with
@@ -133,10 +141,15 @@ int svc_fail_status(struct svc *d, const struct sw_error *err);
  * (action_id NULL): the checks in the reference's order (key syntax, Run,
  * Action, staleness, issue-backed, catalog, blob, byte count, section
  * revision), then prints the actionMaterial or pinnedMaterial document, or
- * with `human` (status only) the chapter as text.  An ad-hoc Run ends with
- * material_unavailable.  The store may be read-only. */
+ * with SVC_MATERIAL_HUMAN in `how` (status only) the chapter as text.  An
+ * ad-hoc Run ends with material_unavailable.  With SVC_MATERIAL_CANDIDATE
+ * (status, text only) the chapter is the waiting source candidate's:
+ * material_unavailable when none waits or it holds no sections,
+ * material_section_not_found when it has no such key.  The store may be
+ * read-only. */
+enum { SVC_MATERIAL_HUMAN = 1u, SVC_MATERIAL_CANDIDATE = 2u };
 int svc_material(struct svc *d, const char *run_id, const char *action_id,
-		    const char *section, int human);
+		    const char *section, unsigned how);
 
 /* Writes a cliError for a usage problem, bound to d->root_arg. */
 int svc_usage(const struct svc *d, enum tbl_err code, const char *msg);

@@ -116,7 +116,12 @@ const struct fsm_rule tbl_rules[] = {
 	ISSUE  (34, DECISION_, ANSWER, NEED(0),                    DENY(0), ORIENT, AFTER_DECISION, O(SUPERSEDE) | O(VOID) | O(ANSWER_ACTIVE) | O(CLEAR_QUEUE), "a decision re-orients"),
 
 	/* ---- answer: a destructive request ---- */
+	/* the request re-validated as the reference does: only a damaged
+	 * record gets past the replay with one of these */
+	REJECT (101, DESTRUCTIVE_, ANSWER, NEED(F(REQUEST_MISSING)), DENY(0),                  DESTRUCTIVE_REQUEST_MISSING, "the pending request, or the waiting Action's own, is missing"),
 	REJECT (35, DESTRUCTIVE_, ANSWER, NEED(F(REQUEST_INVALID)), DENY(0),                   INVALID_DESTRUCTIVE_REQUEST, "the pending request no longer validates"),
+	REJECT (102, DESTRUCTIVE_, ANSWER, NEED(F(SCOPE_CHANGED)),  DENY(0),                   DESTRUCTIVE_SCOPE_CHANGED, "the pending request is not the one the waiting Action asked to confirm"),
+	REJECT (103, DESTRUCTIVE_, ANSWER, NEED(F(GRANT_HELD)),     DENY(0),                   DESTRUCTIVE_GRANT_CONFLICT, "a destructive pause cannot hold an older grant"),
 	REJECT (36, DESTRUCTIVE_, ANSWER, NEED(F(SCOPE_GIVEN)),     DENY(F(CONFIRM)),          DESTRUCTIVE_CONFIRMATION_FLAG_REQUIRED, "a digest alone confirms nothing"),
 	REJECT (37, DESTRUCTIVE_, ANSWER, NEED(F(TEXT_BLANK)),      DENY(F(CONFIRM)),          ANSWER_REQUIRED, "feedback needs text"),
 	ISSUE  (38, DESTRUCTIVE_, ANSWER, NEED(0),                  DENY(F(CONFIRM)),          ORIENT, AFTER_DECLINE, O(VOID) | O(ANSWER_ACTIVE) | O(CLEAR_QUEUE), "text never authorizes: decline or feedback re-orients"),

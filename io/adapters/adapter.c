@@ -1,4 +1,5 @@
 #include "io/adapters/adapter.h"
+#include "io/adapters/adapter_folders.h"
 #include "io/adapters/adapter_mcp.h"
 
 #include <dirent.h>
@@ -26,6 +27,35 @@ const char *const adapter_capabilities[ADAPTER_NCAPS] = {
 	"slipway-run", "slipway-clarify", "slipway-propose", "slipway-decompose",
 	"slipway-implement", "slipway-review", "slipway-workflow"
 };
+
+/* Bits of adapter_capabilities, in its order. */
+enum {
+	CAP_RUN = 1u << 0, CAP_CLARIFY = 1u << 1, CAP_PROPOSE = 1u << 2, CAP_DECOMPOSE = 1u << 3,
+	CAP_IMPLEMENT = 1u << 4, CAP_REVIEW = 1u << 5, CAP_WORKFLOW = 1u << 6,
+	CAP_ALL = (1u << ADAPTER_NCAPS) - 1
+};
+
+/*	  reference                  named by */
+const struct adapter_reference adapter_references[] = {
+	{ "ground-rules.md",       CAP_ALL },
+	{ "outcome-examples.md",   CAP_RUN },
+	{ "next-variants.md",      CAP_RUN },
+	{ "recovery.md",           CAP_RUN },
+	{ "destructive.md",        CAP_RUN | CAP_IMPLEMENT },
+	{ "source-envelope.md",    CAP_RUN },
+	{ "decision-interview.md", CAP_CLARIFY },
+	{ "change-issue.md",       CAP_PROPOSE | CAP_DECOMPOSE },
+	{ "publishing.md",         CAP_PROPOSE | CAP_DECOMPOSE },
+	{ NULL, 0 }
+};
+
+const struct adapter_reference *adapter_reference_find(const char *name)
+{
+	for (const struct adapter_reference *r = adapter_references; r->name; r++)
+		if (strcmp(r->name, name) == 0)
+			return r;
+	return NULL;
+}
 
 /* How a host exposes a capability to its user. */
 enum surface {
@@ -309,15 +339,92 @@ static int add_launcher(struct gen_set *g, enum surface s, const char *cap,
 	return gen_add(g, rel, data, data ? strlen(data) : 0, cap, 1, 0, err);
 }
 
+#define REF_MENTION "`references/"
+
+/* `text` with every mention "`references/NAME" written as "`DIR/references/
+ * NAME", the path from the repository root of the copy installed beside the
+ * capability in folder `dir`.  Takes `text` (owned); NULL when out of
+ * memory. */
+static char *link_references(char *text, size_t *len, const char *dir)
+{
+	size_t n = 0, dlen = strlen(dir), mlen = strlen(REF_MENTION);
+	const char *p, *q;
+	char *out, *o;
+
+	if (text == NULL)
+		return NULL;
+	for (p = text; (q = strstr(p, REF_MENTION)) != NULL; p = q + mlen)
+		n++;
+	if (n == 0)
+		return text;
+	if ((out = sw_malloc(*len + n * (dlen + 1) + 1)) == NULL) {
+		sw_free(text);
+		return NULL;
+	}
+	for (p = text, o = out; (q = strstr(p, REF_MENTION)) != NULL; p = q + mlen) {
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
+		*o++ = '`';
+		memcpy(o, dir, dlen);
+		o += dlen;
+		*o++ = '/';
+		memcpy(o, &REF_MENTION[1], mlen - 1);
+		o += mlen - 1;
+	}
+	memcpy(o, p, *len - (size_t)(p - text));
+	o += *len - (size_t)(p - text);
+	*o = '\0';
+	*len = (size_t)(o - out);
+	sw_free(text);
+	return out;
+}
+
+/* The folder, from the repository root, holding capability `cap`'s file. */
+static char *cap_dir(const struct host *h, enum surface s, const char *cap)
+{
+	return s == SURF_SKILL ? sw_asprintf("%s/%s", h->skills, cap) : sw_strdup(surface_dir(s));
+}
+
+/* Adds the reference texts: on a skill surface a copy in the references/
+ * folder of each capability that names it, elsewhere one copy in the
+ * references/ folder beside every capability file (counted as the first
+ * capability's support file). */
+static int add_references(struct gen_set *g, const struct host *h, enum surface s,
+			  const struct adapter_text *texts, struct sw_error *err)
+{
+	int rc = 0;
+
+	for (const struct adapter_reference *r = adapter_references; r->name && rc >= 0; r++) {
+		const struct adapter_text *t = text_find(texts, r->name);
+
+		if (t == NULL)
+			return sw_error_set(err, SW_ENOTFOUND, "capability text %s is missing", r->name);
+		for (size_t c = 0; c < ADAPTER_NCAPS && rc >= 0; c++) {
+			char *dir, *data;
+			size_t len = t->len;
+
+			if (!(r->caps & (1u << c)))
+				continue;
+			if ((dir = cap_dir(h, s, adapter_capabilities[c])) == NULL)
+				return sw_error_set(err, SW_ENOMEM, "out of memory");
+			data = link_references(sw_strndup(t->bytes, t->len), &len, dir);
+			rc = gen_add(g, sw_asprintf("%s/references/%s", dir, r->name), data, len,
+				     adapter_capabilities[c], 0, 0, err);
+			sw_free(dir);
+			if (s != SURF_SKILL)
+				break;
+		}
+	}
+	return rc;
+}
+
 /* Every file this build generates for `h` with surface `s`, in generation
  * order (support files of a capability follow its launcher). */
 static int generate(struct gen_set *g, const struct host *h, enum surface s,
 		    const struct adapter_text *texts, struct sw_error *err)
 {
 	const struct adapter_text *common = text_find(texts, "_common.md");
-	const struct adapter_text *ref = text_find(texts, "decision-interview.md");
-	const struct adapter_text *env = text_find(texts, "source-envelope.md");
-	char *desc = NULL, *desc_q = NULL, *data = NULL;
+	char *desc = NULL, *desc_q = NULL, *data = NULL, *dir = NULL;
 	size_t len;
 	int rc = 0;
 
@@ -325,7 +432,7 @@ static int generate(struct gen_set *g, const struct host *h, enum surface s,
 	g->n = 0;
 	if (s == SURF_NONE)
 		return 0;
-	if (common == NULL || ref == NULL || env == NULL)
+	if (common == NULL)
 		return sw_error_set(err, SW_ENOTFOUND, "capability texts are missing");
 	for (size_t i = 0; i < ADAPTER_NCAPS; i++) {
 		const char *cap = adapter_capabilities[i], *front, *body;
@@ -340,13 +447,14 @@ static int generate(struct gen_set *g, const struct host *h, enum surface s,
 			rc = sw_error_set(err, SW_EPARSE, "capability %s has no valid frontmatter", cap);
 			goto out;
 		}
-		if ((desc_q = quote(desc)) == NULL) {
+		if ((desc_q = quote(desc)) == NULL || (dir = cap_dir(h, s, cap)) == NULL) {
 			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 			goto out;
 		}
 		switch (s) {
 		case SURF_SKILL:
 			data = join3(t->bytes, t->len, "\n", 1, common->bytes, common->len, &len);
+			data = link_references(data, &len, dir);
 			if ((rc = gen_add(g, sw_asprintf("%s/%s/SKILL.md", h->skills, cap),
 					  data, len, cap, 1, 0, err)) < 0)
 				goto out;
@@ -370,6 +478,7 @@ static int generate(struct gen_set *g, const struct host *h, enum surface s,
 				sw_free(tmp);
 			}
 			sw_free(head);
+			data = link_references(data, &len, dir);
 			if ((rc = gen_add(g, sw_asprintf(".github/agents/%s.agent.md", cap),
 					  data, len, cap, 1, 0, err)) < 0)
 				goto out;
@@ -385,6 +494,7 @@ static int generate(struct gen_set *g, const struct host *h, enum surface s,
 			if ((rc = add_launcher(g, s, cap, desc_q, desc, err)) < 0)
 				goto out;
 			data = join3(body, blen, "\n", 1, common->bytes, common->len, &len);
+			data = link_references(data, &len, dir);
 			if ((rc = gen_add(g, sw_asprintf("%s/%s.md", surface_dir(s), cap),
 					  data, len, cap, 0, 0, err)) < 0)
 				goto out;
@@ -396,28 +506,14 @@ static int generate(struct gen_set *g, const struct host *h, enum surface s,
 		data = NULL;
 		sw_free(desc);
 		sw_free(desc_q);
-		desc = desc_q = NULL;
+		sw_free(dir);
+		desc = desc_q = dir = NULL;
 	}
-	/* References sit next to the capability that points at them, so the
-	 * relative path `references/NAME` works from every host's file. */
-	{
-		const struct { const struct adapter_text *t; const char *name, *cap; } refs[] = {
-			{ ref, "decision-interview.md", "slipway-clarify" },
-			{ env, "source-envelope.md", "slipway-run" },
-		};
-
-		for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]) && rc >= 0; i++) {
-			char *rel = s == SURF_SKILL
-				? sw_asprintf("%s/%s/references/%s", h->skills, refs[i].cap, refs[i].name)
-				: sw_asprintf("%s/references/%s", surface_dir(s), refs[i].name);
-
-			rc = gen_add(g, rel, sw_strndup(refs[i].t->bytes, refs[i].t->len),
-				     refs[i].t->len, refs[i].cap, 0, 0, err);
-		}
-	}
+	rc = add_references(g, h, s, texts, err);
 out:
 	sw_free(desc);
 	sw_free(desc_q);
+	sw_free(dir);
 	if (rc < 0)
 		gen_release(g);
 	return rc;
@@ -1256,6 +1352,7 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 		goto out;
 	for (size_t i = 0; i < ADAPTER_NHOSTS; i++) {
 		struct sw_error herr = SW_ERROR_INIT;
+		size_t first = adapter_txn_size(txn);
 
 		if (!sel[i])
 			continue;
@@ -1277,6 +1374,12 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 		if (req->mcp && adapter_mcp_plan_install(rep, txn, req->root, hosts[i].id,
 							 hosts[i].owner, &herr) < 0) {
 			rc = sw_error_set(err, herr.code, "cannot plan the %s MCP registration: %s",
+					  hosts[i].id, herr.msg);
+			goto out;
+		}
+		if (adapter_folders_plan_install(rep, txn, req->root, hosts[i].id, hosts[i].owner,
+						 first, &herr) < 0) {
+			rc = sw_error_set(err, herr.code, "cannot plan the %s install: %s",
 					  hosts[i].id, herr.msg);
 			goto out;
 		}
@@ -1446,6 +1549,7 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 		      struct sw_error *err)
 {
 	struct adapter_txn *txn = NULL;
+	struct adapter_strs folders = { NULL, 0 };
 	int sel[ADAPTER_NHOSTS] = { 0 };
 	int rc = 0, count = 0;
 
@@ -1478,7 +1582,9 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 
 		if (!sel[i])
 			continue;
-		if (plan_uninstall(rep, txn, req, &hosts[i], &herr) < 0) {
+		if (plan_uninstall(rep, txn, req, &hosts[i], &herr) < 0 ||
+		    adapter_folders_plan_uninstall(rep, txn, req->root, hosts[i].id, hosts[i].owner,
+						   &folders, &herr) < 0) {
 			rc = sw_error_set(err, herr.code, "cannot plan the %s uninstall: %s", hosts[i].id, herr.msg);
 			goto out;
 		}
@@ -1486,7 +1592,12 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 			goto out;
 	}
 	rc = run_txn(rep, txn, req->root, err);
+	/* Only once the files are gone: the folders slipway made that are
+	 * left empty. */
+	if (rc == 0 && rep->outcome == ADAPTER_TXN_COMMITTED)
+		adapter_folders_remove_empty(rep, req->root, &folders);
 out:
+	adapter_strs_release(&folders);
 	adapter_txn_free(txn);
 	report_normalize(rep);
 	return rc;
@@ -1897,19 +2008,16 @@ out:
 	return rc;
 }
 
-/* Directories under runs/ that hold no Run (the caller found them, see
- * struct adapter_store_facts): one warning each, never removed. */
-static int debris_checks(struct adapter_checks *c, const char *common,
-			 const struct adapter_store_facts *store, struct sw_error *err)
+/* The run store's checks (the caller made them from what the store
+ * found, see struct adapter_store_facts), in its order. */
+static int store_checks(struct adapter_checks *c, const struct adapter_store_facts *store,
+			struct sw_error *err)
 {
 	int rc = 0;
 
-	for (size_t i = 0; store != NULL && i < store->ndebris && rc == 0; i++)
-		rc = add_own(c, "runstore_incomplete_run", "warning", "-", "runstore", sw_asprintf(
-			     "\"%s\" in %s/slipway/runs holds no Run: %s; nothing reads it, and it may be removed by hand",
-			     store->debris[i], common, store->debris[i][0] == '.'
-			     ? "a slipway run was killed before publishing it"
-			     : "a slipway run failed before writing its journal"), err);
+	for (size_t i = 0; store != NULL && i < store->n && rc == 0; i++)
+		rc = adapter_checks_add(c, store->v[i].code, store->v[i].status, "-", "runstore",
+					store->v[i].detail, err);
 	return rc;
 }
 
@@ -1928,5 +2036,175 @@ int adapter_doctor_local(struct adapter_checks *c, const char *root,
 		return 0;
 	if ((rc = legacy_checks(c, git_common_dir, err)) < 0)
 		return rc;
-	return debris_checks(c, git_common_dir, store, err);
+	return store_checks(c, store, err);
+}
+
+/* ---- the host table, for the generated documentation ---- */
+
+int adapter_host_doc(struct adapter_host_doc *out, size_t i)
+{
+	if (i >= ADAPTER_NHOSTS)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	out->id = hosts[i].id;
+	out->owner = hosts[i].owner;
+	out->detect = hosts[i].detect;
+	while (out->ndetect < 5 && hosts[i].detect[out->ndetect])
+		out->ndetect++;
+	out->chooses_surface = hosts[i].choice == CHOSEN_SURFACE;
+	out->mcp_config = adapter_mcp_config(hosts[i].id);
+	return 0;
+}
+
+int adapter_host_walk(size_t i, const char *surface, const struct adapter_text *texts,
+		      adapter_path_fn *fn, void *payload, struct sw_error *err)
+{
+	const struct host *h;
+	enum surface s;
+	struct gen_set g = { NULL, 0 };
+	char *rel;
+	int rc;
+
+	if (i >= ADAPTER_NHOSTS)
+		return sw_error_set(err, SW_EINVAL, "no host %zu", i);
+	h = &hosts[i];
+	s = h->choice == CHOSEN_SURFACE ? kiro_surface(surface) : h->surface;
+	if (s == SURF_NONE || (h->choice != CHOSEN_SURFACE && surface && *surface))
+		return sw_error_set(err, SW_EINVAL, "host %s has no surface \"%s\"", h->id,
+				    surface ? surface : "");
+	if ((rc = generate(&g, h, s, texts, err)) < 0)
+		return rc;
+	for (size_t k = 0; k < g.n; k++)
+		fn(ADAPTER_PATH_GENERATED, g.v[k].rel, g.v[k].cap, payload);
+	gen_release(&g);
+	{
+		static const struct { enum adapter_path_role role; const char *name; } own[] = {
+			{ ADAPTER_PATH_MANIFEST, MANIFEST_NAME },
+			{ ADAPTER_PATH_SENTINEL, SENTINEL_NAME },
+			{ ADAPTER_PATH_MCP_RECORD, ADAPTER_MCP_RECORD },
+		};
+
+		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++) {
+			if (own[k].role == ADAPTER_PATH_MCP_RECORD && adapter_mcp_config(h->id) == NULL)
+				continue;
+			if ((rel = owner_rel(h, own[k].name)) == NULL)
+				return sw_error_set(err, SW_ENOMEM, "out of memory");
+			fn(own[k].role, rel, NULL, payload);
+			sw_free(rel);
+		}
+	}
+	if (adapter_mcp_config(h->id))
+		fn(ADAPTER_PATH_MCP_CONFIG, adapter_mcp_config(h->id), NULL, payload);
+	return 0;
+}
+
+/* ---- what slipway installed (for the Run report) ---- */
+
+/* 1 when `rel` lies in one of the folders `h` keeps its files in. */
+static int host_folder(const struct host *h, const char *rel)
+{
+	const char *dirs[8] = { h->skills, h->owner };
+	size_t n = 2;
+
+	for (size_t i = 0; i < 5 && h->detect[i]; i++)
+		dirs[n++] = h->detect[i];
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(dirs[i]);
+
+		if (strncmp(rel, dirs[i], len) == 0 && rel[len] == '/')
+			return 1;
+	}
+	return 0;
+}
+
+static int owned_add(struct sw_owned_group *g, char *path, const char *hex)
+{
+	struct sw_owned_file *grown;
+
+	if (path == NULL || (grown = sw_realloc(g->files, (g->n + 1) * sizeof(*grown))) == NULL) {
+		sw_free(path);
+		return -1;
+	}
+	g->files = grown;
+	g->files[g->n].path = path;
+	g->files[g->n].sha256[0] = '\0';
+	if (hex)
+		snprintf(g->files[g->n].sha256, sizeof(g->files[g->n].sha256), "sha256:%s", hex);
+	g->n++;
+	return 0;
+}
+
+/* Reads `h`'s manifest into `g`: 0 with g->n == 0 when there is none or
+ * it cannot be read, -1 on ENOMEM. */
+static int installed_host(struct sw_owned_group *g, const char *root, const struct host *h)
+{
+	struct sw_error e = SW_ERROR_INIT;
+	char *path = owner_file(root, h, MANIFEST_NAME, &e), *raw = NULL;
+	char sentinel_sha[SW_HEX_LEN];
+	json_t *doc = NULL, *f;
+	size_t len = 0, i;
+	int rc = 0;
+
+	g->owner = h->id;
+	if (path == NULL)
+		return e.code == SW_ENOMEM ? -1 : 0;
+	if (read_small(&raw, &len, path, MANIFEST_MAX, &e) < 0 ||
+	    sw_json_load_strict(&doc, raw, len, MANIFEST_MAX, &e) < 0 || !json_is_object(doc) ||
+	    json_integer_value(json_object_get(doc, "version")) != 2 ||
+	    !json_is_string(json_object_get(doc, "tool_id")) ||
+	    strcmp(json_string_value(json_object_get(doc, "tool_id")), h->id) != 0 ||
+	    !json_is_array(json_object_get(doc, "files"))) {
+		rc = e.code == SW_ENOMEM ? -1 : 0;
+		goto out;
+	}
+	json_array_foreach(json_object_get(doc, "files"), i, f) {
+		const char *p = json_string_value(json_object_get(f, "path"));
+		const char *hex = json_string_value(json_object_get(f, "sha256"));
+		char *rel;
+
+		if (p == NULL || hex == NULL || strlen(hex) != SW_HEX_LEN - 1)
+			continue;
+		if ((rel = normalize_rel(p, &e)) == NULL) {
+			if (e.code == SW_ENOMEM) {
+				rc = -1;
+				goto out;
+			}
+			continue;
+		}
+		if (!host_folder(h, rel)) {
+			sw_free(rel);
+			continue;
+		}
+		if (owned_add(g, rel, hex) < 0) {
+			rc = -1;
+			goto out;
+		}
+	}
+	sw_sha256_hex(SENTINEL_BYTES, strlen(SENTINEL_BYTES), sentinel_sha);
+	if (owned_add(g, owner_rel(h, MANIFEST_NAME), NULL) < 0 ||
+	    owned_add(g, owner_rel(h, SENTINEL_NAME), sentinel_sha) < 0 ||
+	    owned_add(g, owner_rel(h, "mcp-server.json"), NULL) < 0 ||
+	    owned_add(g, owner_rel(h, "created-folders.json"), NULL) < 0)
+		rc = -1;
+out:
+	json_decref(doc);
+	sw_free(raw);
+	sw_free(path);
+	return rc;
+}
+
+int adapter_installed(struct sw_owned *out, const char *root, struct sw_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < ADAPTER_NHOSTS; i++) {
+		struct sw_owned_group *g = &out->groups[out->n];
+
+		if (installed_host(g, root, &hosts[i]) < 0) {
+			sw_owned_release(out);
+			return sw_error_set(err, SW_ENOMEM, "out of memory reading the ownership manifests");
+		}
+		if (g->n > 0)
+			out->n++;
+	}
+	return 0;
 }

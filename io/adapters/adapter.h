@@ -24,6 +24,7 @@
 #include "io/adapters/adapter_txn.h"
 #include "io/adapters/report.h"
 #include "io/util/err.h"
+#include "io/util/owned.h"
 
 #define ADAPTER_NHOSTS 10
 #define ADAPTER_NCAPS 7
@@ -32,10 +33,25 @@
  * host table in io/adapters/adapter.c, their differences columns of it. */
 extern const char *const adapter_capabilities[ADAPTER_NCAPS];
 
+/* A reference text and the capabilities that name it (bit i:
+ * adapter_capabilities[i]).  It is installed beside each of them (in the
+ * `references/` folder next to the capability's file), and every mention
+ * of `references/NAME` in an installed text is written as the path from the
+ * repository root.  Ends with name == NULL. */
+struct adapter_reference {
+	const char *name;
+	unsigned caps;
+};
+
+extern const struct adapter_reference adapter_references[];
+
+/* The row of reference `name`, or NULL. */
+const struct adapter_reference *adapter_reference_find(const char *name);
+
 /* One capability source file: "slipway-run.md" ... "slipway-workflow.md"
- * (frontmatter + body), the references "decision-interview.md" (installed
- * beside slipway-clarify) and "source-envelope.md" (beside slipway-run), and
- * "_common.md" (the shared rules appended to every capability).  Arrays end with name == NULL. */
+ * (frontmatter + body), a reference of adapter_references, and
+ * "_common.md" (the shared rules appended to every capability).  Arrays end
+ * with name == NULL. */
 struct adapter_text {
 	const char *name;
 	const char *bytes;
@@ -109,19 +125,72 @@ int adapter_checks_add(struct adapter_checks *c, const char *code,
 		       const char *detail, struct sw_error *err);
 void adapter_checks_release(struct adapter_checks *c);
 
-/* What doctor reports of the run store, gathered by the caller (the
- * service reads the store; this layer never does): the names of the
- * directories under runs/ that hold no Run. */
+/* What doctor reports of the run store, as checks the caller made (the
+ * service reads the store; this layer never does): leftovers, damage and
+ * misnamed run directories, in order.  Borrowed. */
+struct adapter_store_fact {
+	const char *code;	/* runstore_... */
+	const char *status;	/* warning | error */
+	const char *detail;
+};
 struct adapter_store_facts {
-	char *const *debris;
-	size_t ndebris;
+	const struct adapter_store_fact *v;
+	size_t n;
 };
 
 /* Appends repository_ok, one adapter check per host, the legacy residue
- * warnings for `<git_common_dir>/slipway/` (never modified) and one warning
- * per name in `store` (NULL: none). */
+ * warnings for `<git_common_dir>/slipway/` (never modified) and the run
+ * store's checks in `store` (NULL: none). */
 int adapter_doctor_local(struct adapter_checks *c, const char *root,
 			 const char *git_common_dir, const struct adapter_store_facts *store,
 			 const struct adapter_text *texts, struct sw_error *err);
+
+/* ---- the host table, for the generated documentation (mk/gen/gendocs) ---- */
+
+/* One row of the host table: `id`, the ownership root (which holds
+ * `slipway/ownership-manifest.json`), the directories whose presence
+ * selects the host when --tool is not given (`detect`, `ndetect` of them),
+ * whether the user picks the surface (--surface), and the project MCP
+ * configuration install --mcp edits (NULL: none).  Strings are static. */
+struct adapter_host_doc {
+	const char *id;
+	const char *owner;
+	const char *const *detect;
+	size_t ndetect;
+	int chooses_surface;
+	const char *mcp_config;
+};
+
+/* Fills *out with host `i` in registry order; -1 when i >= ADAPTER_NHOSTS. */
+int adapter_host_doc(struct adapter_host_doc *out, size_t i);
+
+/* What a path named by adapter_host_walk is. */
+enum adapter_path_role {
+	ADAPTER_PATH_GENERATED,		/* a file install generates for capability `cap` */
+	ADAPTER_PATH_MANIFEST,		/* the ownership manifest */
+	ADAPTER_PATH_SENTINEL,		/* the .adapter-generated marker */
+	ADAPTER_PATH_MCP_RECORD,	/* install --mcp: the record of slipway's entry */
+	ADAPTER_PATH_MCP_CONFIG		/* install --mcp: the shared file slipway adds one entry to */
+};
+
+typedef void adapter_path_fn(enum adapter_path_role role, const char *path,
+			     const char *cap, void *payload);
+
+/* Calls `fn` with every repository-relative path install writes or claims
+ * for host `i` with `surface` ("ide" or "cli" for a host that chooses one,
+ * NULL otherwise): the generated files in generation order (the same code
+ * as install, with `texts`), then the ownership files, then the MCP
+ * configuration.  Writes nothing.  0, or a negative code with `err` set. */
+int adapter_host_walk(size_t i, const char *surface, const struct adapter_text *texts,
+		      adapter_path_fn *fn, void *payload, struct sw_error *err);
+/* The files slipway's own install wrote for each host, as its ownership
+ * manifests say (one group per host with a readable manifest, the host id
+ * its owner): every claimed path with the sha256 it was written with, plus
+ * the manifest, the .adapter-generated sentinel and the MCP record in
+ * `<ownership root>/slipway/`.  A claim outside the host's own folders is
+ * ignored, and so is a manifest that cannot be read: what it claims is then
+ * reported like any other file.  Reads only the manifests.  *out is zeroed
+ * here; release it with sw_owned_release.  SW_ENOMEM only. */
+int adapter_installed(struct sw_owned *out, const char *root, struct sw_error *err);
 
 #endif

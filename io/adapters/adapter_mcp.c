@@ -10,9 +10,10 @@
 
 #include "io/util/digest.h"
 #include "io/util/file.h"
+#include "io/util/json_edit.h"
 
 #define SERVER_NAME "slipway"
-#define RECORD_NAME "mcp-server.json"
+#define RECORD_NAME ADAPTER_MCP_RECORD
 #define CONFIG_MAX (1024 * 1024)
 
 /* The project-level MCP configuration each host documents (see the
@@ -105,6 +106,41 @@ static char *encode(const json_t *doc, size_t *len)
 	return text;
 }
 
+/* The ownership record, as slipway writes it. */
+static char *record_text(const char *host_id, const char *config, const char *sha, int created)
+{
+	return sw_asprintf("{\n  \"version\": 1,\n  \"tool_id\": \"%s\",\n  \"config\": \"%s\",\n"
+			   "  \"server\": \"%s\",\n  \"entry_sha256\": \"%s\",\n  \"created_config\": %s\n}\n",
+			   host_id, config, SERVER_NAME, sha, created ? "true" : "false");
+}
+
+/* Reads the record `rec` of host `m`: 0 with the entry digest and the
+ * created flag when it is byte for byte a record slipway writes for this
+ * host; -1 when it is not slipway's (a file of the user's at that path,
+ * or one changed since), which is then never rewritten or removed. */
+static int read_record(const struct snapshot *rec, const struct mcp_host *m, char sha[SW_HEX_LEN],
+		       int *created)
+{
+	json_t *doc = json_loadb(rec->bytes, rec->len, JSON_REJECT_DUPLICATES, NULL);
+	const char *s = json_string_value(json_object_get(doc, "entry_sha256"));
+	json_t *c = json_object_get(doc, "created_config");
+	char *again = NULL;
+	int ok = s && strlen(s) == SW_HEX_LEN - 1 && strspn(s, "0123456789abcdef") == SW_HEX_LEN - 1 &&
+		 json_is_boolean(c);
+
+	if (ok) {
+		again = record_text(m->id, m->config, s, json_is_true(c));
+		ok = again && strlen(again) == rec->len && memcmp(again, rec->bytes, rec->len) == 0;
+	}
+	if (ok) {
+		memcpy(sha, s, SW_HEX_LEN);
+		*created = json_is_true(c);
+	}
+	sw_free(again);
+	json_decref(doc);
+	return ok ? 0 : -1;
+}
+
 struct paths {
 	char *config_abs, *record_abs, *record_rel;
 };
@@ -134,18 +170,26 @@ static int warn(struct adapter_report *rep, struct sw_error *err, char *msg)
 
 /* The configuration as a JSON object with its servers object, or NULL
  * (and *why) when it is not one slipway may edit. */
-static json_t *parse_config(const struct snapshot *s, const struct mcp_host *m, const char **why)
+static json_t *parse_config(const struct snapshot *s, const struct mcp_host *m, const char **why,
+			    int *added)
 {
 	json_t *doc = s->found ? json_loadb(s->bytes, s->len, JSON_REJECT_DUPLICATES, NULL)
 			       : json_object();
 	json_t *servers;
 
 	*why = NULL;
-	if (!json_is_object(doc)) {
+	if (added)
+		*added = 0;
+	if (doc == NULL) {
+		*why = "cannot be read as JSON exactly (not JSON, a duplicate key, a number or "
+		       "string slipway cannot carry)";
+	} else if (!json_is_object(doc)) {
 		*why = "is not a JSON object";
 	} else if ((servers = json_object_get(doc, m->key)) == NULL) {
 		if (json_object_set_new(doc, m->key, json_object()) < 0)
 			*why = "cannot be edited (out of memory)";
+		else if (added)
+			*added = 1;
 	} else if (!json_is_object(servers)) {
 		*why = "has a servers entry that is not an object";
 	}
@@ -164,10 +208,10 @@ int adapter_mcp_plan_install(struct adapter_report *rep, struct adapter_txn *txn
 	struct paths p = { NULL, NULL, NULL };
 	struct snapshot cfg = { 0 }, rec = { 0 };
 	json_t *doc = NULL, *entry = NULL, *servers, *have;
-	char *text = NULL, *record = NULL, sha[SW_HEX_LEN];
+	char *text = NULL, *record = NULL, sha[SW_HEX_LEN], have_sha[SW_HEX_LEN];
 	const char *why;
 	size_t len = 0;
-	int rc = 0;
+	int rc = 0, created = 0, servers_added = 0;
 
 	if (m == NULL)
 		return warn(rep, err, sw_asprintf("%s documents no project-level MCP configuration; "
@@ -179,10 +223,19 @@ int adapter_mcp_plan_install(struct adapter_report *rep, struct adapter_txn *txn
 		rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((doc = parse_config(&cfg, m, &why)) == NULL) {
+	if (rec.found && read_record(&rec, m, have_sha, &created) < 0) {
+		/* A file at our record's path that slipway did not write is
+		 * the user's: never overwritten, and nothing registered. */
+		if ((rc = adapter_strs_add(&rep->preserved, p.record_rel, err)) == 0)
+			rc = warn(rep, err, sw_asprintf("%s: %s is not a record slipway wrote; it was kept "
+							"and the MCP server was not registered", host_id,
+							p.record_rel));
+		goto out;
+	}
+	if ((doc = parse_config(&cfg, m, &why, &servers_added)) == NULL) {
 		if ((rc = adapter_strs_add(&rep->preserved, m->config, err)) == 0)
-			rc = warn(rep, err, sw_asprintf("%s: %s %s; the MCP server was not registered",
-							host_id, m->config, why));
+			rc = warn(rep, err, sw_asprintf("%s: %s %s; it was left untouched and the MCP "
+							"server was not registered", host_id, m->config, why));
 		goto out;
 	}
 	servers = json_object_get(doc, m->key);
@@ -195,11 +248,40 @@ int adapter_mcp_plan_install(struct adapter_report *rep, struct adapter_txn *txn
 							m->config, SERVER_NAME));
 		goto out;
 	}
-	if (json_object_set(servers, SERVER_NAME, entry) < 0 || (text = encode(doc, &len)) == NULL ||
-	    (record = sw_asprintf("{\n  \"version\": 1,\n  \"tool_id\": \"%s\",\n  \"config\": \"%s\",\n"
-				  "  \"server\": \"%s\",\n  \"entry_sha256\": \"%s\",\n  \"created_config\": %s\n}\n",
-				  host_id, m->config, SERVER_NAME, sha,
-				  cfg.found ? "false" : "true")) == NULL) {
+	if (!cfg.found) {
+		if (json_object_set(servers, SERVER_NAME, entry) < 0 || (text = encode(doc, &len)) == NULL) {
+			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
+			goto out;
+		}
+	} else {
+		/* The user's file keeps every byte but our entry's. */
+		const char *path[1] = { m->key };
+		struct sw_error e = SW_ERROR_INIT;
+		json_t *wrapped = NULL;
+		int erc;
+
+		if (!servers_added)
+			erc = sw_json_edit_add(&text, &len, cfg.bytes, cfg.len, path, 1, SERVER_NAME,
+					       entry, &e);
+		else if ((wrapped = json_pack("{sO}", SERVER_NAME, entry)) == NULL)
+			erc = sw_error_set(&e, SW_ENOMEM, "out of memory");
+		else
+			erc = sw_json_edit_add(&text, &len, cfg.bytes, cfg.len, path, 0, m->key,
+					       wrapped, &e);
+		json_decref(wrapped);
+		if (erc == SW_ENOMEM) {
+			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (erc < 0) {
+			if ((rc = adapter_strs_add(&rep->preserved, m->config, err)) == 0)
+				rc = warn(rep, err, sw_asprintf("%s: %s cannot be rewritten exactly (%s); it "
+								"was left untouched and the MCP server was "
+								"not registered", host_id, m->config, e.msg));
+			goto out;
+		}
+	}
+	if ((record = record_text(host_id, m->config, sha, !cfg.found)) == NULL) {
 		rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -221,21 +303,6 @@ out:
 	snapshot_release(&rec);
 	paths_release(&p);
 	return rc;
-}
-
-/* The record's entry digest and created flag; -1 when it is unreadable. */
-static int read_record(const struct snapshot *rec, char sha[SW_HEX_LEN], int *created)
-{
-	json_t *doc = json_loadb(rec->bytes, rec->len, JSON_REJECT_DUPLICATES, NULL);
-	const char *s = json_string_value(json_object_get(doc, "entry_sha256"));
-	int ok = s && strlen(s) == SW_HEX_LEN - 1 && json_is_boolean(json_object_get(doc, "created_config"));
-
-	if (ok) {
-		memcpy(sha, s, SW_HEX_LEN);
-		*created = json_is_true(json_object_get(doc, "created_config"));
-	}
-	json_decref(doc);
-	return ok ? 0 : -1;
 }
 
 /* Whether the configuration still holds our entry (digest `sha`). */
@@ -265,13 +332,21 @@ int adapter_mcp_plan_uninstall(struct adapter_report *rep, struct adapter_txn *t
 	if ((rc = paths_of(&p, root, m, owner, err)) < 0 || (rc = snapshot(&rec, p.record_abs, err)) < 0 ||
 	    !rec.found || (rc = snapshot(&cfg, p.config_abs, err)) < 0)
 		goto out;
+	if (read_record(&rec, m, sha, &created) < 0) {
+		/* Not slipway's record: the user's file stays, and so does
+		 * every entry of the configuration. */
+		if ((rc = adapter_strs_add(&rep->preserved, p.record_rel, err)) == 0)
+			rc = warn(rep, err, sw_asprintf("%s: %s is not a record slipway wrote; it and %s "
+							"were kept", host_id, p.record_rel, m->config));
+		goto out;
+	}
 	if ((rc = adapter_txn_remove(txn, p.record_abs, ADAPTER_TXN_EXPECT_SHA256, rec.sha, err)) < 0 ||
 	    (rc = adapter_strs_add(&rep->removed, p.record_rel, err)) < 0)
 		goto out;
 	if (!cfg.found)
 		goto out;
-	doc = parse_config(&cfg, m, &why);
-	if (read_record(&rec, sha, &created) < 0 || doc == NULL || !holds_ours(doc, m, sha)) {
+	doc = parse_config(&cfg, m, &why, NULL);
+	if (doc == NULL || !holds_ours(doc, m, sha)) {
 		if ((rc = adapter_strs_add(&rep->preserved, m->config, err)) == 0)
 			rc = warn(rep, err, sw_asprintf("%s: the MCP server entry in %s is no longer the one "
 							"slipway registered; it was kept", host_id, m->config));
@@ -284,9 +359,22 @@ int adapter_mcp_plan_uninstall(struct adapter_report *rep, struct adapter_txn *t
 			rc = adapter_strs_add(&rep->removed, m->config, err);
 		goto out;
 	}
-	if ((text = encode(doc, &len)) == NULL) {
-		rc = sw_error_set(err, SW_ENOMEM, "out of memory");
-		goto out;
+	{
+		const char *path[1] = { m->key };
+		struct sw_error e = SW_ERROR_INIT;
+		int erc = sw_json_edit_remove(&text, &len, cfg.bytes, cfg.len, path, 1, SERVER_NAME, &e);
+
+		if (erc == SW_ENOMEM) {
+			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (erc < 0) {
+			if ((rc = adapter_strs_add(&rep->preserved, m->config, err)) == 0)
+				rc = warn(rep, err, sw_asprintf("%s: %s cannot be rewritten exactly (%s); "
+								"it was left untouched with slipway's "
+								"entry in it", host_id, m->config, e.msg));
+			goto out;
+		}
 	}
 	if ((rc = adapter_txn_write(txn, p.config_abs, text, len, 0644, ADAPTER_TXN_EXPECT_SHA256,
 				    cfg.sha, err)) == 0)
@@ -315,13 +403,12 @@ int adapter_mcp_inspect(enum adapter_mcp_state *out, const char *root, const cha
 	if (m == NULL)
 		return 0;
 	if ((rc = paths_of(&p, root, m, owner, err)) < 0 || (rc = snapshot(&rec, p.record_abs, err)) < 0 ||
-	    !rec.found)
-		goto out;
+	    !rec.found || read_record(&rec, m, sha, &created) < 0)
+		goto out;	/* no record of slipway's: nothing registered */
 	*out = ADAPTER_MCP_CHANGED;
 	if (snapshot(&cfg, p.config_abs, &(struct sw_error)SW_ERROR_INIT) < 0 || !cfg.found)
 		goto out;
-	if (read_record(&rec, sha, &created) == 0 && (doc = parse_config(&cfg, m, &why)) != NULL &&
-	    holds_ours(doc, m, sha))
+	if ((doc = parse_config(&cfg, m, &why, NULL)) != NULL && holds_ours(doc, m, sha))
 		*out = ADAPTER_MCP_REGISTERED;
 out:
 	json_decref(doc);

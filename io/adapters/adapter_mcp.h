@@ -39,6 +39,10 @@
 #include "io/adapters/adapter_txn.h"
 #include "io/util/err.h"
 
+/* The name of slipway's record of its entry, beside the host's ownership
+ * manifest: `<ownership root>/slipway/mcp-server.json`. */
+#define ADAPTER_MCP_RECORD "mcp-server.json"
+
 /* The configuration file of host `host_id` relative to the root, or NULL
  * when the host documents no project-level MCP configuration. */
 const char *adapter_mcp_config(const char *host_id);

@@ -276,6 +276,16 @@ int adapter_txn_verify(struct adapter_txn *t, const char *path,
 	return push(t, OP_VERIFY, path, NULL, 0, 0, guard, sha256, err);
 }
 
+size_t adapter_txn_size(const struct adapter_txn *t)
+{
+	return t->n;
+}
+
+const char *adapter_txn_written_path(const struct adapter_txn *t, size_t i)
+{
+	return i < t->n && t->ops[i].kind == OP_WRITE ? t->ops[i].path : NULL;
+}
+
 /* Hashes a regular, non-symlink file of at most MANAGED_MAX bytes. */
 static int hash_file(int dfd, const char *name, char out[SW_HEX_LEN])
 {

@@ -64,6 +64,12 @@ int adapter_txn_verify(struct adapter_txn *t, const char *path,
 		       enum adapter_txn_guard guard, const char *sha256,
 		       struct sw_error *err);
 
+/* The number of ops queued so far, and the absolute path op `i` writes
+ * (borrowed; NULL for a removal or a check), so that a planner can see
+ * what the ops it queued will need (io/adapters/adapter_folders.h). */
+size_t adapter_txn_size(const struct adapter_txn *t);
+const char *adapter_txn_written_path(const struct adapter_txn *t, size_t i);
+
 /* Runs the queued ops.  Always sets *outcome.  Returns 0 when committed
  * (warnings about leftover backups go to `err` only if nothing else failed
  * and are then reported through *cleanup_warning, a sw_malloc'd string or

@@ -949,6 +949,25 @@ out:
 	sw_free(work);
 }
 
+/* The path as the observation records it, once its file has been
+ * observed by its bytes: a name that is not UTF-8 keeps its bytes in the
+ * status records (status_fingerprint), and is recorded with each byte that
+ * starts no valid sequence replaced by U+FFFD, which is what a decoder reads
+ * back from the JSON (spec: "Names that are not UTF-8").  0 or SW_ENOMEM. */
+static int record_path(struct vcs_path_obs *p)
+{
+	size_t n = strlen(p->path);
+	char *lossy;
+
+	if (sw_utf8_valid(p->path, n))
+		return 0;
+	if ((lossy = sw_utf8_lossy(p->path, n, NULL)) == NULL)
+		return SW_ENOMEM;
+	sw_free(p->path);
+	p->path = lossy;
+	return 0;
+}
+
 /* ---- fingerprints ------------------------------------------------------ */
 
 static void section_i64(struct sw_sha256 *h, const char *name, int64_t v)
@@ -2266,9 +2285,17 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 		struct vcs_path_obs *p = &out->paths[i];
 
 		observe_path(p, rootfd, &b, o.full_hash_max, buf);
+		if (record_path(p) < 0) {
+			rc = sw_error_set(err, SW_ENOMEM, "cannot allocate path");
+			goto out;
+		}
 		hash_path_obs(ph, p);
+		/* The details are a prefix sorted and unique as recorded: a
+		 * name recorded with U+FFFD that no longer sorts after the one
+		 * before it ends them, as the cost budget does. */
 		if (!out->details_truncated &&
-		    detail + detail_cost(p) <= (int64_t)o.detail_bytes) {
+		    detail + detail_cost(p) <= (int64_t)o.detail_bytes &&
+		    (i == 0 || strcmp(out->paths[i - 1].path, p->path) < 0)) {
 			detail += detail_cost(p);
 			out->retained++;
 		} else {

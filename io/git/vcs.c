@@ -1,7 +1,9 @@
 #include "io/git/vcs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +16,99 @@
 
 static int libgit2_ready;
 
+/* ---- configuration that cannot be read -------------------------------- */
+
+#define CONFIG_WARNINGS_MAX 8
+
+static char *config_warnings[CONFIG_WARNINGS_MAX];
+static size_t nconfig_warnings;
+
+const char *vcs_config_warning(size_t i)
+{
+	return i < nconfig_warnings ? config_warnings[i] : NULL;
+}
+
+/* The files libgit2 looks for in each directory of a level's search path:
+ * the configuration, and at the XDG level the ignore and attributes files
+ * too (git warns when it cannot read its ignore file). */
+static const struct {
+	int level;
+	const char *files[3];
+} config_files[] = {
+	{ GIT_CONFIG_LEVEL_SYSTEM, { "gitconfig", NULL } },
+	{ GIT_CONFIG_LEVEL_XDG,    { "config", "ignore", "attributes" } },
+	{ GIT_CONFIG_LEVEL_GLOBAL, { ".gitconfig", NULL } },
+};
+
+/* 1 when `path` exists (or may) but cannot be read: it cannot be looked up
+ * (a HOME without search permission), is a directory, or cannot be opened
+ * for reading.  errno is left set. */
+static int unreadable(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) != 0)
+		return errno != ENOENT && errno != ENOTDIR;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return 1;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return 1;
+	close(fd);
+	return 0;
+}
+
+/* git reads its configuration with warnings when a file cannot be read
+ * (a HOME the user may not enter: sudo -u without -H), while libgit2 fails
+ * to open the repository.  A directory of a search path holding such a
+ * file is left out of that path, as git leaves the file out, and a warning
+ * says so (vcs_config_warning). */
+static void skip_unreadable_config(void)
+{
+	for (size_t l = 0; l < sizeof(config_files) / sizeof(config_files[0]); l++) {
+		git_buf path = { 0 };
+		char *keep = NULL, *list, *dir, *save = NULL;
+		size_t used = 0, cap;
+		int dropped = 0;
+
+		if (git_libgit2_opts(GIT_OPT_GET_SEARCH_PATH, config_files[l].level, &path) < 0 ||
+		    path.ptr == NULL || (list = sw_strdup(path.ptr)) == NULL) {
+			git_buf_dispose(&path);
+			continue;
+		}
+		cap = strlen(list) + 1;
+		if ((keep = sw_malloc(cap)) != NULL)
+			keep[0] = '\0';
+		for (dir = strtok_r(list, ":", &save); keep && dir; dir = strtok_r(NULL, ":", &save)) {
+			int bad = 0;
+
+			for (size_t f = 0; f < 3 && config_files[l].files[f] && !bad; f++) {
+				char *file = sw_asprintf("%s/%s", dir, config_files[l].files[f]);
+
+				if (file && (bad = unreadable(file)) &&
+				    nconfig_warnings < CONFIG_WARNINGS_MAX &&
+				    (config_warnings[nconfig_warnings] = sw_asprintf(
+					     "cannot read the Git configuration '%s' (%s): it is left out, as git leaves it out",
+					     file, strerror(errno))) != NULL)
+					nconfig_warnings++;
+				sw_free(file);
+			}
+			if (bad) {
+				dropped = 1;
+				continue;
+			}
+			used += (size_t)snprintf(keep + used, cap - used, "%s%s", used ? ":" : "", dir);
+		}
+		if (keep && dropped)
+			git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, config_files[l].level, keep);
+		sw_free(keep);
+		sw_free(list);
+		git_buf_dispose(&path);
+	}
+}
+
 int vcs__libgit2_init(struct sw_error *err)
 {
 	if (!libgit2_ready) {
@@ -22,6 +117,7 @@ int vcs__libgit2_init(struct sw_error *err)
 		/* We only read objects git wrote: re-hashing every object on
 		 * read (the default) costs time and proves nothing here. */
 		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+		skip_unreadable_config();
 		libgit2_ready = 1;
 	}
 	return 0;
@@ -83,7 +179,7 @@ char *vcs_path_abs_clean(const char *path, struct sw_error *err)
 
 static char *resolve_dir(const char *path, struct sw_error *err)
 {
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], *out;
 	struct stat st;
 	size_t n;
 
@@ -101,7 +197,9 @@ static char *resolve_dir(const char *path, struct sw_error *err)
 	n = strlen(buf);
 	while (n > 1 && buf[n - 1] == '/')
 		buf[--n] = '\0';
-	return sw_strdup(buf);
+	if ((out = sw_strdup(buf)) == NULL)
+		sw_error_set(err, SW_ENOMEM, "cannot allocate path");
+	return out;
 }
 
 /* 1 when `path` is `dir` or lies below it (both clean and absolute). */
@@ -185,6 +283,24 @@ int vcs_discover(struct vcs_identity *out, const char *start,
 		rc = sw_error_set(err, SW_ENOTFOUND,
 				  "'%s' is not inside a Git worktree", dir);
 		goto out;
+	}
+	/* The identity records the three paths as UTF-8 text (JSON), and
+	 * every `next` names the root in an argv: bytes that are not UTF-8
+	 * could be neither read back nor run. */
+	{
+		const char *bad = !sw_utf8_valid(out->worktree_root, strlen(out->worktree_root))
+					  ? out->worktree_root
+				  : !sw_utf8_valid(out->git_dir, strlen(out->git_dir)) ? out->git_dir
+				  : !sw_utf8_valid(out->git_common_dir, strlen(out->git_common_dir))
+					  ? out->git_common_dir : NULL;
+
+		if (bad != NULL) {
+			rc = sw_error_set(err, SW_EINVAL,
+					  "%s '%s' is not a valid UTF-8 path, and slipway records workspace paths as UTF-8 text: move or rename it to a UTF-8 path",
+					  bad == out->worktree_root ? "the Git worktree" : "its Git directory",
+					  bad);
+			goto out;
+		}
 	}
 	rc = vcs_identity_compute_id(out, err);
 out:

@@ -12,6 +12,8 @@
  *                          S("git_dir",dir) S("git_common_dir",common)))
  * with S the sections framing of io/util/digest.h. */
 
+#include <stddef.h>
+
 #include "io/util/digest.h"
 #include "io/util/err.h"
 
@@ -31,7 +33,8 @@ struct vcs_identity {
  * NULL or ""): a non-directory start uses its parent.  Fills *out, which the
  * caller releases with vcs_identity_release.  Returns SW_ENOTFOUND when
  * `start` is not inside a Git worktree (bare repositories included),
- * SW_EIO/SW_EGIT on other failures. */
+ * SW_EINVAL when the worktree root, git dir or common dir is not a UTF-8
+ * path, SW_EIO/SW_EGIT on other failures. */
 int vcs_discover(struct vcs_identity *out, const char *start,
 		 struct sw_error *err);
 
@@ -68,6 +71,12 @@ int vcs_identity_from_json(struct vcs_identity *out, const struct json_t *v,
  * Clean do (relative paths are joined to the current directory).  Returns a
  * sw_malloc'd string or NULL with `err` set. */
 char *vcs_path_abs_clean(const char *path, struct sw_error *err);
+
+/* After the first discovery or observation: the i-th Git configuration
+ * file that could not be read and was left out (a sentence naming it and
+ * the reason), or NULL past the last.  git reads on with a warning where
+ * libgit2 would fail to open the repository; the front ends say so. */
+const char *vcs_config_warning(size_t i);
 
 /* Module-internal (io/git/vcs.c, io/git/observe.c): initialises libgit2 once. */
 int vcs__libgit2_init(struct sw_error *err);

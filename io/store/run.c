@@ -14,8 +14,10 @@
 #include "io/util/digest.h"
 #include "io/store/journal.h"
 #include "io/util/json.h"
+#include "io/util/owned.h"
 #include "io/git/observe.h"
 #include "io/store/run_codec.h"
+#include "io/store/run_report.h"
 #include "io/source/source_json.h"
 
 /* Frozen Action records.  Every record but the last is final (only the
@@ -465,7 +467,7 @@ out:
 
 static char *compose_brief(const json_t *rec, enum fsm_kind kind,
 			   enum fsm_brief which, const char *suggested,
-			   int changed)
+			   int changed, const struct sw_owned *installed)
 {
 	const char *base = NULL;
 	struct sw_buf b = { 0 };
@@ -501,9 +503,23 @@ static char *compose_brief(const json_t *rec, enum fsm_kind kind,
 		if (json_integer_value(json_object_get(g, "path_count")) == 0)
 			sw_buf_str(&b, " none.");
 		json_array_foreach(paths, i, p) {
+			if (sw_owned_by(installed, str(p, "path"), str(p, "content_sha256")))
+				continue;
 			sw_buf_str(&b, " ");
 			buf_dirty_path(&b, p);
 			sw_buf_str(&b, ";");
+		}
+		/* slipway's own files: one count per host (they stay in the
+		 * fingerprints above). */
+		for (size_t h = 0; installed && h < installed->n; h++) {
+			size_t n = 0;
+
+			json_array_foreach(paths, i, p)
+				n += sw_owned_by(installed, str(p, "path"), str(p, "content_sha256")) ==
+				     installed->groups[h].owner;
+			if (n > 0)
+				sw_buf_fmt(&b, " %zu file%s installed by slipway for %s;", n, n == 1 ? "" : "s",
+					   installed->groups[h].owner);
 		}
 		if (json_is_true(json_object_get(g, "details_truncated")))
 			sw_buf_str(&b, " further paths are left out of this bounded list;");
@@ -547,52 +563,11 @@ static json_t *fz_parse(const struct frozen *fz, const struct fz_entry *e)
 	return v;
 }
 
-static void count_record(unsigned flags, size_t *done, size_t *skipped, size_t *voided)
-{
-	if (flags & FZ_VOIDED)
-		(*voided)++;
-	else if (flags & FZ_SKIPPED)
-		(*skipped)++;
-	else if (flags & FZ_OUTCOME)
-		(*done)++;
-}
-
 static unsigned record_flags(const json_t *v)
 {
 	return (json_object_get(v, "outcome") ? FZ_OUTCOME : 0) |
 	       (json_is_true(json_object_get(v, "voided")) ? FZ_VOIDED : 0) |
 	       (json_is_true(json_object_get(v, "skipped")) ? FZ_SKIPPED : 0);
-}
-
-/* Bounds a final summary as the reference does: over `limit` bytes, the
- * text is cut at a UTF-8 boundary and ends with
- * "\n\n...[summary truncated omitted_bytes=N original_sha256=sha256:HEX]\n",
- * the whole result being at most `limit` bytes. */
-static char *bound_summary(const char *s, size_t limit)
-{
-	size_t n = strlen(s), cut = limit;
-	char digest[SW_DIGEST_LEN], marker[160];
-	int m = 0;
-	char *out;
-
-	if (n <= limit)
-		return sw_strdup(s);
-	sw_sha256_prefixed(s, n, digest);
-	/* The marker's length depends on the omitted count, which depends on
-	 * the cut: four rounds settle it, as upstream. */
-	for (int round = 0; round < 4; round++) {
-		m = snprintf(marker, sizeof(marker),
-			     "\n\n...[summary truncated omitted_bytes=%zu original_sha256=%s]\n",
-			     n - cut, digest);
-		cut = (size_t)m < limit ? limit - (size_t)m : 0;
-		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-			cut--;
-	}
-	if ((out = sw_malloc(cut + (size_t)m + 1)) == NULL)
-		return NULL;
-	memcpy(out, s, cut);
-	memcpy(out + cut, marker, (size_t)m + 1);
-	return out;
 }
 
 /* Every Action record in Run order, frozen ones parsed back (a new array;
@@ -611,249 +586,34 @@ static json_t *all_records(const struct run *r)
 	return all;
 }
 
-static int cmp_json_strings(const void *a, const void *b)
+/* The final summary (io/store/run_report.h): the typed record with every
+ * Action record, frozen ones parsed back, and the two Git observations.
+ * NULL on ENOMEM. */
+static char *final_summary(const struct run *r, const struct run_effects *fx)
 {
-	return strcmp(json_string_value(*(json_t *const *)a),
-		      json_string_value(*(json_t *const *)b));
-}
+	struct vcs_observation start = VCS_OBSERVATION_INIT, now = VCS_OBSERVATION_INIT;
+	struct sw_error err = SW_ERROR_INIT;
+	json_t *whole = json_copy(r->rec), *records = all_records(r);
+	struct run_view *view = NULL;
+	char *out = NULL;
+	int have_start, have_now;
 
-/* Sorts an array of strings bytewise, in place. */
-static void sort_strings(json_t *list)
-{
-	size_t n = json_array_size(list), i;
-	json_t **v = n ? sw_calloc(n, sizeof(*v)) : NULL;
-
-	if (v == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		v[i] = json_incref(json_array_get(list, i));
-	qsort(v, n, sizeof(*v), cmp_json_strings);
-	json_array_clear(list);
-	for (i = 0; i < n; i++)
-		json_array_append_new(list, v[i]);
-	sw_free(v);
-}
-
-static void list_section(struct sw_buf *b, const char *title, const json_t *list)
-{
-	const json_t *v;
-	size_t i;
-
-	sw_buf_fmt(b, "\n%s:\n", title);
-	if (json_array_size(list) == 0)
-		sw_buf_str(b, "  none.\n");
-	json_array_foreach(list, i, v) {
-		sw_buf_str(b, "  - ");
-		buf_indented(b, json_string_value(v), "    ", 0);
-		sw_buf_str(b, "\n");
-	}
-}
-
-/* The Actions whose record has `flag` set, by kind and id. */
-static void flagged_section(struct sw_buf *b, const char *title, const json_t *records,
-			    const char *flag)
-{
-	const json_t *v;
-	size_t i, n = 0;
-
-	sw_buf_fmt(b, "\n%s:\n", title);
-	json_array_foreach(records, i, v)
-		if (json_is_true(json_object_get(v, flag)) && ++n)
-			sw_buf_fmt(b, "  - %s (action %s)\n", str(json_object_get(v, "action"), "kind"),
-				   str(json_object_get(v, "action"), "action_id"));
-	if (n == 0)
-		sw_buf_str(b, "  none.\n");
-}
-
-/* What happened to Review, when it reported no findings: the reference's
- * order of reasons. */
-static void review_section(struct sw_buf *b, const struct run *r, const json_t *records)
-{
-	const json_t *v, *review_outcome = NULL;
-	int skipped = 0, voided = 0, nfindings = 0;
-	size_t i, k;
-
-	sw_buf_str(b, "\nReview:\n");
-	json_array_foreach(records, i, v) {
-		const json_t *o = json_object_get(v, "outcome"), *f;
-
-		if (strcmp(str(json_object_get(v, "action"), "kind"), "review") != 0)
-			continue;
-		skipped |= json_is_true(json_object_get(v, "skipped"));
-		voided |= json_is_true(json_object_get(v, "voided"));
-		if (o == NULL || !json_is_object(json_object_get(o, "review")))
-			continue;
-		review_outcome = o;
-		if (strcmp(str(json_object_get(o, "review"), "result"), "findings_reported") != 0)
-			continue;
-		json_array_foreach(json_object_get(json_object_get(o, "review"), "findings"), k, f) {
-			sw_buf_fmt(b, "  - %s: %s\n    ", str(f, "location"), str(f, "summary"));
-			buf_indented(b, str(f, "detail"), "    ", 0);
-			sw_buf_str(b, "\n");
-			nfindings++;
-		}
-	}
-	if (nfindings)
-		return;
-	if (skipped)
-		sw_buf_str(b, "  Review was skipped by the user.\n");
-	else if (review_outcome)
-		sw_buf_fmt(b, "  Review reported %s: %s\n",
-			   str(json_object_get(review_outcome, "review"), "result"),
-			   str(review_outcome, "summary"));
-	else if (voided)
-		sw_buf_str(b, "  A Review Action was issued but voided before it finished.\n");
-	else if (!json_is_true(json_object_get(r->rec, "review_enabled")))
-		sw_buf_str(b, "  Review was disabled for this Run.\n");
-	else
-		sw_buf_str(b, "  Review was not run: no Review Action was issued, as the worktree "
-			   "did not change or no Implement ran.\n");
-}
-
-/* The sections the final summary and `status` share: each Action's report,
- * files reported changed, confirmed decisions, review, activities, skipped
- * and voided Actions, observations, known issues, uncertainties and the
- * paths already dirty at Run start. */
-static void report_sections(struct sw_buf *b, const struct run *r, const json_t *records)
-{
-	const json_t *rec = r->rec, *v, *g = json_object_get(rec, "initial_git");
-	json_t *files = json_array();
-	size_t i, k;
-
-	size_t nreports = 0;
-
-	sw_buf_str(b, "\nAction reports:\n");
-	json_array_foreach(records, i, v) {
-		const json_t *o = json_object_get(v, "outcome"), *f;
-
-		if (o == NULL)
-			continue;
-		nreports++;
-		sw_buf_fmt(b, "  - %s%s: ", str(json_object_get(v, "action"), "kind"),
-			   json_is_true(json_object_get(v, "skipped")) ? " (skipped)" :
-			   json_is_true(json_object_get(v, "voided")) ? " (voided)" : "");
-		buf_indented(b, str(o, "summary"), "    ", 0);
-		sw_buf_str(b, "\n");
-		json_array_foreach(json_object_get(json_object_get(o, "implementation"), "files_changed"), k, f) {
-			const char *p = json_string_value(f);
-			size_t s, n;
-
-			trim_span(p, &s, &n);
-			if (n > 0 && files) {
-				json_t *t = json_stringn(p + s, n);
-
-				if (t && !has_string(files, json_string_value(t)))
-					json_array_append(files, t);
-				json_decref(t);
-			}
-		}
-	}
-	if (nreports == 0)
-		sw_buf_str(b, "  none.\n");
-	sort_strings(files);
-	list_section(b, "Files reported changed by Implement", files);
-	json_decref(files);
-
-	sw_buf_str(b, "\nConfirmed decisions:\n");
-	k = 0;
-	json_array_foreach(json_object_get(rec, "answers"), i, v) {
-		if (!json_is_true(json_object_get(v, "active")) ||
-		    (str(v, "superseded_by") && str(v, "superseded_by")[0]))
-			continue;
-		sw_buf_fmt(b, "  - action %s: ", str(v, "action_id"));
-		buf_indented(b, str(v, "text"), "    ", 0);
-		sw_buf_str(b, "\n");
-		k++;
-	}
-	if (k == 0)
-		sw_buf_str(b, "  none.\n");
-
-	review_section(b, r, records);
-
-	sw_buf_str(b, "\nActivities:\n");
-	if (json_array_size(json_object_get(rec, "activities")) == 0)
-		sw_buf_str(b, "  No test, typecheck, build or lint activity was reported.\n");
-	json_array_foreach(json_object_get(rec, "activities"), i, v)
-		sw_buf_fmt(b, "  - %s `%s` exited %lld: %s\n", str(v, "kind"), str(v, "command"),
-			   (long long)json_integer_value(json_object_get(v, "exit_code")),
-			   str(v, "summary"));
-
-	flagged_section(b, "Skipped Actions", records, "skipped");
-	flagged_section(b, "Voided Actions (closed by an answer, a stop or a resume)", records, "voided");
-
-	list_section(b, "Observations", json_object_get(rec, "observations"));
-	list_section(b, "Known issues", json_object_get(rec, "known_issues"));
-	list_section(b, "Uncertainties", json_object_get(rec, "uncertainties"));
-
-	sw_buf_fmt(b, "\nPaths already dirty at Run start (count=%lld; listed=%zu; path_fingerprint=%s):\n",
-		   (long long)json_integer_value(json_object_get(g, "path_count")),
-		   json_array_size(json_object_get(g, "path_observations")),
-		   str(g, "path_fingerprint") ? str(g, "path_fingerprint") : "");
-	if (json_integer_value(json_object_get(g, "path_count")) == 0)
-		sw_buf_str(b, "  none.\n");
-	json_array_foreach(json_object_get(g, "path_observations"), i, v) {
-		sw_buf_str(b, "  - ");
-		buf_dirty_path(b, v);
-		sw_buf_str(b, "\n");
-	}
-	if (json_is_true(json_object_get(g, "details_truncated")))
-		sw_buf_fmt(b, "  - %lld more path(s) left out of the bounded list.\n",
-			   (long long)(json_integer_value(json_object_get(g, "path_count")) -
-				       (long long)json_array_size(json_object_get(g, "path_observations"))));
-}
-
-/* The report of a Run: on an ended Run its final summary, on a live one
- * the same sections so far.  NULL on ENOMEM. */
-static char *run_report_text(const struct run *r, int ended)
-{
-	const json_t *rec = r->rec, *v;
-	json_t *records = all_records(r);
-	size_t i, done = 0, voided = 0, skipped = 0;
-	struct sw_buf b = { 0 };
-	const char *report = NULL;
-	char *out;
-
-	if (records == NULL)
-		return NULL;
-	json_array_foreach(records, i, v) {
-		count_record(record_flags(v), &done, &skipped, &voided);
-		if (json_object_get(v, "outcome") &&
-		    strcmp(str(json_object_get(v, "action"), "kind"), "summarize") == 0)
-			report = str(json_object_get(v, "outcome"), "summary");
-	}
-	sw_buf_fmt(&b, "Run %s %s %zu Action(s): %zu with an outcome, %zu skipped, %zu voided.\n",
-		str(rec, "id"), ended ? "ended after" : "has issued", json_array_size(records),
-		done, skipped, voided);
-	if (ended && !json_is_true(json_object_get(rec, "final_git_observed")))
-		sw_buf_str(&b, "Git: the final observation could not be made.\n");
-	else if (has_string(json_object_get(rec, "observations"), NOTE_CHANGED))
-		sw_buf_str(&b, "Git: the worktree differs from the Run start; see the attribution note.\n");
-	else
-		sw_buf_str(&b, "Git: no difference from the Run start was observed.\n");
-	if (ended) {
-		sw_buf_str(&b, "\nHost report:\n");
-		buf_indented(&b, report ? report : "(none)", "  ", 1);
-		sw_buf_str(&b, "\n");
-	}
-	report_sections(&b, r, records);
+	if (whole == NULL || records == NULL || json_object_set(whole, "actions", records) < 0 ||
+	    run_view_decode(&view, whole, &err) < 0)
+		goto out;
+	have_start = run_git_observation(&start, r, RUN_GIT_INITIAL, &err) == 0;
+	have_now = run_git_observation(&now, r, RUN_GIT_CURRENT, &err) == 0;
+	(void)run_report(&out, &(struct run_report_in){
+		.rec = run_view_record(view), .start = have_start ? &start : NULL,
+		.now = have_now ? &now : NULL, .installed = fx->installed },
+		RUN_REPORT_SUMMARY, &err);
+out:
+	vcs_observation_release(&start);
+	vcs_observation_release(&now);
+	run_view_free(view);
 	json_decref(records);
-	if (b.failed) {
-		sw_free(b.p);
-		return NULL;
-	}
-	out = bound_summary(b.p, RUN_MAX_SUMMARY_BYTES);
-	sw_free(b.p);
+	json_decref(whole);
 	return out;
-}
-
-static char *final_summary(const struct run *r)
-{
-	return run_report_text(r, 1);
-}
-
-char *run_report(const struct run *r)
-{
-	return run_report_text(r, 0);
 }
 
 /* ---- the record ---- */
@@ -974,7 +734,7 @@ static int issue_action(struct run *r, enum fsm_kind kind,
 
 	if (fx->new_action_id == NULL)
 		return sw_error_set(err, SW_EINVAL, "no id for the new Action");
-	if ((brief = compose_brief(rec, kind, which, suggested, fx->changed)) == NULL)
+	if ((brief = compose_brief(rec, kind, which, suggested, fx->changed, fx->installed)) == NULL)
 		return oom(err);
 	action = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s}", "contract_version", 2,
 			   "run_id", str(rec, "id"), "action_id", fx->new_action_id,
@@ -1117,7 +877,6 @@ static int end_run(struct run *r, const struct run_effects *fx, int skipped)
 {
 	json_t *rec = r->rec;
 	char *summary = NULL;
-	const char *line;
 	int rc;
 
 	if (fx->final_observation != NULL) {
@@ -1133,17 +892,8 @@ static int end_run(struct run *r, const struct run_effects *fx, int skipped)
 		if (rc < 0 || json_object_set_new(rec, "final_git_observed", json_false()) < 0)
 			return -1;
 	}
-	if (skipped) {
-		if (fx->final_observation == NULL)
-			line = "Git: the final observation could not be made.";
-		else if (fx->final_changed)
-			line = "Git: the worktree differs from the Run start; people, other Runs or tools may have contributed.";
-		else
-			line = "Git: no difference from the Run start was observed.";
-		summary = sw_asprintf("The Summarize Action was skipped.\n%s\nThe host wrote no final report.\n", line);
-	} else {
-		summary = final_summary(r);
-	}
+	(void)skipped;
+	summary = final_summary(r, fx);
 	if (summary == NULL)
 		return -1;
 	rc = json_object_set_new(rec, "summary", json_string(summary));

@@ -21,6 +21,7 @@
 #include "io/util/digest.h"
 #include "io/util/err.h"
 
+struct sw_owned;
 struct json_t;
 struct run;
 struct run_record;
@@ -81,6 +82,11 @@ struct run_effects {
 	/* REPLAY_CHOICE: the stored receipt and result of the earlier choice */
 	const struct json_t *prior_receipt;
 	const struct json_t *prior_result;
+	/* The files slipway's install wrote (io/util/owned.h, filled by
+	 * adapter_installed in io/adapters/adapter.h), which the briefs
+	 * of Review and Summarize and the final summary count per host
+	 * instead of listing them; NULL when none are known. */
+	const struct sw_owned *installed;
 };
 
 int run_create(struct run **out, const struct run_start *start,
@@ -239,12 +245,6 @@ int run_choice_source(struct json_t **out, const struct run *r, int adopt,
  * stored: thaw both first to compare whole histories). */
 int run_equal(const struct run *a, const struct run *b);
 
-/* The sections of the final summary for a Run that has not ended yet
- * (each Action's report, files reported changed, confirmed decisions,
- * review, activities, skipped and voided Actions, observations, known
- * issues, uncertainties, paths dirty at Run start), bounded as the summary
- * is.  Caller frees with sw_free; NULL on ENOMEM. */
-char *run_report(const struct run *r);
 const char *run_current_action_id(const struct run *r);		/* or NULL */
 const char *run_summary(const struct run *r);			/* or NULL */
 

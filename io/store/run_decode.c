@@ -41,8 +41,9 @@ enum spelling { ANY_TEXT = 0, RUNSTATE, PAUSE, KIND };
  * bool saying the field is present; S_EMBED decodes an object into the
  * struct at `off`, S_OBJ into a new struct (`size` bytes) whose pointer
  * goes at `off` (NULL for JSON null), S_ARR into a new array of `size`-byte
- * structs whose pointer goes at `off` and length at `count`. */
-enum slot { S_CHECK = 0, S_STR, S_INT, S_BOOL, S_ENUM, S_HAS, S_EMBED, S_OBJ, S_ARR };
+ * structs whose pointer goes at `off` and length at `count`, S_STRS an
+ * array of strings into a new array of const char * the same way. */
+enum slot { S_CHECK = 0, S_STR, S_INT, S_BOOL, S_ENUM, S_HAS, S_EMBED, S_OBJ, S_ARR, S_STRS };
 
 struct shape {
 	const char *key;		/* NULL ends a list */
@@ -67,6 +68,8 @@ struct shape {
 #define OBJ(T, f, E) .slot = S_OBJ, .off = offsetof(T, f), .size = sizeof(E)
 #define ARR(T, f, E) .slot = S_ARR, .off = offsetof(T, f), .size = sizeof(E), \
 		     .count = offsetof(T, n_##f)
+#define STRS(T, f) .slot = S_STRS, .off = offsetof(T, f), .size = sizeof(const char *), \
+		   .count = offsetof(T, n_##f)
 
 /* clang-format off */
 #define T struct run_workspace_identity
@@ -132,6 +135,37 @@ static const struct shape requirements[] = {
 };
 #undef T
 
+#define T struct run_target
+static const struct shape target[] = {
+	{ "kind",  J_STR, REQUIRED, STR(T, kind) },
+	{ "value", J_STR, REQUIRED, STR(T, value) },
+	{ NULL }
+};
+#undef T
+
+#define T struct run_request
+static const struct shape request[] = {
+	{ "request_id",   J_STR, REQUIRED, STR(T, request_id) },
+	{ "impact",       J_STR, REQUIRED, STR(T, impact) },
+	{ "scope_sha256", J_STR, REQUIRED, STR(T, scope_sha256) },
+	{ "targets",      J_ARR, REQUIRED, target, ARR(T, targets, struct run_target) },
+	{ NULL }
+};
+#undef T
+
+#define T struct run_authorization
+static const struct shape authorization[] = {
+	{ "request_id",            J_STR, REQUIRED, STR(T, request_id) },
+	{ "originating_action_id", J_STR, OPTIONAL, STR(T, originating_action_id) },
+	{ "scope_version",         J_INT, OPTIONAL },
+	{ "scope_sha256",          J_STR, OPTIONAL, STR(T, scope_sha256) },
+	{ "targets",               J_ARR, OPTIONAL, target, ARR(T, targets, struct run_target) },
+	{ "impact",                J_STR, OPTIONAL, STR(T, impact) },
+	{ "confirmed_at",          J_STR, OPTIONAL, STR(T, confirmed_at) },
+	{ NULL }
+};
+#undef T
+
 #define T struct run_action
 static const struct shape action[] = {
 	{ "contract_version",  J_INT, REQUIRED },
@@ -145,6 +179,8 @@ static const struct shape action[] = {
 	{ "destructive_grant", J_OBJ, OPTIONAL },
 	{ "source",            J_OBJ, OPTIONAL, HAS(T, has_source) },
 	{ "requirements",      J_OBJ, OPTIONAL, requirements, OBJ(T, requirements, struct run_requirements) },
+	{ "destructive_authorization", J_OBJ, OPTIONAL, authorization,
+	  OBJ(T, destructive_authorization, struct run_authorization) },
 	{ NULL }
 };
 #undef T
@@ -153,16 +189,60 @@ static const struct shape action[] = {
  * (check_outcomes); these are the parts read outside it. */
 #define T struct run_outcome_pause
 static const struct shape outcome_pause[] = {
+	{ "reason",                      J_STR,          OPTIONAL, STR(T, reason) },
 	{ "question",                    J_STR | J_NULL, OPTIONAL, STR(T, question) },
 	{ "supersedes_answer_action_id", J_STR | J_NULL, OPTIONAL, STR(T, supersedes_answer_action_id) },
+	{ "destructive_request",         J_OBJ | J_NULL, OPTIONAL, request,
+	  OBJ(T, destructive_request, struct run_request) },
+	{ NULL }
+};
+#undef T
+
+#define T struct run_activity
+static const struct shape activity[] = {
+	{ "kind",      J_STR, REQUIRED, STR(T, kind) },
+	{ "command",   J_STR, OPTIONAL, STR(T, command) },
+	{ "exit_code", J_INT, OPTIONAL, INT(T, exit_code) },
+	{ "summary",   J_STR, OPTIONAL, STR(T, summary) },
+	{ NULL }
+};
+#undef T
+
+#define T struct run_implementation
+static const struct shape implementation[] = {
+	{ "result",        J_STR, OPTIONAL, STR(T, result) },
+	{ "files_changed", J_ARR, OPTIONAL, NULL, J_STR, STRS(T, files_changed) },
+	{ "activities",    J_ARR, OPTIONAL, activity, ARR(T, activities, struct run_activity) },
+	{ NULL }
+};
+#undef T
+
+#define T struct run_finding
+static const struct shape finding[] = {
+	{ "location", J_STR, OPTIONAL, STR(T, location) },
+	{ "summary",  J_STR, OPTIONAL, STR(T, summary) },
+	{ "detail",   J_STR, OPTIONAL, STR(T, detail) },
+	{ NULL }
+};
+#undef T
+
+#define T struct run_review
+static const struct shape review[] = {
+	{ "result",   J_STR, OPTIONAL, STR(T, result) },
+	{ "findings", J_ARR, OPTIONAL, finding, ARR(T, findings, struct run_finding) },
 	{ NULL }
 };
 #undef T
 
 #define T struct run_outcome
 static const struct shape outcome[] = {
-	{ "status", J_STR,          OPTIONAL, STR(T, status) },
-	{ "pause",  J_OBJ | J_NULL, OPTIONAL, outcome_pause, OBJ(T, pause, struct run_outcome_pause) },
+	{ "status",         J_STR,          OPTIONAL, STR(T, status) },
+	{ "summary",        J_STR,          OPTIONAL, STR(T, summary) },
+	{ "known_issues",   J_ARR,          OPTIONAL, NULL, J_STR, STRS(T, known_issues) },
+	{ "pause",          J_OBJ | J_NULL, OPTIONAL, outcome_pause, OBJ(T, pause, struct run_outcome_pause) },
+	{ "implementation", J_OBJ | J_NULL, OPTIONAL, implementation,
+	  OBJ(T, implementation, struct run_implementation) },
+	{ "review",         J_OBJ | J_NULL, OPTIONAL, review, OBJ(T, review, struct run_review) },
 	{ NULL }
 };
 #undef T
@@ -173,6 +253,7 @@ static const struct shape action_record[] = {
 	{ "outcome",                J_OBJ,  OPTIONAL, outcome, OBJ(T, outcome, struct run_outcome) },
 	{ "outcome_payload_sha256", J_STR,  OPTIONAL, STR(T, outcome_payload_sha256) },
 	{ "voided",                 J_BOOL, OPTIONAL, BOOL(T, voided) },
+	{ "skipped",                J_BOOL, OPTIONAL, BOOL(T, skipped) },
 	{ NULL }
 };
 #undef T
@@ -198,31 +279,6 @@ static const struct shape suggestion[] = {
 	{ NULL }
 };
 
-static const struct shape activity[] = {
-	{ "kind",      J_STR, REQUIRED },
-	{ "command",   J_STR, OPTIONAL },
-	{ "exit_code", J_INT, OPTIONAL },
-	{ "summary",   J_STR, OPTIONAL },
-	{ NULL }
-};
-
-#define T struct run_target
-static const struct shape target[] = {
-	{ "kind",  J_STR, REQUIRED, STR(T, kind) },
-	{ "value", J_STR, REQUIRED, STR(T, value) },
-	{ NULL }
-};
-#undef T
-
-#define T struct run_request
-static const struct shape request[] = {
-	{ "request_id",   J_STR, REQUIRED, STR(T, request_id) },
-	{ "impact",       J_STR, REQUIRED, STR(T, impact) },
-	{ "scope_sha256", J_STR, REQUIRED, STR(T, scope_sha256) },
-	{ "targets",      J_ARR, REQUIRED, target, ARR(T, targets, struct run_target) },
-	{ NULL }
-};
-#undef T
 
 #define T struct run_pinned_source
 static const struct shape pinned[] = {
@@ -293,13 +349,13 @@ static const struct shape record[] = {
 	{ "actions",                     J_ARR,  OPTIONAL, action_record, ARR(T, actions, struct run_action_record) },
 	{ "pending_actions",             J_ARR,  OPTIONAL, suggestion },
 	{ "answers",                     J_ARR,  OPTIONAL, answer, ARR(T, answers, struct run_answer) },
-	{ "observations",                J_ARR,  OPTIONAL, NULL, J_STR },
-	{ "known_issues",                J_ARR,  OPTIONAL, NULL, J_STR },
-	{ "uncertainties",               J_ARR,  OPTIONAL, NULL, J_STR },
-	{ "activities",                  J_ARR,  OPTIONAL, activity },
+	{ "observations",                J_ARR,  OPTIONAL, NULL, J_STR, STRS(T, observations) },
+	{ "known_issues",                J_ARR,  OPTIONAL, NULL, J_STR, STRS(T, known_issues) },
+	{ "uncertainties",               J_ARR,  OPTIONAL, NULL, J_STR, STRS(T, uncertainties) },
+	{ "activities",                  J_ARR,  OPTIONAL, activity, ARR(T, activities, struct run_activity) },
 	{ "summary",                     J_STR,  OPTIONAL, STR(T, summary) },
 	{ "pending_destructive_request", J_OBJ,  OPTIONAL, request, OBJ(T, pending_destructive_request, struct run_request) },
-	{ "destructive_grant",           J_OBJ,  OPTIONAL },
+	{ "destructive_grant",           J_OBJ,  OPTIONAL, HAS(T, has_destructive_grant) },
 	{ "created_at",                  J_STR,  REQUIRED, STR(T, created_at) },
 	{ "updated_at",                  J_STR,  REQUIRED, STR(T, updated_at) },
 	{ NULL }
@@ -483,7 +539,7 @@ static int decode_value(const json_t *v, const struct shape *f, char *base,
 	}
 	if (!json_is_array(v))
 		return 0;
-	if (at && f->slot == S_ARR) {
+	if (at && (f->slot == S_ARR || f->slot == S_STRS)) {
 		if ((items = view_alloc(view, json_array_size(v), f->size)) == NULL)
 			return sw_error_set(err, SW_ENOMEM, "cannot decode the Run record");
 		*(void **)at = items;
@@ -500,6 +556,8 @@ static int decode_value(const json_t *v, const struct shape *f, char *base,
 				return rc;
 		} else if (!(type_of(el) & f->elems)) {
 			return invalid_at(err, &sub, "has the wrong type");
+		} else if (items && f->slot == S_STRS) {
+			((const char **)(void *)items)[i] = json_string_value(el);
 		}
 	}
 	return 0;
@@ -592,6 +650,40 @@ int run_request_verifies(const struct run_request *req)
 	ok = outcome_request_verify(&r, &err) == 0;
 	sw_free(r.targets);
 	return ok;
+}
+
+static bool same_request(const struct run_request *a, const struct run_request *b)
+{
+	if (strcmp(a->request_id, b->request_id) != 0 || strcmp(a->impact, b->impact) != 0 ||
+	    strcmp(a->scope_sha256, b->scope_sha256) != 0 || a->n_targets != b->n_targets)
+		return false;
+	for (size_t i = 0; i < a->n_targets; i++)
+		if (strcmp(a->targets[i].kind, b->targets[i].kind) != 0 ||
+		    strcmp(a->targets[i].value, b->targets[i].value) != 0)
+			return false;
+	return true;
+}
+
+enum run_request_fault run_request_fault(const struct run_record *rec)
+{
+	const struct run_request *pending = rec->pending_destructive_request, *asked = NULL;
+	const struct run_action_record *cur = run_record_current(rec);
+
+	if (pending == NULL)
+		return RUN_REQUEST_MISSING;
+	if (!run_request_verifies(pending))
+		return RUN_REQUEST_INVALID;
+	if (cur && cur->outcome && cur->outcome->pause)
+		asked = cur->outcome->pause->destructive_request;
+	if (asked == NULL)
+		return RUN_REQUEST_MISSING;
+	if (!run_request_verifies(asked))
+		return RUN_REQUEST_INVALID;
+	if (!same_request(pending, asked))
+		return RUN_REQUEST_CHANGED;
+	if (rec->has_destructive_grant)
+		return RUN_REQUEST_GRANT_HELD;
+	return RUN_REQUEST_SOUND;
 }
 
 const struct run_section *run_section_find(const struct run_section *sections, size_t n,

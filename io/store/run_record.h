@@ -49,6 +49,19 @@ struct run_requirements {
 	size_t n_sections;
 };
 
+/* What a confirmed destructive request authorizes the Action that carries
+ * it out to do (the Action's `destructive_authorization`). */
+struct run_target;
+struct run_authorization {
+	const char *request_id;
+	const char *originating_action_id;
+	const char *scope_sha256;
+	const char *impact;
+	const char *confirmed_at;
+	struct run_target *targets;
+	size_t n_targets;
+};
+
 struct run_action {
 	const char *action_id;
 	enum fsm_kind kind;
@@ -58,18 +71,56 @@ struct run_action {
 	const char *context_sha256;
 	const struct run_requirements *requirements;	/* NULL when ad hoc */
 	bool has_source;				/* the `source` object */
+	const struct run_authorization *destructive_authorization; /* NULL when none */
 };
 
 /* What the record keeps of a recorded Outcome (the Outcome decoder checked
- * it whole at load). */
+ * it whole at load).  A list of strings is `name` with `n_name` entries. */
+struct run_request;
+
 struct run_outcome_pause {
+	const char *reason;
 	const char *question;
 	const char *supersedes_answer_action_id;
+	const struct run_request *destructive_request;	/* NULL when none */
+};
+
+/* One test, typecheck, build or lint command the host ran. */
+struct run_activity {
+	const char *kind;
+	const char *command;
+	long long exit_code;
+	const char *summary;
+};
+
+struct run_implementation {
+	const char *result;
+	const char **files_changed;
+	size_t n_files_changed;
+	struct run_activity *activities;
+	size_t n_activities;
+};
+
+struct run_finding {
+	const char *location;
+	const char *summary;
+	const char *detail;
+};
+
+struct run_review {
+	const char *result;
+	struct run_finding *findings;
+	size_t n_findings;
 };
 
 struct run_outcome {
 	const char *status;
+	const char *summary;
+	const char **known_issues;
+	size_t n_known_issues;
 	const struct run_outcome_pause *pause;		/* NULL when none */
+	const struct run_implementation *implementation; /* NULL when none */
+	const struct run_review *review;		/* NULL when none */
 };
 
 struct run_action_record {
@@ -77,6 +128,7 @@ struct run_action_record {
 	const struct run_outcome *outcome;		/* NULL before a submit */
 	const char *outcome_payload_sha256;
 	bool voided;
+	bool skipped;
 };
 
 struct run_target {
@@ -163,8 +215,19 @@ struct run_record {
 	size_t n_actions;
 	struct run_answer *answers;
 	size_t n_answers;
+	/* Gathered from every Outcome and from Git (notes such as
+	 * "observed_since_start: ..."). */
+	const char **observations;
+	size_t n_observations;
+	const char **known_issues;
+	size_t n_known_issues;
+	const char **uncertainties;
+	size_t n_uncertainties;
+	struct run_activity *activities;
+	size_t n_activities;
 	const char *summary;
 	const struct run_request *pending_destructive_request;
+	bool has_destructive_grant;
 	const char *created_at;
 	const char *updated_at;
 };
@@ -183,6 +246,21 @@ const struct run_answer *run_record_answer(const struct run_record *rec,
 /* 1 when the request's scope digest is the one its id, targets and impact
  * give (outcome_request_verify), 0 otherwise or without a request. */
 int run_request_verifies(const struct run_request *req);
+
+/* What is wrong with the destructive request a Run paused for
+ * confirmation waits on, checked in the reference's order
+ * (currentDestructiveRequest): no pending request, one that does not
+ * verify, no request in the waiting Action's Outcome, one there that does
+ * not verify, the two differing, or a grant still held.  Only a damaged
+ * record gets anything but RUN_REQUEST_SOUND. */
+enum run_request_fault {
+	RUN_REQUEST_SOUND = 0,
+	RUN_REQUEST_MISSING,		/* destructive_request_missing */
+	RUN_REQUEST_INVALID,		/* invalid_destructive_request */
+	RUN_REQUEST_CHANGED,		/* destructive_scope_changed */
+	RUN_REQUEST_GRANT_HELD		/* destructive_grant_conflict */
+};
+enum run_request_fault run_request_fault(const struct run_record *rec);
 
 /* The catalog entry named `key` among `sections`, or NULL. */
 const struct run_section *run_section_find(const struct run_section *sections, size_t n,

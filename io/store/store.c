@@ -1,6 +1,7 @@
 #include "io/store/store.h"
 
 #include <dirent.h>
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -17,19 +18,31 @@
 #include <jansson.h>
 
 #include "io/store/journal.h"
+#include "io/store/store_names.h"
 #include "io/util/json.h"
 
-#define JOURNAL_NAME "journal.jsonl"
-#define PROJECTION_NAME "run.json"
-#define LOCK_NAME "run.lock"
-#define CHECKPOINT_NAME "run.checkpoint"
+/* clang-format off */
+const struct store_entry_row store_entries[STORE_ENTRY__COUNT] = {
+#define STORE_ENTRY(id, parent, name, kind, doc) \
+	[STORE_ENTRY_##id] = { STORE_ENTRY_##parent, name, STORE_KIND_##kind, doc },
+#include "io/store/store_layout.def"
+#undef STORE_ENTRY
+};
+/* clang-format on */
+
+#define SLIPWAY_NAME store_entries[STORE_ENTRY_SLIPWAY].name
+#define RUNS_NAME store_entries[STORE_ENTRY_RUNS].name
+#define JOURNAL_NAME store_entries[STORE_ENTRY_JOURNAL].name
+#define PROJECTION_NAME store_entries[STORE_ENTRY_PROJECTION].name
+#define LOCK_NAME store_entries[STORE_ENTRY_LOCK].name
+#define CHECKPOINT_NAME store_entries[STORE_ENTRY_CHECKPOINT].name
 #define CHECKPOINT_MAGIC "slipway-checkpoint/4"
-#define CHECKPOINT_LOG_NAME "run.checkpoint-log"
+#define CHECKPOINT_LOG_NAME store_entries[STORE_ENTRY_CHECKPOINT_LOG].name
 #define CHECKPOINT_MAX (256u << 20)
-#define SUMMARY_NAME "run.summary"
+#define SUMMARY_NAME store_entries[STORE_ENTRY_SUMMARY].name
 #define SUMMARY_MAGIC "slipway-summary/1"
 #define SUMMARY_MAX (64u << 20)
-#define MATERIALS_NAME "materials"
+#define MATERIALS_NAME store_entries[STORE_ENTRY_MATERIALS].name
 #define RENAME_ATTEMPTS 10
 
 struct store {
@@ -41,12 +54,15 @@ struct store {
 	store_clock_fn *clock;
 	void *clock_payload;
 	unsigned lock_timeout_ms;
+	/* One deadline for every lock wait of this handle (one command):
+	 * set when a lock first has to wait, 0 before. */
+	long long lock_deadline;
 	struct store_failure fail;
 };
 
 /* A Run under construction: ".tmp-<run id>-<16 hex>", outside the run id
  * grammar so that no listing takes it for a Run. */
-#define STAGED_PREFIX ".tmp-"
+#define STAGED_PREFIX STORE_STAGED_PREFIX
 #define STAGED_NAME_MAX 160
 
 /* An opened run directory and, while locked, its lock descriptor (the Run
@@ -57,9 +73,10 @@ struct run_dir {
 	struct stat st;
 	int lock_fd;
 	off_t cut_at;	/* a torn only record to cut when the journal is next appended */
+	bool lock_damaged;	/* run.lock is no regular file we can open: a commit replaces it */
 };
 
-#define RUN_DIR_INIT { NULL, -1, { 0 }, -1, -1 }
+#define RUN_DIR_INIT { NULL, -1, { 0 }, -1, -1, false }
 
 /* What is known about an in-flight mutation (upstream mutationTracker). */
 struct txn {
@@ -81,6 +98,7 @@ struct mut_material {
 	void *bytes;
 	size_t len;
 	struct stat st;		/* the blob as put_blob found its content right */
+	bool created;		/* put_blob made the blob (it was not there) */
 };
 
 struct store_mutation {
@@ -373,6 +391,15 @@ static int f_mkdir(int dfd, const char *name)
 	return mkdirat(dfd, name, 0700);
 }
 
+static int f_unlink(int dfd, const char *name, int flags)
+{
+	if (fault_at(STORE_STEP_UNLINK)) {
+		errno = EIO;
+		return -1;
+	}
+	return unlinkat(dfd, name, flags);
+}
+
 static int f_create(int dfd, const char *name, int flags)
 {
 	if (fault_at(STORE_STEP_CREATE)) {
@@ -443,6 +470,46 @@ int store_run_id_valid(const char *id)
 			return 0;
 	}
 	return n >= 1;
+}
+
+/* 1 when p holds exactly n lowercase hex digits followed by `end`. */
+static bool hex_then(const char *p, size_t n, char end)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
+			return false;
+	return p[n] == end;
+}
+
+bool store__is_run_temporary(const char *name)
+{
+	/* Literal spellings (io/store/store_names.h), which store_open checks
+	 * against the rows of io/store/store_layout.def. */
+	static const char *const prefixes[] = {
+		".tmp-" STORE_PROJECTION_NAME "-", ".tmp-" STORE_CHECKPOINT_NAME "-",
+		".tmp-" STORE_CHECKPOINT_LOG_NAME "-", ".tmp-" STORE_SUMMARY_NAME "-",
+		".tmp-" STORE_LOCK_NAME "-",
+		".quarantine-" STORE_PROJECTION_NAME "-", ".quarantine-" STORE_LOCK_NAME "-",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t n = strlen(prefixes[i]);
+
+		if (strncmp(name, prefixes[i], n) == 0 && hex_then(name + n, 16, '\0'))
+			return true;
+	}
+	return false;
+}
+
+bool store__is_material_temporary(const char *name)
+{
+	return strncmp(name, ".tmp-", 5) == 0 && hex_then(name + 5, 64, '-') &&
+	       hex_then(name + 70, 16, '\0');
+}
+
+bool store__is_material_name(const char *name)
+{
+	return hex_then(name, 64, '\0');
 }
 
 int store_new_run_id(char out[37], struct sw_error *err)
@@ -629,10 +696,10 @@ static int anchors_valid(struct store *s, struct sw_error *err)
 		return sw_error_set(err, SW_EUNSAFE,
 				    "git common directory changed after opening");
 	if (s->slipway_fd >= 0 &&
-	    check_dir_at(s->common_fd, "slipway", &s->slipway_st, err) < 0)
+	    check_dir_at(s->common_fd, SLIPWAY_NAME, &s->slipway_st, err) < 0)
 		return err ? err->code : SW_EUNSAFE;
 	if (s->runs_fd >= 0 &&
-	    check_dir_at(s->slipway_fd, "runs", &s->runs_st, err) < 0)
+	    check_dir_at(s->slipway_fd, RUNS_NAME, &s->runs_st, err) < 0)
 		return err ? err->code : SW_EUNSAFE;
 	return 0;
 }
@@ -735,6 +802,14 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 	int rc = 0;
 
 	*out = NULL;
+	/* The two spellings of the run directory's names agree. */
+	assert(strcmp(STORE_JOURNAL_NAME, JOURNAL_NAME) == 0 &&
+	       strcmp(STORE_PROJECTION_NAME, PROJECTION_NAME) == 0 &&
+	       strcmp(STORE_LOCK_NAME, LOCK_NAME) == 0 &&
+	       strcmp(STORE_CHECKPOINT_NAME, CHECKPOINT_NAME) == 0 &&
+	       strcmp(STORE_CHECKPOINT_LOG_NAME, CHECKPOINT_LOG_NAME) == 0 &&
+	       strcmp(STORE_SUMMARY_NAME, SUMMARY_NAME) == 0 &&
+	       strcmp(STORE_MATERIALS_NAME, MATERIALS_NAME) == 0);
 	if (git_common_dir == NULL || git_common_dir[0] != '/') {
 		rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE,
 				    "git common directory must be an absolute path");
@@ -749,6 +824,15 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 	s->writable = writable;
 	s->clock = default_clock;
 	s->lock_timeout_ms = STORE_LOCK_TIMEOUT_MS;
+#ifdef SW_TESTING
+	{
+		/* The end-to-end tests shorten the wait through the CLI. */
+		const char *t = getenv("SLIPWAY_TEST_LOCK_TIMEOUT_MS");
+
+		if (t != NULL && *t != '\0')
+			s->lock_timeout_ms = (unsigned)strtoul(t, NULL, 10);
+	}
+#endif
 	if (lstat(git_common_dir, &before) < 0 || !S_ISDIR(before.st_mode)) {
 		rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE,
 				    "'%s' is not a regular directory", git_common_dir);
@@ -767,9 +851,9 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 		struct sw_error e = SW_ERROR_INIT;
 
 		if ((rc = open_dir_at(&s->slipway_fd, &s->slipway_st, NULL,
-				      s->common_fd, "slipway", false, false, &e)) < 0 ||
+				      s->common_fd, SLIPWAY_NAME, false, false, &e)) < 0 ||
 		    (rc = open_dir_at(&s->runs_fd, &s->runs_st, NULL,
-				      s->slipway_fd, "runs", false, false, &e)) < 0) {
+				      s->slipway_fd, RUNS_NAME, false, false, &e)) < 0) {
 			if (e.sys_errno == ENOENT) {
 				/* A repository without runs reads as empty. */
 				s->empty = true;
@@ -783,15 +867,15 @@ int store_open(struct store **out, const char *git_common_dir, bool writable,
 		struct sw_error e = SW_ERROR_INIT;
 
 		if ((rc = open_dir_at(&s->slipway_fd, &s->slipway_st, &created,
-				      s->common_fd, "slipway", true, true, &e)) < 0 ||
+				      s->common_fd, SLIPWAY_NAME, true, true, &e)) < 0 ||
 		    (created &&
-		     ((rc = sync_dir(s->slipway_fd, &s->slipway_st, "slipway", &e)) < 0 ||
+		     ((rc = sync_dir(s->slipway_fd, &s->slipway_st, SLIPWAY_NAME, &e)) < 0 ||
 		      (rc = sync_dir(s->common_fd, &s->common_st, "common", &e)) < 0)) ||
 		    (rc = open_dir_at(&s->runs_fd, &s->runs_st, &created,
-				      s->slipway_fd, "runs", true, true, &e)) < 0 ||
+				      s->slipway_fd, RUNS_NAME, true, true, &e)) < 0 ||
 		    (created &&
-		     ((rc = sync_dir(s->runs_fd, &s->runs_st, "runs", &e)) < 0 ||
-		      (rc = sync_dir(s->slipway_fd, &s->slipway_st, "slipway", &e)) < 0))) {
+		     ((rc = sync_dir(s->runs_fd, &s->runs_st, RUNS_NAME, &e)) < 0 ||
+		      (rc = sync_dir(s->slipway_fd, &s->slipway_st, SLIPWAY_NAME, &e)) < 0))) {
 			rc = sw_error_proto(err, TBL_ERR_RUNSTORE_UNAVAILABLE, "%s", e.msg);
 			goto out;
 		}
@@ -805,6 +889,13 @@ out:
 	}
 	*out = s;
 	return 0;
+}
+
+int store__runs_fd(struct store *s)
+{
+	if (s->empty || anchors_valid(s, NULL) < 0)
+		return -1;
+	return s->runs_fd;
 }
 
 void store_free(struct store *s)
@@ -827,6 +918,7 @@ void store_set_clock(struct store *s, store_clock_fn *fn, void *payload)
 void store_set_lock_timeout(struct store *s, unsigned ms)
 {
 	s->lock_timeout_ms = ms;
+	s->lock_deadline = 0;
 }
 
 const struct store_failure *store_last_failure(const struct store *s)
@@ -852,28 +944,6 @@ static bool is_run_name(int runs_fd, const char *name)
 {
 	(void)runs_fd;
 	return store_run_id_valid(name);
-}
-
-/* A directory under runs/ that holds no Run: a staged creation that never
- * got published (the process died), or a run-id directory without a
- * journal, which older versions left when a creation failed. */
-static bool is_debris(int runs_fd, const char *name)
-{
-	struct stat st;
-	bool debris;
-	int fd;
-
-	if (strncmp(name, STAGED_PREFIX, strlen(STAGED_PREFIX)) == 0)
-		return fstatat(runs_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		       S_ISDIR(st.st_mode);
-	if (!store_run_id_valid(name))
-		return false;
-	fd = openat(runs_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	debris = fstatat(fd, JOURNAL_NAME, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
-	close(fd);
-	return debris;
 }
 
 /* The names under runs/ that `keep` accepts, sorted. */
@@ -941,10 +1011,6 @@ int store_list(char ***out, size_t *n, struct store *s, struct sw_error *err)
 	return scan_runs(out, n, s, is_run_name, err);
 }
 
-int store_debris(char ***out, size_t *n, struct store *s, struct sw_error *err)
-{
-	return scan_runs(out, n, s, is_debris, err);
-}
 
 /* ---- run handle and lock --------------------------------------------- */
 
@@ -996,13 +1062,47 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* flock on a descriptor of the run directory, polled every 25 ms up to the
- * deadline; then run_busy. */
+#ifdef SW_TESTING
+static bool fake_lock_clock;
+static long long fake_lock_now;
+
+void store_test_lock_clock(bool fake)
+{
+	fake_lock_clock = fake;
+	fake_lock_now = 0;
+}
+
+long long store_test_lock_clock_ms(void)
+{
+	return fake_lock_now;
+}
+
+static long long lock_now(void)
+{
+	return fake_lock_clock ? fake_lock_now : now_ms();
+}
+
+static void lock_sleep(unsigned ms)
+{
+	if (fake_lock_clock)
+		fake_lock_now += ms;
+	else
+		sleep_ms(ms);
+}
+#else
+#define lock_now now_ms
+#define lock_sleep sleep_ms
+#endif
+
+/* flock on a descriptor of the run directory, polled every 25 ms until
+ * the handle's one deadline (lock_timeout_ms after the first lock of the
+ * handle that had to wait); then run_busy.  A command that meets several
+ * busy Runs thus waits once in all, and each later lock is tried once
+ * after the deadline has passed. */
 static int run_lock(struct run_dir *r, struct store *s, bool exclusive,
 		    struct sw_error *err)
 {
 	struct stat st;
-	long long deadline = now_ms() + s->lock_timeout_ms;
 
 	r->lock_fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r->lock_fd < 0)
@@ -1013,22 +1113,30 @@ static int run_lock(struct run_dir *r, struct store *s, bool exclusive,
 				    "opened run directory changed before locking");
 	}
 	for (;;) {
+		long long now, left;
+
 		if (flock(r->lock_fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0)
 			break;
-		if (errno != EWOULDBLOCK && errno != EINTR) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK) {
 			int e = errno;
 
 			close_fd(&r->lock_fd);
 			return sw_error_sys(err, e, "cannot acquire run lock");
 		}
-		if (now_ms() >= deadline) {
+		now = lock_now();
+		if (s->lock_deadline == 0)
+			s->lock_deadline = now + s->lock_timeout_ms;
+		if ((left = s->lock_deadline - now) <= 0) {
 			close_fd(&r->lock_fd);
 			s->fail.code = TBL_ERR_RUN_BUSY;
 			return sw_error_proto(err, TBL_ERR_RUN_BUSY,
-					      "run lock acquisition timed out after %u ms",
+					      "run lock acquisition timed out after %u ms "
+					      "(one wait for every run this command locks)",
 					      s->lock_timeout_ms);
 		}
-		sleep_ms(STORE_LOCK_POLL_MS);
+		lock_sleep(left < STORE_LOCK_POLL_MS ? (unsigned)left : STORE_LOCK_POLL_MS);
 	}
 	return run_valid(s, r, err);
 }
@@ -1042,14 +1150,18 @@ static int ensure_lock_file(struct run_dir *r, struct txn *t, struct sw_error *e
 
 	t->phase = "lock_open";
 	if (fstatat(r->fd, LOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (!S_ISREG(st.st_mode))
-			return sw_error_set(err, SW_EUNSAFE, "run lock is not a regular file");
-		if ((rc = open_leaf(&fd, r->fd, LOCK_NAME, O_RDONLY, err)) < 0)
-			return rc;
-		if (fchmod(fd, 0600) < 0)
-			rc = sw_error_sys(err, errno, "cannot secure run lock");
+		/* The lock is the flock on the run directory; the marker only
+		 * names it.  One that is no regular file we can open and secure
+		 * (a directory, a FIFO, a symlink, mode 000) takes nothing from
+		 * the lock: the mutation goes on and, once it commits, replaces
+		 * the marker (repair_lock_file). */
+		if (!S_ISREG(st.st_mode) ||
+		    open_leaf(&fd, r->fd, LOCK_NAME, O_RDONLY | O_NONBLOCK,
+			      &(struct sw_error)SW_ERROR_INIT) < 0 ||
+		    fchmod(fd, 0600) < 0)
+			r->lock_damaged = true;
 		close_fd(&fd);
-		return rc;
+		return 0;
 	}
 	if (errno != ENOENT)
 		return sw_error_sys(err, errno, "cannot inspect run lock");
@@ -1547,6 +1659,7 @@ static int add_material(struct store_mutation *m, const void *bytes, size_t len,
 		sw_material_digest(m->mat[m->nmat].digest, bytes, len, NULL);
 	m->mat[m->nmat].bytes = copy;
 	m->mat[m->nmat].len = len;
+	m->mat[m->nmat].created = false;
 	if (digest)
 		memcpy(digest, m->mat[m->nmat].digest, SW_DIGEST_LEN);
 	m->nmat++;
@@ -1735,6 +1848,7 @@ static int put_blob(int mfd, struct mut_material *mm, struct sw_error *err)
 		goto compare;
 	}
 	renamed = true;
+	mm->created = true;
 compare:
 	/* An existing or concurrent blob must match byte for byte. */
 	if ((rc = read_blob(&have, &have_len, &mm->st, mfd, hex, mm->digest, false, err)) < 0)
@@ -1764,7 +1878,7 @@ static int put_materials(struct run_dir *r, struct store_mutation *m,
 	if ((rc = open_dir_at(&mfd, &mst, &created, r->fd, MATERIALS_NAME,
 			      true, true, err)) < 0)
 		goto out;
-	if (created && ((rc = sync_dir(mfd, &mst, "materials", err)) < 0 ||
+	if (created && ((rc = sync_dir(mfd, &mst, MATERIALS_NAME, err)) < 0 ||
 			(rc = sync_dir(r->fd, &r->st, "run", err)) < 0))
 		goto out;
 	for (size_t i = 0; i < m->nmat; i++) {
@@ -1777,7 +1891,7 @@ static int put_materials(struct run_dir *r, struct store_mutation *m,
 		else if ((rc = put_blob(mfd, &m->mat[i], err)) < 0)
 			goto out;
 	}
-	if ((rc = sync_dir(mfd, &mst, "materials", err)) < 0)
+	if ((rc = sync_dir(mfd, &mst, MATERIALS_NAME, err)) < 0)
 		goto out;
 	rc = check_dir_at(r->fd, MATERIALS_NAME, &mst, err);
 out:
@@ -1868,9 +1982,53 @@ out:
 
 /* ---- projection ------------------------------------------------------ */
 
+/* Puts `name` (the damaged entry `st`) aside under a quarantine name and
+ * removes it there: a directory only when empty (one that holds anything
+ * stays, under that name, for doctor to report).  *parked gets the name. */
+static int park_entry(struct run_dir *r, const char *name, const struct stat *st,
+		      char parked[96], struct sw_error *err)
+{
+	struct stat cur;
+	int attempt, rc;
+
+	for (attempt = 0; attempt < RENAME_ATTEMPTS; attempt++) {
+		char rnd[17];
+
+		if ((rc = random_hex16(rnd, err)) < 0)
+			return rc;
+		snprintf(parked, 96, ".quarantine-%s-%s", name, rnd);
+		if (fstatat(r->fd, name, &cur, AT_SYMLINK_NOFOLLOW) < 0 || !same_file(&cur, st) ||
+		    (cur.st_mode & S_IFMT) != (st->st_mode & S_IFMT))
+			return sw_error_set(err, SW_EUNSAFE, "'%s' changed before it was replaced", name);
+		if (f_rename(r->fd, name, parked) == 0)
+			break;
+		if (errno != EEXIST)
+			return sw_error_sys(err, errno, "cannot move damaged '%s' aside", name);
+	}
+	if (attempt == RENAME_ATTEMPTS)
+		return sw_error_set(err, SW_EIO, "could not allocate a quarantine name");
+	return 0;
+}
+
+static int drop_parked(struct run_dir *r, const char *parked, const struct stat *st,
+		       struct sw_error *err)
+{
+	struct stat cur;
+	bool dir;
+
+	if (fstatat(r->fd, parked, &cur, AT_SYMLINK_NOFOLLOW) < 0 || !same_file(&cur, st))
+		return sw_error_set(err, SW_EUNSAFE, "the damaged entry parked at '%s' changed", parked);
+	dir = S_ISDIR(cur.st_mode);
+	if (f_unlink(r->fd, parked, dir ? AT_REMOVEDIR : 0) < 0 &&
+	    !(dir && (errno == ENOTEMPTY || errno == EEXIST)))
+		return sw_error_sys(err, errno, "cannot remove the damaged entry parked at '%s'", parked);
+	return 0;
+}
+
 struct prepared {
 	int prev_fd;		/* pinned old run.json, or -1 */
-	struct stat prev_st;
+	struct stat prev_st;	/* its status, or the damaged entry's */
+	bool damaged;		/* run.json is there but no regular file we can read */
 	char tmp[64];
 	struct stat tmp_st;
 	bool renamed;
@@ -1902,9 +2060,15 @@ static int prepare_projection(struct prepared *p, struct run_dir *r,
 	{
 		struct sw_error e = SW_ERROR_INIT;
 
-		rc = open_leaf(&p->prev_fd, r->fd, PROJECTION_NAME, O_RDONLY, &e);
-		if (rc < 0 && rc != SW_ENOTFOUND)
-			return pass_up(err, &e);
+		rc = open_leaf(&p->prev_fd, r->fd, PROJECTION_NAME, O_RDONLY | O_NONBLOCK, &e);
+		/* run.json is a projection of the journal: one that is no
+		 * regular file we can read (a directory, a FIFO, a symlink,
+		 * mode 000) is replaced like a stale one, once committed. */
+		if (rc < 0 && rc != SW_ENOTFOUND) {
+			if (fstatat(r->fd, PROJECTION_NAME, &p->prev_st, AT_SYMLINK_NOFOLLOW) < 0)
+				return pass_up(err, &e);
+			p->damaged = true;
+		}
 	}
 	if (p->prev_fd >= 0 && fstat(p->prev_fd, &p->prev_st) < 0)
 		return sw_error_sys(err, errno, "cannot stat run projection");
@@ -1966,13 +2130,17 @@ static int install_projection(struct prepared *p, struct store *s,
 	t->phase = "projection_rename";
 	if (p->prev_fd >= 0 && !leaf_is(r->fd, PROJECTION_NAME, &p->prev_st))
 		return sw_error_set(err, SW_EUNSAFE, "run projection changed before rename");
-	if (p->prev_fd < 0 && faccessat(r->fd, PROJECTION_NAME, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+	if (p->prev_fd < 0 && !p->damaged &&
+	    faccessat(r->fd, PROJECTION_NAME, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return sw_error_set(err, SW_EUNSAFE, "run projection appeared before rename");
 	if (!leaf_is(r->fd, p->tmp, &p->tmp_st))
 		return sw_error_set(err, SW_EUNSAFE, "run projection temp changed before rename");
 	if ((rc = run_valid(s, r, err)) < 0)
 		return rc;
-	if (p->prev_fd >= 0) {
+	if (p->damaged) {
+		if ((rc = park_entry(r, PROJECTION_NAME, &p->prev_st, quarantine, err)) < 0)
+			return rc;
+	} else if (p->prev_fd >= 0) {
 		int attempt;
 
 		for (attempt = 0; attempt < RENAME_ATTEMPTS; attempt++) {
@@ -2014,7 +2182,10 @@ static int install_projection(struct prepared *p, struct store *s,
 	if ((rc = run_valid(s, r, err)) < 0)
 		return rc;
 	t->pending = false;
-	if (quarantine[0]) {
+	if (p->damaged) {
+		if ((rc = drop_parked(r, quarantine, &p->prev_st, err)) < 0)
+			return rc;
+	} else if (quarantine[0]) {
 		if (!leaf_is(r->fd, quarantine, &p->prev_st))
 			return sw_error_set(err, SW_EUNSAFE,
 					    "old projection was preserved at '%s' after its identity changed",
@@ -2063,10 +2234,20 @@ static int append_journal(bool *existed, struct store *s, struct run_dir *r,
 		goto out;
 	}
 	t->phase = "journal_write";
+	if (fstat(fd, &st) < 0) {
+		rc = sw_error_sys(err, errno, "cannot inspect journal");
+		goto out;
+	}
 	if (f_write(fd, bytes, len, &done) < 0) {
-		if (done > 0)
+		int e = errno;
+
+		/* A write cut short (a full disk, the file-size limit) left
+		 * the start of a record and no newline: take it back, so
+		 * that the journal holds exactly what it held.  Only if that
+		 * fails is the outcome ambiguous. */
+		if (done > 0 && ftruncate(fd, st.st_size) < 0)
 			t->wrote = true;
-		rc = sw_error_sys(err, errno, "cannot append journal");
+		rc = sw_error_sys(err, e, "cannot append journal");
 		goto out;
 	}
 	t->wrote = true;
@@ -2705,13 +2886,130 @@ out:
 	return ok;
 }
 
+/* A mutation that did not commit takes back the blobs it made, which no
+ * journal line names, so that the Run's directory holds what it held (a
+ * failed creation removes its staged directory whole).  Best effort, under
+ * the lock: a blob left behind is only unreferenced. */
+static void drop_new_materials(struct run_dir *r, struct store_mutation *m)
+{
+	bool any = false;
+	int mfd;
+
+	for (size_t i = 0; i < m->nmat; i++)
+		any = any || m->mat[i].created;
+	if (!any || (mfd = openat(r->fd, MATERIALS_NAME,
+				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return;
+	for (size_t i = 0; i < m->nmat; i++) {
+		struct stat st;
+
+		/* Only the very file put_blob made and checked. */
+		if (m->mat[i].created &&
+		    fstatat(mfd, m->mat[i].digest + 7, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    same_identity(&st, &m->mat[i].st))
+			unlinkat(mfd, m->mat[i].digest + 7, 0);
+		m->mat[i].created = false;
+	}
+	close(mfd);
+}
+
+/* Removes from directory `dfd` the entries `is_ours` names: temporaries
+ * of mutations killed before they finished.  A directory of such a name
+ * (a damaged entry parked by a mutation killed before it removed it) goes
+ * only when empty.  Only under the Run's exclusive lock, where no live
+ * mutation owns one. */
+static int sweep_dir(int dfd, bool (*is_ours)(const char *name), struct sw_error *err)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+		rc = sw_error_sys(err, errno, "cannot list leftovers");
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		struct stat st;
+
+		bool dir;
+
+		if (!is_ours(de->d_name) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		dir = S_ISDIR(st.st_mode);
+		if (f_unlink(dfd, de->d_name, dir ? AT_REMOVEDIR : 0) < 0 && errno != ENOENT &&
+		    !(dir && (errno == ENOTEMPTY || errno == EEXIST)))
+			rc = sw_error_sys(err, errno, "cannot remove leftover '%s'", de->d_name);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int sweep_temporaries(struct run_dir *r, struct txn *t, struct sw_error *err)
+{
+	struct sw_error e = SW_ERROR_INIT;
+	struct stat mst;
+	int mfd = -1, rc;
+
+	t->phase = "leftover_cleanup";
+	if ((rc = sweep_dir(r->fd, store__is_run_temporary, err)) < 0)
+		return rc;
+	/* No materials/ (or one that is no directory) holds no leftover. */
+	if (open_dir_at(&mfd, &mst, NULL, r->fd, MATERIALS_NAME, false, false, &e) < 0)
+		return 0;
+	rc = sweep_dir(mfd, store__is_material_temporary, err);
+	if (rc == 0)
+		rc = check_dir_at(r->fd, MATERIALS_NAME, &mst, err);
+	close_fd(&mfd);
+	return rc;
+}
+
+/* Replaces a damaged run.lock marker with an empty regular one: the new
+ * marker is made under a temporary name, the damaged entry parked and the
+ * marker renamed into place. */
+static int repair_lock_file(struct run_dir *r, struct txn *t, struct sw_error *err)
+{
+	char rnd[17], tmp[64], parked[96] = "";
+	struct stat st;
+	int fd = -1, rc;
+
+	t->phase = "lock_repair";
+	if (fstatat(r->fd, LOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return sw_error_sys(err, errno, "cannot inspect run lock");
+	if ((rc = random_hex16(rnd, err)) < 0)
+		return rc;
+	snprintf(tmp, sizeof(tmp), ".tmp-%s-%s", LOCK_NAME, rnd);
+	if ((fd = f_create(r->fd, tmp, O_WRONLY)) < 0)
+		return sw_error_sys(err, errno, "cannot create run lock");
+	if (fchmod(fd, 0600) < 0 || (rc = check_leaf(r->fd, tmp, fd, err)) < 0) {
+		rc = rc < 0 ? rc : sw_error_sys(err, errno, "cannot secure run lock");
+		goto out;
+	}
+	if ((rc = park_entry(r, LOCK_NAME, &st, parked, err)) < 0)
+		goto out;
+	if (f_rename(r->fd, tmp, LOCK_NAME) < 0) {
+		rc = sw_error_sys(err, errno, "cannot install run lock");
+		renameat2(r->fd, parked, r->fd, LOCK_NAME, RENAME_NOREPLACE);
+		goto out;
+	}
+	tmp[0] = '\0';
+	r->lock_damaged = false;
+	rc = drop_parked(r, parked, &st, err);
+out:
+	close_fd(&fd);
+	if (tmp[0])
+		unlinkat(r->fd, tmp, 0);
+	return rc;
+}
+
 /* Everything after the callback: projection temp, materials, journal,
  * commit, projection install.  `create` follows the create ordering. */
 static int commit_mutation(struct store *s, struct run_dir *r,
 			   struct store_mutation *m, bool create,
 			   struct txn *t, struct sw_error *err)
 {
-	struct prepared p = { -1, { 0 }, "", { 0 }, false };
+	struct prepared p = { .prev_fd = -1 };
 	char jhex[SW_XXH_HEX_LEN] = "", prev_jhex[SW_XXH_HEX_LEN] = "";
 	char *journal = NULL, *proj = NULL;
 	size_t jlen = 0, plen = 0;
@@ -2720,6 +3018,11 @@ static int commit_mutation(struct store *s, struct run_dir *r,
 	int rc;
 
 	if ((rc = encode_mutation(&journal, &jlen, &proj, &plen, s, m, t, err)) < 0)
+		goto out;
+	/* A mutation that commits first clears what killed ones left and
+	 * mends a damaged lock marker; a refused one changes nothing. */
+	if (!create && ((rc = sweep_temporaries(r, t, err)) < 0 ||
+			(r->lock_damaged && (rc = repair_lock_file(r, t, err)) < 0)))
 		goto out;
 	if (create && (rc = put_materials(r, m, t, err)) < 0)
 		goto out;
@@ -2764,6 +3067,8 @@ static int commit_mutation(struct store *s, struct run_dir *r,
 		checkpoint_write(r, m, m->base + (long long)m->nev, m->jlen + (off_t)jlen, jhex);
 	summary_write(r, m, create, prev_jhex, (long long)(m->jlen + (off_t)jlen), jhex);
 out:
+	if (rc < 0 && !create && !t->committed && !t->wrote)
+		drop_new_materials(r, m);
 	prepared_discard(&p, r);
 	sw_free(proj);
 	sw_free(journal);
@@ -2873,7 +3178,7 @@ int store_create(struct store *s, const char *run_id, store_mutate_fn *mutate,
 	r.id = run_id;
 	t.committed = true;
 	t.phase = "directory_sync";
-	if ((rc = sync_dir(s->runs_fd, &s->runs_st, "runs", err)) < 0)
+	if ((rc = sync_dir(s->runs_fd, &s->runs_st, RUNS_NAME, err)) < 0)
 		goto out;
 	t.phase = "namespace_verify";
 	rc = run_valid(s, &r, err);

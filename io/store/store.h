@@ -21,9 +21,12 @@
  * materials (temp, fsync, rename-no-replace, fsync materials/), projection
  * temp, journal append + fsync, fsync run dir (commit point), install
  * run.json, fsync runs/.  Update: lock, replay (repairing a torn tail),
- * mutate callback, projection temp, materials, journal append with
+ * mutate callback; when it adds events: removal of the temporaries killed
+ * mutations left (io/store/store_names.h) and of a damaged run.lock marker,
+ * which is replaced, then projection temp, materials, journal append with
  * O_APPEND + fsync (commit point), then run.json is replaced through a
- * quarantine name with rename-no-replace.  Neither the run.json temp nor
+ * quarantine name with rename-no-replace (a run.json that is no regular
+ * file it can read is replaced the same way).  Neither the run.json temp nor
  * those renames are synced: run.json is a projection that the next
  * mutation rewrites from the journal, and the checkpoint, the one reader
  * of its bytes, is refused after a reboot (see below).
@@ -48,6 +51,26 @@
 #define STORE_MATERIAL_MAX 262144u
 #define STORE_LOCK_TIMEOUT_MS 5000u
 #define STORE_LOCK_POLL_MS 25u
+
+/* The names of the run store (io/store/store_layout.def): every fixed name the
+ * store opens, and the run-time names as patterns, for the docs. */
+enum store_entry {
+#define STORE_ENTRY(id, parent, name, kind, doc) STORE_ENTRY_##id,
+#include "io/store/store_layout.def"
+#undef STORE_ENTRY
+	STORE_ENTRY__COUNT
+};
+
+enum store_entry_kind { STORE_KIND_DIR, STORE_KIND_FILE, STORE_KIND_STAGED };
+
+struct store_entry_row {
+	enum store_entry parent;
+	const char *name;
+	enum store_entry_kind kind;
+	const char *doc;
+};
+
+extern const struct store_entry_row store_entries[STORE_ENTRY__COUNT];
 
 struct store;
 struct store_mutation;
@@ -99,7 +122,12 @@ void store_free(struct store *s);
 
 /* Replaces the event clock (default: CLOCK_REALTIME). */
 void store_set_clock(struct store *s, store_clock_fn *fn, void *payload);
-/* Replaces the 5 s lock deadline (tests and tooling). */
+/* Replaces the 5 s lock wait (tests and tooling).  The wait is one for
+ * the whole handle: it starts when a lock of `s` first has to wait, and
+ * every lock after that waits only for what is left of it (a lock met
+ * once it has run out is tried once), so a command that meets several
+ * busy Runs waits `ms` in all, not `ms` per Run.  Test builds take the
+ * default from SLIPWAY_TEST_LOCK_TIMEOUT_MS. */
 void store_set_lock_timeout(struct store *s, unsigned ms);
 /* Details of the last failed call on `s`; borrowed. */
 const struct store_failure *store_last_failure(const struct store *s);
@@ -137,11 +165,38 @@ int store_first_event(struct store *s, const char *run_id,
 int store_list(char ***out, size_t *n, struct store *s, struct sw_error *err);
 void store_list_free(char **ids, size_t n);
 
-/* The names under runs/ that hold no Run, sorted, for diagnosis: staged
- * creations (".tmp-<run id>-<hex>") a killed process never published,
- * and run-id directories without a journal, left by a failed creation
- * of an older version.  Free with store_list_free. */
-int store_debris(char ***out, size_t *n, struct store *s, struct sw_error *err);
+/* What the store holds besides Runs, and damage, for diagnosis (doctor):
+ * found without a lock, nothing changed (io/store/store_inspect.c). */
+enum store_finding_kind {
+	STORE_FOUND_STAGED = 1,	/* runs/.tmp-<run id>-<hex>/: a creation a
+				 * killed process never published */
+	STORE_FOUND_NO_JOURNAL,	/* runs/<id>/ without a journal, left by a
+				 * failed creation of an older version */
+	STORE_FOUND_TEMPORARY,	/* a temporary of a killed mutation (`size`
+				 * bytes; io/store/store_names.h); the next
+				 * mutation of the Run removes it */
+	STORE_FOUND_PARKED,	/* a directory holding something, found at
+				 * run.json or run.lock and moved aside by a
+				 * mutation; never removed (an empty one is a
+				 * TEMPORARY and goes) */
+	STORE_FOUND_REPAIRABLE,	/* run.json or run.lock no regular file the
+				 * store can read (`why`); the next mutation
+				 * replaces it */
+	STORE_FOUND_DAMAGED,	/* the journal, materials/ or a material no
+				 * regular readable file, or a material whose
+				 * bytes no longer match its name (`why`) */
+};
+struct store_finding {
+	enum store_finding_kind kind;
+	char *path;		/* below runs/ */
+	long long size;		/* TEMPORARY, PARKED: st_size; else -1 */
+	char *why;		/* REPAIRABLE, DAMAGED; else NULL */
+};
+/* The findings under runs/, sorted by path; *out is freed with
+ * store_findings_free.  An empty store has none.  SW_ENOMEM, SW_EIO. */
+int store_inspect(struct store_finding **out, size_t *n, struct store *s,
+		  struct sw_error *err);
+void store_findings_free(struct store_finding *v, size_t n);
 
 /* Reads and verifies material `digest` ("sha256:<64 hex>").  *out
  * (sw_malloc'd, caller frees) holds *len bytes.  SW_ENOTFOUND, SW_EPARSE
@@ -258,7 +313,8 @@ enum store_fault_kind {
 	STORE_STEP_RENAME = 4,
 	STORE_STEP_MKDIR = 8,
 	STORE_STEP_CREATE = 16,	/* openat with O_CREAT */
-	STORE_STEP_ALL = 31
+	STORE_STEP_UNLINK = 32,	/* removing a leftover or a damaged entry */
+	STORE_STEP_ALL = 63
 };
 #define STORE_FAULT_EXIT 77
 
@@ -283,6 +339,10 @@ void store_test_buffered_copies(bool on);
 void store_test_after_materials(void (*fn)(void *), void *arg);
 /* Stands for the kernel's boot id in checkpoints (NULL: the real one). */
 void store_test_boot_id(const char *id);
+/* A clock for the lock waits that only the waits advance (no sleeping),
+ * started at 0; and how far it has gone. */
+void store_test_lock_clock(bool fake);
+long long store_test_lock_clock_ms(void);
 /* run.json of `run_id` as it is on disk (*out sw_malloc'd). */
 int store_test_projection(struct store *s, const char *run_id, char **out, size_t *len);
 #endif

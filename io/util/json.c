@@ -52,6 +52,45 @@ int sw_utf8_valid(const char *str, size_t len)
 	return 1;
 }
 
+/* The `len` bytes at `str` with each byte that starts no valid UTF-8
+ * sequence replaced by the 3 bytes at `repl`; sw_malloc'd, or NULL. */
+static char *replace_invalid(const char *str, size_t len, const char *repl, size_t *out_len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = 0, o = 0;
+	char *out;
+
+	for (size_t i = 0; i < len;) {
+		size_t k = s[i] < 0x80 ? 1 : sw_utf8_seq(s + i, len - i);
+
+		n += k ? k : 3;
+		i += k ? k : 1;
+	}
+	if ((out = sw_malloc(n + 1)) == NULL)
+		return NULL;
+	for (size_t i = 0; i < len;) {
+		size_t k = s[i] < 0x80 ? 1 : sw_utf8_seq(s + i, len - i);
+
+		memcpy(out + o, k ? str + i : repl, k ? k : 3);
+		o += k ? k : 3;
+		i += k ? k : 1;
+	}
+	out[o] = '\0';
+	if (out_len)
+		*out_len = o;
+	return out;
+}
+
+char *sw_utf8_lossy(const char *str, size_t len, size_t *out_len)
+{
+	return replace_invalid(str, len, "\xef\xbf\xbd", out_len);
+}
+
+json_t *sw_json_text(const char *s)
+{
+	return s ? json_stringn_nocheck(s, strlen(s)) : NULL;
+}
+
 int sw_hex_digit(int c)
 {
 	if (c >= '0' && c <= '9')
@@ -264,23 +303,172 @@ static char *go_escapes(char *in, size_t *len, int html)
 	return out;
 }
 
-/* The oracle: Jansson's compact dumper, then go_escapes.  sw_json_dump's
- * own encoder falls back to it for what it does not write itself. */
-char *sw_json_dump_jansson(const struct json_t *v, int html)
+/* Jansson's dumper refuses a string or key that is not valid UTF-8.  The
+ * oracle then dumps a copy in which each byte that starts no valid
+ * sequence is a private-use code point (U+E000..U+F8FF) found nowhere in
+ * the value, and writes that code point's three bytes in the output as
+ * \ufffd, Go's replacement.  Outside strings the output is ASCII, so the
+ * swap is exact. */
+#define ORACLE_MAX_DEPTH 4096
+#define PUA_FIRST 0xe000u
+#define PUA_COUNT 0x1900u
+
+struct pua_scan {
+	unsigned char used[PUA_COUNT / 8];
+	int invalid;
+};
+
+static void scan_text(struct pua_scan *m, const char *str, size_t n)
 {
-	unsigned long failures = sw_alloc_failures();
+	const unsigned char *s = (const unsigned char *)str;
+
+	for (size_t i = 0; i < n;) {
+		size_t k = s[i] < 0x80 ? 1 : sw_utf8_seq(s + i, n - i);
+
+		if (k == 0) {
+			m->invalid = 1;
+			i++;
+			continue;
+		}
+		if (k == 3) {
+			unsigned cp = (s[i] & 0x0fu) << 12 | (s[i + 1] & 0x3fu) << 6 | (s[i + 2] & 0x3fu);
+
+			if (cp >= PUA_FIRST && cp < PUA_FIRST + PUA_COUNT)
+				m->used[(cp - PUA_FIRST) / 8] |= (unsigned char)(1u << ((cp - PUA_FIRST) % 8));
+		}
+		i += k;
+	}
+}
+
+/* -1 past ORACLE_MAX_DEPTH (deep, or a cycle: left to Jansson). */
+static int scan_value(struct pua_scan *m, const json_t *v, int depth)
+{
+	if (depth > ORACLE_MAX_DEPTH)
+		return -1;
+	if (json_is_string(v)) {
+		scan_text(m, json_string_value(v), json_string_length(v));
+	} else if (json_is_array(v)) {
+		for (size_t i = 0, n = json_array_size(v); i < n; i++)
+			if (scan_value(m, json_array_get(v, i), depth + 1) < 0)
+				return -1;
+	} else if (json_is_object(v)) {
+		for (void *it = json_object_iter((json_t *)v); it;
+		     it = json_object_iter_next((json_t *)v, it)) {
+			scan_text(m, json_object_iter_key(it), json_object_iter_key_len(it));
+			if (scan_value(m, json_object_iter_value(it), depth + 1) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static json_t *marked_value(const json_t *v, const char *mark)
+{
+	json_t *c = NULL;
+	char *t;
+	size_t n;
+
+	if (json_is_string(v)) {
+		if ((t = replace_invalid(json_string_value(v), json_string_length(v), mark, &n)) != NULL)
+			c = json_stringn_nocheck(t, n);
+		sw_free(t);
+	} else if (json_is_array(v)) {
+		c = json_array();
+		for (size_t i = 0, m = json_array_size(v); c && i < m; i++)
+			if (json_array_append_new(c, marked_value(json_array_get(v, i), mark)) < 0) {
+				json_decref(c);
+				c = NULL;
+			}
+	} else if (json_is_object(v)) {
+		c = json_object();
+		for (void *it = json_object_iter((json_t *)v); c && it;
+		     it = json_object_iter_next((json_t *)v, it)) {
+			t = replace_invalid(json_object_iter_key(it), json_object_iter_key_len(it), mark, &n);
+			if (t == NULL || json_object_setn_new_nocheck(c, t, n,
+					marked_value(json_object_iter_value(it), mark)) < 0) {
+				json_decref(c);
+				c = NULL;
+			}
+			sw_free(t);
+		}
+	} else {
+		c = json_incref((json_t *)v);
+	}
+	return c;
+}
+
+/* Jansson's compact dump of `v` after go_escapes, or NULL. */
+static char *jansson_dump(const json_t *v, int html)
+{
 	char *out = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
 	size_t len;
 
+	if (out == NULL)
+		return NULL;
+	len = strlen(out);
+	return go_escapes(out, &len, html);
+}
+
+/* `v` through a copy in which the invalid bytes are a marker (`m`: the
+ * scan of `v`), or NULL. */
+static char *oracle_marked(const json_t *v, const struct pua_scan *m, int html)
+{
+	char mark[4], *out = NULL, *fin;
+	json_t *copy;
+	unsigned cp = 0;
+	size_t k = 0;
+
+	while (cp < PUA_COUNT && (m->used[cp / 8] & (1u << (cp % 8))))
+		cp++;
+	if (cp == PUA_COUNT)
+		return NULL;
+	cp += PUA_FIRST;
+	mark[0] = (char)(0xe0 | (cp >> 12));
+	mark[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	mark[2] = (char)(0x80 | (cp & 0x3f));
+	mark[3] = '\0';
+	if ((copy = marked_value(v, mark)) != NULL)
+		out = jansson_dump(copy, html);
+	json_decref(copy);
+	if (out == NULL || (fin = sw_malloc(2 * strlen(out) + 1)) == NULL) {
+		sw_free(out);
+		return NULL;
+	}
+	for (const char *p = out; *p;) {
+		if (strncmp(p, mark, 3) == 0) {
+			memcpy(fin + k, "\\ufffd", 6);
+			k += 6;
+			p += 3;
+		} else {
+			fin[k++] = *p++;
+		}
+	}
+	fin[k] = '\0';
+	sw_free(out);
+	return fin;
+}
+
+/* The oracle: Jansson's compact dumper, then go_escapes.  sw_json_dump's
+ * own encoder falls back to it for what it does not write itself.  (For
+ * a key that is not UTF-8 Jansson writes a truncated key instead of
+ * failing, so the scan comes first.) */
+char *sw_json_dump_jansson(const struct json_t *v, int html)
+{
+	unsigned long failures = sw_alloc_failures();
+	struct pua_scan m;
+	char *out;
+
+	memset(&m, 0, sizeof(m));
+	if (scan_value(&m, v, 0) == 0 && m.invalid)
+		out = oracle_marked(v, &m, html);
+	else
+		out = jansson_dump(v, html);
 	/* The dumper, too, can drop bytes when a buffer cannot grow. */
 	if (out != NULL && sw_alloc_failures() != failures) {
 		sw_free(out);
 		out = NULL;
 	}
-	if (out == NULL)
-		return NULL;
-	len = strlen(out);
-	return go_escapes(out, &len, html);
+	return out;
 }
 
 /* ---- the one-pass encoder ---- */
@@ -347,8 +535,8 @@ static int enc_add(struct enc *e, const char *s, size_t n)
 	return 0;
 }
 
-/* A string or key: exactly what Jansson writes (invalid UTF-8 makes it
- * fail) after go_escapes. */
+/* A string or key: exactly what Jansson writes after go_escapes, and for
+ * a byte that is not valid UTF-8 what Go writes (\ufffd). */
 static enum enc_status enc_string(struct enc *e, const char *str, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -378,8 +566,14 @@ static enum enc_status enc_string(struct enc *e, const char *str, size_t n)
 		if (byte_class[c] & M) {
 			size_t k = sw_utf8_seq(s + i, n - i);
 
-			if (k == 0)
-				return ENC_FALLBACK;
+			if (k == 0) {
+				/* Go writes each byte that starts no valid
+				 * sequence as the escape of U+FFFD. */
+				memcpy(e->p + e->len, "\\ufffd", 6);
+				e->len += 6;
+				i++;
+				continue;
+			}
 			if (k == 3 && c == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] & 0xfe) == 0xa8) {
 				memcpy(e->p + e->len, s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029", 6);
 				e->len += 6;
@@ -479,9 +673,8 @@ static enum enc_status enc_value(struct enc *e, const json_t *v, int depth)
 }
 
 /* Writes the bytes of sw_json_dump_jansson in one pass over the value;
- * what it does not write itself (a real number, a string that is not
- * valid UTF-8, which makes Jansson fail, nesting past ENC_MAX_DEPTH)
- * goes to that oracle whole. */
+ * what it does not write itself (a real number, nesting past
+ * ENC_MAX_DEPTH) goes to that oracle whole. */
 static char *dump(const struct json_t *v, int html)
 {
 	struct enc e = { NULL, 0, 0, html };

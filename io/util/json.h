@@ -45,21 +45,38 @@ int sw_hex_digit(int c);
 /* 1 if the `len` bytes at `s` are valid UTF-8, else 0. */
 int sw_utf8_valid(const char *s, size_t len);
 
+/* The `len` bytes at `s` with each byte that starts no valid UTF-8
+ * sequence replaced by U+FFFD, the string Go's decoder reads back from
+ * what its encoder wrote for those bytes: a sw_malloc'd, NUL-terminated
+ * copy (*out_len its length when not NULL), or NULL on ENOMEM. */
+char *sw_utf8_lossy(const char *s, size_t len, size_t *out_len);
+
+/* A JSON string holding the bytes of the C string `s` as they are, valid
+ * UTF-8 or not (text from the system: a path, an errno message), for
+ * sw_json_dump to write as Go would.  A new reference, or NULL on ENOMEM
+ * (or when `s` is NULL). */
+struct json_t *sw_json_text(const char *s);
+
 /* Encodes `v` compactly, keys in insertion order, byte for byte as the
  * reference's Go encoder with HTML escaping off: non-ASCII kept as UTF-8
  * except U+2028 and U+2029 (always \u2028, \u2029); `\" \\ \b \f \n \r \t`
- * short; other C0 controls \u00xx in lowercase hex.  Returns a sw_malloc'd
- * string or NULL on ENOMEM. */
+ * short; other C0 controls \u00xx in lowercase hex; in a string or key that
+ * is not valid UTF-8 (json_stringn_nocheck, sw_json_text) each byte that
+ * starts no valid sequence (Latin-1, stray continuation, overlong,
+ * surrogate, past U+10FFFF, truncated) written \ufffd.  Returns a
+ * sw_malloc'd string or NULL on ENOMEM. */
 char *sw_json_dump(const struct json_t *v);
 
 /* As sw_json_dump with Go's HTML escaping on (json.Marshal): < > & are also
  * written \u003c \u003e \u0026. */
 char *sw_json_dump_html(const struct json_t *v);
 
-/* The same bytes (html 0 or 1) from Jansson's dumper and a rewriting pass:
- * the oracle the one-pass encoder of sw_json_dump is tested against, and
- * where it falls back (real numbers, strings that are not UTF-8, deep
- * nesting).  NULL on ENOMEM or where Jansson cannot encode `v`. */
+/* The same bytes (html 0 or 1) from Jansson's dumper and a rewriting pass
+ * (for strings that are not UTF-8, Jansson dumps a copy with a marker in
+ * place of each invalid byte): the oracle the one-pass encoder of
+ * sw_json_dump is tested against, and where it falls back (real numbers,
+ * deep nesting).  NULL on ENOMEM or where Jansson cannot encode `v` (a
+ * cycle). */
 char *sw_json_dump_jansson(const struct json_t *v, int html);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "io/util/buf.h"
 #include "io/util/json.h"
 
 #define INVALID TBL_ERR_INVALID_OUTCOME
@@ -901,15 +902,15 @@ int outcome_uuid_valid(const char *s)
 	return nonzero;
 }
 
-/* Hashes `s` as a canonical JSON string (MAP 8): only `"`, `\` and C0
+/* Appends `s` as a canonical JSON string (MAP 8): only `"`, `\` and C0
  * controls are escaped; every other byte, UTF-8 included, goes in raw. */
-static void hash_json_string(struct sw_sha256 *h, const char *s)
+static void canonical_string(struct sw_buf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t run = 0, i;
 	char esc[7];
 
-	sw_sha256_update(h, "\"", 1);
+	sw_buf_ch(b, '"');
 	for (i = 0;; i++) {
 		unsigned char c = (unsigned char)s[i];
 		const char *rep = NULL;
@@ -917,7 +918,7 @@ static void hash_json_string(struct sw_sha256 *h, const char *s)
 
 		if (c != '\0' && c >= 0x20 && c != '"' && c != '\\')
 			continue;
-		sw_sha256_update(h, s + run, i - run);
+		sw_buf_add(b, s + run, i - run);
 		if (c == '\0')
 			break;
 		switch (c) {
@@ -936,10 +937,10 @@ static void hash_json_string(struct sw_sha256 *h, const char *s)
 			replen = 6;
 			break;
 		}
-		sw_sha256_update(h, rep, replen);
+		sw_buf_add(b, rep, replen);
 		run = i + 1;
 	}
-	sw_sha256_update(h, "\"", 1);
+	sw_buf_ch(b, '"');
 }
 
 static int check_targets(const struct outcome_request *r, struct sw_error *err)
@@ -973,13 +974,14 @@ static int check_targets(const struct outcome_request *r, struct sw_error *err)
 	return 0;
 }
 
-int outcome_scope_sha256(const struct outcome_request *r,
-			 char out[SW_DIGEST_LEN], struct sw_error *err)
+int outcome_scope_canonical(char **out, size_t *len, const struct outcome_request *r,
+			    struct sw_error *err)
 {
-	struct sw_sha256 *h = NULL;
-	size_t i;
+	struct sw_buf b = SW_BUF_INIT;
 	int rc;
 
+	*out = NULL;
+	*len = 0;
 	if (!outcome_uuid_valid(r->request_id))
 		return sw_error_set(err, SW_EINVAL,
 				    "request_id must be a canonical lowercase non-nil RFC UUID");
@@ -988,25 +990,52 @@ int outcome_scope_sha256(const struct outcome_request *r,
 		return sw_error_set(err, SW_EINVAL, "impact must be non-empty markdown text");
 	if ((rc = check_targets(r, err)) < 0)
 		return rc;
-	if ((rc = sw_sha256_new(&h, err)) < 0)
-		return rc;
-	sw_sha256_update(h, "{\"impact\":", 10);
-	hash_json_string(h, r->impact);
-	sw_sha256_update(h, ",\"request_id\":", 14);
-	hash_json_string(h, r->request_id);
-	sw_sha256_update(h, ",\"scope_version\":1,\"targets\":[", 30);
-	for (i = 0; i < r->n_targets; i++) {
-		if (i > 0)
-			sw_sha256_update(h, ",", 1);
-		sw_sha256_update(h, "{\"kind\":", 8);
-		hash_json_string(h, r->targets[i].kind);
-		sw_sha256_update(h, ",\"value\":", 9);
-		hash_json_string(h, r->targets[i].value);
-		sw_sha256_update(h, "}", 1);
+	sw_buf_str(&b, "{\"impact\":");
+	canonical_string(&b, r->impact);
+	sw_buf_str(&b, ",\"request_id\":");
+	canonical_string(&b, r->request_id);
+	sw_buf_str(&b, ",\"scope_version\":1,\"targets\":[");
+	for (size_t i = 0; i < r->n_targets; i++) {
+		sw_buf_str(&b, i ? ",{\"kind\":" : "{\"kind\":");
+		canonical_string(&b, r->targets[i].kind);
+		sw_buf_str(&b, ",\"value\":");
+		canonical_string(&b, r->targets[i].value);
+		sw_buf_ch(&b, '}');
 	}
-	sw_sha256_update(h, "]}", 2);
-	sw_sha256_final_prefixed(h, out);
+	sw_buf_str(&b, "]}");
+	*len = b.len;
+	if ((*out = sw_buf_detach(&b)) == NULL) {
+		*len = 0;
+		return sw_error_set(err, SW_ENOMEM, "out of memory");
+	}
 	return 0;
+}
+
+int outcome_scope_sha256(const struct outcome_request *r,
+			 char out[SW_DIGEST_LEN], struct sw_error *err)
+{
+	char *canon;
+	size_t len;
+	int rc;
+
+	if ((rc = outcome_scope_canonical(&canon, &len, r, err)) < 0)
+		return rc;
+	sw_sha256_prefixed(canon, len, out);
+	sw_free(canon);
+	return 0;
+}
+
+void outcome_scope_example(struct outcome_request *r, struct outcome_target targets[2])
+{
+	static char request_id[] = "3f0c6a52-9b1e-4d7a-8c2f-5e4b1a9d7c60";
+	static char impact[] = "Deletes the build/cache directory and the local branch old-release; "
+			       "both can be rebuilt from origin.";
+	static char k0[] = "git_ref", v0[] = "refs/heads/old-release";
+	static char k1[] = "path", v1[] = "build/cache";
+
+	targets[0] = (struct outcome_target){ k0, v0 };
+	targets[1] = (struct outcome_target){ k1, v1 };
+	*r = (struct outcome_request){ request_id, targets, 2, impact, NULL };
 }
 
 int outcome_request_verify(const struct outcome_request *r,
@@ -1022,7 +1051,12 @@ int outcome_request_verify(const struct outcome_request *r,
 		return rc;
 	if (strcmp(digest, r->scope_sha256) != 0)
 		return sw_error_set(err, SW_EINVAL,
-				    "destructive_request.scope_sha256 does not match its canonical scope");
+				    "destructive_request.scope_sha256 does not match its canonical scope: "
+				    "for the request as sent it is %s, the SHA-256 of the UTF-8 bytes "
+				    "{\"impact\":I,\"request_id\":R,\"scope_version\":1,\"targets\":"
+				    "[{\"kind\":K,\"value\":V},...]} (keys in this order, targets as sent, "
+				    "no whitespace, no trailing newline; strings escape only \\\", \\\\ "
+				    "and controls below U+0020)", digest);
 	return 0;
 }
 

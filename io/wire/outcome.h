@@ -191,10 +191,22 @@ int outcome_uuid_valid(const char *s);
 int outcome_scope_sha256(const struct outcome_request *r,
 			 char out[SW_DIGEST_LEN], struct sw_error *err);
 
+/* The canonical scope itself: the bytes outcome_scope_sha256 hashes, with
+ * the same checks first.  *out is NUL-terminated, `*len` bytes, freed with
+ * sw_free.  Returns 0, SW_EINVAL or SW_ENOMEM (*out NULL). */
+int outcome_scope_canonical(char **out, size_t *len, const struct outcome_request *r,
+			    struct sw_error *err);
+
+/* A worked example of a destructive request, the same wherever slipway
+ * shows one (the capability texts, the MCP tool schemas): its fields point
+ * at static storage, `targets` at two entries sorted as the scope needs. */
+void outcome_scope_example(struct outcome_request *r, struct outcome_target targets[2]);
+
 /* Re-validates a destructive request as a whole: scope_sha256 well formed,
  * every rule of outcome_scope_sha256, and scope_sha256 equal to the
- * recomputed digest.  For `protocol answer`, which re-checks the pending
- * request before a confirmation.  Returns 0, SW_EINVAL or SW_ENOMEM. */
+ * recomputed digest (a mismatch names the digest expected).  For `protocol
+ * answer`, which re-checks the pending request before a confirmation.
+ * Returns 0, SW_EINVAL or SW_ENOMEM. */
 int outcome_request_verify(const struct outcome_request *r,
 			   struct sw_error *err);
 

@@ -25,12 +25,13 @@
 #include "mk/gen/gencap.h"
 #include "mk/gen/gencap_source.h"
 #include "fsm/fsm.h"
+#include "io/adapters/adapter.h"
 #include "io/wire/next.h"
+#include "io/wire/next_call.h"
 #include "io/wire/outcome.h"
 #include "io/source/source.h"
 
 #define ACTION_PLACEHOLDER "REPLACE-WITH-action.action_id"
-#define EXAMPLE_REQUEST_ID "3f0c6a52-9b1e-4d7a-8c2f-5e4b1a9d7c60"
 
 static void print_set(FILE *out, unsigned set, const char *const *wire, int count,
 		      const char *sep)
@@ -53,24 +54,105 @@ static enum fsm_kind kind_arg(const char *arg)
 
 /* ---- Outcome fields ---- */
 
+/* The values a field may take, where a table or the decoder lists them. */
+static void field_values(FILE *out, const char *path)
+{
+	unsigned set = 0;
+
+	if (strcmp(path, "contract_version") == 0) {
+		fprintf(out, ", `%d`", OUTCOME_CONTRACT_VERSION);
+	} else if (strcmp(path, "action_kind") == 0 || strcmp(path, "status") == 0) {
+		int kind = strcmp(path, "action_kind") == 0;
+
+		fprintf(out, ", one of ");
+		if (kind)
+			print_set(out, ~0u, tbl_kind_wire, FSM_KIND__COUNT, ", ");
+		else
+			print_set(out, ~0u, tbl_status_wire, FSM_STATUS__COUNT, ", ");
+	} else if (strcmp(path, "suggested_actions[].kind") == 0) {
+		for (int k = 1; k < FSM_KIND__COUNT; k++)
+			if (tbl_kind_suggestible[k])
+				set |= 1u << k;
+		fprintf(out, ", one of ");
+		print_set(out, set, tbl_kind_wire, FSM_KIND__COUNT, ", ");
+	} else if (strcmp(path, "pause.reason") == 0) {
+		for (int p = 1; p < FSM_PAUSE__COUNT; p++)
+			if (tbl_pause_host_may_send[p])
+				set |= 1u << p;
+		fprintf(out, ", one of ");
+		print_set(out, set, tbl_pause_wire, FSM_PAUSE__COUNT, ", ");
+	} else if (strcmp(path, "implementation.result") == 0 || strcmp(path, "review.result") == 0) {
+		enum fsm_branch b = path[0] == 'i' ? FSM_BRANCH_IMPLEMENTATION : FSM_BRANCH_REVIEW;
+
+		for (int r = 1; r < FSM_RESULT__COUNT; r++)
+			if (tbl_result_host_may_send[r] && tbl_result_branch[r] == b)
+				set |= 1u << r;
+		fprintf(out, ", one of ");
+		print_set(out, set, tbl_result_wire, FSM_RESULT__COUNT, ", ");
+	} else if (strcmp(path, "implementation.activities[].kind") == 0 ||
+		   strcmp(path, "pause.destructive_request.targets[].kind") == 0) {
+		const char *const *names = path[0] == 'i' ? outcome_activity_kind_names
+							  : outcome_target_kind_names;
+
+		fprintf(out, ", one of ");
+		for (size_t i = 0; names[i]; i++)
+			fprintf(out, "%s`%s`", i ? ", " : "", names[i]);
+	}
+}
+
+/* 1 when field_values prints a list of values for `path`. */
+static int has_values(const char *path)
+{
+	static const char *const listed[] = {
+		"contract_version", "action_kind", "status", "suggested_actions[].kind", "pause.reason",
+		"implementation.result", "review.result", "implementation.activities[].kind",
+		"pause.destructive_request.targets[].kind", NULL
+	};
+
+	for (size_t i = 0; listed[i]; i++)
+		if (strcmp(path, listed[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* One key, indented under its parent object: a string shows its values or
+ * its text rule, anything else its type first. */
 static void field_row(const char *path, const char *type, const char *rule,
 		      int required, void *payload)
 {
 	FILE *out = payload;
+	const char *key = strrchr(path, '.');
+	int depth = 0, string = strcmp(type, "string") == 0;
 
-	fprintf(out, "| `%s` | %s | %s | %s |\n", path, type,
-		required ? "yes" : "no (omit the key)", *rule ? rule : "-");
+	for (const char *p = path; *p; p++)
+		depth += *p == '.';
+	fprintf(out, "%*s- `%s`: ", 2 * depth, "", key ? key + 1 : path);
+	if (!string || (!*rule && !has_values(path)))
+		fprintf(out, "%s%s", type, *rule ? ", " : "");
+	fprintf(out, "%s", rule);
+	if (has_values(path)) {
+		char vals[512];
+		FILE *m = fmemopen(vals, sizeof(vals), "w");
+
+		if (m) {
+			field_values(m, path);
+			fclose(m);
+			/* field_values starts with ", " for a type printed before */
+			fprintf(out, "%s", (!string || *rule) ? vals : vals + 2);
+		}
+	}
+	if (!required)
+		fprintf(out, " (optional)");
+	fprintf(out, "\n");
 }
 
 static int outcome_fields(FILE *out, const char *arg)
 {
 	(void)arg;
-	fprintf(out, "Every key below is part of the Outcome; a key marked \"yes\" must be present even "
-		"when its value is `null` or `[]`. No other key is accepted anywhere.\n\n"
-		"| key | JSON type | present | rule |\n| --- | --- | --- | --- |\n");
+	fprintf(out, "Every key below must be present, even when `null` or `[]`, unless optional; no "
+		"other key is accepted. Markdown may hold TAB, LF and CR, no other control character; "
+		"plain text holds none; non-empty means not only whitespace.\n\n");
 	outcome_doc_walk(field_row, out);
-	fprintf(out, "\nMarkdown text may hold TAB, LF and CR but no other control character; plain text "
-		"holds no control character at all. \"Non-empty\" means not only whitespace.\n");
 	return 0;
 }
 
@@ -121,31 +203,29 @@ static const enum fsm_status status_order[] = {
 	FSM_STATUS_NEEDS_INPUT,
 };
 
-static void matrix_row(FILE *out, enum fsm_kind k, enum fsm_status st)
+/* The cells of a matrix row after `status`, into `cell`. */
+static void matrix_cells(char *cell, size_t size, enum fsm_kind k, enum fsm_status st)
 {
 	const struct fsm_legal *c = &tbl_legal[k][st];
+	FILE *out = fmemopen(cell, size, "w");
 
-	fprintf(out, "| `%s` | `%s` | ", tbl_kind_wire[k], tbl_status_wire[st]);
+	if (out == NULL) {
+		cell[0] = '\0';
+		return;
+	}
 	if (c->pauses == (1u << FSM_PAUSE_NONE))
 		fprintf(out, "`null`");
 	else
 		print_set(out, c->pauses, tbl_pause_wire, FSM_PAUSE__COUNT, " or ");
 	fprintf(out, " | ");
-	if (c->branch == FSM_BRANCH_IMPLEMENTATION) {
-		fprintf(out, "object, `result` ");
-		print_set(out, c->results, tbl_result_wire, FSM_RESULT__COUNT, " or ");
-	} else {
-		fprintf(out, "`null`");
-	}
-	fprintf(out, " | ");
-	if (c->branch == FSM_BRANCH_REVIEW) {
-		fprintf(out, "object, `result` ");
+	if (c->branch == FSM_BRANCH_IMPLEMENTATION || c->branch == FSM_BRANCH_REVIEW) {
+		fprintf(out, "`%s`, `result` ", c->branch == FSM_BRANCH_REVIEW ? "review" : "implementation");
 		if (c->results & (1u << FSM_RESULT_NO_FINDINGS))
-			fprintf(out, "`no_findings_reported` with 0 findings, or `findings_reported` with 1 or more");
+			fprintf(out, "`no_findings_reported` with no findings or `findings_reported` with some");
 		else
 			print_set(out, c->results, tbl_result_wire, FSM_RESULT__COUNT, " or ");
 	} else {
-		fprintf(out, "`null`");
+		fprintf(out, "none");
 	}
 	fprintf(out, " | ");
 	if (c->max_suggestions) {
@@ -154,28 +234,48 @@ static void matrix_row(FILE *out, enum fsm_kind k, enum fsm_status st)
 	} else {
 		fprintf(out, "`[]`");
 	}
-	fprintf(out, " |\n");
+	fclose(out);
 }
 
+/* One row per kind and group of statuses whose cells agree. */
 static int matrix(FILE *out, const char *arg)
 {
 	enum fsm_kind only = kind_arg(arg);
+	const size_t nst = sizeof(status_order) / sizeof(status_order[0]);
 
 	if (arg && only == FSM_KIND_NONE)
 		return gencap__fail("unknown kind %s in matrix marker", arg);
-	fprintf(out, "| `action_kind` | `status` | `pause` | `implementation` | `review` | `suggested_actions` |\n"
-		"| --- | --- | --- | --- | --- | --- |\n");
+	fprintf(out, "| `action_kind` | `status` | `pause` | object (`implementation` or `review`; "
+		"the others are `null`) | `suggested_actions` |\n| --- | --- | --- | --- | --- |\n");
 	for (int k = 1; k < FSM_KIND__COUNT; k++) {
+		int done[4] = { 0 };
+
 		if (only != FSM_KIND_NONE && k != (int)only)
 			continue;
-		for (size_t i = 0; i < sizeof(status_order) / sizeof(status_order[0]); i++)
-			if (tbl_legal[k][status_order[i]].legal)
-				matrix_row(out, (enum fsm_kind)k, status_order[i]);
+		for (size_t i = 0; i < nst; i++) {
+			char cell[512], other[512];
+			const char *sep = "";
+
+			if (done[i] || !tbl_legal[k][status_order[i]].legal)
+				continue;
+			matrix_cells(cell, sizeof(cell), (enum fsm_kind)k, status_order[i]);
+			fprintf(out, "| `%s` | ", tbl_kind_wire[k]);
+			for (size_t j = i; j < nst; j++) {
+				if (done[j] || !tbl_legal[k][status_order[j]].legal)
+					continue;
+				matrix_cells(other, sizeof(other), (enum fsm_kind)k, status_order[j]);
+				if (strcmp(cell, other) != 0)
+					continue;
+				fprintf(out, "%s`%s`", sep, tbl_status_wire[status_order[j]]);
+				sep = ", ";
+				done[j] = 1;
+			}
+			fprintf(out, " | %s |\n", cell);
+		}
 	}
-	fprintf(out, "\nA combination not in this table is refused with `invalid_outcome`. "
-		"`pause.destructive_request` is an object exactly when `pause.reason` is "
-		"`destructive_confirmation_required` and `null` otherwise; "
-		"`pause.supersedes_answer_action_id` may appear only with `decision_required`.\n");
+	fprintf(out, "\nAnything else is refused with `invalid_outcome`. `pause.destructive_request` "
+		"is an object exactly when `pause.reason` is `destructive_confirmation_required`, "
+		"otherwise `null`.\n");
 	return 0;
 }
 
@@ -183,30 +283,25 @@ static int matrix(FILE *out, const char *arg)
 
 static int suggestions(FILE *out, const char *arg)
 {
-	unsigned carriers = 0;
+	unsigned carriers = 0, kinds = 0;
 
 	(void)arg;
-	for (int k = 1; k < FSM_KIND__COUNT; k++)
+	for (int k = 1; k < FSM_KIND__COUNT; k++) {
 		for (int st = 1; st < FSM_STATUS__COUNT; st++)
 			if (tbl_legal[k][st].legal && tbl_legal[k][st].max_suggestions)
 				carriers |= 1u << k;
-	fprintf(out, "Only an Outcome of kind ");
-	print_set(out, carriers, tbl_kind_wire, FSM_KIND__COUNT, " or ");
-	fprintf(out, " that does not pause may carry a suggestion, and at most one. "
-		"Slipway does not invent the next step: after ");
-	print_set(out, carriers, tbl_kind_wire, FSM_KIND__COUNT, " or ");
-	fprintf(out, ", the Run goes where your suggestion says, and with no suggestion it goes "
-		"to Review (when the worktree changed and review is enabled) or to Summarize. "
-		"An `orient` that should lead to code changes must therefore suggest `implement`.\n\n"
-		"| suggestion `kind` | what it causes |\n| --- | --- |\n");
-	for (int k = 1; k < FSM_KIND__COUNT; k++)
 		if (tbl_kind_suggestible[k])
-			fprintf(out, "| `%s` | the next Action is a `%s` Action whose brief is your `brief` "
-				"(or, if empty, \"%s\") |\n", tbl_kind_wire[k], tbl_kind_wire[k],
-				tbl_kind_default_brief[k]);
-	fprintf(out, "\nWhen the worktree changed and review is enabled, a pending Review comes "
-		"first and the suggestion is dropped (it is recorded as an uncertainty); the Run "
-		"then goes from Review to Summarize. Every issued Action costs one unit of budget.\n");
+			kinds |= 1u << k;
+	}
+	fprintf(out, "**What comes next.** Only ");
+	print_set(out, carriers, tbl_kind_wire, FSM_KIND__COUNT, " or ");
+	fprintf(out, " Outcomes that do not pause may carry a suggestion, at most one: the next "
+		"Action is of its `kind` (");
+	print_set(out, kinds, tbl_kind_wire, FSM_KIND__COUNT, ", ");
+	fprintf(out, ") with its `brief`. Without one the Run goes to Review (worktree changed, "
+		"review enabled) or to Summarize, so an `orient` that should lead to code changes "
+		"must suggest `implement`. A pending Review comes first and drops the suggestion "
+		"(recorded as an uncertainty). Each issued Action costs one unit of budget.\n");
 	return 0;
 }
 
@@ -217,14 +312,6 @@ struct example {
 	const char *what;
 	const char *json;
 };
-
-/* The destructive example's request; its digest is computed at print time. */
-static const char *const example_targets[][2] = {
-	{ "git_ref", "refs/heads/old-release" },
-	{ "path", "build/cache" },
-};
-static const char example_impact[] =
-	"Deletes the build/cache directory and the local branch old-release; both can be rebuilt from origin.";
 
 static const struct example examples[] = {
 	{ "orient-completed", "Orient found the work clear and asks for an Implement Action.",
@@ -306,17 +393,10 @@ static char *destructive_example(char digest[SW_DIGEST_LEN])
 	json_t *targets = json_array(), *o;
 	char *text;
 
-	for (size_t i = 0; i < 2; i++) {
-		t[i].kind = (char *)example_targets[i][0];
-		t[i].value = (char *)example_targets[i][1];
+	outcome_scope_example(&r, t);
+	for (size_t i = 0; i < r.n_targets; i++)
 		json_array_append_new(targets, json_pack("{s:s,s:s}", "kind", t[i].kind,
 							 "value", t[i].value));
-	}
-	r.request_id = (char *)EXAMPLE_REQUEST_ID;
-	r.targets = t;
-	r.n_targets = 2;
-	r.impact = (char *)example_impact;
-	r.scope_sha256 = NULL;
 	if (outcome_scope_sha256(&r, digest, &err) < 0) {
 		gencap__fail("destructive example: %s", err.msg);
 		json_decref(targets);
@@ -329,8 +409,8 @@ static char *destructive_example(char digest[SW_DIGEST_LEN])
 		      "observations", "known_issues", "suggested_actions",
 		      "pause", "reason", "destructive_confirmation_required",
 		      "question", "May I delete build/cache and the local branch old-release?",
-		      "destructive_request", "request_id", EXAMPLE_REQUEST_ID, "targets", targets,
-		      "impact", example_impact, "scope_sha256", digest,
+		      "destructive_request", "request_id", r.request_id, "targets", targets,
+		      "impact", r.impact, "scope_sha256", digest,
 		      "implementation", "review");
 	text = o ? json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT) : NULL;
 	json_decref(o);
@@ -356,71 +436,105 @@ static int print_example(FILE *out, const char *name, const char *what, const ch
 	return 0;
 }
 
-static int example(FILE *out, const char *arg)
+/* Where the marker being expanded stands, for messages; line 0 for a text
+ * taken from a table. */
+struct where {
+	const char *src;
+	size_t line;
+};
+
+static struct where at;
+
+/* The JSON text of example `name` (allocated) and what it shows, or NULL
+ * (reported). */
+static char *example_json(const char *name, const char **what)
 {
 	char digest[SW_DIGEST_LEN];
 
-	if (strcmp(arg, "implement-destructive") == 0) {
-		char *text = destructive_example(digest);
-		int rc = -1;
-
-		if (text)
-			rc = print_example(out, arg, "Implement asks before destructive work; the digest is computed as shown in the destructive flow.", text);
-		free(text);
-		return rc;
+	if (strcmp(name, "implement-destructive") == 0) {
+		*what = "Implement asks before destructive work; the digest is computed as shown in the destructive flow.";
+		return destructive_example(digest);
 	}
 	for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++)
-		if (strcmp(arg, examples[i].name) == 0)
-			return print_example(out, examples[i].name, examples[i].what, examples[i].json);
-	return gencap__fail("unknown example %s", arg);
+		if (strcmp(name, examples[i].name) == 0) {
+			char *text = strdup(examples[i].json);
+
+			if (text == NULL)
+				gencap__fail("out of memory");
+			*what = examples[i].what;
+			return text;
+		}
+	gencap__fail("unknown example %s", name);
+	return NULL;
+}
+
+static int example(FILE *out, const char *arg)
+{
+	const char *what;
+	char *text = example_json(arg, &what);
+	int rc = text ? print_example(out, arg, what, text) : -1;
+
+	free(text);
+	return rc;
+}
+
+int gencap_example_block(FILE *out, const char *name)
+{
+	struct where saved = at;
+	const char *what;
+	char *text, *pretty = NULL;
+	struct outcome o;
+	struct sw_error err = SW_ERROR_INIT;
+	json_t *v = NULL;
+	int rc = -1;
+
+	at.src = "example-outcome";
+	at.line = 0;
+	if ((text = example_json(name, &what)) == NULL)
+		goto out;
+	if (outcome_decode(&o, text, strlen(text), &err) < 0) {
+		gencap__fail("example %s is refused: %s", name, err.msg);
+		goto out;
+	}
+	outcome_release(&o);
+	v = json_loads(text, 0, NULL);
+	pretty = v ? json_dumps(v, JSON_PRESERVE_ORDER | JSON_INDENT(2)) : NULL;
+	if (pretty == NULL) {
+		gencap__fail("out of memory");
+		goto out;
+	}
+	fprintf(out, "<!-- example: outcome %s -->\n```json\n%s\n```\n",
+		json_string_value(json_object_get(v, "action_kind")), pretty);
+	rc = 0;
+out:
+	free(pretty);
+	json_decref(v);
+	free(text);
+	at = saved;
+	return rc;
 }
 
 /* ---- the destructive scope digest ---- */
 
-static void json_string_raw(FILE *out, json_t *s)
-{
-	char *t = json_dumps(s, JSON_ENCODE_ANY | JSON_COMPACT);
-
-	fprintf(out, "%s", t ? t : "");
-	free(t);
-}
-
 static int scope_example(FILE *out, const char *arg)
 {
-	char digest[SW_DIGEST_LEN];
-	char *text = destructive_example(digest);
-	json_t *impact, *rid;
+	struct outcome_target t[2];
+	struct outcome_request r;
+	struct sw_error err = SW_ERROR_INIT;
+	char digest[SW_DIGEST_LEN], *canon;
+	size_t len;
 
 	(void)arg;
-	if (text == NULL)
-		return -1;
-	free(text);
-	impact = json_string(example_impact);
-	rid = json_string(EXAMPLE_REQUEST_ID);
+	outcome_scope_example(&r, t);
+	if (outcome_scope_canonical(&canon, &len, &r, &err) < 0)
+		return gencap__fail("scope example: %s", err.msg);
+	sw_sha256_prefixed(canon, len, digest);
 	fprintf(out, "For the request in the example `implement-destructive` (request_id `%s`, "
 		"targets sorted by kind then value, the impact sentence), the canonical scope is "
-		"this single line, with no spaces between tokens and no trailing newline:\n\n```text\n",
-		EXAMPLE_REQUEST_ID);
-	fprintf(out, "{\"impact\":");
-	json_string_raw(out, impact);
-	fprintf(out, ",\"request_id\":");
-	json_string_raw(out, rid);
-	fprintf(out, ",\"scope_version\":1,\"targets\":[");
-	for (size_t i = 0; i < 2; i++) {
-		json_t *k = json_string(example_targets[i][0]), *v = json_string(example_targets[i][1]);
-
-		fprintf(out, "%s{\"kind\":", i ? "," : "");
-		json_string_raw(out, k);
-		fprintf(out, ",\"value\":");
-		json_string_raw(out, v);
-		fprintf(out, "}");
-		json_decref(k);
-		json_decref(v);
-	}
-	fprintf(out, "]}\n```\n\nIts SHA-256, written as `sha256:` and 64 lowercase hex digits, is the "
-		"`scope_sha256`:\n\n```text\n%s\n```\n", digest);
-	json_decref(impact);
-	json_decref(rid);
+		"this single line, with no spaces between tokens and no trailing newline:\n\n"
+		"```text\n%s\n```\n\nIts SHA-256, written as `sha256:` and 64 lowercase hex digits, is the "
+		"`scope_sha256`:\n\n```text\n%s\n```\n", r.request_id, canon, digest);
+	sw_free(canon);
 	return 0;
 }
 
@@ -495,6 +609,126 @@ static int next_variants(FILE *out, const char *arg)
 	return rc;
 }
 
+/* ---- MCP tool calls ---- */
+
+/* Every variant once, as the tool call `slipway mcp` carries it out with. */
+static int mcp_variants(FILE *out, const char *arg)
+{
+	static const struct next_fill fill = {
+		.run_id = "RUN", .action_id = "ACTION", .scope_digest = "sha256:0000000000000000000000000000000000000000000000000000000000000000",
+		.candidate_id = "CANDIDATE", .budget = 8,
+	};
+	struct sw_error err = SW_ERROR_INIT;
+	struct next *n = NULL;
+	unsigned long long seen = 0;
+	int rc = 0;
+
+	(void)arg;
+	fprintf(out, "With the slipway MCP tools, a variant is one call: `base_argv` names the tool, "
+		"its flags become the arguments of the same name, its run id word is `run_id`, and "
+		"each input goes to the argument shown, holding what the file or stdin would hold "
+		"(an Outcome as a JSON object, an answer or goal as text, an envelope as an object or "
+		"its path). Arguments the variant fixes are copied from `base_argv`, never typed.\n\n"
+		"| variant | tool | arguments from `base_argv` | inputs |\n| --- | --- | --- | --- |\n");
+	if (next_new(&n, TBL_NEXTOP_RESUME, fill.scope_digest, "/WORKSPACE", &err) < 0)
+		return gencap__fail("next: %s", err.msg);
+	for (int f = NEXT_FORM_INVALID + 1; f < NEXT_FORM__COUNT && rc == 0; f++) {
+		json_t *v, *call, *x;
+		const char *key;
+		const char *sep = "";
+
+		if (next_add_form(n, (enum next_form)f, &fill, &err) < 0) {
+			rc = gencap__fail("next form: %s", err.msg);
+			break;
+		}
+		if (seen & (1ull << n->variants[n->nvariants - 1].id))
+			continue;
+		seen |= 1ull << n->variants[n->nvariants - 1].id;
+		v = next_to_json(n);
+		call = v ? next_call(json_array_get(json_object_get(v, "variants"), n->nvariants - 1)) : NULL;
+		if (call == NULL || !json_is_string(json_object_get(call, "tool")))
+			rc = gencap__fail("variant %s has no MCP tool",
+					  tbl_variant_wire[n->variants[n->nvariants - 1].id]);
+		else {
+			fprintf(out, "| `%s` | `%s` | ", json_string_value(json_object_get(call, "variant")),
+				json_string_value(json_object_get(call, "tool")));
+			json_object_foreach(json_object_get(call, "arguments"), key, x) {
+				fprintf(out, "%s`%s`", sep, key);
+				if (json_is_true(x) || (json_is_string(x) && strcmp(key, "source_choice") == 0))
+					fprintf(out, ": `%s`", json_is_true(x) ? "true" : json_string_value(x));
+				sep = ", ";
+			}
+			fprintf(out, "%s | ", *sep ? "" : "none");
+			sep = "";
+			json_object_foreach(json_object_get(call, "inputs"), key, x) {
+				fprintf(out, "%s`%s` → `%s`", sep, key, json_string_value(x));
+				sep = ", ";
+			}
+			if (json_object_get(call, "stdin")) {
+				fprintf(out, "%sstdin → `%s`", sep,
+					json_string_value(json_object_get(call, "stdin")));
+				sep = ", ";
+			}
+			fprintf(out, "%s |\n", *sep ? "" : "none");
+		}
+		json_decref(call);
+		json_decref(v);
+	}
+	next_free(n);
+	return rc;
+}
+
+/* ---- references and spellings ---- */
+
+/* The capabilities the template being expanded is installed for: its own
+ * when it is a capability, those naming it when it is a reference, all for
+ * the shared rules, none (no check) for another file. */
+static unsigned template_caps(const char *src)
+{
+	const char *base = strrchr(src, '/');
+	const struct adapter_reference *r;
+	char name[80];
+
+	base = base ? base + 1 : src;
+	if (strcmp(base, "_common.md") == 0)
+		return (1u << ADAPTER_NCAPS) - 1;
+	if ((r = adapter_reference_find(base)) != NULL)
+		return r->caps;
+	for (size_t i = 0; i < ADAPTER_NCAPS; i++) {
+		snprintf(name, sizeof(name), "%s.md", adapter_capabilities[i]);
+		if (strcmp(base, name) == 0)
+			return 1u << i;
+	}
+	return 0;
+}
+
+static const char *template_src(void);
+
+/* A reference named by a text: it must be a row of the adapter's reference
+ * table, installed beside every capability the text is installed for. */
+static int ref(FILE *out, const char *arg)
+{
+	const struct adapter_reference *r = adapter_reference_find(arg);
+	unsigned caps = template_caps(template_src());
+
+	if (r == NULL)
+		return gencap__fail("reference %s is not in the table of io/adapters/adapter.c", arg);
+	if ((r->caps & caps) != caps)
+		return gencap__fail("reference %s is not installed beside every capability "
+				    "this text is installed for", arg);
+	fprintf(out, "`references/%s`", arg);
+	return 0;
+}
+
+static int target_kinds(FILE *out, const char *arg)
+{
+	(void)arg;
+	for (size_t i = 0; outcome_target_kind_names[i]; i++)
+		fprintf(out, "%s`%s`", i == 0 ? "" : outcome_target_kind_names[i + 1] ? ", " : " or ",
+			outcome_target_kind_names[i]);
+	return 0;
+}
+
 /* ---- the markers ---- */
 
 #define OPEN "<!-- slipway:"
@@ -532,6 +766,10 @@ static const struct marker markers[] = {
 	{ "scope-example",         BLOCK,  ARG_NONE,     scope_example,                NULL, 0 },
 	{ "next-rules",            BLOCK,  ARG_NONE,     next_rules,                   NULL, 0 },
 	{ "next-variants",         BLOCK,  ARG_NONE,     next_variants,                NULL, 0 },
+	{ "mcp-variants",          BLOCK,  ARG_NONE,     mcp_variants,                 NULL, 0 },
+	/* the installed files (io/adapters/adapter.c) */
+	{ "ref",                   INLINE, ARG_REQUIRED, ref,                          NULL, 0 },
+	{ "target-kinds",          INLINE, ARG_NONE,     target_kinds,                 NULL, 0 },
 	/* the Change Issue format and the source envelope (io/source/source.h) */
 	{ "rejection-table",       BLOCK,  ARG_NONE,     gencap_source_rejections,     NULL, 0 },
 	{ "roles",                 INLINE, ARG_NONE,     gencap_source_roles,          NULL, 0 },
@@ -560,14 +798,11 @@ static const struct marker markers[] = {
 
 #define NMARKERS (sizeof(markers) / sizeof(markers[0]))
 
-/* Where the marker being expanded stands, for messages; line 0 for a text
- * taken from a table. */
-struct where {
-	const char *src;
-	size_t line;
-};
 
-static struct where at;
+static const char *template_src(void)
+{
+	return at.src;
+}
 
 int gencap__fail(const char *fmt, ...)
 {

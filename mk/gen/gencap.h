@@ -12,6 +12,11 @@
  * nothing is written. */
 int gencap_expand(const char *in, const char *out);
 
+/* Prints example Outcome `name` (one of the capability texts' examples,
+ * decoded by io/outcome.c first) as a ```json block preceded by the
+ * comment `<!-- example: outcome KIND -->`; 0, or -1 after a message. */
+int gencap_example_block(FILE *out, const char *name);
+
 /* For mk/gen/gencap_source.c: copies `text` (one line, from table `src`) to
  * `out` with its inline markers expanded; -1 after a message on a bad one. */
 int gencap__inline(FILE *out, const char *text, const char *src);

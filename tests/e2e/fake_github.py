@@ -5,7 +5,7 @@ FakeGitHub keeps one repository with Issues and comments as GitHub's GraphQL
 API would return them.  Its `gh` script answers `--version`, `auth status`
 REST reads of the repository, an Issue, a comment or an Issue's comments
 (and, only when a test makes the state writable, the three REST writes the
-propose text uses), and read-only `api graphql`
+propose text uses; a new comment moves its Issue's updated_at, as on GitHub), and read-only `api graphql`
 calls: for GraphQL it parses the query's selection set and
 returns only the fields the query asks for (so a query that forgets a field
 produces a document without it), enforces declared non-null variables,
@@ -136,6 +136,7 @@ if len(argv) >= 2 and argv[0] == "api" and argv[1].startswith("repos/"):
              "author": {"__typename": "User", "login": "octo", "id": "U_kgDOAuthor"},
              "issue_number": issue["number"]}
         state["comments"][c["id"]] = c
+        issue["updatedAt"] = c["updatedAt"]  # as on GitHub: a new comment moves the Issue's updated_at
         obj = rest_comment(c)
     elif route == ("PATCH", "issues", "N"):
         issue.update({k: v for k, v in body.items() if k in ("title", "body")})
@@ -325,11 +326,17 @@ class FakeGitHub:
         with open(os.path.join(self.dir, "state.json"), "w", encoding="utf-8") as f:
             json.dump(self.state, f)
 
+    def load(self):
+        """Takes up what the `gh` script wrote since."""
+        with open(os.path.join(self.dir, "state.json"), encoding="utf-8") as f:
+            self.state = json.load(f)
+
     def url(self, number):
         r = self.state["repository"]
         return "https://github.com/%s/%s/issues/%d" % (r["owner"], r["name"], number)
 
     def add_issue(self, number, issue_id, title, body, labels=(), updated="2026-11-30T10:00:00Z"):
+        self.load()
         self.state["issues"].append({
             "id": issue_id, "number": number, "url": self.url(number), "title": title,
             "body": body, "updatedAt": updated, "labels": list(labels), "parent": None,
@@ -337,7 +344,13 @@ class FakeGitHub:
         self.save()
 
     def issue(self, number):
+        self.load()
         return next(i for i in self.state["issues"] if i["number"] == number)
+
+    def manifest(self, number):
+        """The manifest in Issue `number`'s body."""
+        body = self.issue(number)["body"]
+        return json.loads(body.split("```slipway-manifest\n", 1)[1].split("\n```", 1)[0])
 
     def set_body(self, number, body, updated):
         iss = self.issue(number)
@@ -346,7 +359,12 @@ class FakeGitHub:
         self.save()
 
     def add_comment(self, number, node_id, database_id, body, author="U_kgDOAuthor",
-                    updated="2026-11-30T10:00:00Z", minimized=False):
+                    updated="2026-11-30T10:00:00Z", minimized=False, touch=False):
+        """A comment on Issue `number`; with `touch` it moves the Issue's
+        updated_at, as a new comment does on GitHub."""
+        self.load()
+        if touch:
+            self.issue(number)["updatedAt"] = updated
         self.state["comments"][node_id] = {
             "id": node_id, "databaseId": database_id,
             "url": "%s#issuecomment-%d" % (self.url(number), database_id),

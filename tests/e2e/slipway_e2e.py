@@ -36,9 +36,35 @@ if REFERENCE is not None:
         _REF_SCHEMA = json.load(f)
 
 
-def skip(what):
-    """Records a conformance check that could not run (no reference folder)."""
-    _SKIPPED.append(what)
+def skip(what, why):
+    """Records a check that could not run and why; main() prints it as a
+    skip note (tests/step.sh counts the lines that start with SKIP)."""
+    _SKIPPED.append((what, why))
+
+
+class Skipped(Exception):
+    """Raised by skip_test(): the test did not run."""
+
+
+def skip_test(why):
+    """Ends the calling test as skipped, not passed: main() prints
+    "SKIP <test>: <why>" and leaves it out of the passed count."""
+    raise Skipped(why)
+
+
+def unittest_main():
+    """unittest.main for the files written as TestCases, with the same
+    closing lines as main(): a skip note per skipped test and "N passed, M
+    failed" (skips counted apart)."""
+    import unittest
+    result = unittest.main(verbosity=1, exit=False).result
+    for test, why in result.skipped:
+        print("SKIP %s: %s" % (test.id().rsplit(".", 1)[-1], why))
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    if REFERENCE is None:
+        print("SKIP conformance with the reference schema: %s not found" % os.path.join(SHARED, "reference"))
+    print("%d passed, %d failed" % (result.testsRun - len(result.skipped) - failed, failed))
+    sys.exit(1 if failed else 0)
 
 
 def schema_for(defname, schema=None):
@@ -135,18 +161,36 @@ def assert_cli_error(res, code, exit_code):
     return doc
 
 
+def _unlisted(tests):
+    """The test_* functions of the running file that `tests` leaves out: a
+    test that is defined must run."""
+    import inspect
+    listed = set(tests)
+    module = sys.modules["__main__"]
+    return sorted(name for name, f in vars(module).items()
+                  if name.startswith("test_") and inspect.isfunction(f)
+                  and f.__module__ == "__main__" and f not in listed)
+
+
 def main(tests):
-    failed = 0
+    failed = skipped = 0
+    unlisted = _unlisted(tests)
+    if unlisted:
+        failed += 1
+        print("FAIL defined but never run: %s" % ", ".join(unlisted))
     for t in tests:
         try:
             t()
             print("ok   %s" % t.__name__)
+        except Skipped as e:
+            skipped += 1
+            print("SKIP %s: %s" % (t.__name__, e))
         except Exception as e:  # noqa: BLE001 - report every failure
             failed += 1
             print("FAIL %s: %s: %s" % (t.__name__, type(e).__name__, e))
     if REFERENCE is None:
         print("SKIP conformance with the reference schema: %s not found" % os.path.join(SHARED, "reference"))
-    for what in _SKIPPED:
-        print("SKIP %s: no reference folder" % what)
-    print("%d passed, %d failed" % (len(tests) - failed, failed))
+    for what, why in _SKIPPED:
+        print("SKIP %s: %s" % (what, why))
+    print("%d passed, %d failed" % (len(tests) - failed - skipped + (1 if unlisted else 0), failed))
     sys.exit(1 if failed else 0)

@@ -29,7 +29,7 @@ ENTRY = {"claude": ".claude/skills/slipway-run/SKILL.md", "codex": ".codex/skill
          "qwen": ".qwen/skills/slipway-run/SKILL.md", "windsurf": ".windsurf/workflows/slipway-run.md"}
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from slipway_e2e import validate as validate_all  # noqa: E402
+from slipway_e2e import unittest_main, validate as validate_all  # noqa: E402
 
 
 def validate(doc, name):
@@ -257,7 +257,7 @@ class LifecycleTest(Base):
         self.assertRegex(out, r"claude\s+yes\s+yes\s+-\s+7/7")
         rc, out, _ = r.run("doctor")
         self.assertEqual(rc, 0)
-        self.assertRegex(out, r"ok\s+claude\s+adapter_healthy\s+9 managed files")
+        self.assertRegex(out, r"ok\s+claude\s+adapter_healthy\s+25 managed files")
         rc, out, _ = r.run("uninstall")
         self.assertEqual(rc, 0)
         self.assertIn("Uninstall result for: claude\n", out)
@@ -731,4 +731,4 @@ class CapabilityTextTest(Base):
 if __name__ == "__main__":
     if not BIN:
         sys.exit("SLIPWAY_BIN must be set")
-    unittest.main(verbosity=1)
+    unittest_main()

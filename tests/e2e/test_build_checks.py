@@ -6,11 +6,12 @@ the spec's event table is tables/events.def, and a capability text template
 with an unknown, unclosed or misplaced marker, or a source rejection code
 without a fix row, does not build."""
 
+import glob
 import os
 import subprocess
 import tempfile
 
-from slipway_e2e import BIN, main
+from slipway_e2e import BIN, main, skip_test
 
 ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), "../.."))
 CFLAGS = ["-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-I", ROOT]
@@ -108,6 +109,76 @@ def test_the_spec_event_table_is_events_def():
     assert got == want, (got, want)
 
 
+def _args(text):
+    """The top-level comma-separated arguments of a call's argument text."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += (ch == "(") - (ch == ")")
+        cur += ch
+    return out + [cur.strip()]
+
+
+def error_code_sites(root=ROOT):
+    """{code id: [where it is raised]}: a TBL_ERR_ name in the code outside
+    tables/ (tables.c builds the name tables), or the error column of a
+    rule row of tables/rules.c."""
+    import re
+    sites = {}
+    for folder in ("io", "service", "cli", "mcp", "fsm"):
+        for base, _dirs, files in os.walk(os.path.join(root, folder)):
+            for name in files:
+                if name.endswith((".c", ".h")):
+                    path = os.path.join(base, name)
+                    with open(path, encoding="utf-8") as f:
+                        for m in re.finditer(r"\bTBL_ERR_([A-Z0-9_]+)\b", f.read()):
+                            sites.setdefault(m.group(1), []).append(os.path.relpath(path, root))
+    with open(os.path.join(root, "tables", "rules.c"), encoding="utf-8") as f:
+        rules = f.read()
+    for m in re.finditer(r"^\s*(REJECT|REJECT_BY)\s*\((.*)\),?\s*$", rules, re.M):
+        sites.setdefault(_args(m.group(2))[5], []).append("tables/rules.c row " + _args(m.group(2))[0])
+    for m in re.finditer(r"\bE\(([A-Z0-9_]+)\)", rules):
+        if m.group(1) != "NONE":
+            sites.setdefault(m.group(1), []).append("tables/rules.c")
+    return sites
+
+
+def error_code_rows(root=ROOT):
+    """[(id, wire, the "never raised:" text above its row or None)]."""
+    import re
+    with open(os.path.join(root, "tables", "error_codes.def"), encoding="utf-8") as f:
+        text = f.read()
+    rows = []
+    for m in re.finditer(r'^ERR\((\w+),\s*"([^"]*)"', text, re.M):
+        before = text[:m.start()].rstrip()
+        why = None
+        if before.endswith("*/"):
+            comment = before[before.rindex("/*"):]
+            if comment.startswith("/* never raised:"):
+                why = " ".join(l.strip(" */") for l in comment.splitlines())
+        rows.append((m.group(1), m.group(2), why))
+    return rows
+
+
+def test_every_error_code_is_raised_or_says_why_it_never_is():
+    sites = error_code_sites()
+    rows = error_code_rows()
+    assert len(rows) > 90 and rows[0][0] == "NONE", rows[:3]
+    unraised = [(i, w) for i, w, why in rows[1:] if i not in sites and why is None]
+    assert not unraised, "codes with no raising site and no \"never raised:\" note: %s" % unraised
+    stale = [(i, sites[i]) for i, _w, why in rows[1:] if i in sites and why is not None]
+    assert not stale, "codes said never to be raised that are: %s" % stale
+    never = sorted(w for _i, w, why in rows if why is not None)
+    assert never == ["invalid_action", "invalid_destructive_grant"], never
+    for code in ("DESTRUCTIVE_REQUEST_MISSING", "INVALID_DESTRUCTIVE_REQUEST", "DESTRUCTIVE_SCOPE_CHANGED",
+                 "DESTRUCTIVE_GRANT_CONFLICT", "GIT_OBSERVATION_FAILED", "LIST_FAILED", "DOCTOR_FAILED",
+                 "GIT_REPOSITORY_UNAVAILABLE"):
+        assert code in sites, code
+
+
 def build_gendocs():
     res = subprocess.run(["make", "-s", "-C", ROOT, "build/gendocs"], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
@@ -175,12 +246,35 @@ def test_a_bad_marker_fails_names_its_line_and_writes_nothing():
         ("<!-- slipway:section-marker a b -->\n", ":2: marker section-marker takes one argument"),
         ("see <!-- slipway:matrix -->\n", ":2: marker matrix prints a section and must stand alone"),
         ("<!-- slipway:next-rules --> and more\n", ":2: marker next-rules prints a section"),
+        ("see <!-- slipway:ref nope.md -->\n", ":2: reference nope.md is not in the table of io/adapters/adapter.c"),
+        ("<!-- slipway:ref -->\n", ":2: marker ref needs an argument"),
     ]
     for text, msg in bad:
         rc, out, err = gendocs_capability("fine <!-- slipway:profile -->\n" + text)
         assert rc == 1, (text, out)
         assert out is None, (text, "a failed expansion wrote its output")
         assert "gendocs capability: " in err and "cap.md" + msg in err, (text, err)
+
+
+def test_a_reference_is_named_only_where_it_is_installed():
+    """A capability names a reference installed beside it (the table in
+    io/adapters/adapter.c); the path is written at install time."""
+    gendocs = build_gendocs()
+    d = tempfile.mkdtemp(prefix="gencap-")
+    for cap, ref, ok in (("slipway-implement", "destructive.md", True),
+                         ("slipway-review", "destructive.md", False),
+                         ("ground-rules", "recovery.md", False)):
+        src, dst = os.path.join(d, cap + ".md"), os.path.join(d, cap + ".out")
+        with open(src, "w") as f:
+            f.write("see <!-- slipway:ref %s -->\n" % ref)
+        res = subprocess.run([gendocs, "capability", src, dst], capture_output=True, text=True)
+        if ok:
+            assert res.returncode == 0, res.stderr
+            with open(dst) as f:
+                assert f.read() == "see `references/%s`\n" % ref
+        else:
+            assert res.returncode == 1 and not os.path.exists(dst), (cap, ref)
+            assert "reference %s is not installed beside every capability" % ref in res.stderr, res.stderr
 
 
 def test_a_failed_expansion_leaves_the_previous_output_alone():
@@ -217,8 +311,9 @@ def test_a_source_code_without_a_fix_row_fails_the_build():
         with open(os.path.join(d, "tables/source_fixes.def"), "w") as f:
             f.write(table)
         exe = os.path.join(d, "gendocs")
-        srcs = [os.path.join(ROOT, p) for p in ("mk/gen/gendocs.c", "mk/gen/gencap.c", "mk/gen/gencap_source.c",
-                                                "tests/support/fsm_explore.c", "build/rel/libsw.a")]
+        srcs = sorted(glob.glob(os.path.join(ROOT, "mk/gen/gendocs*.c"))) + \
+            [os.path.join(ROOT, p) for p in ("mk/gen/gencap.c", "mk/gen/gencap_source.c",
+                                             "tests/support/fsm_explore.c", "build/rel/libsw.a")]
         res = subprocess.run(["cc", "-std=c11", "-D_GNU_SOURCE", "-I", d, "-I", ROOT, "-o", exe] + srcs
                              + pkg["PKG_CFLAGS"].split() + pkg["PKG_LIBS"].split(),
                              capture_output=True, text=True)
@@ -240,13 +335,14 @@ def test_binary_links_the_archives_without_tls_or_ssh():
     libdir = subprocess.run(["pkg-config", "--variable=libdir", "libgit2"],
                             capture_output=True, text=True).stdout.strip()
     if not os.path.exists(os.path.join(libdir, "libgit2.a")):
-        print("skipped: no libgit2.a, the binary links the shared libraries")
-        return
+        skip_test("no %s/libgit2.a: the binary links the shared libraries" % libdir)
     ldd = subprocess.run(["ldd", BIN], capture_output=True, text=True).stdout
     for lib in ("libgit2", "libjansson", "libcrypto", "libxxhash", "libmbed", "libssh2", "libpcre2"):
         assert lib not in ldd, lib + " is linked shared:\n" + ldd
-    syms = subprocess.run(["nm", BIN], capture_output=True, text=True).stdout
-    assert " T git_libgit2_init" in syms
+    nm = subprocess.run(["nm", BIN], capture_output=True, text=True)
+    assert nm.returncode == 0, "nm %s: exit %d: %s" % (BIN, nm.returncode, nm.stderr)
+    syms = nm.stdout
+    assert " T git_libgit2_init" in syms, "nm %s printed %d bytes: %s" % (BIN, len(syms), nm.stderr)
     for sym in ("mbedtls_x509_crt_parse_file", "libssh2_session_init_ex", "gss_init_sec_context",
                 "OPENSSL_init_crypto"):
         assert sym not in syms, sym + " is in the binary"
@@ -255,13 +351,17 @@ def test_binary_links_the_archives_without_tls_or_ssh():
 if __name__ == "__main__":
     main([test_purity_check_passes_on_the_tree,
           test_purity_check_fails_on_a_stray_puts,
+          test_cli_option_check_passes_on_the_tree,
+          test_cli_option_check_fails_on_a_read_by_index,
           test_swapped_rule_columns_do_not_compile,
           test_an_effect_without_a_handler_does_not_compile,
           test_the_spec_event_table_is_events_def,
+          test_every_error_code_is_raised_or_says_why_it_never_is,
           test_block_markers_expand_to_contract_sections,
           test_inline_markers_expand_to_the_parser_spellings,
           test_the_rejection_table_expands_the_markers_of_its_fix_texts,
           test_a_bad_marker_fails_names_its_line_and_writes_nothing,
+          test_a_reference_is_named_only_where_it_is_installed,
           test_a_failed_expansion_leaves_the_previous_output_alone,
           test_a_source_code_without_a_fix_row_fails_the_build,
           test_binary_links_the_archives_without_tls_or_ssh])

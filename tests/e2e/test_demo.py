@@ -2,6 +2,7 @@
 first Run in a scratch repository through to its summary."""
 
 import os
+import re
 import subprocess
 
 from slipway_e2e import BIN, main
@@ -14,7 +15,7 @@ def test_demo_drives_a_run_to_its_end():
     assert res.returncode == 0, res.stderr
     assert "next Action: implement" in res.stdout, res.stdout
     assert "next Action: review" in res.stdout, res.stdout
-    assert "State: ended" in res.stdout, res.stdout
+    assert re.search(r"^Run \S+ ended: ", res.stdout, re.M), res.stdout
     assert "exited 0: greeting present" in res.stdout, res.stdout
 
 

@@ -19,7 +19,7 @@ def read(*parts):
 
 def test_readme_links_the_docs_and_the_diagram():
     readme = read("README.md")
-    for target in ("docs/en/index.md", "docs/run-states.svg", "LICENSE", "CHANGELOG.md", "schemas"):
+    for target in ("docs/en/index.md", "docs/diagrams/run-states.svg", "LICENSE", "CHANGELOG.md", "schemas"):
         assert "](%s)" % target in readme, target
         assert os.path.exists(os.path.join(ROOT, target)), target
     assert readme.count("\n    make deps ") == 2, "exactly two set-up commands"
@@ -42,7 +42,7 @@ def test_readme_synopsis_names_every_flag():
 
 
 def test_diagram_has_one_edge_per_pair_and_no_impossible_edge():
-    dot = read("docs", "run-states.dot")
+    dot = read("docs", "diagrams", "run-states.dot")
     edges = re.findall(r'^\t"([^"]+)" -> "([^"]+)"', dot, re.M)
     assert edges and len(edges) == len(set(edges)), edges
     assert not [e for e in edges if e[0] == "ended"]

@@ -16,7 +16,8 @@ import tempfile
 import unittest
 
 from fake_github import FakeGitHub
-from slipway_e2e import SHARED, framed, run, scratch_repo, validate
+from slipway_e2e import SHARED, framed, run, scratch_repo, unittest_main, validate
+from test_host_texts import KINDS, SURFACES, Install, Reader, unlinked
 
 OWNER, REPO, NUMBER = "acme", "rocket", 42
 ISSUE_ID = "I_kwDOAcme42"
@@ -24,21 +25,26 @@ ISSUE_ID = "I_kwDOAcme42"
 
 # ---- the installed texts ------------------------------------------------
 
-def installed(repo, rel):
-    with open(os.path.join(repo, ".claude/skills", rel), encoding="utf-8") as f:
-        return f.read()
+def texts_for(surface="claude"):
+    """The texts a host of `surface` reads on the path from an idea to an
+    Issue to a Run, in that order, each reference by the path an already-read
+    text names (test_host_texts.Reader), and the reader, which counts the
+    bytes."""
+    r = Reader(Install.of(surface))
+    out = {"workflow": r.cap("slipway-workflow"), "propose": r.cap("slipway-propose")}
+    out["change"] = r.ref("change-issue.md")
+    out["publishing"] = r.ref("publishing.md")
+    out["run"] = r.cap("slipway-run")
+    out["envelope"] = r.ref("source-envelope.md")
+    return out, r
 
 
 def install(repo):
-    res = run("install", "--tool", "claude", "--root", repo, "--json", cwd=repo)
-    assert res.code == 0, res.err
-    return {
-        "envelope": installed(repo, "slipway-run/references/source-envelope.md"),
-        "run": installed(repo, "slipway-run/SKILL.md"),
-        "propose": installed(repo, "slipway-propose/SKILL.md"),
-        "decompose": installed(repo, "slipway-decompose/SKILL.md"),
-        "workflow": installed(repo, "slipway-workflow/SKILL.md"),
-    }
+    """The texts for claude, slipway-decompose's too (the scratch
+    repository `repo` runs the Runs)."""
+    texts, r = texts_for("claude")
+    texts["decompose"] = r.cap("slipway-decompose")
+    return texts
 
 
 def section(text, heading):
@@ -153,30 +159,15 @@ class Walk(unittest.TestCase):
 class EnvelopeWalk(Walk):
 
     def test_run_points_to_the_installed_envelope_reference(self):
-        tail = self.texts["run"].split("## Issue-backed Runs", 1)
-        self.assertEqual(len(tail), 2, "slipway-run must end with the pointer section")
-        self.assertIn("references/source-envelope.md", tail[1])
+        self.assertRegex(self.texts["run"], r"`[^`]*/references/source-envelope\.md`")
 
     def test_every_host_gets_the_reference_beside_its_run_text(self):
-        repo = scratch_repo()
-        hosts = "claude,codex,copilot,cursor,kilo,opencode,pi,qwen,windsurf"
-        for args in (["--tool", hosts], ["--tool", "kiro", "--surface", "ide"]):
-            res = run("install", *args, "--root", repo, "--json", cwd=repo)
-            self.assertEqual(res.code, 0, res.err)
-        bodies = []
-        for d, _, files in os.walk(repo):
-            for f in files:
-                path = os.path.join(d, f)
-                if ".git" + os.sep in path or not f.startswith(("slipway-run", "SKILL.md")):
-                    continue
-                with open(path, encoding="utf-8") as fh:
-                    if "## Issue-backed Runs" in fh.read():
-                        bodies.append(path)
-        self.assertEqual(len(bodies), 10, bodies)
-        for path in bodies:
-            ref = os.path.join(os.path.dirname(path), "references", "source-envelope.md")
-            with open(ref, encoding="utf-8") as f:
-                self.assertEqual(f.read(), self.texts["envelope"], ref)
+        for surface in SURFACES:
+            texts, r = texts_for(surface)
+            path = [p for p in r.docs if p.endswith("references/source-envelope.md")]
+            beside = os.path.dirname(Install.of(surface).cap_path("slipway-run"))
+            self.assertEqual(path, [beside + "/references/source-envelope.md"], surface)
+            self.assertEqual(unlinked(texts["envelope"]), unlinked(self.texts["envelope"]), surface)
 
     def test_envelope_from_the_procedure_starts_a_run_and_materials_read_back(self):
         manifest = publish(self.gh)
@@ -217,7 +208,7 @@ class EnvelopeWalk(Walk):
         # observed field.
         fixture_path = os.path.join(SHARED, "reference/fixtures/container-source-envelope.json")
         if not os.path.exists(fixture_path):
-            self.skipTest("skipped: %s is absent (no ../shared/reference)" % fixture_path)
+            self.skipTest("%s is absent (no reference folder)" % fixture_path)
         with open(fixture_path, encoding="utf-8") as f:
             want = json.load(f)
         owner, name = want["canonical_url"].split("/")[3:5]
@@ -294,7 +285,7 @@ class EnvelopeWalk(Walk):
         st = run("status", run_id, "--root", self.repo, "--json", cwd=self.repo)
         self.assertEqual(st.code, 0, st.err)
         self.assertEqual(st.json_out()["pinned_source"]["requirements_revision"], pinned["requirements_revision"])
-        self.assertIn("field `pinned_source.requirements_revision`", self.texts["propose"])
+        self.assertIn("field `pinned_source.requirements_revision`", self.texts["publishing"])
         changed = [s if s[0] != "requirements" else
                    ("requirements", "requirements", "Requirements", "- Print the altitude in feet too.")
                    for s in SECTIONS]
@@ -347,7 +338,7 @@ def worked_example(texts):
     """The propose text's worked example: [(key, node id, database id,
     comment body)] and the Issue body, as the text says GitHub holds them
     (each comment body ends with a line break)."""
-    ex = section(texts["propose"], "## 3. Worked example")
+    ex = section(texts["change"], "## 2. Worked example")
     comments = [(m.group(1), m.group(2), int(m.group(3)), m.group(4) + "\n") for m in re.finditer(
         r"^Comment \d+, key `([^`]+)` \(node id `([^`]+)`, database id `(\d+)`\):\n\n```markdown\n(.*?)\n```$",
         ex, re.M | re.S)]
@@ -390,7 +381,7 @@ class ProposeWalk(Walk):
         publish_example(self.gh, comments, body)
         manifest = json.loads(body.split("```slipway-manifest\n", 1)[1].split("\n```", 1)[0])
         want = {s["comment_database_id"]: s["body_sha256"] for s in manifest["sections"]}
-        cmd = [c for info, c in fences(section(self.texts["propose"], "## 2. What a Change Issue is made of"))
+        cmd = [c for info, c in fences(section(self.texts["change"], "## 1. What a Change Issue is made of"))
                if info == "sh" and "python3" in c]
         self.assertEqual(len(cmd), 1)
         env = dict(os.environ)
@@ -417,10 +408,16 @@ class ProposeWalk(Walk):
 
 # ---- propose: the publication procedure, followed step by step ------------
 
-class PublicationWalk(Walk):
-    """Runs the publication commands of the installed propose text against a
+class PublicationWalk(unittest.TestCase):
+    """Runs the publication commands of the installed texts against a
     writable fake GitHub, with the worked example's sections as the drafts
-    the person confirmed, then builds the envelope and starts a Run."""
+    the person confirmed, then builds the envelope, starts a Run and submits
+    its first Outcome; then amends the Issue as the amendment example does
+    and adopts it.  Once with the texts of each host surface; prints the
+    bytes the host had read before its first accepted submit."""
+
+    def setUp(self):
+        self.repo = scratch_repo()
 
     def sh(self, script, **subst):
         for k, v in subst.items():
@@ -437,59 +434,166 @@ class PublicationWalk(Walk):
             f.write(text)
         return path
 
-    def test_publishing_the_confirmed_drafts_gives_an_issue_slipway_accepts(self):
-        self.gh.state["writable"] = True
-        self.gh.save()
-        propose = self.texts["propose"]
-        pub = section(propose, "## 4. Publishing: the person confirms the exact writes")
+    def blocks(self, texts):
+        pub = section(texts["publishing"], "## 2. The writes, in order")
         blocks = [c for info, c in fences(pub) if info == "sh"]
 
         def block(marker):
             found = [b for b in blocks if marker in b]
             self.assertEqual(len(found), 1, marker)
             return found[0]
-        digest_cmd = [c for info, c in fences(section(propose, "## 2. What a Change Issue is made of"))
-                      if info == "sh" and "python3" in c][0]
-        title = re.search(r"for example `(\[Change\][^`]+)`", propose).group(1)
-        placeholder = re.search(r"placeholder body that holds no Slipway marker, for example `([^`]+)`", pub).group(1)
-        comments, example_body = worked_example(self.texts)
-        confirmed = json.loads(example_body.split("```slipway-manifest\n", 1)[1].split("\n```", 1)[0])
-        repo = {"OWNER": OWNER, "REPO": REPO}
+        return pub, block
 
-        # 1. Create the Issue with the placeholder body.
-        out = self.sh(block("-X POST -f title"), TITLE=title, PLACEHOLDER=self.private(placeholder + "\n"), **repo)
-        number, issue_node, url = out.split()
-        # 2. Post each confirmed section, in order; note the ids.
+    def digest_cmd(self, texts):
+        return [c for info, c in fences(section(texts["change"], "## 1. What a Change Issue is made of"))
+                if info == "sh" and "python3" in c][0]
+
+    def post_and_write(self, texts, number, comments, manifest, body_of, before=None):
+        """Writes 2 to 7: posts `comments` [(key, text)], reads them back,
+        notes the baseline, fills the manifest entries of those keys with
+        GitHub's ids and digests, re-fetches and, when nothing moved,
+        writes the body.  `before` (optional) runs between the baseline and
+        the re-fetch, as someone else would.  Returns the ids posted, or
+        None when the re-fetch says to stop."""
+        _, block = self.blocks(texts)
+        repo = {"OWNER": OWNER, "REPO": REPO}
         ids = []
-        for key, _, _, text in comments:
+        for key, text in comments:
             out = self.sh(block("/comments -X POST"), NUMBER=number, SECTION_FILE=self.private(text), **repo)
             db, node = out.split()
-            ids.append((int(db), node))
-        # 3. Read each comment back and compute its digest.
-        digests = [self.sh(digest_cmd, COMMENT_ID=db, **repo).strip() for db, _ in ids]
-        # 4. The manifest: confirmed keys, roles, titles and order; GitHub's
-        # ids; the digests of what GitHub returned.
-        for sec, (db, node), dg in zip(confirmed["sections"], ids, digests):
-            sec.update({"comment_database_id": db, "comment_node_id": node, "body_sha256": dg})
-        body = "<!-- slipway-level: change/v2 -->\n```slipway-manifest\n%s\n```\n" % json.dumps(confirmed, indent=2)
-        # 5. Re-fetch before editing: still the placeholder.
+            ids.append((key, int(db), node))
+        digests = {key: self.sh(self.digest_cmd(texts), COMMENT_ID=db, **repo).strip() for key, db, _ in ids}
+        baseline = self.sh(block("--jq '.updated_at'"), NUMBER=number, **repo).strip()
+        for sec in manifest["sections"]:
+            for key, db, node in ids:
+                if sec["key"] == key:
+                    sec.update({"comment_database_id": db, "comment_node_id": node, "body_sha256": digests[key]})
+        if before:
+            before()
         out = self.sh(block("--jq '.updated_at, .body'"), NUMBER=number, **repo)
-        self.assertEqual(out.split("\n", 1)[1].strip(), placeholder)
-        # 6. Replace the body.
-        self.assertEqual(self.sh(block("-X PATCH"), NUMBER=number, BODY_FILE=self.private(body), **repo).strip(), url)
-        # The reconcile read lists what exists.
-        listing = re.search(r"`(gh api repos/OWNER/REPO/issues/NUMBER/comments --paginate[^`]*)`", pub).group(1)
-        out = self.sh(listing, NUMBER=number, **repo)
-        self.assertEqual([l.split("\t") for l in out.strip().split("\n")],
-                         [[str(db), node] for db, node in ids])
+        updated, current = out.split("\n", 1)
+        if updated != baseline:  # "Stop and tell the person"
+            return None
+        self.assertEqual(self.sh(block("-X PATCH"), NUMBER=number, BODY_FILE=self.private(body_of(manifest)),
+                                 **repo).strip(), self.url)
+        return ids, current
 
-        rc, source, err = follow_envelope_procedure(self.texts, self.gh, number=int(number))
+    def publish_new(self, texts):
+        """Writes 1 to 7 for the worked example; returns its comments."""
+        self.gh.state["writable"] = True
+        self.gh.save()
+        _, block = self.blocks(texts)
+        pub = section(texts["publishing"], "## 2. The writes, in order")
+        title = re.search(r"for example `(\[Change\][^`]+)`", texts["propose"]).group(1)
+        placeholder = re.search(r"placeholder body that holds no Slipway marker, for example `([^`]+)`", pub).group(1)
+        comments, example_body = worked_example(texts)
+        confirmed = json.loads(example_body.split("```slipway-manifest\n", 1)[1].split("\n```", 1)[0])
+        out = self.sh(block("-X POST -f title"), TITLE=title, PLACEHOLDER=self.private(placeholder + "\n"),
+                      OWNER=OWNER, REPO=REPO)
+        self.number, self.issue_node, self.url = out.split()
+        body_of = lambda m: "<!-- slipway-level: change/v2 -->\n```slipway-manifest\n%s\n```\n" % json.dumps(m, indent=2)
+        got = self.post_and_write(texts, self.number, [(c[0], c[3]) for c in comments], confirmed, body_of)
+        self.assertIsNotNone(got)
+        ids, current = got
+        self.assertEqual(current.strip(), placeholder)
+        return comments, ids
+
+    def test_publishing_and_amending_with_the_texts_of_each_host_surface(self):
+        for surface in KINDS:
+            with self.subTest(surface=surface):
+                self.walk(surface)
+
+    def walk(self, surface):
+        self.repo = scratch_repo()
+        self.gh = FakeGitHub(OWNER, REPO)
+        texts, reader = texts_for(surface)
+        comments, ids = self.publish_new(texts)
+        # The reconcile read lists what exists.
+        listing = re.search(r"`(gh api repos/OWNER/REPO/issues/NUMBER/comments --paginate[^`]*)`",
+                            section(texts["publishing"], "## 3. Never retry blindly")).group(1)
+        out = self.sh(listing, NUMBER=self.number, OWNER=OWNER, REPO=REPO)
+        self.assertEqual([l.split("\t") for l in out.strip().split("\n")], [[str(db), node] for _, db, node in ids])
+
+        rc, source, err = follow_envelope_procedure(texts, self.gh, number=int(self.number))
         self.assertEqual(rc, 0, err)
         res = start_run(self.repo, source)
         self.assertEqual(res.code, 0, res.err)
-        pin = res.json_out()["pinned_source"]
-        self.assertEqual(pin["issue_id"], issue_node)
+        st = res.json_out()
+        pin = st["pinned_source"]
+        self.assertEqual(pin["issue_id"], self.issue_node)
         self.assertEqual([s["key"] for s in pin["sections"]], [c[0] for c in comments])
+        # The host's first Outcome, from slipway-run's example.
+        example = json.loads(re.search(r"\*\*Example: orient-completed\*\*\.[^\n]*\n\n```json\n(.*?)\n```",
+                                       texts["run"], re.S).group(1).replace(
+                                           "REPLACE-WITH-action.action_id", st["action"]["action_id"]))
+        path = self.private(json.dumps(example))
+        var = [v for v in st["next"]["variants"] if v["id"] == "submit-outcome-file"][0]
+        sub = run(*(var["base_argv"][1:] + ["--outcome-file", path]), cwd=self.repo)
+        self.assertEqual(sub.code, 0, sub.err)
+        print("  idea -> Issue -> Run with the %s texts: %d bytes read before the first accepted submit"
+              % (surface, reader.bytes))
+        self.amend(texts, st["run_id"], pin)
+
+    def amend(self, texts, run_id, pin):
+        """The amendment worked example, published as its procedure says,
+        refreshes into a valid candidate that the Run adopts."""
+        pub = texts["publishing"]
+        amend = section(pub, "## 4. Amending a published Change")
+        # Its parent is the revision the Run pinned (the worked example's).
+        parent = re.search(r"`pinned_source.requirements_revision` is `(sha256:[0-9a-f]{64})`", amend).group(1)
+        self.assertEqual(pin["requirements_revision"], parent)
+        replacements = re.findall(r"^Replacement for key `([^`]+)` \(node id `[^`]+`, database id `\d+`\):\n\n"
+                                  r"```markdown\n(.*?)\n```$", amend, re.M | re.S)
+        self.assertEqual([k for k, _ in replacements], ["requirements", "acceptance-examples"])
+        example_body = [c for info, c in fences(amend) if info == "markdown" and c.startswith("<!-- slipway-level:")]
+        self.assertEqual(len(example_body), 1)
+        manifest = json.loads(example_body[0].split("```slipway-manifest\n", 1)[1].split("\n```", 1)[0])
+        self.assertEqual(manifest["parent_requirements_revision"], parent)
+        # The unchanged entries are the ones already published: GitHub's ids.
+        old = {s["key"]: s for s in self.gh.manifest(int(self.number))["sections"]}
+        for sec in manifest["sections"]:
+            if sec["key"] not in dict(replacements):
+                sec.update({k: old[sec["key"]][k] for k in ("comment_node_id", "comment_database_id", "body_sha256")})
+        body_of = lambda m: "<!-- slipway-level: change/v2 -->\n```slipway-manifest\n%s\n```\n" % json.dumps(m, indent=2)
+        run("stop", run_id, "--root", self.repo, "--json", cwd=self.repo)
+        got = self.post_and_write(texts, self.number, [(k, t + "\n") for k, t in replacements], manifest, body_of)
+        self.assertIsNotNone(got)
+        rc, source, err = follow_envelope_procedure(texts, self.gh, number=int(self.number))
+        self.assertEqual(rc, 0, err)
+        res = run("protocol", "resume", run_id, "--root", self.repo, "--source-file", source, cwd=self.repo)
+        self.assertEqual(res.code, 0, res.err)
+        st = res.json_out()
+        self.assertEqual(st["resume_operation"], "source_candidate_created")
+        self.assertTrue(st["source_candidate"]["valid"], st["source_candidate"])
+        adopt = [v for v in st["next"]["variants"] if v["id"] == "adopt"][0]
+        res = run(*adopt["base_argv"][1:], cwd=self.repo)
+        self.assertEqual(res.code, 0, res.err)
+        st = res.json_out()
+        self.assertEqual(st["resume_operation"], "source_amended")
+        keys = {s["key"]: s for s in st["pinned_source"]["sections"]}
+        for key, text in replacements:
+            self.assertEqual(keys[key]["material_sha256"],
+                             framed("slipway-material/v1", text.split("\n", 1)[1] + "\n"))
+
+    def test_someone_elses_comment_after_the_baseline_stops_the_body_write(self):
+        self.gh = FakeGitHub(OWNER, REPO)
+        texts, _ = texts_for("claude")
+        self.gh.state["writable"] = True
+        self.gh.save()
+        _, block = self.blocks(texts)
+        out = self.sh(block("-X POST -f title"), TITLE="t", PLACEHOLDER=self.private("placeholder\n"),
+                      OWNER=OWNER, REPO=REPO)
+        self.number, _, self.url = out.split()
+        comments, example_body = worked_example(texts)
+        confirmed = json.loads(example_body.split("```slipway-manifest\n", 1)[1].split("\n```", 1)[0])
+        body_of = lambda m: "never written"
+        # Our own posts move updated_at; the baseline taken after them does not
+        # stop the write.  A comment by someone else after it does.
+        other = lambda: self.gh.add_comment(int(self.number), "IC_other", 8999, "Wait, one more thing.",
+                                            updated="2026-11-30T23:00:00Z", touch=True)
+        self.assertIsNone(self.post_and_write(texts, self.number, [(c[0], c[3]) for c in comments],
+                                              confirmed, body_of, before=other))
+        self.assertEqual(self.gh.issue(int(self.number))["body"], "placeholder\n")
 
 
 # ---- workflow and decompose ---------------------------------------------
@@ -591,4 +695,4 @@ class DoctorForTheIssuePath(Walk):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=1)
+    unittest_main()

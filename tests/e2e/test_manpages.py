@@ -78,6 +78,32 @@ def test_pages_agree_with_help():
             assert via_help == direct, words
 
 
+def test_every_page_is_installed_and_mcp_lists_its_tools_and_resources():
+    make_vars = subprocess.run(["make", "-s", "-C", ROOT, "-p", "-n", "man"], capture_output=True,
+                               text=True, env=ENV).stdout
+    names = re.search(r"^MAN_NAMES\s*:?=\s*(.*)$", make_vars, re.M).group(1).split()
+    assert sorted(n + ".1" for n in names) == sorted(os.listdir(MAN)), names
+    asks = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"}}},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 3, "method": "resources/templates/list"}]
+    out = subprocess.run([BIN, "mcp", "--root", tempfile.mkdtemp(prefix="slipway-mcp-man-")],
+                         input="".join(json.dumps(a) + "\n" for a in asks), capture_output=True,
+                         text=True, timeout=60).stdout
+    answers = {d["id"]: d["result"] for d in map(json.loads, out.splitlines())}
+    text = " ".join(man_text("slipway-mcp").split())
+    tools = answers[2]["tools"]
+    assert len(tools) >= 8, tools
+    for t in tools:
+        assert "%s - %s" % (t["name"], t["title"]) in text, t["name"]
+        for arg in t["inputSchema"]["properties"]:
+            assert arg in text, (t["name"], arg)
+    for r in answers[3]["resourceTemplates"]:
+        assert r["uriTemplate"] in text, r
+    assert "2025-06-18" in text and "slipway://runs" in text
+
+
 def bash_complete(words, cwd=None, path=None):
     script = ("source %s\nCOMP_WORDS=(%s)\nCOMP_CWORD=%d\n_slipway\nprintf '%%s\\n' \"${COMPREPLY[@]}\"\n"
               % (os.path.join(COMP, "slipway.bash"), " ".join("'%s'" % w for w in words), len(words) - 1))
@@ -111,9 +137,10 @@ def test_bash_completes_commands_flags_enums_and_run_ids():
 
 
 def test_zsh_and_fish_completions_parse_and_fish_completes():
-    for shell, name in (("zsh", "_slipway"), ("fish", "slipway.fish")):
+    for shell, name, what in (("zsh", "_slipway", "zsh completion syntax"),
+                              ("fish", "slipway.fish", "fish completion syntax and candidates")):
         if shutil.which(shell) is None:
-            skip("%s completion syntax (%s not installed)" % (shell, shell))
+            skip(what, "%s is not installed" % shell)
             continue
         res = subprocess.run([shell, "-n", os.path.join(COMP, name)], capture_output=True, text=True)
         assert res.returncode == 0, res.stderr
@@ -125,5 +152,6 @@ def test_zsh_and_fish_completions_parse_and_fish_completes():
 
 if __name__ == "__main__":
     main([test_every_page_is_clean_under_groff_ww, test_pages_agree_with_help,
+          test_every_page_is_installed_and_mcp_lists_its_tools_and_resources,
           test_bash_completes_commands_flags_enums_and_run_ids,
           test_zsh_and_fish_completions_parse_and_fish_completes])

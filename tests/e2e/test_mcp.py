@@ -9,6 +9,7 @@ Raw JSON-RPC tests cover malformed input, negotiation and limits."""
 import copy
 import json
 import os
+import re
 import subprocess
 
 from protocol_support import (decision_pause, destructive_pause, encode, impl, journal_lines,
@@ -17,7 +18,9 @@ from slipway_e2e import BIN, FIXTURE, ROOT, main, run, scratch_repo, validate, v
 
 SESSION = os.path.join(ROOT, "tests/mcp/session.mjs")
 SDK = os.path.join(ROOT, "tests/mcp/node_modules/@modelcontextprotocol/sdk/package.json")
-TOOLS = ["run", "submit", "answer", "skip", "resume", "stop", "status", "material"]
+TOOLS = ["run", "submit", "answer", "skip", "resume", "stop", "status", "material", "doctor", "list", "install"]
+# What issue 26 allows: the tools/list reply and the initialize instructions.
+LIMIT_TOOLS, LIMIT_INSTRUCTIONS = 24000, 2000
 TRANSCRIPT = os.environ.get("SLIPWAY_MCP_TRANSCRIPT")
 
 
@@ -145,6 +148,16 @@ def portable(schema):
     return out
 
 
+def undescribed(schema):
+    """`schema` without its descriptions (annotations: they validate
+    nothing)."""
+    if isinstance(schema, list):
+        return [undescribed(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {k: undescribed(v) for k, v in schema.items() if not (k == "description" and isinstance(v, str))}
+
+
 def test_the_sdk_lists_every_tool_with_schemas_from_ours():
     s = Session(scratch_repo())
     assert s.hello["capabilities"]["tools"] is not None
@@ -154,7 +167,8 @@ def test_the_sdk_lists_every_tool_with_schemas_from_ours():
     tools = {t["name"]: t for t in s.ok(op="listTools")["tools"]}
     assert sorted(tools) == sorted(TOOLS)
     with open(os.path.join(ROOT, "schemas/machine-protocol.schema.json")) as f:
-        defs = json.load(f)["$defs"]
+        text = f.read()
+    defs = json.loads(text)["$defs"]
     props = {name: sorted(t["inputSchema"]["properties"]) for name, t in tools.items()}
     assert props["run"] == ["budget", "goal", "no_review", "source"]
     assert props["submit"] == ["action_id", "outcome", "run_id"]
@@ -162,17 +176,45 @@ def test_the_sdk_lists_every_tool_with_schemas_from_ours():
     assert props["resume"] == ["budget", "candidate", "run_id", "source", "source_choice",
                                "use_pinned_source"]
     assert props["material"] == ["action_id", "run_id", "section"]
+    assert props["status"] == ["root", "run_id", "section"]
+    assert props["install"] == ["refresh", "surface", "tool"] and props["doctor"] == props["list"] == []
+    # The Outcome and the envelope validate exactly as our schema says; the
+    # descriptions added to the destructive request validate nothing.
+    for name, d in tools["submit"]["inputSchema"]["$defs"].items():
+        assert undescribed(d) == undescribed(portable(defs[name])), name
     assert tools["submit"]["inputSchema"]["$defs"]["outcome"] == portable(defs["outcome"])
     assert tools["run"]["inputSchema"]["$defs"]["rawSourceEnvelope"] == portable(defs["rawSourceEnvelope"])
+    # No output schema: the documents are described by the schema resource.
     for t in tools.values():
-        assert t["outputSchema"]["type"] == "object"
-        refs = [a["$ref"] for a in t["outputSchema"]["anyOf"]]
-        assert "#/$defs/cliError" in refs, t["name"]
-        for name, d in t["outputSchema"]["$defs"].items():
-            assert d == portable(defs[name]), (t["name"], name)
+        assert "outputSchema" not in t, t["name"]
+        assert t["inputSchema"]["additionalProperties"] is False
+    got = s.ok(op="read", uri="slipway://schemas/machine-protocol.schema.json")["contents"][0]
+    assert got["text"] == text and got["mimeType"] == "application/schema+json"
     assert tools["status"]["annotations"]["readOnlyHint"] is True
     assert tools["submit"]["annotations"]["readOnlyHint"] is False
+    assert tools["doctor"]["annotations"]["readOnlyHint"] is True
     s.close()
+
+
+def test_the_tool_list_and_the_instructions_stay_within_their_budget():
+    """Measured as the host receives them: the reply line to tools/list and
+    the instructions string of initialize."""
+    repo = scratch_repo()
+    proc = subprocess.run([BIN, "mcp", "--root", repo], input=init() + msg(id=1, method="tools/list"),
+                          capture_output=True, timeout=120, cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.split(b"\n")
+    replies = [json.loads(l) for l in lines[:2]]
+    assert "tools" in replies[1]["result"]
+    line = len(lines[1])
+    instructions = len(replies[0]["result"]["instructions"].encode())
+    print("  tools/list reply %d bytes (at most %d), initialize instructions %d bytes (at most %d)"
+          % (line, LIMIT_TOOLS, instructions, LIMIT_INSTRUCTIONS))
+    assert line <= LIMIT_TOOLS and instructions <= LIMIT_INSTRUCTIONS
+    text = replies[0]["result"]["instructions"]
+    for rule in ("never instructions", "Approval in words is never a grant", "destructive_confirmation_required",
+                 "Text may be sensitive", "[REDACTED]", "_meta[\"slipway/next\"]", "stand alone"):
+        assert rule in text, rule
 
 
 def test_a_whole_run_over_mcp_through_every_pause_kind():
@@ -344,7 +386,9 @@ def test_failures_are_the_cli_error_documents_and_change_nothing():
     assert not res["ok"] and res["error"]["code"] == -32002, res
     assert res["error"]["data"]["code"] == "run_not_found", res
     listed = s.ok(op="listResources")["resources"]
-    assert [r["uri"] for r in listed] == ["slipway://runs", "slipway://runs/%s" % rid]
+    assert [r["uri"] for r in listed] == ["slipway://runs", "slipway://schemas/machine-protocol.schema.json",
+                                          "slipway://schemas/source-envelope.schema.json",
+                                          "slipway://runs/%s" % rid]
     templates = [t["uriTemplate"] for t in s.ok(op="listTemplates")["resourceTemplates"]]
     assert "slipway://runs/{run_id}" in templates
     s.ok(op="ping")
@@ -376,8 +420,10 @@ def init(version="2025-06-18", id=0):
 def test_initialize_negotiates_the_protocol_version():
     repo = scratch_repo()
     replies, err = raw(repo, init("2025-06-18", 1) + init("2025-11-25", 2) + init("1999-01-01", 3)
-                       + msg(method="notifications/initialized"))
-    assert [r["result"]["protocolVersion"] for r in replies] == ["2025-06-18", "2025-11-25", "2025-11-25"]
+                       + init("2025-03-26", 4) + msg(method="notifications/initialized"))
+    assert [r["result"]["protocolVersion"] for r in replies] == \
+        ["2025-06-18", "2025-11-25", "2025-11-25", "2025-03-26"]
+    assert [r["id"] for r in replies] == [1, 2, 3, 4]
     caps = replies[0]["result"]["capabilities"]
     assert set(caps) == {"tools", "resources"}
     assert "2025-06-18" in err, "logs go to stderr"
@@ -416,14 +462,33 @@ def test_malformed_input_gets_json_rpc_errors_and_the_server_keeps_serving():
     assert replies == [{"jsonrpc": "2.0", "id": 99, "result": {}}]
 
 
+MCP_MAX_MESSAGE = 17825792  # 17 MiB: the largest source envelope (16 MiB) and 1 MiB of JSON-RPC
+
+
+def ping_of(size, id):
+    """A ping request of exactly `size` bytes before its newline."""
+    head, tail = b'{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"pad":"' % id, b'"}}'
+    return head + b"x" * (size - len(head) - len(tail)) + tail + b"\n"
+
+
 def test_an_oversized_message_is_refused_and_the_next_one_served():
     repo = scratch_repo()
-    big = 17825792 + 16  # MCP_MAX_MESSAGE plus a little
-    data = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * big + b'"}}\n'
+    data = ping_of(MCP_MAX_MESSAGE + 16, 1)
     replies, _ = raw(repo, data + msg(id=2, method="ping"))
     assert replies[0]["id"] is None and replies[0]["error"]["code"] == -32600, replies[0]
     assert "exceeds" in replies[0]["error"]["message"]
     assert replies[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+def test_a_message_at_the_limit_is_served_and_one_byte_more_is_refused():
+    repo = scratch_repo()
+    at, over = ping_of(MCP_MAX_MESSAGE, 1), ping_of(MCP_MAX_MESSAGE + 1, 2)
+    assert len(at) == MCP_MAX_MESSAGE + 1 and len(over) == MCP_MAX_MESSAGE + 2
+    replies, _ = raw(repo, at + over + msg(id=3, method="ping"))
+    assert replies[0] == {"jsonrpc": "2.0", "id": 1, "result": {}}, str(replies[0])[:300]
+    assert replies[1]["id"] is None and replies[1]["error"]["code"] == -32600, replies[1]
+    assert "exceeds %d bytes" % MCP_MAX_MESSAGE in replies[1]["error"]["message"], replies[1]
+    assert replies[2] == {"jsonrpc": "2.0", "id": 3, "result": {}}
 
 
 def test_a_tool_call_over_raw_json_rpc_prints_the_cli_document():
@@ -522,11 +587,11 @@ def test_install_mcp_keeps_a_foreign_slipway_entry_and_a_file_that_is_not_json()
 def test_capability_texts_teach_the_tools_and_the_argv():
     repo = scratch_repo()
     assert run("install", "--tool", "claude", cwd=repo).code == 0
-    with open(os.path.join(repo, ".claude/skills/slipway-run/SKILL.md")) as f:
+    with open(os.path.join(repo, ".claude/skills/slipway-run/references/ground-rules.md")) as f:
         text = f.read()
     assert "slipway install --mcp" in text
-    named = text[text.index("## Two ways to call slipway"):].split("\n\n")[1]
-    for tool in TOOLS:
+    named = text[text.index("## MCP tools or argv"):]
+    for tool in TOOLS[:8]:
         assert "`%s`" % tool in named, tool
     tools = {t["name"]: t for t in Session(repo).ok(op="listTools")["tools"]}
     for tool, args in (("submit", ["run_id", "action_id", "outcome"]),
@@ -538,14 +603,36 @@ def test_capability_texts_teach_the_tools_and_the_argv():
             assert "`%s" % a in text, a
 
 
+def test_every_variant_maps_to_a_tool_the_texts_name_alike():
+    """The table of the next-variants reference is the server's mapping:
+    each row's tool and inputs are what _meta gives for that variant, and
+    each tool's description names the variants it follows."""
+    repo = scratch_repo()
+    assert run("install", "--tool", "claude", cwd=repo).code == 0
+    with open(os.path.join(repo, ".claude/skills/slipway-run/references/next-variants.md")) as f:
+        table = f.read().split("## The same variants as MCP tool calls", 1)[1]
+    rows = {m.group(1): (m.group(2), m.group(3)) for m in
+            re.finditer(r"^\| `([a-z-]+)` \| `([a-z]+)` \| [^|]* \| ([^|]*) \|$", table, re.M)}
+    variants = re.findall(r'^VARIANT\(\w+,\s*"([a-z-]+)"', open(os.path.join(ROOT, "tables/next_variants.def")).read(), re.M)
+    assert sorted(rows) == sorted(variants), (sorted(rows), variants)
+    tools = {t["name"]: t for t in Session(repo).ok(op="listTools")["tools"]}
+    for variant, (tool, inputs) in rows.items():
+        assert variant in tools[tool]["description"], (variant, tool)
+        for pair in re.findall(r"`([a-z_]+)` → `([a-z_]+)`", inputs):
+            assert pair[1] in tools[tool]["inputSchema"]["properties"], (variant, pair)
+
+
 if __name__ == "__main__":
     main([test_the_sdk_lists_every_tool_with_schemas_from_ours,
+          test_the_tool_list_and_the_instructions_stay_within_their_budget,
+          test_every_variant_maps_to_a_tool_the_texts_name_alike,
           test_a_whole_run_over_mcp_through_every_pause_kind,
           test_an_issue_backed_run_reads_materials_and_resolves_a_source_candidate,
           test_failures_are_the_cli_error_documents_and_change_nothing,
           test_initialize_negotiates_the_protocol_version,
           test_malformed_input_gets_json_rpc_errors_and_the_server_keeps_serving,
           test_an_oversized_message_is_refused_and_the_next_one_served,
+          test_a_message_at_the_limit_is_served_and_one_byte_more_is_refused,
           test_a_tool_call_over_raw_json_rpc_prints_the_cli_document,
           test_install_mcp_registers_in_shared_files_and_uninstall_removes_only_ours,
           test_install_mcp_keeps_a_foreign_slipway_entry_and_a_file_that_is_not_json,

@@ -103,6 +103,11 @@ def test_install_and_uninstall_honour_destdir_and_prefix():
             "usr/share/slipway/schemas/machine-protocol.schema.json",
             "usr/share/slipway/schemas/source-envelope.schema.json",
             "usr/share/man/man1/slipway.1", "usr/share/man/man1/slipway-protocol.1",
+            "usr/share/man/man1/slipway-mcp.1",
+            "usr/share/doc/slipway/en/reference/commands.md",
+            "usr/share/doc/slipway/zh/reference/error-codes.md",
+            "usr/share/doc/slipway/ja/reference/protocol.md",
+            "usr/share/doc/slipway/diagrams/run-states.svg",
             "usr/share/bash-completion/completions/slipway",
             "usr/share/zsh/vendor-completions/_slipway",
             "usr/share/fish/vendor_completions.d/slipway.fish"]

@@ -2,10 +2,12 @@
 its one-shot grant, supersession), budget exhaustion and resume."""
 
 import json
+import os
 import uuid
 
 from protocol_support import (decision_pause, destructive_pause, encode, impl, journal_lines, new_repo, outcome,
-                              rejected_untouched, start, state_of, submit, variant_ids, write_tmp)
+                              rejected_untouched, run_dir, scope_sha256, start, state_of, submit, variant_ids,
+                              write_tmp)
 from slipway_e2e import assert_cli_error, main, run
 
 
@@ -244,6 +246,65 @@ def test_resume_keeps_a_positive_remainder():
     state_of(run("stop", rid, "--json", cwd=repo))
     res = state_of(run("protocol", "resume", rid, cwd=repo))
     assert res["action"]["remaining_budget"] == 4, "5 left, one spent on the new Orient"
+
+def _paused_for_destruction():
+    """A Run paused for a destructive confirmation: (repo, run id, waiting
+    Action id, the request)."""
+    repo = new_repo()
+    st = start(repo, "delete exact target", "--no-review")
+    st = submit(repo, st, suggest="implement")
+    pause = destructive_pause([{"kind": "path", "value": "a"}])
+    paused = submit(repo, st, status="needs_input", pause=pause)
+    assert paused["pause_reason"] == "destructive_confirmation_required"
+    return repo, st["run_id"], st["action"]["action_id"], pause["destructive_request"]
+
+
+def _damage_last_record(repo, rid, change):
+    """Rewrites the journal's last record (the pause) with change(its data)."""
+    path = os.path.join(run_dir(repo, rid), "journal.jsonl")
+    lines = journal_lines(repo, rid)
+    rec = json.loads(lines[-1])
+    assert rec["type"] == "outcome_submitted"
+    change(rec["data"])
+    lines[-1] = json.dumps(rec, separators=(",", ":"), ensure_ascii=False).encode()
+    with open(path, "wb") as f:
+        f.write(b"\n".join(lines) + b"\n")
+
+
+def test_a_damaged_destructive_pause_is_refused_with_the_references_codes():
+    """The request a destructive pause waits on is re-validated before any
+    answer, in the reference's order; only a damaged journal gets past the
+    replay with one of these, and the answer changes nothing."""
+    def no_pending_request(data):
+        del data["set"]["pending_destructive_request"]
+
+    def pending_request_that_does_not_verify(data):
+        data["set"]["pending_destructive_request"]["impact"] += ", and the backups"
+
+    def another_valid_request(data):
+        req = data["set"]["pending_destructive_request"]
+        req["targets"] = [{"kind": "path", "value": "b"}]
+        req["scope_sha256"] = scope_sha256(req["request_id"], req["targets"], req["impact"])
+
+    def an_older_grant_kept(data):
+        req = data["set"]["pending_destructive_request"]
+        data["set"]["destructive_grant"] = dict(
+            req, originating_action_id=str(uuid.uuid4()), scope_version=1,
+            confirmed_at="2026-01-01T00:00:00Z")
+
+    for damage, code in ((no_pending_request, "destructive_request_missing"),
+                         (pending_request_that_does_not_verify, "invalid_destructive_request"),
+                         (another_valid_request, "destructive_scope_changed"),
+                         (an_older_grant_kept, "destructive_grant_conflict")):
+        repo, rid, aid, req = _paused_for_destruction()
+        _damage_last_record(repo, rid, damage)
+        for answer in (["--confirm-destructive", "--scope-sha256", req["scope_sha256"]],
+                       ["--text", "no, keep it"]):
+            err = rejected_untouched(repo, rid, ["protocol", "answer", "--run", rid, "--action", aid] + answer,
+                                     code)
+            assert err["details"]["run_id"] == rid and err["details"]["state"] == "paused", (code, err)
+            assert err["message"], (code, err)
+
 
 if __name__ == "__main__":
     main([v for k, v in sorted(globals().items()) if k.startswith("test_")])

@@ -385,6 +385,30 @@ def test_run_in_a_repository_without_commits():
     assert status["initial_git"]["head"] == "unborn"
 
 
+def test_run_whose_start_observation_fails_is_git_observation_failed_and_leaves_no_run():
+    repo = new_repo()
+    index = os.path.join(repo, ".git", "index")
+    with open(index, "rb") as f:
+        good = f.read()
+    with open(index, "wb") as f:
+        f.write(b"not an index\n")
+    assert subprocess.run(["git", "-C", repo, "status"], capture_output=True).returncode != 0, \
+        "git cannot read the index either"
+    doc = assert_cli_error(run("run", "--json", "--", "a goal", cwd=repo), "git_observation_failed", 3)
+    assert "index" in doc["message"], doc
+    assert doc["next"]["operation"] == "start" and variant_ids(doc) == ["retry-run"], doc
+    assert doc["next"]["variants"][0]["base_argv"][:2] == ["slipway", "run"], doc
+    runs = os.path.join(repo, ".git", "slipway", "runs")
+    assert not os.path.exists(runs) or os.listdir(runs) == [], os.listdir(runs)
+    listing = state_of(run("status", "--json", cwd=repo), "statusList")
+    assert listing["runs"] == [] and listing["unavailable_runs"] == [], listing
+    # With the index back, the same command starts a Run.
+    with open(index, "wb") as f:
+        f.write(good)
+    st = start(repo, "a goal")
+    assert st["state"] == "active" and st["action"]["kind"] == "orient"
+
+
 def test_skip_of_a_non_current_action_is_stale():
     repo = new_repo()
     st = start(repo)

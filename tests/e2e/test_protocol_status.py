@@ -87,8 +87,10 @@ def test_status_human_targeted_view_shows_question_and_choices():
     res = run("status", st["run_id"], cwd=repo)
     text = res.out.decode()
     assert res.code == 0, res.err
-    assert text.startswith("Run: %s\nState: paused\nGoal: choose a channel\nBudget remaining: 7\n"
-                           "Pause reason: decision_required\n" % st["run_id"]), text
+    # The goal and the outcome lead, on one line each.
+    assert text.startswith("Run %s paused (decision_required): choose a channel\n"
+                           "So far: 1 Action (1 with an outcome, 0 skipped, 0 voided), 7 of 8 budget left"
+                           % st["run_id"]), text
     assert "Pending question: Which channel?\n" in text, text
     # The targeted view names the Action id first, then its kind (run's start line is the reverse).
     assert "Current action: %s (orient)\n" % st["action"]["action_id"] in text, text
@@ -313,8 +315,11 @@ def test_human_status_of_an_ended_run_prints_the_summary_and_no_choices():
     st = submit(repo, st, summary="the host's final words")
     assert st["state"] == "ended"
     text = run("status", st["run_id"], cwd=repo).out.decode()
-    assert text.startswith("Run: %s\nState: ended\n" % st["run_id"]), text
-    assert text.endswith(st["summary"]), "the summary closes the view: %r" % text
+    assert text.startswith("Run %s ended: finish me\nOutcome: ended after 2 Actions" % st["run_id"]), text
+    # The host's final words, once, at the top; the summary holds the same report.
+    assert text.count("the host's final words") == 1, text
+    assert text.index("Final report:\n  the host's final words\n") < text.index("\nWhat changed")
+    assert st["summary"].startswith(text.split("\nPinned source")[0].split("\nWhat changed")[0]), st["summary"]
     assert "Next choices:" not in text and "Current action:" not in text
     line = [l for l in run("status", cwd=repo).out.decode().splitlines() if l.startswith(st["run_id"])][0]
     assert line == "%s  ended    remaining=6  finish me" % st["run_id"], line

@@ -2,6 +2,7 @@
 
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -50,6 +51,58 @@ Test(io_json, strings_are_escaped_as_go_escapes_them)
 		cr_expect_str_eq(html, rows[i].html ? rows[i].html : rows[i].plain, "row %zu", i);
 		sw_free(plain);
 		sw_free(html);
+	}
+}
+
+/* Text from the system (a file name) need not be UTF-8: Go's encoder
+ * writes each byte that starts no valid sequence as \ufffd, one escape per
+ * byte, in keys as in values, and keeps a real U+FFFD as it is. */
+Test(io_json, bytes_that_are_not_utf8_are_written_as_go_writes_them)
+{
+	static const struct { const char *in; size_t len; const char *out; } rows[] = {
+		{ "caf\xe9", 4, "caf\\ufffd" },				/* Latin-1 */
+		{ "\xc0\xaf|\xe0\x80\xaf|\xf0\x80\x80\xaf", 11,		/* overlong */
+		  "\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd\\ufffd" },
+		{ "\xed\xa0\x80\xed\xbf\xbf", 6,				/* surrogates */
+		  "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd" },
+		{ "\xf4\x90\x80\x80\xff", 5,				/* past U+10FFFF */
+		  "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd" },
+		{ "\xe2\x82x\x80", 4, "\\ufffd\\ufffdx\\ufffd" },		/* truncated, stray */
+		{ "\xef\xbf\xbd\xe9\n", 5, "\xef\xbf\xbd\\ufffd\\n" },	/* a real U+FFFD */
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		json_t *v = json_array(), *o = json_object();
+		char want[160], *got, *lossy;
+		size_t n;
+
+		cr_assert(v && o);
+		json_array_append_new(v, json_stringn_nocheck(rows[i].in, rows[i].len));
+		json_object_setn_new_nocheck(o, rows[i].in, rows[i].len, json_true());
+		json_array_append_new(v, o);
+		snprintf(want, sizeof(want), "[\"%s\",{\"%s\":true}]", rows[i].out, rows[i].out);
+		got = sw_json_dump(v);
+		cr_expect_str_eq(got, want, "row %zu", i);
+		sw_free(got);
+		got = sw_json_dump_html(v);
+		cr_expect_str_eq(got, want, "row %zu html", i);
+		sw_free(got);
+		/* What a decoder reads back is the lossy copy. */
+		lossy = sw_utf8_lossy(rows[i].in, rows[i].len, &n);
+		cr_assert_not_null(lossy);
+		cr_expect(sw_utf8_valid(lossy, n), "row %zu", i);
+		got = sw_json_dump(json_array_get(v, 0));
+		{
+			json_t *back = json_loads(got, JSON_DECODE_ANY, NULL);
+
+			cr_assert_not_null(back, "row %zu", i);
+			cr_expect(json_string_length(back) == n &&
+				  memcmp(json_string_value(back), lossy, n) == 0, "row %zu", i);
+			json_decref(back);
+		}
+		sw_free(got);
+		sw_free(lossy);
+		json_decref(v);
 	}
 }
 

@@ -620,6 +620,115 @@ static void assert_observed_as_git(const char *dir)
 	vcs_observation_release(&o);
 }
 
+/* Names that are not UTF-8 (Latin-1, overlong, surrogate, truncated,
+ * past U+10FFFF) are observed by their bytes as git prints them: the
+ * status and index fingerprints are git's bytes, the content is read, and
+ * each recorded path is git's with every byte that starts no valid
+ * sequence turned into U+FFFD.  The record survives its JSON and, read
+ * back, shows no change. */
+Test(observe, names_that_are_not_utf8_are_observed_as_git_prints_them)
+{
+	char *dir = fx_tmpdir();
+	struct vcs_observe_opts slow = { .libgit2_status = 1 };
+	struct vcs_observation a, b, back;
+	struct sw_error err = SW_ERROR_INIT;
+	struct fx_dirty *d = NULL;
+	char x[SW_DIGEST_LEN];
+	size_t n;
+	json_t *j, *k;
+	char *t;
+
+	fx_sh(dir, "git init -q . && printf 1 > \"$(printf 'tr\\351s')\" && "
+		   "printf 2 > \"$(printf 'old\\350')\" && git add -A && git commit -q -m i && "
+		   "printf 11 > \"$(printf 'tr\\351s')\" && "
+		   "git mv \"$(printf 'old\\350')\" \"$(printf 'n\\300\\257w')\" && "
+		   "printf x > \"$(printf 'caf\\351')\" && printf z > \"$(printf 's\\355\\240\\200')\" && "
+		   "printf w > \"$(printf 't\\342\\202x')\" && printf u > \"$(printf 'p\\364\\220\\200\\200')\"");
+	observe(&a, dir, NULL);
+	observe(&b, dir, &slow);
+	assert_fingerprints_match_git(&a, dir);
+	assert_fingerprints_match_git(&b, dir);
+	cr_assert_str_eq(a.snapshot_hash, b.snapshot_hash);
+	n = fx_git_dirty(dir, &d);
+	cr_assert_eq(n, 7);
+	cr_assert_eq((size_t)a.path_count, n);
+	cr_assert_eq(a.retained, n);
+	cr_assert_not(a.details_truncated);
+	for (size_t i = 0; i < n; i++) {
+		char *want = sw_utf8_lossy(d[i].path, strlen(d[i].path), NULL);
+
+		cr_assert_str_eq(a.paths[i].path, want, "%zu", i);
+		cr_expect_str_eq(a.paths[i].category, d[i].category, "%s", want);
+		cr_expect(strcmp(a.paths[i].observation, "regular") == 0 ||
+			  strcmp(a.paths[i].category, "rename_origin") == 0, "%s: %s", want,
+			  a.paths[i].observation);
+		sw_free(want);
+	}
+	fx_dirty_free(d, n);
+	/* "caf\351" was read by its bytes: the digest of "x". */
+	sw_sha256_prefixed("x", 1, x);
+	cr_assert_str_eq(find(&a, "caf\xef\xbf\xbd")->content_sha256, x);
+	cr_assert_str_eq(find(&a, "t\xef\xbf\xbd\xef\xbf\xbdx")->observation, "regular");
+	j = vcs_observation_to_json(&a);
+	cr_assert_not_null(j);
+	t = sw_json_dump(j);
+	cr_assert_not_null(t);
+	cr_assert_eq(sw_json_load_strict(&k, t, strlen(t), 1 << 20, &err), 0, "%s", err.msg);
+	cr_assert_eq(vcs_observation_from_json(&back, k, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(back.snapshot_hash, a.snapshot_hash);
+	cr_assert_not(vcs_observation_changed_from(&back, &a));
+	json_decref(k);
+	json_decref(j);
+	sw_free(t);
+	vcs_observation_release(&back);
+	vcs_observation_release(&a);
+	vcs_observation_release(&b);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+/* Two names that read the same once replaced ("caf\350", "caf\351", and a
+ * real "caf\uFFFD"), or a replaced byte that sorts after a real
+ * character, end the details where the recorded order would break; the
+ * fingerprint still counts every path and the record validates. */
+Test(observe, names_that_read_the_same_end_the_details)
+{
+	char *dir = fx_tmpdir();
+	struct vcs_observation a;
+	struct sw_error err = SW_ERROR_INIT;
+	json_t *j, *k;
+	char *t;
+
+	fx_sh(dir, "git init -q . && printf 1 > a && printf 2 > \"$(printf 'caf\\350')\" && "
+		   "printf 3 > \"$(printf 'caf\\351')\" && printf 4 > \"$(printf 'caf\\357\\277\\275')\" && "
+		   "printf 5 > z");
+	observe(&a, dir, NULL);
+	assert_fingerprints_match_git(&a, dir);
+	cr_assert_eq(a.path_count, 5);
+	cr_assert_eq(a.retained, 2);
+	cr_assert(a.details_truncated);
+	cr_assert_str_eq(a.paths[0].path, "a");
+	cr_assert_str_eq(a.paths[1].path, "caf\xef\xbf\xbd");
+	j = vcs_observation_to_json(&a);
+	t = sw_json_dump(j);
+	cr_assert_eq(sw_json_load_strict(&k, t, strlen(t), 1 << 20, &err), 0, "%s", err.msg);
+	vcs_observation_release(&a);
+	cr_assert_eq(vcs_observation_from_json(&a, k, &err), 0, "%s", err.msg);
+	json_decref(k);
+	json_decref(j);
+	sw_free(t);
+	vcs_observation_release(&a);
+	fx_sh(dir, "rm a \"$(printf 'caf\\350')\" \"$(printf 'caf\\351')\" && "
+		   "printf 6 > \"$(printf 'q\\364')\" && printf 7 > \"$(printf 'q\\357\\277\\276')\"");
+	observe(&a, dir, NULL);
+	cr_assert_eq(a.path_count, 4);
+	cr_assert_eq(a.retained, 2, "q\\364 sorts after q\\357\\277\\276 by its bytes, before it as recorded");
+	cr_assert_str_eq(a.paths[1].path, "q\xef\xbf\xbe");
+	vcs_observation_release(&a);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
 /* b/ leaves the checkout; then b/y comes back modified, b/w unchanged and
  * b/new untracked: git compares a present file like any other (it clears
  * its skip-worktree bit in memory) and ignores the missing ones. */

@@ -642,6 +642,63 @@ Test(outcome, destructive_request_scope_must_match)
 	sw_free(dp);
 }
 
+Test(outcome, scope_canonical_is_the_text_the_digest_hashes)
+{
+	struct outcome_target t[2] = {
+		{ "git_ref", "refs/heads/old" }, { "path", "build/" },
+	};
+	struct outcome_request r = {
+		REQ_ID, t, 2, "Deletes \"build\" \\ everything\n\tfor ever \xc3\xa9", NULL,
+	};
+	struct sw_error err = SW_ERROR_INIT;
+	char *canon;
+	size_t len;
+
+	cr_assert_eq(outcome_scope_canonical(&canon, &len, &r, &err), 0, "%s", err.msg);
+	cr_assert_eq(len, strlen(canonical_scope));
+	cr_assert_str_eq(canon, canonical_scope);
+	sw_free(canon);
+	t[0].kind = "path";	/* unsorted now: refused, nothing returned */
+	cr_assert_eq(outcome_scope_canonical(&canon, &len, &r, &err), SW_EINVAL);
+	cr_assert_null(canon);
+	cr_assert_eq(len, 0);
+}
+
+Test(outcome, the_worked_scope_example_is_a_valid_request)
+{
+	struct outcome_target t[2];
+	struct outcome_request r;
+	struct sw_error err = SW_ERROR_INIT;
+	char digest[SW_DIGEST_LEN];
+
+	outcome_scope_example(&r, t);
+	cr_assert_eq(r.n_targets, 2);
+	cr_assert_eq(outcome_scope_sha256(&r, digest, &err), 0, "%s", err.msg);
+	cr_assert(sw_digest_valid(digest));
+}
+
+Test(outcome, a_scope_mismatch_names_the_canonical_form_and_the_expected_digest)
+{
+	struct outcome_target t[2] = {
+		{ "git_ref", "refs/heads/old" }, { "path", "build/" },
+	};
+	struct outcome_request r = {
+		REQ_ID, t, 2, "Deletes \"build\" \\ everything\n\tfor ever \xc3\xa9", NULL,
+	};
+	char want[SW_DIGEST_LEN], wrong[] = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+	struct sw_error err = SW_ERROR_INIT;
+
+	openssl_digest(canonical_scope, strlen(canonical_scope), want);
+	r.scope_sha256 = wrong;
+	cr_assert_eq(outcome_request_verify(&r, &err), SW_EINVAL);
+	cr_assert(strstr(err.msg, "scope_sha256 does not match its canonical scope") != NULL, "%s", err.msg);
+	cr_assert(strstr(err.msg, want) != NULL, "the expected digest is named: %s", err.msg);
+	cr_assert(strstr(err.msg, "{\"impact\":I,\"request_id\":R,\"scope_version\":1,\"targets\":"
+			  "[{\"kind\":K,\"value\":V},...]}") != NULL, "%s", err.msg);
+	r.scope_sha256 = want;
+	cr_assert_eq(outcome_request_verify(&r, &err), 0, "%s", err.msg);
+}
+
 Test(outcome, destructive_request_id_must_be_a_canonical_rfc4122_uuid)
 {
 	cr_assert(outcome_uuid_valid(REQ_ID));

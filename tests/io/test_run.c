@@ -3,6 +3,7 @@
 
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -866,17 +867,146 @@ Test(io_run, final_summary_keeps_reports_files_findings_and_what_was_not_run)
 
 	ended_with_finding(&h, "All done.");
 	s = run_summary(h.run);
-	cr_assert(strstr(s, "Host report:\n  All done.\n") != NULL, "%s", s);
-	cr_assert(strstr(s, "  - orient: did orient\n  - implement: did implement\n"
-			    "  - review: did review\n") != NULL, "%s", s);
-	cr_assert(strstr(s, "Files reported changed by Implement:\n  - src/a.c\n  - src/b.c\n\n") != NULL,
-		  "sorted, trimmed, once each: %s", s);
+	/* The host's report once, at the top; every Action in the log. */
+	cr_assert(strstr(s, "Final report:\n  All done.\n") != NULL, "%s", s);
+	cr_assert(strstr(strstr(s, "All done.") + 1, "All done.") == NULL, "once: %s", s);
+	cr_assert(strstr(s, "Action log:\n  1. orient ") != NULL, "%s", s);
+	cr_assert(strstr(s, ": did implement\n") != NULL && strstr(s, ": did review\n") != NULL, "%s", s);
 	cr_assert(strstr(s, "Review:\n  - src/a.c:12: leaks buf\n    the early return skips free\n") != NULL, "%s", s);
-	cr_assert(strstr(s, "No test, typecheck, build or lint activity was reported.") != NULL, "%s", s);
-	cr_assert(strstr(s, "Skipped Actions:\n  none.\n") != NULL, "%s", s);
-	cr_assert(strstr(s, "Paths already dirty at Run start (count=") != NULL, "%s", s);
+	cr_assert(strstr(s, "Checks: none.\n") != NULL, "%s", s);
+	cr_assert(strstr(s, "Skipped and voided Actions: none.\n") != NULL, "%s", s);
+	cr_assert(strstr(s, "\nWhat changed:") != NULL, "%s", s);
 	assert_status_valid(&h);
 	finish(&h);
+}
+
+/* The final summary of a Run ended with a host report of `len` tildes,
+ * with `pad` extra bytes in Orient's report (malloc'd). */
+static char *summary_with_report(size_t len, int pad)
+{
+	struct harness h = { 0 };
+	char *report = malloc(len + 1), *s;
+	struct fsm_step st;
+	json_t *o;
+
+	cr_assert_not_null(report);
+	memset(report, '~', len);
+	report[len] = '\0';
+	start(&h, 8, 0);
+	o = outcome("orient", "completed", NULL);
+	json_object_set_new(o, "summary", json_string(pad ? "did orient." : "did orient"));
+	cr_assert_eq(submit(&h, o, 0).issued, FSM_KIND_SUMMARIZE);
+	o = outcome("summarize", "completed", NULL);
+	json_object_set_new(o, "summary", json_string(report));
+	st = submit(&h, o, 0);
+	cr_assert_eq(st.run.state, FSM_ST_ENDED);
+	cr_assert_not_null(run_summary(h.run));
+	s = strdup(run_summary(h.run));
+	cr_assert_not_null(s);
+	finish(&h);
+	free(report);
+	return s;
+}
+
+/* `small`, a summary whose report is `small_len` tildes, with the report
+ * made `len` tildes wherever it appears (`times` places): the summary a
+ * Run with that report has before it is bounded (malloc'd). */
+static char *grown(const char *small, size_t small_len, size_t len, size_t times)
+{
+	char *needle = malloc(small_len + 3), *out;
+	size_t n = 0, o = 0;
+	const char *p = small, *at;
+
+	cr_assert_not_null(needle);
+	needle[0] = ' ';
+	memset(needle + 1, '~', small_len);
+	needle[small_len + 1] = '\n';
+	needle[small_len + 2] = '\0';
+	cr_assert_not_null(out = malloc(strlen(small) + times * len + 1));
+	while ((at = strstr(p, needle)) != NULL) {
+		size_t head = (size_t)(at - p) + 1;
+
+		memcpy(out + o, p, head);
+		memset(out + o + head, '~', len);
+		o += head + len;
+		p = at + 1 + small_len;
+		n++;
+	}
+	memcpy(out + o, p, strlen(p) + 1);
+	cr_assert_eq(n, times, "the report appears %zu times, not %zu", n, times);
+	free(needle);
+	return out;
+}
+
+static void sha256_hex(const char *s, size_t n, char out[72])
+{
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+
+	cr_assert_eq(EVP_Digest(s, n, md, &mdlen, EVP_sha256(), NULL), 1);
+	cr_assert_eq(mdlen, 32);
+	memcpy(out, "sha256:", 7);
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(out + 7 + 2 * i, 3, "%02x", md[i]);
+}
+
+/* A report length and Orient padding whose summary is `total` bytes before
+ * it is bounded; *want receives that summary (malloc'd). */
+static size_t sized(size_t total, int *pad, char **want)
+{
+	for (*pad = 0; *pad < 2; (*pad)++) {
+		char *s100 = summary_with_report(100, *pad), *s200 = summary_with_report(200, *pad);
+		size_t k = (strlen(s200) - strlen(s100)) / 100, base = strlen(s100) - 100 * k, len;
+
+		cr_assert(k >= 1 && strlen(s200) == strlen(s100) + 100 * k,
+			  "the summary grows by the report, %zu times", k);
+		free(s200);
+		if ((total - base) % k != 0) {
+			free(s100);
+			continue;
+		}
+		len = (total - base) / k;
+		*want = grown(s100, 100, len, k);
+		cr_assert_eq(strlen(*want), total);
+		free(s100);
+		return len;
+	}
+	cr_assert_fail("no report length gives a summary of %zu bytes", total);
+	return 0;
+}
+
+/* The bound is 64 KiB inclusive: a summary of exactly RUN_MAX_SUMMARY_BYTES
+ * is kept whole, one byte more is cut and marked, and the marker's
+ * original_sha256 is the digest of the whole original text. */
+Test(io_run, final_summary_of_exactly_64_KiB_is_whole_and_one_byte_more_is_cut)
+{
+	size_t omitted = 0, kept, len;
+	char *want, *got, digest[80] = "", whole[72];
+	const char *m;
+	int pad;
+
+	len = sized(RUN_MAX_SUMMARY_BYTES, &pad, &want);
+	got = summary_with_report(len, pad);
+	cr_assert_eq(strlen(got), RUN_MAX_SUMMARY_BYTES, "%zu bytes", strlen(got));
+	cr_assert(strcmp(got, want) == 0, "a summary at the bound is kept whole");
+	cr_assert_null(strstr(got, "[summary truncated"));
+	free(want);
+	free(got);
+
+	len = sized(RUN_MAX_SUMMARY_BYTES + 1, &pad, &want);
+	got = summary_with_report(len, pad);
+	cr_assert_leq(strlen(got), RUN_MAX_SUMMARY_BYTES, "%zu bytes", strlen(got));
+	cr_assert_not_null(m = strstr(got, "\n\n...[summary truncated omitted_bytes="), "one byte over is cut");
+	cr_assert_eq(sscanf(m, "\n\n...[summary truncated omitted_bytes=%zu original_sha256=%71[^]]",
+			    &omitted, digest), 2);
+	kept = (size_t)(m - got);
+	cr_assert(strncmp(got, want, kept) == 0, "the kept text is the start of the original");
+	cr_assert_eq(kept + omitted, RUN_MAX_SUMMARY_BYTES + 1, "kept %zu + omitted %zu", kept, omitted);
+	sha256_hex(want, strlen(want), whole);
+	cr_assert_str_eq(digest, whole, "original_sha256 is the digest of the whole original text");
+	cr_assert_str_eq(m + strlen(m) - 2, "]\n");
+	free(want);
+	free(got);
 }
 
 Test(io_run, final_summary_over_64_KiB_ends_with_the_truncation_marker)

@@ -762,6 +762,48 @@ Test(io_store, busy_lock_times_out_and_first_event_needs_no_lock)
 	store_free(w);
 }
 
+/* Three busy Runs cost one wait, not three: the lock wait is one for the
+ * whole store handle (one command), counted on a clock that only the
+ * waits advance, so nothing sleeps. */
+Test(io_store, busy_runs_share_one_lock_wait_per_handle)
+{
+	static const char *const ids[] = { "busy-1", "busy-2", "busy-3" };
+	struct store *w = open_store(true), *r;
+	int fds[3];
+
+	for (int i = 0; i < 3; i++) {
+		make_run(w, ids[i]);
+		fds[i] = open(run_path(ids[i], NULL), O_RDONLY | O_DIRECTORY);
+		cr_assert_eq(flock(fds[i], LOCK_EX | LOCK_NB), 0);
+	}
+	make_run(w, "free");
+	r = open_store(false);
+	store_set_lock_timeout(r, 1000);
+	store_test_lock_clock(true);
+	for (int i = 0; i < 3; i++) {
+		struct sw_error err = SW_ERROR_INIT;
+
+		cr_expect_eq(store_visit(r, ids[i], NULL, NULL, NULL, &err), SW_EPROTO, "%s", ids[i]);
+		cr_expect_str_eq(tbl_err_wire[err.proto], "run_busy");
+		cr_expect_eq(store_test_lock_clock_ms(), 1000, "%s: waited %lld ms in all", ids[i],
+			     store_test_lock_clock_ms());
+	}
+	/* A Run that is free is still read after the wait ran out. */
+	cr_expect_eq(store_visit(r, "free", NULL, NULL, NULL, NULL), 0);
+	/* The next command (handle) waits again, once. */
+	store_free(r);
+	r = open_store(false);
+	store_set_lock_timeout(r, 1000);
+	cr_expect_eq(store_visit(r, ids[0], NULL, NULL, NULL, NULL), SW_EPROTO);
+	cr_expect_eq(store_visit(r, ids[1], NULL, NULL, NULL, NULL), SW_EPROTO);
+	cr_expect_eq(store_test_lock_clock_ms(), 2000);
+	store_test_lock_clock(false);
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	store_free(r);
+	store_free(w);
+}
+
 Test(io_store, allocation_failures_never_corrupt_the_run)
 {
 	struct store *w = open_store(true);
@@ -957,5 +999,183 @@ Test(io_store, create_allocation_failures_leave_no_partial_run)
 			break;
 	}
 	cr_assert_lt(n, 400);
+	store_free(w);
+}
+
+/* ---- leftovers of killed mutations and damaged rebuildable files ---- */
+
+static void put_file(const char *path, const char *bytes)
+{
+	FILE *f = fopen(path, "wb");
+
+	cr_assert_not_null(f, "%s", path);
+	fputs(bytes, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+static int refuse(struct store_mutation *m, void *payload, struct sw_error *err)
+{
+	(void)m;
+	(void)payload;
+	return sw_error_set(err, SW_ECONFLICT, "refused");
+}
+
+static const char *MAT_TMP =
+	"materials/.tmp-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef-0123456789abcdef";
+
+/* Names of exactly our temporaries' shapes go; anything else stays. */
+static const char *const OURS[] = {
+	".tmp-run.json-0123456789abcdef", ".quarantine-run.json-fedcba9876543210",
+	".tmp-run.summary-0000000000000000", ".tmp-run.checkpoint-log-00000000deadbeef",
+	".tmp-run.lock-1111111111111111",
+};
+static const char *const NOT_OURS[] = {
+	".tmp-run.json-0123", ".tmp-run.json-0123456789ABCDEF", ".tmp-other-0123456789abcdef",
+	"notes.txt", ".tmp-run.json-0123456789abcdef0", "materials/.tmp-zz",
+	"materials/.tmp-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef-01",
+};
+
+static size_t count_kind(struct store *s, enum store_finding_kind kind, const char *id)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store_finding *f = NULL;
+	size_t n = 0, k = 0;
+
+	cr_assert_eq(store_inspect(&f, &n, s, &err), 0, "%s", err.msg);
+	for (size_t i = 0; i < n; i++)
+		if (f[i].kind == kind && strncmp(f[i].path, id, strlen(id)) == 0 &&
+		    f[i].path[strlen(id)] == '/')
+			k++;
+	store_findings_free(f, n);
+	return k;
+}
+
+Test(io_store, leftovers_of_killed_mutations_go_with_the_next_commit_only)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *w = open_store(true), *r;
+	struct add_spec mat = { 1, TBL_JEVENT_OUTCOME_SUBMITTED, "{}", "{}", "mat", "", 0 };
+	struct add_spec none = { 0, TBL_JEVENT_RUN_STOPPED, "{}", "{}", NULL, "", 0 };
+	struct add_spec one = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{}", NULL, "", 0 };
+	struct store_finding *f = NULL;
+	struct stat st;
+	char *before, *after;
+	size_t n = 0;
+
+	make_run(w, "lo");
+	cr_assert_eq(store_update(w, "lo", NULL, add_events, &mat, &err), 0, "%s", err.msg);
+	for (size_t i = 0; i < sizeof(OURS) / sizeof(OURS[0]); i++)
+		put_file(run_path("lo", OURS[i]), "left over");
+	put_file(run_path("lo", MAT_TMP), "half a material");
+	for (size_t i = 0; i < sizeof(NOT_OURS) / sizeof(NOT_OURS[0]); i++)
+		put_file(run_path("lo", NOT_OURS[i]), "keep");
+	/* A directory of our name goes only when empty. */
+	cr_assert_eq(mkdir(run_path("lo", ".tmp-run.json-2222222222222222"), 0700), 0);
+	put_file(run_path("lo", ".tmp-run.json-2222222222222222/inside"), "keep");
+	cr_assert_eq(mkdir(run_path("lo", ".quarantine-run.lock-3333333333333333"), 0700), 0);
+
+	/* doctor's view: each with its size; the directory is no temporary. */
+	r = open_store(false);
+	cr_assert_eq(store_inspect(&f, &n, r, &err), 0, "%s", err.msg);
+	cr_assert_eq(n, 8, "%zu findings", n);
+	cr_expect_str_eq(f[0].path, "lo/.quarantine-run.json-fedcba9876543210");
+	cr_expect_eq(f[0].kind, STORE_FOUND_TEMPORARY);
+	cr_expect_eq(f[0].size, 9);
+	cr_expect_str_eq(f[7].path, "lo/materials/.tmp-0123456789abcdef0123456789abcdef"
+			 "0123456789abcdef0123456789abcdef-0123456789abcdef");
+	cr_expect_eq(f[7].size, 15);
+	cr_expect_eq(count_kind(r, STORE_FOUND_PARKED, "lo"), 1);
+	store_findings_free(f, n);
+
+	/* A refused mutation, and one that adds nothing, change nothing. */
+	before = tree_fingerprint(run_path("lo", NULL));
+	cr_expect_neq(store_update(w, "lo", NULL, refuse, NULL, &err), 0);
+	sw_error_clear(&err);
+	cr_assert_eq(store_update(w, "lo", NULL, add_events, &none, &err), 0, "%s", err.msg);
+	after = tree_fingerprint(run_path("lo", NULL));
+	cr_expect_str_eq(after, before);
+	sw_free(after);
+
+	/* The next commit removes ours and keeps everything else. */
+	cr_assert_eq(store_update(w, "lo", NULL, add_events, &one, &err), 0, "%s", err.msg);
+	for (size_t i = 0; i < sizeof(OURS) / sizeof(OURS[0]); i++)
+		cr_expect_neq(lstat(run_path("lo", OURS[i]), &st), 0, "%s stayed", OURS[i]);
+	cr_expect_neq(lstat(run_path("lo", MAT_TMP), &st), 0);
+	for (size_t i = 0; i < sizeof(NOT_OURS) / sizeof(NOT_OURS[0]); i++)
+		cr_expect_eq(lstat(run_path("lo", NOT_OURS[i]), &st), 0, "%s removed", NOT_OURS[i]);
+	cr_expect_eq(lstat(run_path("lo", ".tmp-run.json-2222222222222222/inside"), &st), 0);
+	cr_expect_neq(lstat(run_path("lo", ".quarantine-run.lock-3333333333333333"), &st), 0);
+	cr_expect_eq(count_kind(r, STORE_FOUND_TEMPORARY, "lo"), 0);
+	cr_expect_eq(count_kind(r, STORE_FOUND_PARKED, "lo"), 1);
+	sw_free(before);
+	store_free(r);
+	store_free(w);
+}
+
+/* run.json and run.lock are rebuilt by the store (the projection from the
+ * journal, the lock marker empty): one that is no regular file it can
+ * read is replaced by the next commit, never fails it forever; a refused
+ * mutation leaves it as it is.  A directory holding anything is moved
+ * aside, never deleted. */
+Test(io_store, a_damaged_run_json_or_run_lock_is_replaced_by_the_next_commit)
+{
+	static const char *const leaves[] = { "run.json", "run.lock" };
+	static const char *const damage[] = { "fifo", "empty-dir", "full-dir", "symlink" };
+	struct store *w = open_store(true), *r = open_store(false);
+
+	for (size_t l = 0; l < 2; l++)
+		for (size_t d = 0; d < 4; d++) {
+			struct sw_error err = SW_ERROR_INIT;
+			struct add_spec one = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{\"p\":2}", NULL, "", 0 };
+			char id[64], *before, *after, *bytes;
+			const char *p;
+			struct stat st;
+			size_t len = 0;
+
+			snprintf(id, sizeof(id), "dmg-%zu-%zu", l, d);
+			make_run(w, id);
+			p = run_path(id, leaves[l]);
+			cr_assert_eq(unlink(p), 0);
+			if (d == 0)
+				cr_assert_eq(mkfifo(p, 0600), 0);
+			else if (d == 3)
+				cr_assert_eq(symlink(run_path(id, "journal.jsonl"), p), 0);
+			else
+				cr_assert_eq(mkdir(p, 0700), 0);
+			if (d == 2) {
+				char *kept = sw_asprintf("%s/kept", leaves[l]);
+
+				put_file(run_path(id, kept), "someone's");
+				sw_free(kept);
+			}
+			cr_expect_eq(count_kind(r, STORE_FOUND_REPAIRABLE, id), 1, "%s %s", leaves[l], damage[d]);
+			before = tree_fingerprint(run_path(id, NULL));
+			cr_expect_neq(store_update(w, id, NULL, refuse, NULL, &err), 0);
+			after = tree_fingerprint(run_path(id, NULL));
+			cr_expect_str_eq(after, before, "%s %s: refused but changed", leaves[l], damage[d]);
+			sw_error_clear(&err);
+			cr_assert_eq(store_update(w, id, NULL, add_events, &one, &err), 0, "%s %s: %s %s",
+				     leaves[l], damage[d], tbl_err_wire[err.proto], err.msg);
+			cr_assert_eq(lstat(p, &st), 0);
+			cr_expect(S_ISREG(st.st_mode), "%s %s", leaves[l], damage[d]);
+			cr_expect_eq(st.st_mode & 0777, 0600);
+			if (l == 0) {
+				cr_assert_eq(store_test_projection(w, id, &bytes, &len), 0);
+				cr_expect_str_eq(bytes, "{\n  \"revision\": 2,\n  \"data\": {\n    \"p\": 2\n  }\n}\n");
+				sw_free(bytes);
+			} else {
+				cr_expect_eq(st.st_size, 0);
+			}
+			/* The symlink's target is untouched. */
+			cr_expect_eq(lstat(run_path(id, "journal.jsonl"), &st), 0);
+			cr_expect(S_ISREG(st.st_mode));
+			cr_expect_eq(count_kind(r, STORE_FOUND_REPAIRABLE, id), 0);
+			cr_expect_eq(count_kind(r, STORE_FOUND_PARKED, id), d == 2 ? 1 : 0,
+				     "%s %s", leaves[l], damage[d]);
+			cr_expect_eq(count_kind(r, STORE_FOUND_TEMPORARY, id), 0);
+			sw_free(before);
+			sw_free(after);
+		}
+	store_free(r);
 	store_free(w);
 }

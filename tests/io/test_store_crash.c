@@ -20,6 +20,47 @@ static struct add_spec new_event(void)
 	return a;
 }
 
+/* With it, every update walked starts from a Run that killed mutations
+ * left temporaries in and whose run.lock is a FIFO and run.json a
+ * directory: the mutation that commits removes and replaces them. */
+static bool with_damage;
+
+static void put_leftover(const char *path)
+{
+	FILE *f = fopen(path, "wb");
+
+	cr_assert_not_null(f, "%s", path);
+	fputs("left by a killed process", f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+static void damage_run(const char *id)
+{
+	cr_assert_eq(mkdir(run_path(id, "materials"), 0700), 0);
+	put_leftover(run_path(id, ".tmp-run.json-0123456789abcdef"));
+	put_leftover(run_path(id, ".quarantine-run.json-0123456789abcdef"));
+	put_leftover(run_path(id, "materials/.tmp-0123456789abcdef0123456789abcdef"
+			      "0123456789abcdef0123456789abcdef-0123456789abcdef"));
+	cr_assert_eq(unlink(run_path(id, "run.lock")), 0);
+	cr_assert_eq(mkfifo(run_path(id, "run.lock"), 0600), 0);
+	cr_assert_eq(unlink(run_path(id, "run.json")), 0);
+	cr_assert_eq(mkdir(run_path(id, "run.json"), 0700), 0);
+}
+
+/* After a committed mutation, nothing of damage_run is left. */
+static void check_repaired(struct store *s, const char *id)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store_finding *f = NULL;
+	size_t n = 0;
+
+	cr_assert_eq(store_inspect(&f, &n, s, &err), 0, "%s", err.msg);
+	for (size_t i = 0; i < n; i++)
+		cr_expect(strncmp(f[i].path, id, strlen(id)) != 0 || f[i].path[strlen(id)] != '/',
+			  "%s: %s left after a commit", id, f[i].path);
+	store_findings_free(f, n);
+}
+
 /* Checks a run after an interrupted mutation that would have taken it from
  * `before` to `before + 1` events; `code` is the reported class or NULL
  * when the process died. */
@@ -67,6 +108,8 @@ static void check_after(const char *id, long long before, const char *code,
 		     "%s: %s %s", id, tbl_err_wire[err.proto], err.msg);
 	cr_assert_eq(store_visit(s, id, NULL, NULL, &count2, &err), 0, "%s", err.msg);
 	cr_assert_eq(count2, count + 1);
+	if (with_damage)
+		check_repaired(s, id);
 	seen_free(&seen);
 	store_free(s);
 }
@@ -95,6 +138,8 @@ static void prepare_update_run(const char *id)
 	make_run(s, id);
 	cr_assert_eq(store_update(s, id, NULL, add_events, &a, &err), 0);
 	store_free(s);
+	if (with_damage)
+		damage_run(id);
 }
 
 /* A create that did not commit leaves no directory at all: neither one
@@ -204,6 +249,18 @@ Test(io_store_crash, create_killed_at_every_step_is_all_or_nothing)
 Test(io_store_crash, update_killed_at_every_step_is_all_or_nothing)
 {
 	walk_crashes(do_update, true, STORE_FAULT_ABORT, "u");
+}
+
+Test(io_store_crash, update_clearing_leftovers_and_damage_failing_at_every_step)
+{
+	with_damage = true;
+	walk_failures(do_update, true, "d");
+}
+
+Test(io_store_crash, update_clearing_leftovers_and_damage_killed_at_every_step)
+{
+	with_damage = true;
+	walk_crashes(do_update, true, STORE_FAULT_ABORT, "d");
 }
 
 Test(io_store_crash, create_torn_at_every_write_is_all_or_nothing)

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -162,4 +163,46 @@ Test(service_ops, a_damaged_envelope_held_in_memory_is_invalid_source)
 	cr_assert_str_eq(str(doc, "code"), "invalid_source");
 	json_decref(doc);
 	svc_result_release(&res);
+}
+
+/* A workspace that cannot be discovered for another reason than there
+ * being no worktree (here memory runs out on each allocation discovery
+ * makes) is git_repository_unavailable, exit 3, with doctor as the
+ * retry; never git_repository_required. */
+Test(service_ops, discovery_that_cannot_be_made_is_git_repository_unavailable)
+{
+	unsigned reported = 0;
+
+	/* Discovery's allocations come first; a failed one it can do without
+	 * (an unreadable configuration is left out) lets it go on, so every
+	 * one of the first allocations is failed in turn. */
+	for (unsigned long n = 1; n <= 300; n++) {
+		struct svc_status_request st = { .root = repo };
+		struct svc_result res;
+		const json_t *v;
+		json_t *doc;
+		int rc;
+
+		sw_alloc_fail_after(n);
+		rc = svc_op_status(&st, NULL, &res);
+		sw_alloc_fail_after(0);
+		doc = res.error && res.error[0] ? json_loads(res.error, 0, NULL) : NULL;
+		if (doc == NULL || strcmp(str(doc, "code"), "git_repository_unavailable") != 0) {
+			cr_assert(doc == NULL || strcmp(str(doc, "code"), "git_repository_required") != 0,
+				  "allocation %lu: %s", n, res.error);
+			json_decref(doc);
+			svc_result_release(&res);
+			continue;
+		}
+		cr_assert_eq(rc, 3, "%s", res.error);
+		cr_assert_eq(json_integer_value(json_object_get(doc, "exit_code")), 3);
+		cr_assert_str_eq(str(json_object_get(doc, "next"), "operation"), "command");
+		v = json_array_get(json_object_get(json_object_get(doc, "next"), "variants"), 0);
+		cr_assert_str_eq(str(v, "id"), "retry-doctor", "%s", res.error);
+		cr_assert_str_eq(json_string_value(json_array_get(json_object_get(v, "base_argv"), 1)), "doctor");
+		reported++;
+		json_decref(doc);
+		svc_result_release(&res);
+	}
+	cr_assert_gt(reported, 0, "no discovery failure was reported as git_repository_unavailable");
 }

@@ -108,6 +108,25 @@ static size_t build_inputs(struct fsm_input *out, size_t cap, enum fsm_kind curr
 			out[n++] = (struct fsm_input){ .event = FSM_EV_ANSWER, .facts = sf };
 		}
 	}
+	/* answer to a damaged destructive pause: the other faults the request's
+	 * re-validation finds (each alone, as the gatherer reports the first) */
+	static const uint64_t faults[] = { FSM_F(REQUEST_MISSING), FSM_F(SCOPE_CHANGED), FSM_F(GRANT_HELD) };
+
+	for (size_t k = 0; k < sizeof(faults) / sizeof(*faults); k++)
+		for (unsigned f = 0; f < 4; f++)
+			for (int scope = 0; scope < 4; scope++) {
+				uint64_t sf = faults[k] | ((f & 1) ? FSM_F(NAMED_CURRENT) : 0) |
+					      ((f & 2) ? FSM_F(CONFIRM) : 0);
+
+				if (scope >= 1)
+					sf |= FSM_F(SCOPE_GIVEN);
+				if (scope >= 2)
+					sf |= FSM_F(SCOPE_WELLFORMED);
+				if (scope >= 3)
+					sf |= FSM_F(SCOPE_MATCH);
+				assert(n < cap);
+				out[n++] = (struct fsm_input){ .event = FSM_EV_ANSWER, .facts = sf };
+			}
 	/* skip, stop, resume */
 	for (int cur = 0; cur < 2; cur++)
 		for (size_t g = 0; g < 3; g++)

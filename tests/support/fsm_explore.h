@@ -4,8 +4,8 @@
 /* The model checker's walk: every run state reachable from a fresh Run,
  * breadth first, under every input the explorer tries (each event with
  * the fact combinations that matter).  Shared by tests/fsm/test_fsm.c,
- * which asserts the invariants on each transition, and mk/gen/gendocs.c,
- * which draws docs/run-states.dot from the transitions that apply. */
+ * which asserts the invariants on each transition, and mk/gen/gendocs_dot.c,
+ * which draws docs/diagrams/run-states.dot from the transitions that apply. */
 
 #include <stddef.h>
 

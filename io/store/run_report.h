@@ -1,0 +1,53 @@
+#ifndef IO_RUN_REPORT_H
+#define IO_RUN_REPORT_H
+
+/* The report of one Run for the person who supervises it: the one place
+ * that turns a Run into text for a person (`status RUN`, `status RUN
+ * --markdown`) and into the `summary` string the host relays when the Run
+ * ends.  It reads the Run through the typed record (io/run_record.h) and
+ * the two Git observations; it never reads the record's encoding.
+ *
+ * The report leads with the goal and the outcome in one line (and the
+ * Summarize text, once), then the sections of tables/report_sections.def
+ * in order: what Git saw change since the Run started (with the kind of
+ * each change and whether the host reported it; files slipway's install
+ * wrote are one line per host), destructive work, decisions, review,
+ * checks, requirements of an Issue-backed Run, known issues still open,
+ * uncertainties in plain words, skipped and voided Actions, the per-Action
+ * log and the paths already dirty before the Run. */
+
+#include "io/util/err.h"
+
+struct sw_owned;
+struct next;
+struct run_record;
+struct vcs_observation;
+
+enum run_report_form {
+	RUN_REPORT_TEXT = 1,		/* status RUN: headline, the Run now, sections, choices */
+	RUN_REPORT_MARKDOWN,		/* status RUN --markdown: GitHub-flavoured, no choices */
+	RUN_REPORT_SUMMARY		/* the ended Run's `summary`: headline and sections,
+					 * bounded to RUN_MAX_SUMMARY_BYTES */
+};
+
+struct run_report_in {
+	const struct run_record *rec;		/* with every Action record */
+	const struct vcs_observation *start;	/* the Run start; NULL when unreadable */
+	const struct vcs_observation *now;	/* the last observation; NULL when none */
+	const struct sw_owned *installed; /* NULL: none known */
+	const struct next *next;		/* TEXT: the next choices; may be NULL */
+};
+
+/* Renders the report of in->rec as `form` into *out (sw_malloc'd, the
+ * caller frees it).  Codes: SW_ENOMEM, and render_next_choices's codes for
+ * an invalid `next`. */
+int run_report(char **out, const struct run_report_in *in, enum run_report_form form,
+		  struct sw_error *err);
+
+/* `s` bounded as the reference bounds a final summary: over `limit` bytes
+ * it is cut at a UTF-8 boundary and ends with "\n\n...[summary truncated
+ * omitted_bytes=N original_sha256=sha256:HEX]\n", the whole result at most
+ * `limit` bytes.  A new string, or NULL on ENOMEM. */
+char *run_bound_summary(const char *s, size_t limit);
+
+#endif

@@ -1,0 +1,39 @@
+#ifndef IO_STORE_STORE_NAMES_H
+#define IO_STORE_STORE_NAMES_H
+
+/* The names the run store gives its files, shared by io/store/store.c, which
+ * writes them, and io/store/store_inspect.c, which reports what it finds
+ * (io-internal: nothing outside the store includes this).
+ *
+ * Temporaries.  A mutation writes run.json and its caches through
+ * ".tmp-<leaf>-<16 hex>" in the run directory, parks the run.json (or
+ * run.lock) it replaces as ".quarantine-<leaf>-<16 hex>", and writes each
+ * material through ".tmp-<64 hex>-<16 hex>" in materials/.  A process
+ * killed meanwhile leaves them behind; under the Run's exclusive lock no
+ * live mutation owns one, so the next mutation that commits removes them
+ * (only names of exactly these shapes, and a directory only when empty). */
+
+#include <stdbool.h>
+
+#define STORE_JOURNAL_NAME "journal.jsonl"
+#define STORE_PROJECTION_NAME "run.json"
+#define STORE_LOCK_NAME "run.lock"
+#define STORE_CHECKPOINT_NAME "run.checkpoint"
+#define STORE_CHECKPOINT_LOG_NAME "run.checkpoint-log"
+#define STORE_SUMMARY_NAME "run.summary"
+#define STORE_MATERIALS_NAME "materials"
+#define STORE_STAGED_PREFIX ".tmp-"
+
+/* 1 when `name` is a temporary of a mutation in a run directory. */
+bool store__is_run_temporary(const char *name);
+/* 1 when `name` is a temporary of a material in materials/. */
+bool store__is_material_temporary(const char *name);
+/* 1 when `name` (in materials/) is a material's name: 64 lowercase hex. */
+bool store__is_material_name(const char *name);
+
+struct store;
+/* runs/ of an open store after re-checking the anchors (borrowed), or -1
+ * when the store is empty or its anchors moved. */
+int store__runs_fd(struct store *s);
+
+#endif

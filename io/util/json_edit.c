@@ -1,0 +1,401 @@
+/* A token-preserving editor of one object member in JSON text. */
+
+#include "io/util/json_edit.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "io/util/buf.h"
+
+#define BAD ((size_t)-1)
+
+/* One member of an object: its key token and its value, as byte ranges. */
+struct member {
+	size_t key_start, key_end, value_start, value_end;
+};
+
+struct object {
+	size_t open, close;	/* the braces */
+	struct member *m;
+	size_t n;
+};
+
+static bool ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static size_t skip_ws(const char *t, size_t len, size_t i)
+{
+	while (i < len && ws(t[i]))
+		i++;
+	return i;
+}
+
+/* Past the string token at t[i] ('"'), or BAD. */
+static size_t skip_string(const char *t, size_t len, size_t i)
+{
+	for (i++; i < len; i++) {
+		if (t[i] == '\\')
+			i++;
+		else if (t[i] == '"')
+			return i + 1;
+	}
+	return BAD;
+}
+
+/* Past the value at t[i], or BAD.  The text has been parsed by Jansson
+ * already, so only where each value ends is found here. */
+static size_t skip_value(const char *t, size_t len, size_t i)
+{
+	size_t depth = 0, start = i;
+
+	if (i >= len)
+		return BAD;
+	if (t[i] == '"')
+		return skip_string(t, len, i);
+	if (t[i] != '{' && t[i] != '[') {
+		while (i < len && !ws(t[i]) && t[i] != ',' && t[i] != '}' && t[i] != ']')
+			i++;
+		return i > start ? i : BAD;
+	}
+	while (i < len) {
+		if (t[i] == '"') {
+			if ((i = skip_string(t, len, i)) == BAD)
+				return BAD;
+			continue;
+		}
+		if (t[i] == '{' || t[i] == '[')
+			depth++;
+		else if ((t[i] == '}' || t[i] == ']') && --depth == 0)
+			return i + 1;
+		i++;
+	}
+	return BAD;
+}
+
+/* The members of the object whose '{' is t[open]. */
+static int scan_object(struct object *o, const char *t, size_t len, size_t open)
+{
+	size_t i = skip_ws(t, len, open + 1);
+
+	memset(o, 0, sizeof(*o));
+	o->open = open;
+	if (i < len && t[i] == '}') {
+		o->close = i;
+		return 0;
+	}
+	while (i < len && t[i] == '"') {
+		struct member mb;
+		struct member *grown;
+
+		mb.key_start = i;
+		if ((mb.key_end = skip_string(t, len, i)) == BAD)
+			return SW_EPARSE;
+		i = skip_ws(t, len, mb.key_end);
+		if (i >= len || t[i] != ':')
+			return SW_EPARSE;
+		mb.value_start = skip_ws(t, len, i + 1);
+		if ((mb.value_end = skip_value(t, len, mb.value_start)) == BAD)
+			return SW_EPARSE;
+		if ((grown = sw_realloc(o->m, (o->n + 1) * sizeof(*grown))) == NULL)
+			return SW_ENOMEM;
+		o->m = grown;
+		o->m[o->n++] = mb;
+		i = skip_ws(t, len, mb.value_end);
+		if (i < len && t[i] == '}') {
+			o->close = i;
+			return 0;
+		}
+		if (i >= len || t[i] != ',')
+			return SW_EPARSE;
+		i = skip_ws(t, len, i + 1);
+	}
+	return SW_EPARSE;
+}
+
+/* 1 when the key token of `mb` decodes to `key`. */
+static bool key_is(const char *t, const struct member *mb, const char *key)
+{
+	json_t *k = json_loadb(t + mb->key_start, mb->key_end - mb->key_start,
+			       JSON_DECODE_ANY, NULL);
+	bool same = json_is_string(k) && strcmp(json_string_value(k), key) == 0;
+
+	json_decref(k);
+	return same;
+}
+
+static long find(const struct object *o, const char *t, const char *key)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (key_is(t, &o->m[i], key))
+			return (long)i;
+	return -1;
+}
+
+/* The object at `path`. */
+static int locate(struct object *o, const char *t, size_t len, const char *const *path,
+		  size_t depth, struct sw_error *err)
+{
+	size_t open = skip_ws(t, len, 0);
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	if (open >= len || t[open] != '{')
+		return sw_error_set(err, SW_EPARSE, "the document is not a JSON object");
+	for (size_t d = 0;; d++) {
+		long k;
+
+		if ((rc = scan_object(o, t, len, open)) < 0) {
+			sw_free(o->m);
+			o->m = NULL;
+			return rc == SW_ENOMEM ? sw_error_set(err, SW_ENOMEM, "out of memory")
+					       : sw_error_set(err, SW_EPARSE, "the document cannot be followed");
+		}
+		if (d == depth)
+			return 0;
+		k = find(o, t, path[d]);
+		if (k < 0 || t[o->m[k].value_start] != '{') {
+			sw_free(o->m);
+			o->m = NULL;
+			return sw_error_set(err, SW_EINVAL, "\"%s\" is no object member", path[d]);
+		}
+		open = o->m[k].value_start;
+		sw_free(o->m);
+		o->m = NULL;
+	}
+}
+
+/* The original document with the same edit made through Jansson, and the
+ * edited text parsed, must encode alike (keys in order, every number as it
+ * parsed): else SW_EPARSE.  `value` NULL removes. */
+static int check(const char *orig, size_t olen, const char *neu, size_t nlen,
+		 const char *const *path, size_t depth, const char *key, const json_t *value,
+		 struct sw_error *err)
+{
+	json_error_t jerr;
+	json_t *a = json_loadb(orig, olen, JSON_REJECT_DUPLICATES, &jerr), *b = NULL, *obj = a;
+	char *sa = NULL, *sb = NULL;
+	int rc = 0;
+
+	if (a == NULL) {
+		rc = sw_error_set(err, SW_EPARSE, "it cannot be read as JSON (%s)", jerr.text);
+		goto out;
+	}
+	if (!json_is_object(a)) {
+		rc = sw_error_set(err, SW_EPARSE, "it is not a JSON object");
+		goto out;
+	}
+	for (size_t d = 0; d < depth && json_is_object(obj); d++)
+		obj = json_object_get(obj, path[d]);
+	if (!json_is_object(obj) || (value && json_object_get(obj, key) != NULL) ||
+	    (!value && json_object_get(obj, key) == NULL)) {
+		rc = sw_error_set(err, SW_EINVAL, "the member to edit is not where it should be");
+		goto out;
+	}
+	if (neu == NULL)
+		goto out;	/* only the original was to be checked */
+	if ((value ? json_object_set(obj, key, (json_t *)value) : json_object_del(obj, key)) < 0 ||
+	    (sa = json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY)) == NULL) {
+		rc = sw_error_set(err, SW_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((b = json_loadb(neu, nlen, JSON_REJECT_DUPLICATES, &jerr)) == NULL ||
+	    (sb = json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY)) == NULL || strcmp(sa, sb) != 0)
+		rc = sw_error_set(err, SW_EPARSE, "its edited text would not read back exactly");
+out:
+	sw_free(sa);
+	sw_free(sb);
+	json_decref(a);
+	json_decref(b);
+	return rc;
+}
+
+/* Layout of the lines written: each starts with `ind`, then `unit` once
+ * per level of nesting; `eol` ends them. */
+struct layout {
+	const char *ind, *unit, *eol;
+	size_t ind_len, unit_len;
+};
+
+/* `v` encoded one level per line in layout `l` when `lines`, else on one
+ * line (compact when `tight`). */
+static void put_value(struct sw_buf *b, const json_t *v, bool lines, bool tight,
+		      const struct layout *l)
+{
+	size_t flags = JSON_ENCODE_ANY | (lines ? JSON_INDENT(1) : tight ? JSON_COMPACT : 0);
+	char *text = json_dumps(v, flags);
+
+	if (text == NULL) {
+		b->failed = 1;
+		return;
+	}
+	for (const char *p = text; *p; p++) {
+		if (*p != '\n') {
+			sw_buf_ch(b, *p);
+			continue;
+		}
+		sw_buf_str(b, l->eol);
+		sw_buf_add(b, l->ind, l->ind_len);
+		/* JSON_INDENT(1): one space per level, strings hold no raw
+		 * line end. */
+		for (; p[1] == ' '; p++)
+			sw_buf_add(b, l->unit, l->unit_len);
+	}
+	sw_free(text);
+}
+
+/* The spaces and tabs that start the line holding t[at]. */
+static void line_indent(const char *t, size_t at, size_t *start, size_t *n)
+{
+	size_t ls = at;
+
+	while (ls > 0 && t[ls - 1] != '\n')
+		ls--;
+	*start = ls;
+	for (*n = 0; ls + *n < at && (t[ls + *n] == ' ' || t[ls + *n] == '\t'); (*n)++)
+		;
+}
+
+static int finish(char **out, size_t *out_len, struct sw_buf *b, const char *text, size_t len,
+		  const char *const *path, size_t depth, const char *key, const json_t *value,
+		  struct sw_error *err)
+{
+	size_t n = b->len;
+	char *s = sw_buf_detach(b);
+	int rc;
+
+	if (s == NULL)
+		return sw_error_set(err, SW_ENOMEM, "out of memory");
+	if ((rc = check(text, len, s, n, path, depth, key, value, err)) < 0) {
+		sw_free(s);
+		return rc;
+	}
+	*out = s;
+	*out_len = n;
+	return 0;
+}
+
+int sw_json_edit_add(char **out, size_t *out_len, const char *text, size_t len,
+		     const char *const *path, size_t depth, const char *key,
+		     const json_t *value, struct sw_error *err)
+{
+	struct sw_buf b = SW_BUF_INIT;
+	struct object o = { 0 };
+	json_t *kv = json_string(key);
+	char *key_json = kv ? json_dumps(kv, JSON_ENCODE_ANY) : NULL;
+	const char *eol = memmem(text, len, "\r\n", 2) ? "\r\n" : "\n";
+	size_t base = 0, base_len = 0;
+	int rc;
+
+	*out = NULL;
+	*out_len = 0;
+	json_decref(kv);
+	if (key_json == NULL)
+		return sw_error_set(err, SW_ENOMEM, "out of memory");
+	if ((rc = check(text, len, NULL, 0, path, depth, key, value, err)) < 0 ||
+	    (rc = locate(&o, text, len, path, depth, err)) < 0)
+		goto out;
+	line_indent(text, o.open, &base, &base_len);
+	if (o.n > 0) {
+		const struct member *first = &o.m[0], *last = &o.m[o.n - 1];
+		const char *gap = text + o.open + 1, *nl;
+		size_t gap_len = first->key_start - (o.open + 1);
+		const char *colon = text + first->key_end;
+		size_t colon_len = first->value_start - first->key_end;
+		bool lines = (nl = memrchr(gap, '\n', gap_len)) != NULL;
+		struct layout l = { "", "  ", eol, 0, 2 };
+
+		if (lines) {
+			l.ind = nl + 1;
+			l.ind_len = (size_t)(gap + gap_len - l.ind);
+			/* One level deeper than the object's line, as the
+			 * members are. */
+			if (l.ind_len > base_len && memcmp(l.ind, text + base, base_len) == 0) {
+				l.unit = l.ind + base_len;
+				l.unit_len = l.ind_len - base_len;
+			}
+		}
+		sw_buf_add(&b, text, last->value_end);
+		if (o.n > 1) {
+			const struct member *prev = &o.m[o.n - 2];
+
+			sw_buf_add(&b, text + prev->value_end, last->key_start - prev->value_end);
+		} else {
+			sw_buf_ch(&b, ',');
+			if (lines)
+				sw_buf_str(&b, nl > gap && nl[-1] == '\r' ? "\r\n" : "\n");
+			sw_buf_add(&b, l.ind, l.ind_len);
+			if (!lines)
+				sw_buf_add(&b, gap, gap_len);
+		}
+		sw_buf_str(&b, key_json);
+		sw_buf_add(&b, colon, colon_len);
+		put_value(&b, value, lines, memchr(colon, ' ', colon_len) == NULL, &l);
+		sw_buf_add(&b, text + last->value_end, len - last->value_end);
+	} else {
+		struct sw_buf ind = SW_BUF_INIT;
+		const char *unit = memchr(text + base, '\t', base_len) ? "\t" : "  ";
+		struct layout l = { NULL, unit, eol, 0, strlen(unit) };
+
+		sw_buf_add(&ind, text + base, base_len);
+		sw_buf_str(&ind, unit);
+		l.ind = ind.p ? ind.p : "";
+		l.ind_len = ind.len;
+		sw_buf_add(&b, text, o.open + 1);
+		sw_buf_str(&b, eol);
+		sw_buf_add(&b, l.ind, l.ind_len);
+		sw_buf_str(&b, key_json);
+		sw_buf_str(&b, ": ");
+		put_value(&b, value, true, false, &l);
+		sw_buf_str(&b, eol);
+		sw_buf_add(&b, text + base, base_len);
+		sw_buf_add(&b, text + o.close, len - o.close);
+		if (ind.failed)
+			b.failed = 1;
+		sw_buf_release(&ind);
+	}
+	rc = finish(out, out_len, &b, text, len, path, depth, key, value, err);
+out:
+	sw_buf_release(&b);
+	sw_free(o.m);
+	sw_free(key_json);
+	return rc;
+}
+
+int sw_json_edit_remove(char **out, size_t *out_len, const char *text, size_t len,
+			const char *const *path, size_t depth, const char *key,
+			struct sw_error *err)
+{
+	struct sw_buf b = SW_BUF_INIT;
+	struct object o = { 0 };
+	long k;
+	int rc;
+
+	*out = NULL;
+	*out_len = 0;
+	if ((rc = check(text, len, NULL, 0, path, depth, key, NULL, err)) < 0 ||
+	    (rc = locate(&o, text, len, path, depth, err)) < 0)
+		goto out;
+	if ((k = find(&o, text, key)) < 0) {
+		rc = sw_error_set(err, SW_EINVAL, "\"%s\" is not a member", key);
+		goto out;
+	}
+	if (o.n == 1) {
+		sw_buf_add(&b, text, o.open + 1);
+		sw_buf_add(&b, text + o.close, len - o.close);
+	} else if (k > 0) {
+		sw_buf_add(&b, text, o.m[k - 1].value_end);
+		sw_buf_add(&b, text + o.m[k].value_end, len - o.m[k].value_end);
+	} else {
+		sw_buf_add(&b, text, o.m[0].key_start);
+		sw_buf_add(&b, text + o.m[1].key_start, len - o.m[1].key_start);
+	}
+	rc = finish(out, out_len, &b, text, len, path, depth, key, NULL, err);
+out:
+	sw_buf_release(&b);
+	sw_free(o.m);
+	return rc;
+}

@@ -1,0 +1,141 @@
+/* doctor's checks of the run store: what store_inspect finds, and the run
+ * directories whose name is not the run id their journal records, made
+ * into rows the adapter layer prints (it never reads the store). */
+
+#include "service/adapters.h"
+
+#include <string.h>
+
+#include <jansson.h>
+
+#include "io/store/store.h"
+
+struct rows {
+	struct adapter_store_fact *v;
+	size_t n;
+};
+
+static int add(struct rows *r, const char *code, const char *status, char *detail)
+{
+	struct adapter_store_fact *grown;
+
+	if (detail == NULL || (grown = sw_realloc(r->v, (r->n + 1) * sizeof(*grown))) == NULL) {
+		sw_free(detail);
+		return SW_ENOMEM;
+	}
+	r->v = grown;
+	r->v[r->n++] = (struct adapter_store_fact){ code, status, detail };
+	return 0;
+}
+
+static int finding_row(struct rows *r, const char *common, const struct store_finding *f)
+{
+	switch (f->kind) {
+	case STORE_FOUND_STAGED:
+	case STORE_FOUND_NO_JOURNAL:
+		return add(r, "runstore_incomplete_run", "warning", sw_asprintf(
+			"\"%s\" in %s/slipway/runs holds no Run: %s; nothing reads it, and it may be removed by hand",
+			f->path, common, f->kind == STORE_FOUND_STAGED
+			? "a slipway run was killed before publishing it"
+			: "a slipway run failed before writing its journal"));
+	case STORE_FOUND_TEMPORARY:
+		return add(r, "runstore_stale_temporary", "warning", sw_asprintf(
+			"\"%s\" (%lld bytes) in %s/slipway/runs was left by a slipway process that was "
+			"killed; nothing reads it, and the next change to that Run removes it",
+			f->path, f->size, common));
+	case STORE_FOUND_PARKED:
+		return add(r, "runstore_parked_directory", "warning", sw_asprintf(
+			"\"%s\" in %s/slipway/runs is a directory that stood in place of a file of the "
+			"Run and was moved aside; slipway never removes it: look at it and remove it by hand",
+			f->path, common));
+	case STORE_FOUND_REPAIRABLE:
+		return add(r, "runstore_file_repairable", "warning", sw_asprintf(
+			"\"%s\" in %s/slipway/runs %s; slipway rebuilds it, and the next change to that "
+			"Run replaces it", f->path, common, f->why));
+	case STORE_FOUND_DAMAGED:
+		return add(r, "runstore_file_damaged", "error", sw_asprintf(
+			"\"%s\" in %s/slipway/runs %s; it cannot be rebuilt: %s", f->path, common, f->why,
+			strstr(f->path, "/materials/") != NULL
+			? "what needs this material is refused, and status shows the Run without it"
+			: "the Run cannot be read until it is restored"));
+	}
+	return 0;
+}
+
+/* The run id event 1's data records, copied into *(char **)payload. */
+static int recorded_id(const struct store_event *ev, void *payload, struct sw_error *err)
+{
+	json_t *data = json_loadb(ev->data, ev->data_len, 0, NULL);
+	const char *id = json_string_value(json_object_get(data, "run_id"));
+	char **out = payload;
+
+	(void)err;
+	if (id != NULL)
+		*out = sw_strdup(id);
+	json_decref(data);
+	return 0;
+}
+
+static int misnamed_rows(struct rows *r, const char *common, struct store *s)
+{
+	char **ids = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (store_list(&ids, &n, s, &(struct sw_error)SW_ERROR_INIT) < 0)
+		return 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char *id = NULL;
+
+		if (store_first_event(s, ids[i], recorded_id, &id, &(struct sw_error)SW_ERROR_INIT) == 0 &&
+		    id != NULL && strcmp(id, ids[i]) != 0)
+			rc = add(r, "runstore_run_misnamed", "warning", sw_asprintf(
+				"\"%s\" in %s/slipway/runs holds the journal of run \"%s\": a copied or "
+				"renamed run directory is no Run; status lists it as unavailable and "
+				"every change to it is refused; remove it (or rename it back) by hand",
+				ids[i], common, id));
+		sw_free(id);
+	}
+	store_list_free(ids, n);
+	return rc;
+}
+
+int svc_doctor_store_facts(struct adapter_store_facts *out, const char *common)
+{
+	struct sw_error e = SW_ERROR_INIT;
+	struct store_finding *f = NULL;
+	struct rows r = { NULL, 0 };
+	struct store *s = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	out->v = NULL;
+	out->n = 0;
+	/* A store that cannot be read is left to the other checks. */
+	if (common == NULL || store_open(&s, common, false, &e) < 0 ||
+	    store_inspect(&f, &n, s, &e) < 0)
+		goto out;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = finding_row(&r, common, &f[i]);
+	if (rc == 0)
+		rc = misnamed_rows(&r, common, s);
+out:
+	store_findings_free(f, n);
+	store_free(s);
+	if (rc < 0) {
+		svc_doctor_store_facts_release(&(struct adapter_store_facts){ r.v, r.n });
+		return rc;
+	}
+	out->v = r.v;
+	out->n = r.n;
+	return 0;
+}
+
+void svc_doctor_store_facts_release(struct adapter_store_facts *f)
+{
+	for (size_t i = 0; f->v != NULL && i < f->n; i++)
+		sw_free((char *)f->v[i].detail);
+	sw_free((void *)f->v);
+	f->v = NULL;
+	f->n = 0;
+}

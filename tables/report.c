@@ -1,0 +1,22 @@
+/* The report's tables (tables/report.h). */
+
+#include "tables/report.h"
+
+const char *const tbl_section_title[TBL_SECTION__COUNT] = {
+#define SECTION(id, title) [TBL_SECTION_##id] = title,
+#include "tables/report_sections.def"
+#undef SECTION
+};
+
+const char *const tbl_change_word[TBL_CHANGE__COUNT] = {
+#define CHANGE(id, word) [TBL_CHANGE_##id] = word,
+#include "tables/change_kinds.def"
+#undef CHANGE
+};
+
+const struct tbl_report_note tbl_report_notes[] = {
+#define NOTE(code, plain) { code, plain },
+#include "tables/report_notes.def"
+#undef NOTE
+};
+const size_t tbl_report_notes_len = sizeof(tbl_report_notes) / sizeof(tbl_report_notes[0]);
