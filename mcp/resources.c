@@ -34,6 +34,18 @@ json_t *mcp_resource_templates(void)
 		"mimeType", "application/json");
 }
 
+/* A schema resource is described by the schema's own title, so each of
+ * the two says what it covers. */
+static char *schema_title(const struct sw_embedded *e)
+{
+	json_t *doc = json_loadb(e->bytes, e->len, JSON_ALLOW_NUL, NULL);
+	const char *t = json_string_value(json_object_get(doc, "title"));
+	char *out = sw_strdup(t ? t : e->name);
+
+	json_decref(doc);
+	return out;
+}
+
 json_t *mcp_resources_list(const char *root)
 {
 	struct mcp_op_request req;
@@ -54,12 +66,12 @@ json_t *mcp_resources_list(const char *root)
 	/* Our JSON Schemas: every result document is described there. */
 	for (const struct sw_embedded *e = sw_embedded_schemas; e->name; e++) {
 		char *uri = sw_asprintf(URI_SCHEMAS "%s", e->name);
+		char *title = schema_title(e);
 
-		if (uri)
+		if (uri && title)
 			json_array_append_new(list, json_pack("{ss ss ss ss}", "uri", uri, "name", e->name,
-				"description", "The JSON Schema of the documents slipway prints "
-				"(protocolState, runStatus, cliError, ...) and of what it reads",
-				"mimeType", "application/schema+json"));
+				"description", title, "mimeType", "application/schema+json"));
+		sw_free(title);
 		sw_free(uri);
 	}
 	/* A workspace that cannot be listed still serves the templates. */

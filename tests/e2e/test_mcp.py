@@ -389,6 +389,10 @@ def test_failures_are_the_cli_error_documents_and_change_nothing():
     assert [r["uri"] for r in listed] == ["slipway://runs", "slipway://schemas/machine-protocol.schema.json",
                                           "slipway://schemas/source-envelope.schema.json",
                                           "slipway://runs/%s" % rid]
+    # Each schema is described by its own title, not by the other's words.
+    for r in listed[1:3]:
+        with open(os.path.join(ROOT, "schemas", r["name"])) as f:
+            assert r["description"] == json.load(f)["title"], r
     templates = [t["uriTemplate"] for t in s.ok(op="listTemplates")["resourceTemplates"]]
     assert "slipway://runs/{run_id}" in templates
     s.ok(op="ping")
