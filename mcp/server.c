@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "service/emit.h"
+#include "service/ops.h"
 #include "io/util/buf.h"
 #include "io/util/err.h"
 #include "io/util/json.h"
@@ -218,6 +219,9 @@ int mcp_serve(int in_fd, int out_fd, const char *root, const char *version,
 	size_t len = 0, cap = 0;
 	int skipping = 0, rc = 0;
 
+	/* One server serves many calls: keep what the next one can reuse. */
+	svc_keep_warm(true);
+
 	for (;;) {
 		ssize_t n = read(in_fd, chunk, sizeof(chunk));
 		size_t i = 0;
@@ -285,5 +289,6 @@ int mcp_serve(int in_fd, int out_fd, const char *root, const char *version,
 	else if (rc == 0 && len > 0)
 		rc = handle(&s, line, len);
 	sw_free(line);
+	svc_keep_warm(false);
 	return rc;
 }

@@ -237,7 +237,7 @@ static int describe_destructive(json_t *defs)
 		"The exact scope the user confirms before destructive work. scope_sha256 is sha256: and the "
 		"64 lowercase hex SHA-256 of the canonical scope, the UTF-8 bytes of "
 		"{\"impact\":I,\"request_id\":R,\"scope_version\":1,\"targets\":[{\"kind\":K,\"value\":V},...]}: "
-		"keys in this order, targets as listed, no whitespace, no trailing newline; in strings only \" and "
+		"keys in this order, targets sorted bytewise by kind then value, no whitespace, no trailing newline; in strings only \" and "
 		"\\ (as \\\" and \\\\) and controls below U+0020 (\\b \\t \\n \\f \\r, others \\u00xx) are escaped, "
 		"everything else raw (no \\/, no \\u for non-ASCII), as Python's json.dumps(scope, "
 		"ensure_ascii=False, separators=(\",\",\":\")) prints it. Worked example: request_id %s, targets "

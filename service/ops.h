@@ -15,6 +15,7 @@
  * `*_given` members say a flag was given at all, so that an empty value
  * and a missing one stay apart, as the protocol's error codes need. */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "io/store/run.h"
@@ -22,6 +23,14 @@
 #include "service/svc.h"
 
 struct json_t;
+
+/* With `on`, the operations that follow keep between them what they can
+ * prove is still current when they are next run: the repository handle,
+ * the parsed index and the head-to-index diff (io/git/observe.h
+ * vcs_keep_warm), and the last replay checkpoint (io/store/store.h
+ * store_keep_warm).  For a long-lived front end (slipway mcp); off
+ * releases it all. */
+void svc_keep_warm(bool on);
 
 /* run: start a Run. */
 struct svc_start_request {

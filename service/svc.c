@@ -6,8 +6,15 @@
 #include <string.h>
 
 #include "service/emit.h"
+#include "service/ops.h"
 #include "io/store/journal.h"
 #include "io/source/source.h"
+
+void svc_keep_warm(bool on)
+{
+	vcs_keep_warm(on);
+	store_keep_warm(on);
+}
 
 void svc_now(char *buf, size_t len)
 {

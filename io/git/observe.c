@@ -11,8 +11,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/openat2.h>
 
 #include <git2.h>
 #include <jansson.h>
@@ -646,19 +649,17 @@ static int cmp_rec(const void *a, const void *b)
 }
 
 /* status.renames, else diff.renames; default on (git's default). */
-static int renames_enabled(git_repository *repo)
+static int renames_enabled(git_config *cfg)
 {
-	git_config *cfg = NULL;
-	int on = 1, v;
+	int v;
 
-	if (git_repository_config_snapshot(&cfg, repo) < 0)
+	if (cfg == NULL)
 		return 1;
 	if (git_config_get_bool(&v, cfg, "status.renames") == 0)
-		on = v;
-	else if (git_config_get_bool(&v, cfg, "diff.renames") == 0)
-		on = v;
-	git_config_free(cfg);
-	return on;
+		return v;
+	if (git_config_get_bool(&v, cfg, "diff.renames") == 0)
+		return v;
+	return 1;
 }
 
 /* ---- budget and clock -------------------------------------------------- */
@@ -709,25 +710,60 @@ static void set_obs(struct vcs_path_obs *p, const char *obs)
 	snprintf(p->observation, sizeof(p->observation), "%s", obs);
 }
 
-/* Opens the directory holding `rel` below `rootfd` without following any
- * symlink; *base points into `work` (a writable copy of rel).  Returns the fd
- * or -1 with errno set. */
-static int open_parent(int rootfd, char *work, const char **base)
+/* 1 while openat2(2) may be tried: cleared when the kernel lacks it. */
+static int openat2_usable = 1;
+
+/* Opens directory `rel` (relative, clean; "" is the root itself) below
+ * `rootfd` without following any symlink on the way, with `flags`
+ * (O_RDONLY or O_PATH) and O_DIRECTORY.  One openat2 with
+ * RESOLVE_NO_SYMLINKS where the kernel has it (and `try2`), else
+ * component by component with O_NOFOLLOW.  Returns the fd, or -1 with
+ * errno set. */
+static int open_below(int rootfd, const char *rel, int flags, int try2)
 {
-	char *p = work, *slash;
-	int fd = dup(rootfd);
+	char work[PATH_MAX], *p = work, *slash;
+	size_t len = strlen(rel);
+	int fd;
 
-	if (fd < 0)
+	flags |= O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	if (len == 0)
+		return openat(rootfd, ".", flags);
+#ifdef SYS_openat2
+	if (try2 && __atomic_load_n(&openat2_usable, __ATOMIC_RELAXED)) {
+		struct open_how how = { .flags = (uint64_t)flags,
+					.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH };
+		long r = syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
+
+		if (r >= 0)
+			return (int)r;
+		if (errno != ENOSYS && errno != EPERM && errno != EAGAIN)
+			return -1;
+		/* No openat2 here (ENOSYS), a filter refused it (EPERM: some
+		 * container runtimes), or a rename raced a ".." (EAGAIN): walk
+		 * the components instead. */
+		if (errno == ENOSYS)
+			__atomic_store_n(&openat2_usable, 0, __ATOMIC_RELAXED);
+	}
+#endif
+	if (len >= sizeof(work)) {
+		errno = ENAMETOOLONG;
 		return -1;
-	while ((slash = strchr(p, '/')) != NULL) {
-		int next;
+	}
+	memcpy(work, rel, len + 1);
+	if ((fd = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	for (;;) {
+		int next, last;
 
-		*slash = '\0';
-		if (*p == '\0') {
+		if ((slash = strchr(p, '/')) != NULL)
+			*slash = '\0';
+		last = slash == NULL;
+		if (*p == '\0' && !last) {
 			p = slash + 1;
 			continue;
 		}
-		next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		next = openat(fd, *p ? p : ".", last ? flags : O_PATH | O_DIRECTORY | O_NOFOLLOW |
+						     O_CLOEXEC);
 		if (next < 0) {
 			int e = errno;
 
@@ -737,9 +773,27 @@ static int open_parent(int rootfd, char *work, const char **base)
 		}
 		close(fd);
 		fd = next;
+		if (last)
+			return fd;
 		p = slash + 1;
 	}
-	*base = p;
+}
+
+/* Opens the directory holding `rel` below `rootfd` without following any
+ * symlink; *base points into `work` (a writable copy of rel).  Returns the fd
+ * or -1 with errno set. */
+static int open_parent(int rootfd, char *work, const char **base, int try2)
+{
+	char *slash = strrchr(work, '/');
+	int fd;
+
+	if (slash == NULL) {
+		*base = work;
+		return openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	*slash = '\0';
+	fd = open_below(rootfd, work, O_PATH, try2);
+	*base = slash + 1;
 	return fd;
 }
 
@@ -851,7 +905,7 @@ out:
 
 /* Fills the observation fields of `p` (path/category/state already set). */
 static void observe_path(struct vcs_path_obs *p, int rootfd, struct budget *b,
-			 int64_t full_max, unsigned char *buf)
+			 int64_t full_max, unsigned char *buf, int try2)
 {
 	struct stat st, opened, final, current;
 	char *work = sw_strdup(p->path);
@@ -867,7 +921,7 @@ static void observe_path(struct vcs_path_obs *p, int rootfd, struct budget *b,
 	wl = strlen(work);
 	while (wl > 1 && work[wl - 1] == '/')	/* "dir/" of a nested repository */
 		work[--wl] = '\0';
-	if ((dirfd = open_parent(rootfd, work, &base)) < 0 ||
+	if ((dirfd = open_parent(rootfd, work, &base, try2)) < 0 ||
 	    fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		b->complete = 0;
 		set_obs(p, errno == ENOENT ? "missing" : "unreadable");
@@ -1072,7 +1126,10 @@ struct rawindex {
 	char *v4paths;
 	int tree_valid;		/* the TREE extension's root is valid */
 	git_oid tree;
+	const unsigned char *tree_ext;	/* the whole TREE extension, or NULL */
+	size_t tree_len;
 	int64_t mtime;		/* index file mtime, seconds */
+	struct stat st;		/* the file read */
 };
 
 /* Faults in a large fresh allocation with one call instead of a page fault
@@ -1141,6 +1198,7 @@ static int rawindex_read(struct rawindex *ri, const char *path)
 		return 1;
 	}
 	ri->mtime = (int64_t)st.st_mtim.tv_sec;
+	ri->st = st;
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
@@ -1251,8 +1309,11 @@ static int rawindex_read(struct rawindex *ri, const char *path)
 				goto out;
 			if (memcmp(p, "link", 4) == 0 || memcmp(p, "sdir", 4) == 0)
 				goto out;
-			if (memcmp(p, "TREE", 4) == 0)
+			if (memcmp(p, "TREE", 4) == 0) {
 				rawindex_tree(ri, p + 8, sz);
+				ri->tree_ext = p + 8;
+				ri->tree_len = sz;
+			}
 			off += 8 + sz;
 		}
 	}
@@ -1397,6 +1458,67 @@ static int pset_probe(struct pset *s, const char *k, size_t n, int add)
 	return 0;
 }
 
+/* The head-to-index side as the scan consumes it: libgit2's deltas copied
+ * out of the diff, so that they can outlive it (and be kept warm). */
+struct hdelta {
+	git_delta_t status;
+	unsigned old_mode, similarity;
+	git_oid old_id;
+	char *old_path, *new_path;
+};
+
+struct hdiff {
+	struct hdelta *d;
+	size_t n;
+};
+
+static void hdiff_release(struct hdiff *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		sw_free(h->d[i].old_path);
+		sw_free(h->d[i].new_path);
+	}
+	sw_free(h->d);
+	h->d = NULL;
+	h->n = 0;
+}
+
+/* Copies the deltas of `diff` into *h.  SW_ENOMEM. */
+static int hdiff_from(struct hdiff *h, git_diff *diff)
+{
+	size_t n = git_diff_num_deltas(diff);
+
+	h->n = 0;
+	if (n == 0) {
+		h->d = NULL;
+		return 0;
+	}
+	if ((h->d = sw_calloc(n, sizeof(*h->d))) == NULL)
+		return SW_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		struct hdelta *o = &h->d[h->n++];
+
+		o->status = d->status;
+		o->old_mode = d->old_file.mode;
+		o->similarity = d->similarity;
+		git_oid_cpy(&o->old_id, &d->old_file.id);
+		if ((o->old_path = sw_strdup(d->old_file.path ? d->old_file.path : "")) == NULL ||
+		    (o->new_path = sw_strdup(d->new_file.path ? d->new_file.path : "")) == NULL) {
+			hdiff_release(h);
+			return SW_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* One tracked directory of the worktree to visit: the index entries
+ * [lo, hi) lie below it. */
+struct dtask {
+	char *rel;		/* its path, "" for the root (sw_malloc'd) */
+	size_t rl, lo, hi;
+};
+
 struct scan {
 	git_repository *repo;
 	int rootfd;
@@ -1408,11 +1530,12 @@ struct scan {
 	char **untracked;
 	size_t nunt, capunt;
 	int walk_rc;
-	pthread_mutex_t mu;	/* guards next, untracked, walk_rc and libgit2 */
-	size_t next, chunk, ntasks;
-	char **walk;		/* tracked top-level directories, one task each */
-	size_t nwalk;
-	/* The head-to-index diff runs as task 0, beside the scan. */
+	pthread_mutex_t mu;	/* guards the tasks, untracked and walk_rc */
+	pthread_cond_t cv;	/* a task was pushed, or the last one ended */
+	struct dtask *tasks;	/* tracked directories waiting for a visit */
+	size_t ntasks, captasks;
+	size_t busy;		/* directories being visited */
+	int diff_taken;		/* the head-to-index diff has a thread */
 	pthread_mutex_t gitmu;	/* serialises every libgit2 call on `repo` */
 	/* While the diff holds `repo`, ignore lookups use a second handle on
 	 * the same repository (opened on first use, guarded by ignmu);
@@ -1421,10 +1544,14 @@ struct scan {
 	git_repository *irepo;
 	int ign_shared, irepo_failed;
 	char *wd, *gd;		/* `repo`'s worktree and Git dir */
-	git_index *index, *own_index;
+	git_index *index;	/* libgit2's, for the diff (NULL: the repository's) */
 	int renames, unborn, need_diff, diff_rc;
-	git_object *tree;
-	git_diff *diff;
+	int reload_index;	/* the repository's index may be stale: read it */
+	int openat2;		/* open_below may try openat2 */
+	const git_oid *tree_id;	/* HEAD's tree, NULL when unborn */
+	const unsigned char *tree_ext;	/* the index's TREE extension, or NULL */
+	size_t tree_len;
+	struct hdiff diff;	/* the head-to-index side, once computed */
 	char diff_err[256];
 };
 
@@ -1435,82 +1562,52 @@ static unsigned stat_mode(const struct stat *st)
 	return (st->st_mode & 0100) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
 }
 
-/* Classifies entries [lo, hi): git's ie_match_stat decisions, erring
- * towards 'c' (hash it) whenever stat data cannot prove the entry clean. */
-static void scan_stat_range(struct scan *s, size_t lo, size_t hi)
+/* Classifies entry i from its lstat: git's ie_match_stat decisions,
+ * erring towards 'c' (hash it) whenever stat data cannot prove the entry
+ * clean. */
+static void scan_classify(struct scan *s, size_t i, const struct stat *st)
 {
-	char dir[4096] = "", work[4096];
-	size_t dlen = (size_t)-1;
-	int dfd = -1;
+	const git_index_entry *e = s->ent[i];
+	int is_link = (e->mode & 0170000) == 0120000;
 
-	for (size_t i = lo; i < hi; i++) {
-		const git_index_entry *e = s->ent[i];
-		const char *slash = strrchr(e->path, '/');
-		size_t pl = slash ? (size_t)(slash - e->path) : 0;
-		const char *base = slash ? slash + 1 : e->path;
-		struct stat st;
-		int is_link = (e->mode & 0170000) == 0120000;
-
-		if (pl != dlen || memcmp(dir, e->path, pl) != 0) {
-			const char *b = NULL;
-
-			if (dfd >= 0)
-				close(dfd);
-			dfd = -1;
-			dlen = pl;
-			if (pl >= sizeof(dir) - 2) {
-				dlen = (size_t)-1;
-			} else {
-				memcpy(dir, e->path, pl);
-				dir[pl] = '\0';
-				memcpy(work, e->path, pl);
-				work[pl] = '/';
-				work[pl + 1] = '\0';
-				dfd = pl ? open_parent(s->rootfd, work, &b) : dup(s->rootfd);
-			}
-		}
-		s->mwt[i] = 0;
-		if (dfd < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    S_ISDIR(st.st_mode)) {
-			s->y[i] = 'D';
-			continue;
-		}
-		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
-			s->y[i] = 'M';	/* git keeps the index mode for these */
-			s->mwt[i] = e->mode;
-			continue;
-		}
-		s->mwt[i] = stat_mode(&st);
-		if (S_ISLNK(st.st_mode) != is_link) {
-			s->y[i] = 'T';
-			continue;
-		}
-		if (!is_link && s->mwt[i] != e->mode) {
-			s->y[i] = 'M';
-			continue;
-		}
-		if ((uint32_t)st.st_size != e->file_size && e->file_size != 0) {
-			s->y[i] = 'M';
-			continue;
-		}
-		/* A git built without nanosecond support writes 0 there;
-		 * then only the seconds can be compared, as git does. */
-		if ((uint32_t)st.st_mtim.tv_sec != (uint32_t)e->mtime.seconds ||
-		    (e->mtime.nanoseconds != 0 &&
-		     (uint32_t)st.st_mtim.tv_nsec != e->mtime.nanoseconds) ||
-		    (uint32_t)st.st_ctim.tv_sec != (uint32_t)e->ctime.seconds ||
-		    (e->ctime.nanoseconds != 0 &&
-		     (uint32_t)st.st_ctim.tv_nsec != e->ctime.nanoseconds) ||
-		    (uint32_t)st.st_ino != e->ino || (uint32_t)st.st_dev != e->dev ||
-		    st.st_uid != e->uid || st.st_gid != e->gid ||
-		    (uint32_t)st.st_size != e->file_size ||
-		    (int64_t)e->mtime.seconds >= s->index_mtime)
-			s->y[i] = 'c';
-		else
-			s->y[i] = '.';
+	s->mwt[i] = 0;
+	if (S_ISDIR(st->st_mode)) {
+		s->y[i] = 'D';
+		return;
 	}
-	if (dfd >= 0)
-		close(dfd);
+	if (!S_ISREG(st->st_mode) && !S_ISLNK(st->st_mode)) {
+		s->y[i] = 'M';	/* git keeps the index mode for these */
+		s->mwt[i] = e->mode;
+		return;
+	}
+	s->mwt[i] = stat_mode(st);
+	if (S_ISLNK(st->st_mode) != is_link) {
+		s->y[i] = 'T';
+		return;
+	}
+	if (!is_link && s->mwt[i] != e->mode) {
+		s->y[i] = 'M';
+		return;
+	}
+	if ((uint32_t)st->st_size != e->file_size && e->file_size != 0) {
+		s->y[i] = 'M';
+		return;
+	}
+	/* A git built without nanosecond support writes 0 there; then only
+	 * the seconds can be compared, as git does. */
+	if ((uint32_t)st->st_mtim.tv_sec != (uint32_t)e->mtime.seconds ||
+	    (e->mtime.nanoseconds != 0 &&
+	     (uint32_t)st->st_mtim.tv_nsec != e->mtime.nanoseconds) ||
+	    (uint32_t)st->st_ctim.tv_sec != (uint32_t)e->ctime.seconds ||
+	    (e->ctime.nanoseconds != 0 &&
+	     (uint32_t)st->st_ctim.tv_nsec != e->ctime.nanoseconds) ||
+	    (uint32_t)st->st_ino != e->ino || (uint32_t)st->st_dev != e->dev ||
+	    st->st_uid != e->uid || st->st_gid != e->gid ||
+	    (uint32_t)st->st_size != e->file_size ||
+	    (int64_t)e->mtime.seconds >= s->index_mtime)
+		s->y[i] = 'c';
+	else
+		s->y[i] = '.';
 }
 
 /* Called with s->mu held. */
@@ -1538,6 +1635,32 @@ static int scan_push_untracked(struct scan *s, const char *path)
 	pthread_mutex_lock(&s->mu);
 	rc = scan_push_untracked_locked(s, path);
 	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+/* Queues a visit of tracked directory `rel` (rl bytes, taken over). */
+static int scan_push_dir(struct scan *s, char *rel, size_t rl, size_t lo, size_t hi)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&s->mu);
+	if (s->ntasks == s->captasks) {
+		size_t cap = s->captasks ? s->captasks * 2 : 64;
+		struct dtask *n = sw_realloc(s->tasks, cap * sizeof(*n));
+
+		if (n == NULL) {
+			rc = SW_ENOMEM;
+			goto out;
+		}
+		s->tasks = n;
+		s->captasks = cap;
+	}
+	s->tasks[s->ntasks++] = (struct dtask){ rel, rl, lo, hi };
+	rel = NULL;
+	pthread_cond_signal(&s->cv);
+out:
+	pthread_mutex_unlock(&s->mu);
+	sw_free(rel);
 	return rc;
 }
 
@@ -1589,8 +1712,6 @@ static int is_ignored(struct scan *s, const char *path)
 	return ign;
 }
 
-/* Walks directory `fd` (relative name rel[0..rl)) for untracked files, as
- * git status --untracked-files=all lists them. */
 /* The index entries are sorted bytewise by path (scan_status checks it), so
  * the entries below a directory form one contiguous range and membership
  * is a binary search: no set is built and no memory is touched for it. */
@@ -1627,117 +1748,519 @@ static int ent_tracked(const struct scan *s, size_t lo, size_t hi, const char *p
 	return i < hi && strcmp(s->ent[i]->path, path) == 0;
 }
 
-/* Lists directory `fd` (path `rel`, rl bytes; entries below it in
- * [lo, hi)) for untracked files.  With `defer` (the root), tracked
- * subdirectories become walk tasks of their own. */
-static int scan_walk(struct scan *s, int fd, char *rel, size_t rl, size_t lo, size_t hi,
-		     int defer)
+#define DIRENT_BUF 32768
+
+/* Lists directory `fd` (path `rel`, rl bytes, in a PATH_MAX buffer;
+ * entries below it in [lo, hi)) for untracked files, as git status
+ * --untracked-files=all lists them.  Tracked subdirectories are left to
+ * their own visit; an untracked one is listed here, recursively.  Reads
+ * the directory with getdents64 (a DIR stream costs an fstat and two
+ * fcntl per directory). */
+static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, size_t hi)
 {
-	DIR *d = fdopendir(fd);
-	struct dirent *de;
+	char *buf = sw_malloc(DIRENT_BUF);
+	ssize_t got = 0;
 	int rc = 0;
 
-	if (d == NULL) {
-		close(fd);
-		return 0;
-	}
-	while (rc == 0 && (de = readdir(d)) != NULL) {
-		const char *name = de->d_name;
-		size_t nl = strlen(name), fl = rl ? rl + 1 + nl : nl;
-		unsigned char type = de->d_type;
+	if (buf == NULL)
+		return SW_ENOMEM;
+	while (rc == 0 && (got = getdents64(fd, buf, DIRENT_BUF)) > 0) {
+		for (ssize_t off = 0; rc == 0 && off < got;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+			const char *name = de->d_name;
+			size_t nl = strlen(name), fl = rl ? rl + 1 + nl : nl;
+			unsigned char type = de->d_type;
 
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
-		    strcmp(name, ".git") == 0 || fl + 2 >= PATH_MAX)
-			continue;
-		if (rl) {
-			rel[rl] = '/';
-			memcpy(rel + rl + 1, name, nl + 1);
-		} else {
-			memcpy(rel, name, nl + 1);
-		}
-		if (type == DT_UNKNOWN) {
-			struct stat st;
-
-			if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			off += de->d_reclen;
+			if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+			    strcmp(name, ".git") == 0 || fl + 2 >= PATH_MAX)
 				continue;
-			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG :
-			       S_ISLNK(st.st_mode) ? DT_LNK : DT_FIFO;
-		}
-		if (type == DT_DIR) {
-			size_t clo = lo, chi = hi;
-			int sub, tracked;
+			if (rl) {
+				rel[rl] = '/';
+				memcpy(rel + rl + 1, name, nl + 1);
+			} else {
+				memcpy(rel, name, nl + 1);
+			}
+			if (type == DT_UNKNOWN) {
+				struct stat st;
 
-			ent_dir_range(s, rel, fl, &clo, &chi);
-			tracked = clo < chi;
-			if (!tracked && is_ignored(s, rel))
-				continue;
-			if (defer && tracked) {
-				/* a tracked top-level directory: its own task */
-				char **nw = sw_realloc(s->walk, (s->nwalk + 1) * sizeof(*nw));
+				if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+					continue;
+				type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG :
+				       S_ISLNK(st.st_mode) ? DT_LNK : DT_FIFO;
+			}
+			if (type == DT_DIR) {
+				size_t clo = lo, chi = hi;
+				int sub;
 
-				if (nw == NULL || (nw[s->nwalk] = sw_strdup(rel)) == NULL) {
-					if (nw != NULL)
-						s->walk = nw;
-					rc = SW_ENOMEM;
+				ent_dir_range(s, rel, fl, &clo, &chi);
+				if (clo < chi || is_ignored(s, rel))
+					continue;	/* tracked: visited on its own */
+				sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (sub < 0)
+					continue;
+				if (faccessat(sub, ".git", F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+					/* a nested repository: listed as a directory */
+					close(sub);
+					rel[fl] = '/';
+					rel[fl + 1] = '\0';
+					rc = scan_push_untracked(s, rel);
 					continue;
 				}
-				s->walk = nw;
-				s->nwalk++;
-				continue;
-			}
-			sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub < 0)
-				continue;
-			if (!tracked && faccessat(sub, ".git", F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-				/* a nested repository: listed as a directory */
+				rc = scan_list(s, sub, rel, fl, clo, chi);
 				close(sub);
-				rel[fl] = '/';
-				rel[fl + 1] = '\0';
-				rc = scan_push_untracked(s, rel);
-				continue;
+			} else if (type == DT_REG || type == DT_LNK) {
+				if (!ent_tracked(s, lo, hi, rel) && !is_ignored(s, rel))
+					rc = scan_push_untracked(s, rel);
 			}
-			rc = scan_walk(s, sub, rel, fl, clo, chi, 0);
-		} else if (type == DT_REG || type == DT_LNK) {
-			if (!ent_tracked(s, lo, hi, rel) && !is_ignored(s, rel))
-				rc = scan_push_untracked(s, rel);
 		}
 	}
-	closedir(d);
+	sw_free(buf);
 	rel[rl] = '\0';
+	return rc;
+}
+
+/* Visits tracked directory `t`: lists it for untracked files, lstats the
+ * index entries directly in it through its descriptor and queues its
+ * tracked subdirectories.  Every directory is opened once, by its path
+ * below the root without following symlinks; an entry left unvisited
+ * (its directory gone, replaced or a symlink) stays 'D'.  `rel` is the
+ * worker's PATH_MAX buffer. */
+static int scan_dir(struct scan *s, const struct dtask *t, char *rel)
+{
+	size_t pl = t->rl ? t->rl + 1 : 0;
+	int fd, rc = 0;
+
+	if (t->rl + 2 >= PATH_MAX)
+		return 0;
+	if ((fd = open_below(s->rootfd, t->rel, O_RDONLY, s->openat2)) >= 0) {
+		memcpy(rel, t->rel, t->rl + 1);
+		rc = scan_list(s, fd, rel, t->rl, t->lo, t->hi);
+	} else if (errno != EACCES ||
+		   (fd = open_below(s->rootfd, t->rel, O_PATH, s->openat2)) < 0) {
+		return 0;	/* the lstats need only search permission */
+	}
+	for (size_t i = t->lo; rc == 0 && i < t->hi;) {
+		const char *name = s->ent[i]->path + pl, *slash = strchr(name, '/');
+		size_t cl, sl, j;
+		char *sub;
+
+		if (slash == NULL) {
+			struct stat st;
+
+			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				scan_classify(s, i, &st);
+			i++;
+			continue;
+		}
+		/* A subdirectory: entries [i, j) are below it. */
+		cl = (size_t)(slash - name);
+		sl = pl + cl;
+		if ((sub = sw_malloc(sl + 2)) == NULL) {
+			rc = SW_ENOMEM;
+			break;
+		}
+		memcpy(sub, s->ent[i]->path, sl);
+		sub[sl] = '0';
+		sub[sl + 1] = '\0';
+		j = ent_lower_bound(s, i, t->hi, sub);
+		sub[sl] = '\0';
+		if ((cl == 1 && name[0] == '.') || (cl == 2 && name[0] == '.' && name[1] == '.') ||
+		    cl == 0)
+			sw_free(sub);	/* not a path git writes: left 'D' */
+		else
+			rc = scan_push_dir(s, sub, sl, i, j);
+		i = j;
+	}
+	close(fd);
 	return rc;
 }
 
 /* The head-to-index side, as status computes it (task 0).  libgit2's
  * error text is per thread, so it is copied for the caller. */
+/* ---- the head-to-index side from the cache tree -------------------------- */
+
+/* git keeps in the index's TREE extension, for each directory, the tree
+ * its entries make when that is known ("valid").  A directory whose valid
+ * tree is the one HEAD has there holds no change, so the head-to-index
+ * diff only descends where the two differ, as git's own status does;
+ * libgit2's diff reads every tree of HEAD and the whole index again.
+ * Renames need libgit2's pairing: when the changes hold both an addition
+ * and a deletion (and renames are on), its diff is used instead. */
+
+#ifdef SW_TESTING
+static unsigned test_ct_diffs;	/* head-to-index sides taken from the cache tree */
+#endif
+
+struct ctnode {
+	const char *name;	/* in the extension, not NUL-terminated */
+	size_t nlen;
+	long count;		/* index entries below it, -1 when invalid */
+	git_oid oid;		/* its tree, when count >= 0 */
+	size_t nkid, kid;	/* its subtrees: kids[kid .. kid + nkid) */
+};
+
+struct ctree {
+	struct ctnode *node;
+	size_t n, cap;
+	size_t *kids;
+	size_t nkids, capkids;
+};
+
+static void ctree_free(struct ctree *ct)
+{
+	sw_free(ct->node);
+	sw_free(ct->kids);
+	memset(ct, 0, sizeof(*ct));
+}
+
+/* Parses the node at *p and its subtrees; its index, or -1 when malformed
+ * (or out of memory, or deeper than any path). */
+static long ct_parse(struct ctree *ct, const unsigned char **p, const unsigned char *end,
+		     int depth)
+{
+	const unsigned char *q = *p, *nul, *nl;
+	char *e;
+	long count, nsub;
+	size_t idx, kid;
+
+	if (depth > 2048 || q >= end || (nul = memchr(q, '\0', (size_t)(end - q))) == NULL ||
+	    (nl = memchr(nul + 1, '\n', (size_t)(end - nul - 1))) == NULL)
+		return -1;
+	count = strtol((const char *)nul + 1, &e, 10);
+	if (*e != ' ' || count < -1)
+		return -1;
+	nsub = strtol(e + 1, &e, 10);
+	if ((const unsigned char *)e != nl || nsub < 0 || nsub > end - nl)
+		return -1;
+	if (ct->n == ct->cap) {
+		size_t cap = ct->cap ? ct->cap * 2 : 64;
+		struct ctnode *n = sw_realloc(ct->node, cap * sizeof(*n));
+
+		if (n == NULL)
+			return -1;
+		ct->node = n;
+		ct->cap = cap;
+	}
+	while (ct->nkids + (size_t)nsub > ct->capkids) {
+		size_t cap = ct->capkids ? ct->capkids * 2 : 64;
+		size_t *k = sw_realloc(ct->kids, cap * sizeof(*k));
+
+		if (k == NULL)
+			return -1;
+		ct->kids = k;
+		ct->capkids = cap;
+	}
+	idx = ct->n++;
+	kid = ct->nkids;
+	ct->nkids += (size_t)nsub;
+	ct->node[idx] = (struct ctnode){ (const char *)q, (size_t)(nul - q), count, { { 0 } },
+					 (size_t)nsub, kid };
+	q = nl + 1;
+	if (count >= 0) {
+		if ((size_t)(end - q) < GIT_OID_RAWSZ)
+			return -1;
+		git_oid_fromraw(&ct->node[idx].oid, q);
+		q += GIT_OID_RAWSZ;
+	}
+	for (long k = 0; k < nsub; k++) {
+		long child = ct_parse(ct, &q, end, depth + 1);
+
+		if (child < 0)
+			return -1;
+		ct->kids[kid + (size_t)k] = (size_t)child;
+	}
+	*p = q;
+	return (long)idx;
+}
+
+/* The subtree of node `at` named name[0..nlen), or NULL. */
+static const struct ctnode *ct_child(const struct ctree *ct, const struct ctnode *at,
+				     const char *name, size_t nlen)
+{
+	for (size_t k = 0; at != NULL && k < at->nkid; k++) {
+		const struct ctnode *c = &ct->node[ct->kids[at->kid + k]];
+
+		if (c->nlen == nlen && memcmp(c->name, name, nlen) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+/* git's order of names in a tree: a directory sorts as if its name ended
+ * in '/', which is also how its entries sort in the index. */
+static int name_cmp(const char *a, size_t la, int da, const char *b, size_t lb, int db)
+{
+	size_t n = la < lb ? la : lb;
+	int c = memcmp(a, b, n);
+	unsigned ca, cb;
+
+	if (c != 0)
+		return c;
+	ca = n < la ? (unsigned char)a[n] : da ? '/' : 0;
+	cb = n < lb ? (unsigned char)b[n] : db ? '/' : 0;
+	return (int)ca - (int)cb;
+}
+
+struct hdbuild {
+	git_repository *repo;
+	const git_index_entry **ent;
+	struct hdiff *out;
+	size_t cap;
+	size_t added, deleted;
+};
+
+/* Adds a delta; `path` is copied.  SW_ENOMEM. */
+static int hd_add(struct hdbuild *b, git_delta_t status, const char *path, unsigned old_mode,
+		  const git_oid *old_id)
+{
+	struct hdelta *d;
+
+	if (b->out->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 16;
+		struct hdelta *n = sw_realloc(b->out->d, cap * sizeof(*n));
+
+		if (n == NULL)
+			return SW_ENOMEM;
+		b->out->d = n;
+		b->cap = cap;
+	}
+	d = &b->out->d[b->out->n];
+	memset(d, 0, sizeof(*d));
+	d->status = status;
+	d->old_mode = old_mode;
+	if (old_id != NULL)
+		git_oid_cpy(&d->old_id, old_id);
+	if ((d->old_path = sw_strdup(path)) == NULL || (d->new_path = sw_strdup(path)) == NULL) {
+		sw_free(d->old_path);
+		return SW_ENOMEM;
+	}
+	b->out->n++;
+	if (status == GIT_DELTA_ADDED)
+		b->added++;
+	else if (status == GIT_DELTA_DELETED)
+		b->deleted++;
+	return 0;
+}
+
+/* Every file of HEAD's tree `t` (path prefix[0..plen)) is deleted. */
+static int hd_deleted_tree(struct hdbuild *b, const git_tree *t, char *prefix, size_t plen)
+{
+	int rc = 0;
+
+	for (size_t i = 0, n = git_tree_entrycount(t); i < n && rc == 0; i++) {
+		const git_tree_entry *te = git_tree_entry_byindex(t, i);
+		const char *name = git_tree_entry_name(te);
+		size_t nl = strlen(name);
+
+		if (plen + nl + 2 >= PATH_MAX)
+			return -1;
+		memcpy(prefix + plen, name, nl + 1);
+		if (git_tree_entry_type(te) == GIT_OBJECT_TREE) {
+			git_tree *sub = NULL;
+
+			if (git_tree_lookup(&sub, b->repo, git_tree_entry_id(te)) < 0)
+				return -1;
+			prefix[plen + nl] = '/';
+			rc = hd_deleted_tree(b, sub, prefix, plen + nl + 1);
+			git_tree_free(sub);
+		} else {
+			rc = hd_add(b, GIT_DELTA_DELETED, prefix, git_tree_entry_filemode(te),
+				    git_tree_entry_id(te));
+		}
+	}
+	prefix[plen] = '\0';
+	return rc;
+}
+
+static int is_link_mode(unsigned mode)
+{
+	return mode == GIT_FILEMODE_LINK;
+}
+
+/* Compares HEAD's tree `t` (NULL: none) with the index entries [lo, hi),
+ * all below directory prefix[0..plen) (a PATH_MAX buffer), whose
+ * cache-tree node is `cn` (NULL: unknown). 0, -1 (give up: libgit2's
+ * diff then) or SW_ENOMEM. */
+static int hd_dir(struct hdbuild *b, const struct ctree *ct, const struct ctnode *cn,
+		  const git_tree *t, char *prefix, size_t plen, size_t lo, size_t hi)
+{
+	size_t nt = t ? git_tree_entrycount(t) : 0, ti = 0, i = lo;
+	int rc = 0;
+
+	/* A valid cache tree that is HEAD's tree, over exactly these
+	 * entries: nothing below here changed. */
+	if (cn != NULL && cn->count >= 0 && (size_t)cn->count == hi - lo && t != NULL &&
+	    git_oid_equal(&cn->oid, git_tree_id(t)))
+		return 0;
+	while (rc == 0 && (ti < nt || i < hi)) {
+		const git_tree_entry *te = ti < nt ? git_tree_entry_byindex(t, ti) : NULL;
+		const char *tn = te ? git_tree_entry_name(te) : NULL;
+		size_t tl = tn ? strlen(tn) : 0, cl = 0, j = i + 1;
+		int td = te && git_tree_entry_type(te) == GIT_OBJECT_TREE, cd = 0, c;
+		const char *cname = NULL;
+
+		if (i < hi) {
+			const char *slash;
+
+			cname = b->ent[i]->path + plen;
+			slash = strchr(cname, '/');
+			cd = slash != NULL;
+			cl = cd ? (size_t)(slash - cname) : strlen(cname);
+			if (plen + cl + 2 >= PATH_MAX)
+				return -1;
+			if (cd) {
+				/* entries [i, j) are below it */
+				size_t top = hi;
+
+				memcpy(prefix + plen, cname, cl);
+				prefix[plen + cl] = '0';
+				prefix[plen + cl + 1] = '\0';
+				for (j = i; j < top;) {
+					size_t mid = j + (top - j) / 2;
+
+					if (strcmp(b->ent[mid]->path, prefix) < 0)
+						j = mid + 1;
+					else
+						top = mid;
+				}
+				prefix[plen] = '\0';
+			}
+		}
+		if (plen + tl + 2 >= PATH_MAX)
+			return -1;
+		c = te == NULL ? 1 : cname == NULL ? -1 : name_cmp(tn, tl, td, cname, cl, cd);
+		if (c < 0) {			/* only in HEAD */
+			memcpy(prefix + plen, tn, tl + 1);
+			if (td) {
+				git_tree *sub = NULL;
+
+				if (git_tree_lookup(&sub, b->repo, git_tree_entry_id(te)) < 0)
+					return -1;
+				prefix[plen + tl] = '/';
+				prefix[plen + tl + 1] = '\0';
+				rc = hd_deleted_tree(b, sub, prefix, plen + tl + 1);
+				git_tree_free(sub);
+			} else {
+				rc = hd_add(b, GIT_DELTA_DELETED, prefix, git_tree_entry_filemode(te),
+					    git_tree_entry_id(te));
+			}
+			prefix[plen] = '\0';
+			ti++;
+		} else if (c > 0) {		/* only in the index */
+			for (size_t k = i; k < j && rc == 0; k++)
+				rc = hd_add(b, GIT_DELTA_ADDED, b->ent[k]->path, 0, NULL);
+			i = j;
+		} else if (cd) {		/* a directory on both sides */
+			git_tree *sub = NULL;
+
+			if (git_tree_lookup(&sub, b->repo, git_tree_entry_id(te)) < 0)
+				return -1;
+			memcpy(prefix + plen, cname, cl);
+			prefix[plen + cl] = '/';
+			prefix[plen + cl + 1] = '\0';
+			rc = hd_dir(b, ct, ct_child(ct, cn, cname, cl), sub, prefix, plen + cl + 1, i, j);
+			prefix[plen] = '\0';
+			git_tree_free(sub);
+			ti++;
+			i = j;
+		} else {			/* a file on both sides */
+			const git_index_entry *e = b->ent[i];
+			unsigned hm = git_tree_entry_filemode(te);
+
+			if (!git_oid_equal(git_tree_entry_id(te), &e->id) || hm != e->mode)
+				rc = hd_add(b, is_link_mode(hm) != is_link_mode(e->mode) ||
+					       hm == GIT_FILEMODE_COMMIT ? GIT_DELTA_TYPECHANGE
+									: GIT_DELTA_MODIFIED,
+					    e->path, hm, git_tree_entry_id(te));
+			ti++;
+			i++;
+		}
+	}
+	return rc;
+}
+
+/* The head-to-index deltas of s's stage-0 index against HEAD's tree,
+ * descending only where the cache tree differs from HEAD.  0 with s->diff
+ * filled, 1 when libgit2's diff must decide (renames possible, no cache
+ * tree, or anything unexpected), SW_ENOMEM.  Called with s->gitmu held. */
+static int cache_tree_diff(struct scan *s)
+{
+	struct ctree ct = { 0 };
+	struct hdbuild b = { s->repo, s->ent, &s->diff, 0, 0, 0 };
+	const unsigned char *p = s->tree_ext;
+	char *prefix = NULL;
+	git_tree *head = NULL;
+	int rc = 1;
+
+	if (s->tree_ext == NULL || s->tree_id == NULL ||
+	    ct_parse(&ct, &p, s->tree_ext + s->tree_len, 0) != 0 ||
+	    (prefix = sw_malloc(PATH_MAX)) == NULL ||
+	    git_tree_lookup(&head, s->repo, s->tree_id) < 0)
+		goto out;
+	prefix[0] = '\0';
+	rc = hd_dir(&b, &ct, &ct.node[0], head, prefix, 0, 0, s->n);
+	if (rc == 0 && s->renames && b.added > 0 && b.deleted > 0)
+		rc = 1;		/* a rename is possible: libgit2 pairs them */
+#ifdef SW_TESTING
+	if (rc == 0)
+		__atomic_add_fetch(&test_ct_diffs, 1, __ATOMIC_RELAXED);
+#endif
+	if (rc != 0)
+		hdiff_release(&s->diff);
+	if (rc == -1)
+		rc = 1;
+out:
+	git_tree_free(head);
+	sw_free(prefix);
+	ctree_free(&ct);
+	return rc;
+}
+
 static void scan_diff(struct scan *s)
 {
 	git_diff_options dopt = GIT_DIFF_OPTIONS_INIT;
+	git_index *own = NULL, *index = s->index;
+	git_tree *tree = NULL;
+	git_diff *diff = NULL;
 	const char *what = NULL;
 
 	if (!s->need_diff)	/* the cache tree proved the index equals HEAD */
 		return;
 	pthread_mutex_lock(&s->gitmu);
+	if ((s->diff_rc = cache_tree_diff(s)) <= 0) {
+		if (s->diff_rc < 0)
+			snprintf(s->diff_err, sizeof(s->diff_err), "cannot record the head-to-index diff");
+		pthread_mutex_unlock(&s->gitmu);
+		return;
+	}
+	s->diff_rc = 0;
 	dopt.flags = GIT_DIFF_INCLUDE_TYPECHANGE;
 	/* libgit2's own index is loaded here, beside the scan, only when
-	 * the diff is needed. */
-	if (s->index == NULL) {
-		if (git_repository_index(&s->own_index, s->repo) < 0)
+	 * the diff is needed; a repository handle kept from an earlier
+	 * observation reads it again. */
+	if (index == NULL) {
+		if (git_repository_index(&own, s->repo) < 0 ||
+		    (s->reload_index && git_index_read(own, 1) < 0))
 			what = "cannot read index";
-		s->index = s->own_index;
+		index = own;
 	}
 	if (what != NULL)
 		goto out;
-	if (!s->unborn && git_revparse_single(&s->tree, s->repo, "HEAD^{tree}") < 0)
+	if (s->tree_id != NULL && git_tree_lookup(&tree, s->repo, s->tree_id) < 0)
 		what = "cannot read the HEAD tree";
-	else if (git_diff_tree_to_index(&s->diff, s->repo, (git_tree *)s->tree,
-					s->index, &dopt) < 0)
+	else if (git_diff_tree_to_index(&diff, s->repo, tree, index, &dopt) < 0)
 		what = "cannot diff HEAD to index";
 	if (what == NULL && s->renames) {
 		git_diff_find_options fo = GIT_DIFF_FIND_OPTIONS_INIT;
 
 		fo.flags = GIT_DIFF_FIND_FOR_UNTRACKED | GIT_DIFF_FIND_RENAMES;
-		if (git_diff_find_similar(s->diff, &fo) < 0)
+		if (git_diff_find_similar(diff, &fo) < 0)
 			what = "cannot detect renames";
+	}
+	if (what == NULL && hdiff_from(&s->diff, diff) < 0) {
+		snprintf(s->diff_err, sizeof(s->diff_err), "cannot copy the head-to-index diff");
+		s->diff_rc = SW_ENOMEM;
 	}
 out:
 	if (what != NULL) {
@@ -1747,69 +2270,65 @@ out:
 			 e && e->message ? e->message : "libgit2 error");
 		s->diff_rc = SW_EGIT;
 	}
+	git_diff_free(diff);
+	git_tree_free(tree);
+	git_index_free(own);
 	pthread_mutex_unlock(&s->gitmu);
 }
 
+/* A worker: the head-to-index diff first when nobody has taken it, then
+ * directory visits until none is queued and none is under way (a visit
+ * queues the tracked subdirectories it finds). */
 static void *scan_worker(void *arg)
 {
 	struct scan *s = arg;
+	char *rel = sw_malloc(PATH_MAX);
 
+	pthread_mutex_lock(&s->mu);
+	if (rel == NULL)
+		s->walk_rc = SW_ENOMEM;
 	for (;;) {
-		size_t t;
+		struct dtask t;
+		int rc;
 
-		pthread_mutex_lock(&s->mu);
-		t = s->next++;
-		pthread_mutex_unlock(&s->mu);
-		if (t >= s->ntasks)
-			return NULL;
-		if (t == 0) {
+		if (!s->diff_taken) {
+			s->diff_taken = 1;
+			pthread_mutex_unlock(&s->mu);
 			scan_diff(s);
-		} else if (t <= s->nwalk) {
-			const char *top = s->walk[t - 1];
-			char *rel = sw_malloc(PATH_MAX);
-			int fd = openat(s->rootfd, top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			int rc = 0;
-
-			if (rel == NULL) {
-				rc = SW_ENOMEM;
-			} else if (fd >= 0) {
-				size_t l = strlen(top), lo = 0, hi = s->n;
-
-				memcpy(rel, top, l + 1);
-				ent_dir_range(s, rel, l, &lo, &hi);
-				rc = scan_walk(s, fd, rel, l, lo, hi, 0);
-				fd = -1;
-			}
-			if (fd >= 0)
-				close(fd);
-			sw_free(rel);
-			if (rc < 0) {
-				pthread_mutex_lock(&s->mu);
-				s->walk_rc = rc;
-				pthread_mutex_unlock(&s->mu);
-			}
-		} else {
-			size_t lo = (t - 1 - s->nwalk) * s->chunk, hi = lo + s->chunk;
-
-			scan_stat_range(s, lo, hi < s->n ? hi : s->n);
+			pthread_mutex_lock(&s->mu);
+			continue;
 		}
+		if (s->ntasks == 0 || rel == NULL) {
+			if (s->busy == 0 || rel == NULL)
+				break;
+			pthread_cond_wait(&s->cv, &s->mu);
+			continue;
+		}
+		t = s->tasks[--s->ntasks];
+		s->busy++;
+		pthread_mutex_unlock(&s->mu);
+		rc = scan_dir(s, &t, rel);
+		sw_free(t.rel);
+		pthread_mutex_lock(&s->mu);
+		if (rc < 0)
+			s->walk_rc = rc;
+		if (--s->busy == 0 && s->ntasks == 0)
+			pthread_cond_broadcast(&s->cv);
 	}
+	pthread_mutex_unlock(&s->mu);
+	sw_free(rel);
+	return NULL;
 }
 
 /* 1 when the fast scan computes what git status would for this repository. */
-static int scan_eligible(git_repository *repo, const git_index_entry *const *ents,
-			 size_t count)
+static int scan_eligible(git_config *cfg, const git_index_entry *const *ents, size_t count)
 {
-	git_config *cfg = NULL;
-	int v, ok = 1;
+	int v, ok = cfg != NULL;
 
-	if (git_repository_config_snapshot(&cfg, repo) < 0)
-		return 0;
-	if ((git_config_get_bool(&v, cfg, "core.ignorecase") == 0 && v) ||
-	    (git_config_get_bool(&v, cfg, "core.filemode") == 0 && !v) ||
-	    (git_config_get_bool(&v, cfg, "core.symlinks") == 0 && !v))
+	if (ok && ((git_config_get_bool(&v, cfg, "core.ignorecase") == 0 && v) ||
+		   (git_config_get_bool(&v, cfg, "core.filemode") == 0 && !v) ||
+		   (git_config_get_bool(&v, cfg, "core.symlinks") == 0 && !v)))
 		ok = 0;
-	git_config_free(cfg);
 	for (size_t i = 0; ok && i < count; i++) {
 		const git_index_entry *e = ents[i];
 
@@ -1859,30 +2378,52 @@ static char scan_check(struct scan *s, size_t i)
 	return git_oid_equal(&oid, &e->id) ? '.' : 'M';
 }
 
+/* What the fast scan works from. */
+struct scan_in {
+	git_repository *repo;
+	git_index *index;		/* libgit2's, or NULL: the repository's */
+	const git_index_entry **ents;	/* the index entries, in index order */
+	size_t count;
+	int64_t index_mtime;		/* seconds */
+	int rootfd, renames, unborn, threads, openat2;
+	int reload_index;		/* a kept repository: its index may be stale */
+	const git_oid *tree_id;		/* HEAD's tree, NULL when unborn */
+	const unsigned char *tree_ext;	/* the index's TREE extension, or NULL */
+	size_t tree_len;
+	/* The head-to-index side: `known` when it is known already (the
+	 * index provably equals HEAD: no deltas), else computed with
+	 * libgit2 and, when `keep` is not NULL, copied there. */
+	const struct hdiff *known;
+	struct hdiff *keep;
+};
+
 /* Fills `c` from the fast scan.  Returns 1 when not eligible (caller falls
  * back to libgit2's status), 0 on success, or a negative code. */
-static int scan_status(struct collect *c, git_repository *repo, git_index *index,
-		       const git_index_entry **ents, size_t count, int64_t index_mtime,
-		       int rootfd, int renames, int unborn, int need_diff, int threads,
-		       struct sw_error *err)
+static int scan_status(struct collect *c, const struct scan_in *in, struct sw_error *err)
 {
 	struct scan s = { 0 };
-	git_diff *diff = NULL;
-	git_object *tree = NULL;
+	const struct hdiff *hd = in->known;
 	struct pset byidx = { 0 };
-	const git_diff_delta **dl = NULL;
+	const struct hdelta **dl = NULL;
+	const git_index_entry **ents = in->ents;
+	int threads = in->threads, need_diff = in->known == NULL;
 	pthread_t tid[8];
 	int nt = 0, rc = 0;
 
-	s.repo = repo;
-	s.rootfd = rootfd;
-	s.index = index;
+	s.repo = in->repo;
+	s.rootfd = in->rootfd;
+	s.index = in->index;
 	s.need_diff = need_diff;
-	s.renames = renames;
-	s.unborn = unborn;
-	s.n = count;
+	s.renames = in->renames;
+	s.unborn = in->unborn;
+	s.n = in->count;
 	s.ent = ents;
-	s.index_mtime = index_mtime;
+	s.index_mtime = in->index_mtime;
+	s.openat2 = in->openat2;
+	s.reload_index = in->reload_index;
+	s.tree_id = in->tree_id;
+	s.tree_ext = in->tree_ext;
+	s.tree_len = in->tree_len;
 	/* The walk's binary searches need bytewise path order, which git
 	 * writes; anything else is left to libgit2. */
 	for (size_t i = 1; i < s.n; i++)
@@ -1890,21 +2431,29 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 			rc = 1;
 			goto out;
 		}
-	if (s.n && ((s.y = sw_calloc(s.n, 1)) == NULL ||
+	/* An entry no visit reaches (its directory is gone, replaced or a
+	 * symlink) is deleted. */
+	if (s.n && ((s.y = sw_malloc(s.n)) == NULL ||
 		    (s.mwt = sw_calloc(s.n, sizeof(*s.mwt))) == NULL)) {
 		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate scan");
 		goto out;
 	}
-	/* Threads: the HEAD-to-index diff is task 0, the untracked walk and
-	 * the stat chunks follow.  Without a diff, two per CPU: a stat waits
-	 * as often as it computes (on a cold inode, or a hypervisor), as
-	 * git's own preload of the index assumes too; measured at 50,000
-	 * files on 2 CPUs: 96 ms with 2 threads, 91 with 4.  A diff is one
-	 * long computation that more threads would only slow down (115 ms
-	 * with 2, 110 to 155 with 4, staged at 50,000). */
-	int chosen = threads <= 0;
-
-	if (chosen) {
+	if (s.n)
+		memset(s.y, 'D', s.n);
+	/* Threads: one takes the HEAD-to-index diff, the others (and it,
+	 * once done) visit the directories.  Without a diff, two per CPU: a
+	 * stat waits as often as it computes (on a cold inode, or a
+	 * hypervisor), as git's own preload of the index assumes too;
+	 * measured at 50,000 files on 2 CPUs: 96 ms with 2 threads, 91 with
+	 * 4.  A diff is one long computation that more threads would only
+	 * slow down (115 ms with 2, 110 to 155 with 4, staged at 50,000). */
+	/* Below 1,024 tracked files the whole scan takes less than starting
+	 * and joining a thread (stack mapping, wake-ups; a process on a busy
+	 * machine waits for a CPU at each), so it stays on the caller's
+	 * thread. */
+	if (threads <= 0 && s.n < 1024) {
+		threads = 1;
+	} else if (threads <= 0) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		int per = need_diff ? 1 : 2;
 
@@ -1912,46 +2461,25 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 	}
 	if (threads > 8)
 		threads = 8;
-	s.chunk = s.n / ((size_t)threads * 16) + 1;
-	if (s.chunk < 512)
-		s.chunk = 512;
+	s.diff_taken = !need_diff;
+	/* The first task: the root. */
+	if ((s.tasks = sw_malloc(64 * sizeof(*s.tasks))) == NULL ||
+	    (s.tasks[0].rel = sw_strdup("")) == NULL) {
+		rc = sw_error_set(err, SW_ENOMEM, "cannot scan worktree");
+		goto out;
+	}
+	s.tasks[0].rl = s.tasks[0].lo = 0;
+	s.tasks[0].hi = s.n;
+	s.ntasks = 1;
+	s.captasks = 64;
 	pthread_mutex_init(&s.mu, NULL);
+	pthread_cond_init(&s.cv, NULL);
 	pthread_mutex_init(&s.gitmu, NULL);
 	pthread_mutex_init(&s.ignmu, NULL);
-	s.ign_shared = 1;	/* the root is listed before the diff starts */
-	{
-		/* The root is listed here; each tracked top-level directory
-		 * becomes a walk task, then the stat chunks follow. */
-		char *rel = sw_malloc(PATH_MAX);
-		int fd = dup(rootfd);
-
-		if (rel == NULL || fd < 0) {
-			if (fd >= 0)
-				close(fd);
-			sw_free(rel);
-			pthread_mutex_destroy(&s.mu);
-			pthread_mutex_destroy(&s.gitmu);
-			pthread_mutex_destroy(&s.ignmu);
-			rc = sw_error_set(err, SW_ENOMEM, "cannot scan worktree");
-			goto out;
-		}
-		rel[0] = '\0';
-		s.walk_rc = scan_walk(&s, fd, rel, 0, 0, s.n, 1);
-		sw_free(rel);
-	}
-	s.ntasks = 1 + s.nwalk + (s.n + s.chunk - 1) / s.chunk;
-	if ((size_t)threads > s.ntasks)	/* a small worktree */
-		threads = (int)s.ntasks;
-	/* Below two chunks of tracked files the whole scan takes less than
-	 * starting and joining a thread (stack mapping, wake-ups; a process
-	 * on a busy machine waits for a CPU at each), so it stays on the
-	 * caller's thread. */
-	if (chosen && s.n < 2 * 512)
-		threads = 1;
 	s.ign_shared = !(s.need_diff && threads > 1);
 	if (!s.ign_shared) {
-		s.wd = git_repository_workdir(repo) ? sw_strdup(git_repository_workdir(repo)) : NULL;
-		s.gd = sw_strdup(git_repository_path(repo));
+		s.wd = git_repository_workdir(s.repo) ? sw_strdup(git_repository_workdir(s.repo)) : NULL;
+		s.gd = sw_strdup(git_repository_path(s.repo));
 	}
 	for (nt = 0; nt < threads - 1; nt++)
 		if (pthread_create(&tid[nt], NULL, scan_worker, &s) != 0)
@@ -1960,19 +2488,18 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 	for (int i = 0; i < nt; i++)
 		pthread_join(tid[i], NULL);
 	pthread_mutex_destroy(&s.mu);
+	pthread_cond_destroy(&s.cv);
 	pthread_mutex_destroy(&s.gitmu);
 	pthread_mutex_destroy(&s.ignmu);
 	git_repository_free(s.irepo);
 	sw_free(s.wd);
 	sw_free(s.gd);
 	if (s.diff_rc < 0) {
-		rc = sw_error_set(err, SW_EGIT, "%s", s.diff_err);
+		rc = sw_error_set(err, s.diff_rc, "%s", s.diff_err);
 		goto out;
 	}
-	diff = s.diff;
-	tree = s.tree;
-	s.diff = NULL;
-	s.tree = NULL;
+	if (need_diff)
+		hd = &s.diff;
 	if ((rc = s.walk_rc) < 0) {
 		rc = sw_error_set(err, rc, "cannot scan worktree");
 		goto out;
@@ -1982,7 +2509,7 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 			s.y[i] = scan_check(&s, i);
 
 	{
-		size_t nd = diff ? git_diff_num_deltas(diff) : 0;
+		size_t nd = hd ? hd->n : 0;
 
 		if (pset_init(&byidx, nd) < 0 ||
 		    (nd && (dl = sw_calloc(nd, sizeof(*dl))) == NULL)) {
@@ -1990,31 +2517,31 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 			goto out;
 		}
 		for (size_t i = 0; i < nd; i++) {
-			const git_diff_delta *d = git_diff_get_delta(diff, i);
+			const struct hdelta *d = &hd->d[i];
 			struct tent t = { 0 };
 
 			if (d->status == GIT_DELTA_DELETED) {
-				t.path = d->old_file.path;
+				t.path = d->old_path;
 				t.x = 'D';
 				t.y = '.';
-				t.m_head = d->old_file.mode;
-				t.h_head = &d->old_file.id;
+				t.m_head = d->old_mode;
+				t.h_head = &d->old_id;
 				if ((rc = add_tracked(c, &t)) < 0)
 					goto out;
 				continue;
 			}
 			dl[i] = d;
-			pset_probe(&byidx, d->new_file.path, strlen(d->new_file.path), 1);
+			pset_probe(&byidx, d->new_path, strlen(d->new_path), 1);
 		}
 		for (size_t i = 0; i < s.n; i++) {
 			const git_index_entry *e = s.ent[i];
-			const git_diff_delta *d = NULL;
+			const struct hdelta *d = NULL;
 			struct tent t = { 0 };
 
 			if (nd > 0 && pset_probe(&byidx, e->path, strlen(e->path), 0)) {
 				/* few deltas: a linear search is fine */
 				for (size_t k = 0; k < nd && d == NULL; k++)
-					if (dl[k] && strcmp(dl[k]->new_file.path, e->path) == 0)
+					if (dl[k] && strcmp(dl[k]->new_path, e->path) == 0)
 						d = dl[k];
 			}
 			if (d == NULL && s.y[i] == '.')
@@ -2024,11 +2551,11 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 			t.y = s.y[i];
 			t.m_index = e->mode;
 			t.h_index = &e->id;
-			t.m_head = d ? d->old_file.mode : e->mode;
-			t.h_head = d ? (git_oid_is_zero(&d->old_file.id) ? NULL : &d->old_file.id) : &e->id;
+			t.m_head = d ? d->old_mode : e->mode;
+			t.h_head = d ? (git_oid_is_zero(&d->old_id) ? NULL : &d->old_id) : &e->id;
 			t.m_wt = t.y == '.' ? e->mode : t.y == 'D' ? 0 : s.mwt[i];
 			if (d && d->status == GIT_DELTA_RENAMED) {
-				t.orig = d->old_file.path;
+				t.orig = d->old_path;
 				t.similarity = d->similarity;
 			}
 			if ((rc = add_tracked(c, &t)) < 0)
@@ -2038,6 +2565,10 @@ static int scan_status(struct collect *c, git_repository *repo, git_index *index
 	for (size_t i = 0; i < s.nunt; i++)
 		if ((rc = add_untracked(c, s.untracked[i])) < 0)
 			goto out;
+	if (need_diff && in->keep != NULL) {
+		*in->keep = s.diff;
+		memset(&s.diff, 0, sizeof(s.diff));
+	}
 	rc = 0;
 out:
 	if (rc == SW_ENOMEM)	/* add_* report allocation failure bare */
@@ -2045,16 +2576,12 @@ out:
 	for (size_t i = 0; i < s.nunt; i++)
 		sw_free(s.untracked[i]);
 	sw_free(s.untracked);
-	for (size_t i = 0; i < s.nwalk; i++)
-		sw_free(s.walk[i]);
-	sw_free(s.walk);
+	for (size_t i = 0; i < s.ntasks; i++)	/* left by a failure */
+		sw_free(s.tasks[i].rel);
+	sw_free(s.tasks);
 	sw_free(dl);
 	pset_free(&byidx);
-	git_diff_free(diff);
-	git_object_free(tree);
-	git_diff_free(s.diff);
-	git_object_free(s.tree);
-	git_index_free(s.own_index);
+	hdiff_release(&s.diff);
 	sw_free(s.y);
 	sw_free(s.mwt);
 	return rc;
@@ -2101,6 +2628,146 @@ static char *merge_tokens(const char *left, const char *right)
 	return c < 0 ? sw_asprintf("%s,%s", left, right) : sw_asprintf("%s,%s", right, left);
 }
 
+/* ---- kept between observations (vcs_keep_warm) ------------------------ */
+
+/* A long-lived process (slipway mcp) keeps what an observation built and
+ * the next one can prove still current:
+ *   - the repository handle, while the workspace names the same worktree,
+ *     Git dir and common dir (libgit2 itself re-reads configuration, refs
+ *     and ignore files whose stamp changed; its index is read again before
+ *     every use; objects are immutable);
+ *   - the parsed index and its fingerprint, while the index file is the
+ *     one they were read from: same device, inode, size, modification and
+ *     change times, and the same trailing checksum (git writes a new file
+ *     and renames it over the old one, and any write changes the change
+ *     time);
+ *   - the head-to-index deltas, while HEAD's tree, that index and the
+ *     rename setting are the ones they were computed for. */
+static struct {
+	int on;
+	char *wd, *gd, *cd;	/* the workspace `repo` was opened for */
+	git_repository *repo;
+	int ri_ok;		/* `ri` and `fp` hold a current-when-read index */
+	unsigned long ri_gen;	/* bumped whenever `ri` is read again */
+	struct rawindex ri;
+	char fp[SW_DIGEST_LEN];
+	int diff_ok;		/* `diff` is for diff_tree, diff_gen, diff_renames */
+	unsigned long diff_gen;
+	git_oid diff_tree;
+	int diff_renames, diff_unborn;
+	struct hdiff diff;
+	unsigned hits[3];	/* reuses of the handle, the index, the deltas */
+} warm;
+
+static void warm_drop(void)
+{
+	git_repository_free(warm.repo);
+	sw_free(warm.wd);
+	sw_free(warm.gd);
+	sw_free(warm.cd);
+	rawindex_free(&warm.ri);
+	hdiff_release(&warm.diff);
+	warm.repo = NULL;
+	warm.wd = warm.gd = warm.cd = NULL;
+	warm.ri_ok = warm.diff_ok = 0;
+	warm.ri_gen++;
+}
+
+#ifdef SW_TESTING
+void vcs_test_counts(unsigned out[4])
+{
+	memcpy(out, warm.hits, sizeof(warm.hits));
+	out[3] = __atomic_load_n(&test_ct_diffs, __ATOMIC_RELAXED);
+}
+#endif
+
+void vcs_keep_warm(int on)
+{
+	if (!on)
+		warm_drop();
+	warm.on = on;
+}
+
+/* The handle for workspace `ws`: the kept one when it was opened for the
+ * very same paths (*kept = 1), else a new one, kept when keeping is on.
+ * The caller frees it only when keeping is off.  0 or a libgit2 error. */
+static int repo_for(git_repository **out, const struct vcs_identity *ws, int *kept)
+{
+	*kept = 0;
+	if (warm.on && warm.repo != NULL && strcmp(warm.wd, ws->worktree_root) == 0 &&
+	    strcmp(warm.gd, ws->git_dir) == 0 && strcmp(warm.cd, ws->git_common_dir) == 0) {
+		*out = warm.repo;
+		*kept = 1;
+		warm.hits[0]++;
+		return 0;
+	}
+	if (git_repository_open_ext(out, ws->worktree_root, GIT_REPOSITORY_OPEN_NO_SEARCH,
+				    NULL) < 0)
+		return -1;
+	if (warm.on) {
+		warm_drop();
+		if ((warm.wd = sw_strdup(ws->worktree_root)) != NULL &&
+		    (warm.gd = sw_strdup(ws->git_dir)) != NULL &&
+		    (warm.cd = sw_strdup(ws->git_common_dir)) != NULL)
+			warm.repo = *out;
+		else
+			warm_drop();
+	}
+	return 0;
+}
+
+/* 1 when the index file at `path` is still the one `ri` was read from:
+ * same device, inode, size, modification and change times, and trailing
+ * checksum. */
+static int rawindex_current(const struct rawindex *ri, const char *path)
+{
+	const struct stat *was = &ri->st;
+	unsigned char sum[GIT_OID_RAWSZ];
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+
+	if (fd < 0 || ri->buf == NULL || ri->len < sizeof(sum)) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	ok = fstat(fd, &st) == 0 && st.st_dev == was->st_dev && st.st_ino == was->st_ino &&
+	     st.st_size == was->st_size &&
+	     st.st_mtim.tv_sec == was->st_mtim.tv_sec && st.st_mtim.tv_nsec == was->st_mtim.tv_nsec &&
+	     st.st_ctim.tv_sec == was->st_ctim.tv_sec && st.st_ctim.tv_nsec == was->st_ctim.tv_nsec &&
+	     pread(fd, sum, sizeof(sum), st.st_size - (off_t)sizeof(sum)) == (ssize_t)sizeof(sum) &&
+	     memcmp(sum, ri->buf + ri->len - sizeof(sum), sizeof(sum)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* libgit2's index of `repo` (a new reference), read again from its file
+ * when the handle was kept from an earlier observation (`kept`): the
+ * loaded copy may be stale, or changed in memory by unskip_present_files. */
+static int repo_index(git_index **out, git_repository *repo, int kept, struct sw_error *err)
+{
+	if (git_repository_index(out, repo) < 0 || (kept && git_index_read(*out, 1) < 0))
+		return git_fail(err, "cannot read index");
+	return 0;
+}
+
+/* The tree of commit `head`, as "HEAD^{tree}" peels it. */
+static int head_tree(git_oid *out, git_repository *repo, const git_oid *head,
+		     struct sw_error *err)
+{
+	git_object *obj = NULL, *tree = NULL;
+	int rc = 0;
+
+	if (git_object_lookup(&obj, repo, head, GIT_OBJECT_ANY) < 0 ||
+	    git_object_peel(&tree, obj, GIT_OBJECT_TREE) < 0)
+		rc = git_fail(err, "cannot read the HEAD tree");
+	else
+		git_oid_cpy(out, git_object_id(tree));
+	git_object_free(tree);
+	git_object_free(obj);
+	return rc;
+}
+
 int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 		const struct vcs_observe_opts *opts, struct sw_error *err)
 {
@@ -2108,9 +2775,11 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	struct collect c = { 0 };
 	git_repository *repo = NULL;
 	git_index *index = NULL;
+	git_config *cfg = NULL;
 	struct sw_sha256 *ph = NULL;
-	struct rawindex ri = { 0 };
-	int renames, unborn;
+	struct rawindex own_ri = { 0 }, *ri = &own_ri;
+	struct hdiff kept_diff = { NULL, 0 };
+	int renames, unborn, kept = 0, fresh_index = 0;
 	struct budget b = { 0 };
 	unsigned char *buf = NULL;
 	int rootfd = -1, rc;
@@ -2134,8 +2803,7 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 
 	if ((rc = vcs__libgit2_init(err)) < 0)
 		goto out;
-	if (git_repository_open_ext(&repo, ws->worktree_root,
-				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+	if (repo_for(&repo, ws, &kept) < 0) {
 		rc = git_fail(err, "cannot open repository");
 		goto out;
 	}
@@ -2155,11 +2823,24 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 		rc = sw_error_set(err, SW_ENOMEM, "cannot allocate head");
 		goto out;
 	}
-	/* The index: parsed directly when possible, else through libgit2. */
+	/* The index: parsed directly when possible (or the one kept, while its
+	 * file is unchanged), else through libgit2. */
 	{
 		char *ipath = sw_asprintf("%sindex", git_repository_path(repo));
 
-		rc = ipath ? rawindex_read(&ri, ipath) : SW_ENOMEM;
+		if (ipath != NULL && warm.on && warm.ri_ok && rawindex_current(&warm.ri, ipath)) {
+			ri = &warm.ri;
+			memcpy(out->index_fingerprint, warm.fp, sizeof(warm.fp));
+			warm.hits[1]++;
+			rc = 0;
+		} else {
+			if (warm.on) {
+				warm.ri_ok = 0;
+				warm.ri_gen++;
+			}
+			rc = ipath ? rawindex_read(ri, ipath) : SW_ENOMEM;
+			fresh_index = rc == 0;
+		}
 		sw_free(ipath);
 		if (rc < 0) {
 			rc = sw_error_set(err, SW_ENOMEM, "cannot read index");
@@ -2167,55 +2848,90 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 		}
 	}
 	if (rc == 1) {
-		if (git_repository_index(&index, repo) < 0) {
-			rc = git_fail(err, "cannot read index");
+		if ((rc = repo_index(&index, repo, kept, err)) < 0)
 			goto out;
-		}
-		ri.n = git_index_entrycount(index);
-		if (ri.n && (ri.ptrs = sw_calloc(ri.n, sizeof(*ri.ptrs))) == NULL) {
+		ri->n = git_index_entrycount(index);
+		if (ri->n && (ri->ptrs = sw_calloc(ri->n, sizeof(*ri->ptrs))) == NULL) {
 			rc = sw_error_set(err, SW_ENOMEM, "cannot read index");
 			goto out;
 		}
-		for (size_t i = 0; i < ri.n; i++)
-			ri.ptrs[i] = git_index_get_byindex(index, i);
+		for (size_t i = 0; i < ri->n; i++)
+			ri->ptrs[i] = git_index_get_byindex(index, i);
 		{
 			struct stat ist;
 
-			ri.mtime = stat(git_index_path(index), &ist) == 0 ?
-				   (int64_t)ist.st_mtim.tv_sec : INT64_MAX;
+			ri->mtime = stat(git_index_path(index), &ist) == 0 ?
+				    (int64_t)ist.st_mtim.tv_sec : INT64_MAX;
 		}
 	}
-	if ((rc = index_fingerprint(ri.ptrs, ri.n, out->index_fingerprint, err)) < 0)
+	if (ri != &warm.ri &&
+	    (rc = index_fingerprint(ri->ptrs, ri->n, out->index_fingerprint, err)) < 0)
 		goto out;
+	if (fresh_index && warm.on) {
+		/* Kept for the next observation. */
+		rawindex_free(&warm.ri);
+		warm.ri = own_ri;
+		memset(&own_ri, 0, sizeof(own_ri));
+		ri = &warm.ri;
+		memcpy(warm.fp, out->index_fingerprint, sizeof(warm.fp));
+		warm.ri_ok = 1;
+	}
 
 	if ((rootfd = open(ws->worktree_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		rc = sw_error_sys(err, errno, "cannot open worktree '%s'", ws->worktree_root);
 		goto out;
 	}
 	c.rootfd = rootfd;
-	renames = renames_enabled(repo);
+	if (git_repository_config_snapshot(&cfg, repo) < 0)
+		cfg = NULL;
+	renames = renames_enabled(cfg);
 	unborn = strcmp(out->head, HEAD_UNBORN) == 0;
 	rc = 1;
-	if (!o.libgit2_status && scan_eligible(repo, ri.ptrs, ri.n)) {
-		/* A valid cache-tree root equal to HEAD's tree proves that
-		 * nothing is staged: the head-to-index diff can be skipped. */
-		int need_diff = unborn ? ri.n > 0 : 1;
-		git_commit *commit = NULL;
+	if (!o.libgit2_status && scan_eligible(cfg, ri->ptrs, ri->n)) {
+		static const struct hdiff none = { NULL, 0 };
+		struct scan_in in = {
+			.repo = repo, .index = index, .ents = ri->ptrs, .count = ri->n,
+			.index_mtime = ri->mtime, .rootfd = rootfd, .renames = renames,
+			.unborn = unborn, .threads = o.threads, .openat2 = !o.no_openat2,
+			.reload_index = kept, .tree_ext = ri->tree_ext, .tree_len = ri->tree_len,
+		};
+		git_oid tree_id;
 
-		if (!unborn && ri.tree_valid && git_commit_lookup(&commit, repo, &head) == 0) {
-			need_diff = !git_oid_equal(git_commit_tree_id(commit), &ri.tree);
-			git_commit_free(commit);
+		if (!unborn && (rc = head_tree(&tree_id, repo, &head, err)) < 0)
+			goto out;
+		in.tree_id = unborn ? NULL : &tree_id;
+		/* A valid cache-tree root equal to HEAD's tree proves that
+		 * nothing is staged: the head-to-index diff can be skipped.
+		 * With an unborn HEAD, an empty index is all of it. */
+		if (unborn ? ri->n == 0 : ri->tree_valid && git_oid_equal(&tree_id, &ri->tree))
+			in.known = &none;
+		else if (ri == &warm.ri && warm.diff_ok && warm.diff_gen == warm.ri_gen &&
+			 warm.diff_renames == renames && warm.diff_unborn == unborn &&
+			 (unborn || git_oid_equal(&warm.diff_tree, &tree_id))) {
+			in.known = &warm.diff;
+			warm.hits[2]++;
 		}
-		rc = scan_status(&c, repo, index, ri.ptrs, ri.n, ri.mtime, rootfd,
-				 renames, unborn, need_diff, o.threads, err);
+		else if (ri == &warm.ri && index == NULL)
+			in.keep = &kept_diff;
+		rc = scan_status(&c, &in, err);
 		if (rc < 0)
 			goto out;
+		if (in.keep != NULL && rc == 0) {
+			/* Kept for the next observation of this index and tree. */
+			hdiff_release(&warm.diff);
+			warm.diff = kept_diff;
+			memset(&kept_diff, 0, sizeof(kept_diff));
+			warm.diff_ok = 1;
+			warm.diff_gen = warm.ri_gen;
+			warm.diff_renames = renames;
+			warm.diff_unborn = unborn;
+			if (!unborn)
+				git_oid_cpy(&warm.diff_tree, &tree_id);
+		}
 	}
 	if (rc == 1) {
-		if (index == NULL && git_repository_index(&index, repo) < 0) {
-			rc = git_fail(err, "cannot read index");
+		if (index == NULL && (rc = repo_index(&index, repo, kept, err)) < 0)
 			goto out;
-		}
 		unskip_present_files(repo, index, rootfd);
 		if ((rc = libgit2_status(&c, repo, index, renames, unborn, err)) < 0)
 			goto out;
@@ -2284,7 +3000,7 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	for (size_t i = 0; i < npaths; i++) {
 		struct vcs_path_obs *p = &out->paths[i];
 
-		observe_path(p, rootfd, &b, o.full_hash_max, buf);
+		observe_path(p, rootfd, &b, o.full_hash_max, buf, !o.no_openat2);
 		if (record_path(p) < 0) {
 			rc = sw_error_set(err, SW_ENOMEM, "cannot allocate path");
 			goto out;
@@ -2326,8 +3042,14 @@ out:
 	if (rootfd >= 0)
 		close(rootfd);
 	git_index_free(index);
-	rawindex_free(&ri);
-	git_repository_free(repo);
+	git_config_free(cfg);
+	if (ri != &warm.ri)
+		rawindex_free(ri);
+	hdiff_release(&kept_diff);
+	if (repo != warm.repo)
+		git_repository_free(repo);
+	else if (rc < 0 && repo != NULL)
+		warm_drop();	/* a kept handle that failed: start afresh */
 	collect_release(&c);
 	if (rc < 0)
 		vcs_observation_release(out);

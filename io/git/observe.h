@@ -81,6 +81,8 @@ struct vcs_observe_opts {
 	void *clock_ctx;
 	int threads;		/* scan threads; 0: online CPUs, at most 8 */
 	int libgit2_status;	/* 1: use libgit2's status, never the fast scan */
+	int no_openat2;		/* 1: open directories component by component,
+				 * as on a kernel without openat2 */
 };
 
 /* Observes the workspace `ws` (from vcs_discover) into *out, which the
@@ -93,6 +95,19 @@ struct vcs_observe_opts {
  * allocation. */
 int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 		const struct vcs_observe_opts *opts, struct sw_error *err);
+
+/* With `on`, later observations keep the repository handle, the parsed
+ * index with its fingerprint and the head-to-index deltas, and reuse each
+ * only while they can prove it current (io/git/observe.c "kept between
+ * observations"); for a long-lived process such as slipway mcp.  Off
+ * releases what is kept.  Not thread-safe: one observation at a time. */
+void vcs_keep_warm(int on);
+#ifdef SW_TESTING
+/* How often the kept handle, index and head-to-index deltas were reused
+ * (out[0..2]), and how often the head-to-index side came from the cache
+ * tree (out[3]). */
+void vcs_test_counts(unsigned out[4]);
+#endif
 
 /* Recomputes path_fingerprint (only when details are complete) and
  * snapshot_hash from the structured fields and checks every rule of

@@ -36,11 +36,11 @@ const struct store_entry_row store_entries[STORE_ENTRY__COUNT] = {
 #define PROJECTION_NAME store_entries[STORE_ENTRY_PROJECTION].name
 #define LOCK_NAME store_entries[STORE_ENTRY_LOCK].name
 #define CHECKPOINT_NAME store_entries[STORE_ENTRY_CHECKPOINT].name
-#define CHECKPOINT_MAGIC "slipway-checkpoint/4"
+#define CHECKPOINT_MAGIC "slipway-checkpoint/5"
 #define CHECKPOINT_LOG_NAME store_entries[STORE_ENTRY_CHECKPOINT_LOG].name
 #define CHECKPOINT_MAX (256u << 20)
 #define SUMMARY_NAME store_entries[STORE_ENTRY_SUMMARY].name
-#define SUMMARY_MAGIC "slipway-summary/1"
+#define SUMMARY_MAGIC "slipway-summary/2"
 #define SUMMARY_MAX (64u << 20)
 #define MATERIALS_NAME store_entries[STORE_ENTRY_MATERIALS].name
 #define RENAME_ATTEMPTS 10
@@ -122,7 +122,7 @@ struct store_mutation {
 	 * replayed (NULL when a repair or a read made it unusable), and of
 	 * the checkpoint log adopted with its length and file (lhash NULL
 	 * when none was). */
-	struct sw_xxh *jhash;
+	struct sw_lchain *jhash;
 	off_t jlen;
 	struct sw_xxh *lhash;
 	size_t llen;
@@ -130,6 +130,10 @@ struct store_mutation {
 	/* The run.json adopted with the checkpoint (st_ino 0 when none):
 	 * pieces without bytes are copied from it. */
 	struct stat src_st;
+	/* While the store keeps warm: the adopted log's bytes (its first
+	 * llen), and the journal as the append left it. */
+	char *old_log;
+	struct stat jst;
 };
 
 /* ---- fault seam ------------------------------------------------------ */
@@ -1187,7 +1191,7 @@ out:
 
 struct reader {
 	int fd;
-	struct sw_xxh *hash;	/* every byte read goes in, or NULL */
+	struct sw_lchain *hash;	/* every byte read goes in, or NULL */
 	char chunk[65536];
 	size_t clen, cpos;
 	bool eof;
@@ -1225,7 +1229,7 @@ static int read_record(struct reader *rd, size_t *consumed, bool *complete,
 				return 0;
 			}
 			if (rd->hash)
-				sw_xxh_update(rd->hash, rd->chunk, (size_t)n);
+				sw_lchain_update(rd->hash, rd->chunk, (size_t)n);
 			rd->clen = (size_t)n;
 			rd->cpos = 0;
 		}
@@ -1280,7 +1284,7 @@ static int invalid_journal(struct store *s, struct sw_error *err,
 struct replay_from {
 	off_t skip;		/* bytes a checkpoint covers */
 	long long base;		/* events they hold */
-	struct sw_xxh *hash;	/* gets every byte read after `skip` */
+	struct sw_lchain *hash;	/* gets every byte read after `skip` */
 	bool repaired;		/* out: the tail was cut or terminated */
 	off_t end;		/* out: the journal's length afterwards */
 };
@@ -1523,8 +1527,9 @@ static void mutation_release(struct store_mutation *m)
 	sw_free(m->proj);
 	sw_free(m->piece);
 	sw_free(m->sum_body);
-	sw_xxh_free(m->jhash);
+	sw_lchain_free(m->jhash);
 	sw_xxh_free(m->lhash);
+	sw_free(m->old_log);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -2201,8 +2206,8 @@ static int install_projection(struct prepared *p, struct store *s,
 /* Appends `bytes` with O_APPEND and fsyncs.  *existed says whether the
  * journal was already there: only then is the fsync the commit point (a
  * new journal also needs its directory entry synced). */
-static int append_journal(bool *existed, struct store *s, struct run_dir *r,
-			  const char *bytes, size_t len, struct txn *t,
+static int append_journal(bool *existed, struct stat *after, struct store *s,
+			  struct run_dir *r, const char *bytes, size_t len, struct txn *t,
 			  struct sw_error *err)
 {
 	struct stat st;
@@ -2263,6 +2268,8 @@ static int append_journal(bool *existed, struct store *s, struct run_dir *r,
 		rc = sw_error_sys(err, errno, "cannot sync journal");
 		goto out;
 	}
+	if (after != NULL && fstat(fd, after) < 0)
+		memset(after, 0, sizeof(*after));
 	if (*existed) {
 		t->committed = true;
 		t->pending = true;
@@ -2386,7 +2393,7 @@ static const char *boot_id(void)
 
 /* Feeds the first `len` bytes of `fd` to `h` through a small buffer;
  * false when they cannot all be read. */
-static bool hash_prefix(struct sw_xxh *h, int fd, off_t len)
+static bool hash_prefix(struct sw_lchain *h, int fd, off_t len)
 {
 	unsigned char *buf = sw_malloc(65536);
 	bool ok = buf != NULL;
@@ -2396,7 +2403,7 @@ static bool hash_prefix(struct sw_xxh *h, int fd, off_t len)
 
 		ok = sw_pread_full(fd, buf, want, (unsigned long long)off) == want;
 		if (ok) {
-			sw_xxh_update(h, buf, want);
+			sw_lchain_update(h, buf, want);
 			off += (off_t)want;
 		}
 	}
@@ -2404,25 +2411,36 @@ static bool hash_prefix(struct sw_xxh *h, int fd, off_t len)
 	return ok;
 }
 
+#ifdef SW_TESTING
+static unsigned long prefix_reads;
+
+unsigned long store_test_prefix_reads(void)
+{
+	return prefix_reads;
+}
+#endif
+
 /* Finds and verifies run.checkpoint: header, body digest, the log's
  * digest (left open in *lhash, with the log's status in *lst), journal
  * prefix digest (left open in *jhash for the rest of the journal) and
  * run.json's identity (its status in *pst).  1 with *cp filled (and
  * *file, which holds the body, to free), 0 when there is none usable. */
-static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_xxh **jhash,
+static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_lchain **jhash,
 			   off_t *skip, struct sw_xxh **lhash, struct stat *lst,
 			   struct stat *pst, struct run_dir *r)
 {
 	char line[640], jhex[SW_XXH_HEX_LEN], bhex[SW_XXH_HEX_LEN], lhex[SW_XXH_HEX_LEN];
 	char got[SW_XXH_HEX_LEN], boot[SW_XXH_HEX_LEN];
-	char want_id[160], have_id[160];
+	char want_id[160], have_id[160], want_jid[160];
 	long long seq = 0, jbytes = 0, psize = 0, mts = 0, cts = 0;
-	unsigned long long dev = 0, ino = 0;
-	long mtn = 0, ctn = 0;
+	long long jsize = 0, jmts = 0, jcts = 0;
+	unsigned long long dev = 0, ino = 0, jdev = 0, jino = 0;
+	long mtn = 0, ctn = 0, jmtn = 0, jctn = 0;
 	size_t blen = 0, llen = 0, hlen, flen = 0;
 	const char *nl;
 	int jfd = -1, used = 0, ok = 0;
-	struct sw_xxh *h = NULL, *lh = NULL;
+	struct sw_lchain *h = NULL;
+	struct sw_xxh *lh = NULL;
 	struct stat jst, cst;
 
 	memset(cp, 0, sizeof(*cp));
@@ -2438,13 +2456,15 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_x
 	hlen = (size_t)(nl - *file);
 	memcpy(line, *file, hlen);
 	line[hlen] = '\0';
-	if (sscanf(line, CHECKPOINT_MAGIC " %32s %lld %lld %32s " IDENTITY_FMT " %zu %32s %zu %32s%n",
-		   boot, &seq, &jbytes, jhex, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &llen, lhex,
-		   &blen, bhex, &used) != 15 || (size_t)used != hlen ||
+	if (sscanf(line, CHECKPOINT_MAGIC " %32s %lld %lld %32s " IDENTITY_FMT " " IDENTITY_FMT
+		   " %zu %32s %zu %32s%n", boot, &seq, &jbytes, jhex, &jsize, &jdev, &jino, &jmts,
+		   &jmtn, &jcts, &jctn, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &llen, lhex,
+		   &blen, bhex, &used) != 22 || (size_t)used != hlen ||
 	    seq < 1 || jbytes < 1 || blen != flen - hlen - 1 || strlen(boot) != 32 ||
 	    strcmp(boot, boot_id()) != 0)
 		goto out;
 	snprintf(want_id, sizeof(want_id), IDENTITY_FMT, psize, dev, ino, mts, mtn, cts, ctn);
+	snprintf(want_jid, sizeof(want_jid), IDENTITY_FMT, jsize, jdev, jino, jmts, jmtn, jcts, jctn);
 	cp->sequence = seq;
 	cp->body = nl + 1;
 	cp->body_len = blen;
@@ -2476,22 +2496,36 @@ static int checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_x
 	if (strcmp(have_id, want_id) != 0)
 		goto out;
 	cp->projection_len = (size_t)pst->st_size;
-	/* The journal's first jbytes bytes, read through a small buffer. */
+	/* The journal: untouched since the mutation that wrote the checkpoint
+	 * appended to it (the very file, with the size and times its append
+	 * left), or else its first jbytes bytes, read through a small buffer,
+	 * still chaining to jhex. */
 	{
 		struct sw_error e = SW_ERROR_INIT;
 
 		if (open_journal(&jfd, r->fd, O_RDONLY, &e) < 0 ||
-		    fstat(jfd, &jst) < 0 || jst.st_size < jbytes || sw_xxh_new(&h, &e) < 0 ||
-		    !hash_prefix(h, jfd, (off_t)jbytes))
+		    fstat(jfd, &jst) < 0 || jst.st_size < jbytes)
 			goto out;
+		identity_text(have_id, &jst);
+		if (jst.st_size == jbytes && strcmp(have_id, want_jid) == 0) {
+			if (sw_lchain_from_hex(&h, jhex, &e) < 0)
+				goto out;
+		} else {
+#ifdef SW_TESTING
+			prefix_reads++;
+#endif
+			if (sw_lchain_new(&h, &e) < 0 || !hash_prefix(h, jfd, (off_t)jbytes))
+				goto out;
+			sw_lchain_peek_hex(h, got);
+			if (got[0] == '\0' || strcmp(got, jhex) != 0)
+				goto out;
+		}
 	}
-	sw_xxh_peek_hex(h, got);
-	if (strcmp(got, jhex) != 0)
-		goto out;
 	*jhash = h;
 	*lhash = lh;
 	*skip = (off_t)jbytes;
-	h = lh = NULL;
+	h = NULL;
+	lh = NULL;
 	ok = 1;
 out:
 	if (!ok) {
@@ -2502,7 +2536,7 @@ out:
 		sw_free(*file);
 		*file = NULL;
 	}
-	sw_xxh_free(h);
+	sw_lchain_free(h);
 	sw_xxh_free(lh);
 	if (jfd >= 0)
 		close(jfd);
@@ -2558,16 +2592,18 @@ static bool replace_leaf(struct run_dir *r, const char *name, const struct iovec
 
 /* Brings the checkpoint log to what m's checkpoint needs: the adopted log
  * with m->cp_log appended in place, or a new log of m->cp_log alone.
- * Leaves its digest in lhex and its length in *llen; false to skip the
- * checkpoint. */
-static bool checkpoint_log_write(struct run_dir *r, const struct store_mutation *m,
-				 char lhex[SW_XXH_HEX_LEN], size_t *llen)
+ * Leaves its digest in lhex, its length in *llen, its hash state in
+ * m->lhash and its status in *lst (st_ino 0 when there is no file); false
+ * to skip the checkpoint. */
+static bool checkpoint_log_write(struct run_dir *r, struct store_mutation *m,
+				 char lhex[SW_XXH_HEX_LEN], size_t *llen, struct stat *lst)
 {
 	struct sw_xxh *h = NULL;
 	struct stat st;
 	bool ok = false;
 	int fd;
 
+	memset(lst, 0, sizeof(*lst));
 	if (m->cp_log_base > 0) {
 		/* Append to the very file adopted, cut back to what its
 		 * checkpoint covered. */
@@ -2578,7 +2614,8 @@ static bool checkpoint_log_write(struct run_dir *r, const struct store_mutation 
 			return false;
 		ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && same_file(&st, &m->lst) &&
 		     (st.st_size == (off_t)m->llen || ftruncate(fd, (off_t)m->llen) == 0) &&
-		     pwrite_all(fd, m->cp_log, m->cp_log_len, (off_t)m->llen);
+		     pwrite_all(fd, m->cp_log, m->cp_log_len, (off_t)m->llen) &&
+		     fstat(fd, lst) == 0;
 		if (close(fd) != 0 || !ok)
 			return false;
 		sw_xxh_update(m->lhash, m->cp_log, m->cp_log_len);
@@ -2589,52 +2626,190 @@ static bool checkpoint_log_write(struct run_dir *r, const struct store_mutation 
 	if (m->cp_log_len > 0) {
 		struct iovec iov = { (void *)m->cp_log, m->cp_log_len };
 
-		if (!replace_leaf(r, CHECKPOINT_LOG_NAME, &iov, 1))
+		if (!replace_leaf(r, CHECKPOINT_LOG_NAME, &iov, 1) ||
+		    fstatat(r->fd, CHECKPOINT_LOG_NAME, lst, AT_SYMLINK_NOFOLLOW) != 0)
 			return false;
 	}
 	if (sw_xxh_new(&h, &(struct sw_error)SW_ERROR_INIT) < 0)
 		return false;
 	sw_xxh_update(h, m->cp_log, m->cp_log_len);
 	sw_xxh_peek_hex(h, lhex);
-	sw_xxh_free(h);
+	sw_xxh_free(m->lhash);
+	m->lhash = h;
 	*llen = m->cp_log_len;
 	return lhex[0] != '\0';
 }
 
 /* Writes run.checkpoint for the committed state (best effort): the log
- * first, then the header and body that name it. */
-static void checkpoint_write(struct run_dir *r, const struct store_mutation *m,
-			     long long sequence, off_t jlen, const char *jhex)
+ * first, then the header and body that name it.  True when written, with
+ * the status of the log and of run.json it names in *lst and *pst. */
+static bool checkpoint_write(struct run_dir *r, struct store_mutation *m,
+			     long long sequence, off_t jlen, const char *jhex,
+			     struct stat *lst, struct stat *pst)
 {
-	char hdr[640], bhex[SW_XXH_HEX_LEN], lhex[SW_XXH_HEX_LEN] = "", id[160];
+	char hdr[640], bhex[SW_XXH_HEX_LEN], lhex[SW_XXH_HEX_LEN] = "", id[160], jid[160];
 	struct iovec iov[2];
-	struct stat pst;
 	size_t llen = 0;
 	int n;
 
-	if (fstatat(r->fd, PROJECTION_NAME, &pst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(pst.st_mode))
-		return;
-	if (boot_id()[0] == '\0' || !checkpoint_log_write(r, m, lhex, &llen)) {
+	if (fstatat(r->fd, PROJECTION_NAME, pst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(pst->st_mode))
+		return false;
+	if (boot_id()[0] == '\0' || !checkpoint_log_write(r, m, lhex, &llen, lst)) {
 		unlinkat(r->fd, CHECKPOINT_NAME, 0);
-		return;
+		return false;
 	}
-	identity_text(id, &pst);
+	identity_text(id, pst);
+	identity_text(jid, &m->jst);	/* all zero (never matching) when unknown */
 	sw_xxh_hex(m->cp_body, m->cp_len, bhex);
-	n = snprintf(hdr, sizeof(hdr), CHECKPOINT_MAGIC " %s %lld %lld %s %s %zu %s %zu %s\n",
-		     boot_id(), sequence, (long long)jlen, jhex, id, llen, lhex, m->cp_len, bhex);
+	n = snprintf(hdr, sizeof(hdr), CHECKPOINT_MAGIC " %s %lld %lld %s %s %s %zu %s %zu %s\n",
+		     boot_id(), sequence, (long long)jlen, jhex, jid, id, llen, lhex, m->cp_len, bhex);
 	if (n <= 0 || (size_t)n >= sizeof(hdr))
-		return;
+		return false;
 	iov[0].iov_base = hdr;
 	iov[0].iov_len = (size_t)n;
 	iov[1].iov_base = (void *)m->cp_body;
 	iov[1].iov_len = m->cp_len;
-	replace_leaf(r, CHECKPOINT_NAME, iov, 2);
+	return replace_leaf(r, CHECKPOINT_NAME, iov, 2);
+}
+
+/* ---- the checkpoint kept in memory (store_keep_warm) ------------------ */
+
+/* A long-lived process keeps the last checkpoint it wrote, with the status
+ * of the journal, the log and run.json as it left them and the digest
+ * states of the journal and the log.  The next update of that Run adopts
+ * it instead of reading, hashing and checking run.checkpoint, its log and
+ * the journal's prefix, but only while it is provably current: the same
+ * run directory, and the journal, the log and run.json each still the
+ * very file with the size and the modification and change times the
+ * mutation left (any write or replacement through the file system changes
+ * the change time, which no unprivileged caller can set back).  Another
+ * process that mutates the Run appends to its journal, so the next update
+ * finds the kept checkpoint stale, drops it and reads the files. */
+static struct {
+	bool on, valid;
+	char run_id[STORE_RUN_ID_MAX + 1];
+	struct stat dir_st;
+	long long sequence;
+	char *body, *log;
+	size_t body_len, log_len;
+	struct sw_lchain *jhash;
+	struct sw_xxh *lhash;
+	off_t jlen;
+	struct stat jst, lst, pst;
+} warm;
+
+static void warm_clear(void)
+{
+	sw_free(warm.body);
+	sw_free(warm.log);
+	sw_lchain_free(warm.jhash);
+	sw_xxh_free(warm.lhash);
+	warm.body = warm.log = NULL;
+	warm.jhash = NULL;
+	warm.lhash = NULL;
+	warm.valid = false;
+}
+
+void store_keep_warm(bool on)
+{
+	warm_clear();
+	warm.on = on;
+}
+
+/* Keeps the checkpoint just written for Run r (its journal `jlen` bytes,
+ * `sequence` events): m's body and log and the digest states it holds. */
+static void warm_keep(struct run_dir *r, struct store_mutation *m, long long sequence,
+		      off_t jlen, const struct stat *lst, const struct stat *pst)
+{
+	size_t old = m->cp_log_base > 0 ? m->llen : 0;
+
+	warm_clear();
+	if (!warm.on || m->jhash == NULL || m->lhash == NULL || m->jst.st_ino == 0 ||
+	    m->jst.st_size != jlen || (old > 0 && m->old_log == NULL) ||
+	    strlen(r->id) > STORE_RUN_ID_MAX)
+		return;
+	if ((warm.body = sw_malloc(m->cp_len + 1)) == NULL ||
+	    (warm.log = sw_malloc(old + m->cp_log_len + 1)) == NULL) {
+		warm_clear();
+		return;
+	}
+	memcpy(warm.body, m->cp_body, m->cp_len);
+	if (old > 0)
+		memcpy(warm.log, m->old_log, old);
+	memcpy(warm.log + old, m->cp_log, m->cp_log_len);
+	warm.body_len = m->cp_len;
+	warm.log_len = old + m->cp_log_len;
+	warm.jhash = m->jhash;
+	warm.lhash = m->lhash;
+	m->jhash = NULL;
+	m->lhash = NULL;
+	snprintf(warm.run_id, sizeof(warm.run_id), "%s", r->id);
+	warm.dir_st = r->st;
+	warm.sequence = sequence;
+	warm.jlen = jlen;
+	warm.jst = m->jst;
+	warm.lst = *lst;
+	warm.pst = *pst;
+	warm.valid = true;
+}
+
+/* Adopts the kept checkpoint for Run r when it is provably current (see
+ * above): fills *cp (the body borrowed, the log a copy), the journal's
+ * digest state and length in `from`, the log's state in *lhash and its
+ * status in m, run.json's status in *pst.  False, dropping it, when it
+ * is stale. */
+static bool warm_adopt(struct store_checkpoint *cp, struct replay_from *from,
+		       struct sw_xxh **lhash, struct store_mutation *m, struct stat *pst,
+		       struct run_dir *r)
+{
+	struct sw_error e = SW_ERROR_INIT;
+	struct stat st;
+
+	memset(cp, 0, sizeof(*cp));
+	cp->projection_fd = -1;
+	if (!warm.on || !warm.valid)
+		return false;
+	if (strcmp(warm.run_id, r->id) != 0 || !same_file(&warm.dir_st, &r->st) ||
+	    fstatat(r->fd, JOURNAL_NAME, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !same_identity(&st, &warm.jst) || st.st_size != warm.jlen ||
+	    (warm.lst.st_ino != 0 &&
+	     (fstatat(r->fd, CHECKPOINT_LOG_NAME, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	      !same_identity(&st, &warm.lst))) ||
+	    open_leaf(&cp->projection_fd, r->fd, PROJECTION_NAME, O_RDONLY, &e) < 0 ||
+	    fstat(cp->projection_fd, pst) < 0 || !same_identity(pst, &warm.pst))
+		goto stale;
+	if (warm.log_len > 0) {
+		if ((cp->log = sw_malloc(warm.log_len + 1)) == NULL)
+			goto stale;
+		memcpy(cp->log, warm.log, warm.log_len);
+	}
+	if (sw_lchain_copy(&from->hash, warm.jhash, &e) < 0 ||
+	    sw_xxh_copy(lhash, warm.lhash, &e) < 0)
+		goto stale;
+	cp->sequence = warm.sequence;
+	cp->body = warm.body;
+	cp->body_len = warm.body_len;
+	cp->log_len = warm.log_len;
+	cp->projection_len = (size_t)pst->st_size;
+	from->skip = warm.jlen;
+	m->lst = warm.lst;
+	return true;
+stale:
+	sw_lchain_free(from->hash);
+	sw_xxh_free(*lhash);
+	from->hash = NULL;
+	*lhash = NULL;
+	store_checkpoint_release(cp);
+	memset(cp, 0, sizeof(*cp));
+	cp->projection_fd = -1;
+	warm_clear();
+	return false;
 }
 
 /* ---- listing summary -------------------------------------------------- */
 
 /* run.summary: a header line
- *   slipway-summary/1 <journal bytes> <journal xxh> <lines> <lines bytes> <body bytes> <xxh>
+ *   slipway-summary/2 <journal bytes> <journal chain> <lines> <lines bytes> <body bytes> <xxh>
  * where the last digest covers everything after the header; then one line
  * per material of the Run, "<64 hex> <identity>" (IDENTITY_FMT) as put_blob
  * found it with its content right; then the caller's body.  The list is
@@ -2805,23 +2980,23 @@ out:
 	summary_release(&old);
 }
 
-/* Whether the journal is exactly `len` bytes hashing to `hex`. */
+/* Whether the journal is exactly `len` bytes chaining to `hex`. */
 static bool journal_is(struct run_dir *r, long long len, const char *hex)
 {
 	struct sw_error e = SW_ERROR_INIT;
-	struct sw_xxh *h = NULL;
+	struct sw_lchain *h = NULL;
 	char got[SW_XXH_HEX_LEN];
 	struct stat st;
 	bool ok = false;
 	int fd = -1;
 
 	if (open_journal(&fd, r->fd, O_RDONLY, &e) < 0 || fstat(fd, &st) < 0 ||
-	    st.st_size != (off_t)len || sw_xxh_new(&h, &e) < 0 || !hash_prefix(h, fd, (off_t)len))
+	    st.st_size != (off_t)len || sw_lchain_new(&h, &e) < 0 || !hash_prefix(h, fd, (off_t)len))
 		goto out;
-	sw_xxh_peek_hex(h, got);
-	ok = strcmp(got, hex) == 0 && check_leaf(r->fd, JOURNAL_NAME, fd, &e) == 0;
+	sw_lchain_peek_hex(h, got);
+	ok = got[0] != '\0' && strcmp(got, hex) == 0 && check_leaf(r->fd, JOURNAL_NAME, fd, &e) == 0;
 out:
-	sw_xxh_free(h);
+	sw_lchain_free(h);
 	close_fd(&fd);
 	return ok;
 }
@@ -3040,7 +3215,7 @@ static int commit_mutation(struct store *s, struct run_dir *r,
 	t->phase = "namespace_verify";
 	if ((rc = verify_materials(r, m, err)) < 0)
 		goto out;
-	if ((rc = append_journal(&existed, s, r, journal, jlen, t, err)) < 0)
+	if ((rc = append_journal(&existed, &m->jst, s, r, journal, jlen, t, err)) < 0)
 		goto out;
 	if (!existed) {
 		/* A new journal is committed once its directory entry is; a
@@ -3057,14 +3232,30 @@ static int commit_mutation(struct store *s, struct run_dir *r,
 	if ((rc = install_projection(&p, s, r, t, err)) < 0)
 		goto out;
 	if (create) {
-		sw_xxh_hex(journal, jlen, jhex);
+		struct sw_lchain *h = NULL;
+
+		if (sw_lchain_new(&h, &(struct sw_error)SW_ERROR_INIT) == 0) {
+			sw_lchain_update(h, journal, jlen);
+			sw_lchain_peek_hex(h, jhex);
+		}
+		sw_lchain_free(h);
 	} else if (m->jhash != NULL) {
-		sw_xxh_peek_hex(m->jhash, prev_jhex);
-		sw_xxh_update(m->jhash, journal, jlen);
-		sw_xxh_peek_hex(m->jhash, jhex);
+		sw_lchain_peek_hex(m->jhash, prev_jhex);
+		sw_lchain_update(m->jhash, journal, jlen);
+		sw_lchain_peek_hex(m->jhash, jhex);
 	}
-	if (!create && m->cp_body != NULL && jhex[0])
-		checkpoint_write(r, m, m->base + (long long)m->nev, m->jlen + (off_t)jlen, jhex);
+	if (!create && m->cp_body != NULL && jhex[0]) {
+		struct stat lst, pst;
+		long long seq = m->base + (long long)m->nev;
+		off_t end = m->jlen + (off_t)jlen;
+
+		if (checkpoint_write(r, m, seq, end, jhex, &lst, &pst))
+			warm_keep(r, m, seq, end, &lst, &pst);
+		else
+			warm_clear();
+	} else if (!create) {
+		warm_clear();
+	}
 	summary_write(r, m, create, prev_jhex, (long long)(m->jlen + (off_t)jlen), jhex);
 out:
 	if (rc < 0 && !create && !t->committed && !t->wrote)
@@ -3213,14 +3404,18 @@ static int replay_for_update(struct store *s, struct run_dir *r, store_resume_fn
 
 	if (resume == NULL)
 		return replay(s, r, true, visit, payload, count, NULL, err);
-	if (checkpoint_load(&cp, &file, &from.hash, &from.skip, &lhash, &m->lst, &pst, r)) {
+	if (warm_adopt(&cp, &from, &lhash, m, &pst, r) ||
+	    checkpoint_load(&cp, &file, &from.hash, &from.skip, &lhash, &m->lst, &pst, r)) {
 		size_t llen = cp.log_len;
 
+		/* A later checkpoint appends to this log: keep its bytes. */
+		if (warm.on && llen > 0 && (m->old_log = sw_malloc(llen)) != NULL)
+			memcpy(m->old_log, cp.log, llen);
 		rc = resume(&cp, payload, err);
 		store_checkpoint_release(&cp);
 		sw_free(file);
 		if (rc != 0) {
-			sw_xxh_free(from.hash);
+			sw_lchain_free(from.hash);
 			sw_xxh_free(lhash);
 			if (rc < 0)
 				return rc;
@@ -3233,11 +3428,11 @@ static int replay_for_update(struct store *s, struct run_dir *r, store_resume_fn
 			m->src_st = pst;
 		}
 	}
-	if (from.hash == NULL && sw_xxh_new(&from.hash, &(struct sw_error)SW_ERROR_INIT) < 0)
+	if (from.hash == NULL && sw_lchain_new(&from.hash, &(struct sw_error)SW_ERROR_INIT) < 0)
 		from.hash = NULL;	/* no checkpoint this time */
 	rc = replay(s, r, true, visit, payload, count, &from, err);
 	if (rc < 0 || from.repaired || from.hash == NULL) {
-		sw_xxh_free(from.hash);
+		sw_lchain_free(from.hash);
 		return rc;
 	}
 	m->jhash = from.hash;

@@ -247,6 +247,15 @@ int store_update_resumable(struct store *s, const char *run_id,
 			   store_resume_fn *resume, store_visit_fn *visit,
 			   store_mutate_fn *mutate, void *payload,
 			   struct sw_error *err);
+/* With `on`, the process keeps the last checkpoint it wrote in memory,
+ * with the status of the journal, the log and run.json it left, and the
+ * next store_update_resumable of that Run adopts it instead of reading and
+ * hashing the files, but only while each of the three is still the very
+ * file with the size, modification and change times the mutation left;
+ * otherwise it is dropped and the files are read.  For a long-lived
+ * process (slipway mcp); off releases it.  Locking and durability are
+ * unchanged.  Not thread-safe. */
+void store_keep_warm(bool on);
 /* Mutation builder, used inside a store_mutate_fn.  Copies its inputs.
  * add_event: `data` must be one JSON value of at most 4128768 bytes
  * (journal_record_too_large, context "event payload"); SW_EPARSE.
@@ -339,6 +348,9 @@ void store_test_buffered_copies(bool on);
 void store_test_after_materials(void (*fn)(void *), void *arg);
 /* Stands for the kernel's boot id in checkpoints (NULL: the real one). */
 void store_test_boot_id(const char *id);
+/* How often a checkpoint's journal prefix was read back and hashed (its
+ * journal was not left as the checkpoint's own append left it). */
+unsigned long store_test_prefix_reads(void);
 /* A clock for the lock waits that only the waits advance (no sleeping),
  * started at 0; and how far it has gone. */
 void store_test_lock_clock(bool fake);

@@ -168,6 +168,14 @@ int sw_xxh_new(struct sw_xxh **out, struct sw_error *err)
 	return 0;
 }
 
+int sw_xxh_copy(struct sw_xxh **out, const struct sw_xxh *h, struct sw_error *err)
+{
+	if (sw_xxh_new(out, err) < 0)
+		return SW_ENOMEM;
+	XXH3_copyState((*out)->st, h->st);
+	return 0;
+}
+
 void sw_xxh_update(struct sw_xxh *h, const void *buf, size_t len)
 {
 	XXH3_128bits_update(h->st, buf, len);
@@ -197,4 +205,105 @@ void sw_xxh_free(struct sw_xxh *h)
 void sw_xxh_hex(const void *buf, size_t len, char out[SW_XXH_HEX_LEN])
 {
 	xxh_to_hex(XXH3_128bits(buf, len), out);
+}
+
+/* ---- XXH3-128 chained over lines ---- */
+
+struct sw_lchain {
+	XXH128_canonical_t c;	/* the value after the last complete line */
+	XXH3_state_t *st;	/* the pending line, fed c first */
+	size_t pending;		/* bytes of it fed so far */
+};
+
+static void lchain_restart(struct sw_lchain *h)
+{
+	XXH3_128bits_reset(h->st);
+	XXH3_128bits_update(h->st, h->c.digest, sizeof(h->c.digest));
+	h->pending = 0;
+}
+
+int sw_lchain_new(struct sw_lchain **out, struct sw_error *err)
+{
+	struct sw_lchain *h = sw_calloc(1, sizeof(*h));
+
+	*out = NULL;
+	if (h == NULL || (h->st = XXH3_createState()) == NULL) {
+		sw_free(h);
+		return sw_error_set(err, SW_ENOMEM, "cannot allocate a hash");
+	}
+	lchain_restart(h);
+	*out = h;
+	return 0;
+}
+
+static int hex_nibble(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int sw_lchain_from_hex(struct sw_lchain **out, const char *hex, struct sw_error *err)
+{
+	unsigned char v[sizeof(((XXH128_canonical_t *)0)->digest)];
+	int rc;
+
+	*out = NULL;
+	if (strlen(hex) != 2 * sizeof(v))
+		return sw_error_set(err, SW_EINVAL, "a chained digest is 32 hex digits");
+	for (size_t i = 0; i < sizeof(v); i++) {
+		int hi = hex_nibble(hex[2 * i]), lo = hex_nibble(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return sw_error_set(err, SW_EINVAL, "a chained digest is 32 hex digits");
+		v[i] = (unsigned char)(hi << 4 | lo);
+	}
+	if ((rc = sw_lchain_new(out, err)) < 0)
+		return rc;
+	memcpy((*out)->c.digest, v, sizeof(v));
+	lchain_restart(*out);
+	return 0;
+}
+
+int sw_lchain_copy(struct sw_lchain **out, const struct sw_lchain *h, struct sw_error *err)
+{
+	if (sw_lchain_new(out, err) < 0)
+		return SW_ENOMEM;
+	(*out)->c = h->c;
+	(*out)->pending = h->pending;
+	XXH3_copyState((*out)->st, h->st);
+	return 0;
+}
+
+void sw_lchain_update(struct sw_lchain *h, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		const char *nl = memchr(p, '\n', len);
+		size_t take = nl ? (size_t)(nl - p) + 1 : len;
+
+		XXH3_128bits_update(h->st, p, take);
+		h->pending += take;
+		p += take;
+		len -= take;
+		if (nl != NULL) {
+			XXH128_canonicalFromHash(&h->c, XXH3_128bits_digest(h->st));
+			lchain_restart(h);
+		}
+	}
+}
+
+void sw_lchain_peek_hex(const struct sw_lchain *h, char out[SW_XXH_HEX_LEN])
+{
+	if (h->pending > 0)
+		out[0] = '\0';
+	else
+		to_hex_n(h->c.digest, sizeof(h->c.digest), out);
+}
+
+void sw_lchain_free(struct sw_lchain *h)
+{
+	if (h == NULL)
+		return;
+	XXH3_freeState(h->st);
+	sw_free(h);
 }

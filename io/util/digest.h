@@ -53,11 +53,28 @@ void sw_sha256_prefixed(const void *buf, size_t len, char out[SW_DIGEST_LEN]);
 #define SW_XXH_HEX_LEN 33	/* 32 lowercase hex + NUL */
 struct sw_xxh;
 int sw_xxh_new(struct sw_xxh **out, struct sw_error *err);
+/* A new state that has seen what `h` has seen.  SW_ENOMEM. */
+int sw_xxh_copy(struct sw_xxh **out, const struct sw_xxh *h, struct sw_error *err);
 void sw_xxh_update(struct sw_xxh *h, const void *buf, size_t len);
 /* The digest of the bytes so far, leaving `h` open for more. */
 void sw_xxh_peek_hex(const struct sw_xxh *h, char out[SW_XXH_HEX_LEN]);
 void sw_xxh_free(struct sw_xxh *h);
 void sw_xxh_hex(const void *buf, size_t len, char out[SW_XXH_HEX_LEN]);
+
+/* XXH3-128 chained over the lines of a line-structured file (the journal):
+ * starting from 16 zero bytes, each complete line, '\n' included, folds
+ * into the value as c = XXH3-128(c || line).  Bytes may be fed in any
+ * pieces.  The value after a complete line is all the state there is, so
+ * a reader that trusts it may resume from it (sw_lchain_from_hex) without
+ * the lines before; peek gives "" while a line is pending. */
+struct sw_lchain;
+int sw_lchain_new(struct sw_lchain **out, struct sw_error *err);
+/* Resumes from a value peeked earlier.  SW_EINVAL, SW_ENOMEM. */
+int sw_lchain_from_hex(struct sw_lchain **out, const char *hex, struct sw_error *err);
+int sw_lchain_copy(struct sw_lchain **out, const struct sw_lchain *h, struct sw_error *err);
+void sw_lchain_update(struct sw_lchain *h, const void *buf, size_t len);
+void sw_lchain_peek_hex(const struct sw_lchain *h, char out[SW_XXH_HEX_LEN]);
+void sw_lchain_free(struct sw_lchain *h);
 
 /* 1 if `s` is "sha256:" followed by exactly 64 lowercase hex digits. */
 int sw_digest_valid(const char *s);

@@ -8,7 +8,13 @@
  *   submit       one `slipway protocol submit` (an orient/clarify Outcome
  *                from a file) against one `git status --porcelain=v2 -z
  *                -uall` and against the reference's git floor on the
- *                synthetic repositories of mk/bench-observe.mk;
+ *                synthetic repositories of mk/bench-observe.mk (dirty-N:
+ *                100 small files per directory, loose objects) and on
+ *                repositories shaped like real projects (real-N,
+ *                tests/bench/mkrepo_real.sh: 20 files of 1-2 KiB per
+ *                directory, packed, a few edits of every kind); the
+ *                targets follow the tracked-file count N at the end of
+ *                the repository's name;
  *   ref floor    the 39 git children the reference starts for one such
  *                submit: workspace discovery (three `rev-parse` queries)
  *                twelve times, one of them inside its observation, and
@@ -19,10 +25,16 @@
  *   status RUN   on the smallest repository against `git rev-parse HEAD`;
  *   status       the listing with 100 and 1,000 Runs (repositories kept
  *                between runs under the bench directory);
- *   growth       a submit at Action ~1,000 against one at Action 1.
+ *   growth       a submit at Action ~1,000 against one at Action 1;
+ *   mcp          one submit through `slipway mcp` (a client on its stdio,
+ *                one server for the whole series) against the same
+ *                submit through the CLI, in the same repository.
  *
  * Usage: bench_proc SLIPWAY BENCH_DIR REPO...  (the first REPO is the
- * small one).  Each line ends in the target it is held to. */
+ * small one; the MCP series runs on every REPO named real-*).  Each line
+ * ends in the target it is held to.  BENCH_PARTS=submit,mcp,misc,growth
+ * (default: all) picks the parts; BENCH_MAX_ACTIONS the length of the
+ * long Run. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,6 +61,7 @@ static const char *slipway;
 struct child {
 	char *out;	/* stdout when captured, NUL-terminated */
 	double secs;
+	double cpu;	/* user + system seconds */
 	long maxrss_kb;
 	int status;
 };
@@ -105,6 +118,8 @@ static void run(struct child *c, const char *dir, const char *const *argv, int c
 	if (wait4(pid, &c->status, 0, &ru) != pid)
 		exit(2);
 	c->secs = bench_now() - t0;
+	c->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	c->maxrss_kb = ru.ru_maxrss;
 	posix_spawn_file_actions_destroy(&fa);
 }
@@ -153,14 +168,13 @@ struct brun {
 	int actions;
 };
 
-/* Reads run_id and the current Action from a run/submit reply. */
-static void remember(struct brun *b, const char *out)
+/* Reads run_id and the current Action from a run/submit document. */
+static void remember_doc(struct brun *b, json_t *doc, const char *text)
 {
-	json_t *doc = json_loads(out, 0, NULL);
 	json_t *a = json_object_get(doc, "action");
 
 	if (!json_is_object(a)) {
-		fprintf(stderr, "bench_proc: no action in reply: %.300s\n", out);
+		fprintf(stderr, "bench_proc: no action in reply: %.300s\n", text);
 		exit(2);
 	}
 	snprintf(b->run_id, sizeof(b->run_id), "%s",
@@ -168,6 +182,13 @@ static void remember(struct brun *b, const char *out)
 	snprintf(b->action_id, sizeof(b->action_id), "%s",
 		 json_string_value(json_object_get(a, "action_id")));
 	snprintf(b->kind, sizeof(b->kind), "%s", json_string_value(json_object_get(a, "kind")));
+}
+
+static void remember(struct brun *b, const char *out)
+{
+	json_t *doc = json_loads(out, 0, NULL);
+
+	remember_doc(b, doc, out);
 	json_decref(doc);
 }
 
@@ -184,23 +205,33 @@ static void start(struct brun *b, const char *repo)
 	free(c.out);
 }
 
+/* The Outcome the benchmark submits for the current Action of `b`. */
+static void outcome_text(char *out, size_t len, const struct brun *b)
+{
+	snprintf(out, len, "{\"contract_version\":2,\"action_id\":\"%s\",\"action_kind\":\"%s\","
+		 "\"status\":\"completed\",\"summary\":\"benchmark step\",\"observations\":[],"
+		 "\"known_issues\":[],\"suggested_actions\":[{\"kind\":\"clarify\","
+		 "\"brief\":\"Next step.\"}],\"pause\":null,\"implementation\":null,\"review\":null}",
+		 b->action_id, b->kind);
+}
+
+/* CPU seconds of the last submit process (user + system). */
+static double last_cpu;
+
 /* One submit process; returns its time and peak RSS. */
 static double submit(struct brun *b, long *rss_kb)
 {
-	char path[4096];
+	char path[4096], text[1024];
 	const char *argv[] = { slipway, "protocol", "submit", "--run", b->run_id,
 				     "--action", b->action_id, "--outcome-file", path, NULL };
 	struct child c;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/.git/bench-outcome.json", b->repo);
+	outcome_text(text, sizeof(text), b);
 	if ((f = fopen(path, "w")) == NULL)
 		exit(2);
-	fprintf(f, "{\"contract_version\":2,\"action_id\":\"%s\",\"action_kind\":\"%s\","
-		   "\"status\":\"completed\",\"summary\":\"benchmark step\",\"observations\":[],"
-		   "\"known_issues\":[],\"suggested_actions\":[{\"kind\":\"clarify\","
-		   "\"brief\":\"Next step.\"}],\"pause\":null,\"implementation\":null,\"review\":null}",
-		b->action_id, b->kind);
+	fputs(text, f);
 	fclose(f);
 	run(&c, b->repo, argv, 1);
 	if (c.status != 0) {
@@ -212,7 +243,158 @@ static double submit(struct brun *b, long *rss_kb)
 	free(c.out);
 	if (rss_kb)
 		*rss_kb = c.maxrss_kb;
+	last_cpu = c.cpu;
 	return c.secs;
+}
+
+/* ---- a client of `slipway mcp` over its stdio ---- */
+
+struct mcp {
+	pid_t pid;
+	clockid_t cpu;		/* the server's CPU-time clock */
+	int to, from;		/* the server's stdin, its stdout */
+	char *buf;		/* bytes read and not yet consumed */
+	size_t len, cap;
+	int id;
+};
+
+/* The next line the server writes (malloc'd, without its newline). */
+static char *mcp_line(struct mcp *m)
+{
+	for (;;) {
+		char *nl = m->len ? memchr(m->buf, '\n', m->len) : NULL;
+		ssize_t n;
+
+		if (nl != NULL) {
+			size_t l = (size_t)(nl - m->buf);
+			char *line = malloc(l + 1);
+
+			if (line == NULL)
+				exit(2);
+			memcpy(line, m->buf, l);
+			line[l] = '\0';
+			memmove(m->buf, nl + 1, m->len - l - 1);
+			m->len -= l + 1;
+			return line;
+		}
+		if (m->cap - m->len < 65536) {
+			m->cap = m->cap ? m->cap * 2 : 1 << 17;
+			if ((m->buf = realloc(m->buf, m->cap)) == NULL)
+				exit(2);
+		}
+		n = read(m->from, m->buf + m->len, m->cap - m->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "bench_proc: slipway mcp ended\n");
+			exit(2);
+		}
+		m->len += (size_t)n;
+	}
+}
+
+static void mcp_send(struct mcp *m, const char *text)
+{
+	size_t len = strlen(text), off = 0;
+
+	while (off < len) {
+		ssize_t n = write(m->to, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			exit(2);
+		off += (size_t)n;
+	}
+}
+
+/* Starts `slipway mcp --root repo` and completes the handshake. */
+static void mcp_start(struct mcp *m, const char *repo)
+{
+	const char *argv[] = { slipway, "mcp", "--root", repo, NULL };
+	posix_spawn_file_actions_t fa;
+	int in[2], out[2];
+
+	memset(m, 0, sizeof(*m));
+	if (pipe(in) != 0 || pipe(out) != 0)
+		exit(2);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addclose(&fa, in[1]);
+	posix_spawn_file_actions_addclose(&fa, out[0]);
+	posix_spawn_file_actions_addchdir_np(&fa, repo);
+	if (posix_spawnp(&m->pid, slipway, &fa, NULL, (char *const *)argv, environ) != 0) {
+		perror(slipway);
+		exit(2);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	if (clock_getcpuclockid(m->pid, &m->cpu) != 0)
+		m->cpu = (clockid_t)-1;
+	close(in[0]);
+	close(out[1]);
+	m->to = in[1];
+	m->from = out[0];
+	mcp_send(m, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+		    "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+		    "\"clientInfo\":{\"name\":\"bench_proc\",\"version\":\"1\"}}}\n");
+	free(mcp_line(m));
+	mcp_send(m, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+}
+
+static void mcp_stop(struct mcp *m)
+{
+	int status;
+
+	close(m->to);
+	close(m->from);
+	waitpid(m->pid, &status, 0);
+	free(m->buf);
+}
+
+/* Seconds on CPU-time clock `id` (0 when it cannot be read). */
+static double cpu_of(clockid_t id)
+{
+	struct timespec ts;
+
+	if (id == (clockid_t)-1 || clock_gettime(id, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One submit through the server: its time from the request written to
+ * the whole answer read. */
+static double mcp_submit(struct mcp *m, struct brun *b)
+{
+	char outcome[1024], req[2048];
+	json_t *reply, *result, *doc;
+	double t0, t, c0;
+	char *line;
+
+	outcome_text(outcome, sizeof(outcome), b);
+	snprintf(req, sizeof(req), "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\","
+		 "\"params\":{\"name\":\"submit\",\"arguments\":{\"run_id\":\"%s\","
+		 "\"action_id\":\"%s\",\"outcome\":%s}}}\n", ++m->id, b->run_id, b->action_id,
+		 outcome);
+	c0 = cpu_of(m->cpu);
+	t0 = bench_now();
+	mcp_send(m, req);
+	line = mcp_line(m);
+	t = bench_now() - t0;
+	last_cpu = cpu_of(m->cpu) - c0;
+	reply = json_loads(line, 0, NULL);
+	result = json_object_get(reply, "result");
+	doc = json_object_get(result, "structuredContent");
+	if (!json_is_object(doc) || json_is_true(json_object_get(result, "isError"))) {
+		fprintf(stderr, "bench_proc: MCP submit failed: %.400s\n", line);
+		exit(2);
+	}
+	remember_doc(b, doc, line);
+	b->actions++;
+	json_decref(reply);
+	free(line);
+	return t;
 }
 
 static const char *base(const char *p)
@@ -220,6 +402,28 @@ static const char *base(const char *p)
 	const char *s = strrchr(p, '/');
 
 	return s ? s + 1 : p;
+}
+
+/* Whether part `name` runs (BENCH_PARTS, a comma list; unset: all). */
+static int part(const char *name)
+{
+	const char *parts = getenv("BENCH_PARTS");
+	size_t n = strlen(name);
+
+	for (const char *p = parts; p != NULL; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+	return parts == NULL;
+}
+
+/* Which target a repository is held to: by the tracked-file count that
+ * ends its name (about 20, 5,000 or 50,000). */
+static int size_class(const char *repo)
+{
+	const char *dash = strrchr(base(repo), '-');
+	long n = dash ? atol(dash + 1) : 0;
+
+	return n <= 100 ? 0 : n <= 10000 ? 1 : 2;
 }
 
 static void verdict(double ratio, double target)
@@ -268,7 +472,7 @@ static void runs_repo(char *dir, size_t len, const char *bench_dir, int n)
 
 int main(int argc, char **argv)
 {
-	double a[ROUNDS], b[ROUNDS], c[ROUNDS];
+	double a[ROUNDS], b[ROUNDS], c[ROUNDS], ac[ROUNDS], bc[ROUNDS];
 	const char *small;
 	long rss = 0;
 
@@ -278,14 +482,17 @@ int main(int argc, char **argv)
 	}
 	slipway = argv[1];
 	small = argv[3];
-	printf("Whole processes, median of %d, interleaved round by round (%s)\n", ROUNDS, slipway);
-	printf("%-20s %10s %10s %10s %8s %8s\n", "submit", "slipway", "status", "ref floor",
-	       "/status", "/floor");
-	for (int i = 3; i < argc; i++) {
+	printf("Whole processes, median of %d, interleaved round by round (%s); CPU is user +\n"
+	       "system time of the same processes, for reading the wall times on a busy machine\n",
+	       ROUNDS, slipway);
+	if (part("submit"))
+		printf("%-20s %10s %10s %10s %8s %8s\n", "submit", "slipway", "status", "ref floor",
+		       "/status", "/floor");
+	for (int i = 3; i < argc && part("submit"); i++) {
 		static const double t_status[] = { 2.5, 1.3, 1.0 }, t_floor[] = { 0.10, 0.20, 0.5 };
 		struct brun r;
 		double s, g, f;
-		int k = i - 3 < 2 ? i - 3 : 2;
+		int k = size_class(argv[i]);
 
 		start(&r, argv[i]);
 		for (int j = 0; j < ROUNDS; j++) {
@@ -304,15 +511,45 @@ int main(int argc, char **argv)
 		       g * 1e3, f * 1e3, s / g, s / f);
 		printf("  (targets <= %.1fx, <= %.2fx%s)\n", t_status[k], t_floor[k],
 		       s / g <= t_status[k] && s / f <= t_floor[k] ? "" : ", MISSED");
-		if (i == argc - 1) {
-			printf("%-20s %7.1f MB", "peak RSS, submit", (double)rss / 1024);
-			printf("  (%s, target <= 20 MB%s)\n", base(argv[i]),
-			       rss <= 20 * 1024 ? "" : ", MISSED");
+		fflush(stdout);
+	}
+	if (part("submit")) {
+		printf("%-20s %7.1f MB", "peak RSS, submit", (double)rss / 1024);
+		printf("  (the largest of every submit above, target <= 20 MB%s)\n",
+		       rss <= 20 * 1024 ? "" : ", MISSED");
+	}
+
+	/* The same submit through one long-lived `slipway mcp` and through
+	 * the CLI, two Runs of the same repository, round by round. */
+	for (int i = 3; i < argc && part("mcp"); i++) {
+		struct brun mr, cr;
+		struct mcp m;
+		double ms, cs;
+
+		if (strncmp(base(argv[i]), "real-", 5) != 0)
+			continue;
+		start(&mr, argv[i]);
+		start(&cr, argv[i]);
+		mcp_start(&m, argv[i]);
+		mcp_submit(&m, &mr);	/* the server's first call fills its caches */
+		submit(&cr, NULL);
+		for (int j = 0; j < ROUNDS; j++) {
+			a[j] = submit(&cr, NULL);
+			ac[j] = last_cpu;
+			b[j] = mcp_submit(&m, &mr);
+			bc[j] = last_cpu;
 		}
+		mcp_stop(&m);
+		cs = bench_median(a, ROUNDS);
+		ms = bench_median(b, ROUNDS);
+		printf("%-20s %7.2f ms  CLI %.2f ms  %.2fx", "mcp submit", ms * 1e3, cs * 1e3, ms / cs);
+		printf("  (%s, target <= 0.50%s)", base(argv[i]), ms / cs <= 0.5 ? "" : ", MISSED");
+		printf("  CPU %.2f / %.2f ms %.2fx\n", bench_median(bc, ROUNDS) * 1e3,
+		       bench_median(ac, ROUNDS) * 1e3, bench_median(bc, ROUNDS) / bench_median(ac, ROUNDS));
 		fflush(stdout);
 	}
 
-	{
+	if (part("misc")) {
 		const char *help[] = { slipway, "--help", NULL };
 		const char *rev[] = { "git", "rev-parse", "HEAD", NULL };
 		const char *st[] = { slipway, "status", NULL, NULL };
@@ -336,7 +573,7 @@ int main(int argc, char **argv)
 		verdict(s / g, 2.0);
 	}
 
-	{
+	if (part("misc")) {
 		static const int counts[] = { 100, 1000 };
 		static const double limits[] = { 20e-3, 150e-3 };
 		const char *st[] = { slipway, "status", NULL };
@@ -355,7 +592,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	{
+	if (part("growth")) {
 		const char *len_env = getenv("BENCH_MAX_ACTIONS");
 		int longest = (len_env ? atoi(len_env) : 1000) - 2 * ROUNDS;
 		struct brun lr, sr;
@@ -370,14 +607,18 @@ int main(int argc, char **argv)
 			 * its own Run's pending disk work, as in real use. */
 			start(&sr, small);
 			a[j] = submit(&sr, NULL);
+			ac[j] = last_cpu;
 			submit(&lr, NULL);
 			b[j] = submit(&lr, NULL);
+			bc[j] = last_cpu;
 		}
 		s = bench_median(a, ROUNDS);
 		l = bench_median(b, ROUNDS);
 		printf("submit at Action %d %6.2f ms  Action 1 %.2f ms  %.2fx", longest + 1, l * 1e3,
 		       s * 1e3, l / s);
-		verdict(l / s, 1.10);
+		printf("  (target <= 1.30%s)", l / s <= 1.30 ? "" : ", MISSED");
+		printf("  CPU %.2f / %.2f ms %.2fx\n", bench_median(bc, ROUNDS) * 1e3,
+		       bench_median(ac, ROUNDS) * 1e3, bench_median(bc, ROUNDS) / bench_median(ac, ROUNDS));
 	}
 	return 0;
 }

@@ -7,13 +7,14 @@ answer byte for byte and write nothing) and for the same state (status).
 Raw JSON-RPC tests cover malformed input, negotiation and limits."""
 
 import copy
+import hashlib
 import json
 import os
 import re
 import subprocess
 
 from protocol_support import (decision_pause, destructive_pause, encode, impl, journal_lines,
-                              outcome, review_block, run_dir, tree_digest)
+                              outcome, review_block, run_dir, start, tree_digest)
 from slipway_e2e import BIN, FIXTURE, ROOT, main, run, scratch_repo, validate, validate_any
 
 SESSION = os.path.join(ROOT, "tests/mcp/session.mjs")
@@ -505,6 +506,94 @@ def test_a_tool_call_over_raw_json_rpc_prints_the_cli_document():
     validate(res["structuredContent"], "statusList")
 
 
+class RawServer:
+    """One `slipway mcp` serving many calls, spoken to in raw JSON-RPC: the
+    server keeps its repository handle, index and replay checkpoint warm
+    between them."""
+
+    def __init__(self, repo):
+        self.proc = subprocess.Popen([BIN, "mcp", "--root", repo], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=repo)
+        self.id = 0
+        self._send(init())
+        assert "result" in self._reply()
+
+    def _send(self, data):
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def _reply(self):
+        line = self.proc.stdout.readline()
+        assert line, "the server ended: %s" % self.proc.stderr.read().decode()
+        return json.loads(line)
+
+    def tool(self, name, **arguments):
+        """(document, text, isError) of one tools/call."""
+        self.id += 1
+        self._send(msg(id=self.id, method="tools/call", params={"name": name, "arguments": arguments}))
+        res = self._reply()["result"]
+        return res["structuredContent"], res["content"][0]["text"], res["isError"]
+
+    def close(self):
+        self.proc.stdin.close()
+        err = self.proc.stderr.read().decode()
+        assert self.proc.wait(timeout=60) == 0, err
+
+
+def git_digest(repo, *args):
+    out = subprocess.run(["git", "-c", "core.fsmonitor=false"] + list(args), cwd=repo,
+                         capture_output=True, check=True, env=dict(os.environ, GIT_OPTIONAL_LOCKS="0")).stdout
+    return "sha256:" + hashlib.sha256(out).hexdigest()
+
+
+def test_a_warm_server_sees_what_the_cli_and_git_did_between_its_calls():
+    repo = scratch_repo()
+    with open(os.path.join(repo, "a.txt"), "w") as f:
+        f.write("one\n")
+    st = start(repo, "update the README", "--no-review")
+    rid = st["run_id"]
+    srv = RawServer(repo)
+    first, _, is_error = srv.tool("submit", run_id=rid, action_id=st["action"]["action_id"],
+                                  outcome=outcome(st["action"], suggest="clarify"))
+    assert not is_error, first
+    # The CLI mutates the same Run between two calls of the server.
+    res = run("protocol", "submit", "--run", rid, "--action", first["action"]["action_id"],
+              "--outcome-stdin", "--root", repo, cwd=repo,
+              stdin=encode(outcome(first["action"], suggest="clarify", summary="by the CLI")))
+    assert res.code == 0, res.err
+    by_cli = json.loads(res.out)
+    assert by_cli["action"]["action_id"] != first["action"]["action_id"]
+    # The server sees it: status and the next submit start from the CLI's Action.
+    doc, text, is_error = srv.tool("status", run_id=rid)
+    assert not is_error
+    assert doc["current_action"]["action_id"] == by_cli["action"]["action_id"]
+    assert text == cli_text(run("status", rid, "--json", "--root", repo, cwd=repo))
+    assert "by the CLI" in by_cli["action"]["context"]
+    # Git changes between calls too: a worktree edit, then a staged one.
+    for change in (["sh", "-c", "echo two >> a.txt"], ["git", "add", "a.txt"],
+                   ["sh", "-c", "echo three > b.txt && git add b.txt && git commit -qm b"]):
+        subprocess.run(change, cwd=repo, check=True)
+        cur = doc["current_action"] if "current_action" in doc else doc["action"]
+        doc, text, is_error = srv.tool("submit", run_id=rid, action_id=cur["action_id"],
+                                       outcome=outcome(cur, suggest="clarify"))
+        assert not is_error, doc
+        same_as_cli(repo, rid, text, "protocol", "submit", "--run", rid, "--action", cur["action_id"],
+                    "--outcome-stdin", stdin=encode(outcome(cur, suggest="clarify")))
+        git = run_status(repo, rid)["current_git"]
+        assert git["head"] == subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
+                                             check=True).stdout.decode().strip(), change
+        assert git["index_fingerprint"] == git_digest(repo, "ls-files", "--stage", "-z"), change
+        assert git["status_fingerprint"] == git_digest(repo, "status", "--porcelain=v2", "-z",
+                                                       "--untracked-files=all"), change
+    srv.close()
+
+
+def run_status(repo, rid):
+    res = run("status", rid, "--json", "--root", repo, cwd=repo)
+    assert res.code == 0, res.err
+    return json.loads(res.out)
+
+
 # ---- registration by slipway install --mcp ---------------------------------
 
 def _json(path):
@@ -638,6 +727,7 @@ if __name__ == "__main__":
           test_an_oversized_message_is_refused_and_the_next_one_served,
           test_a_message_at_the_limit_is_served_and_one_byte_more_is_refused,
           test_a_tool_call_over_raw_json_rpc_prints_the_cli_document,
+          test_a_warm_server_sees_what_the_cli_and_git_did_between_its_calls,
           test_install_mcp_registers_in_shared_files_and_uninstall_removes_only_ours,
           test_install_mcp_keeps_a_foreign_slipway_entry_and_a_file_that_is_not_json,
           test_capability_texts_teach_the_tools_and_the_argv])

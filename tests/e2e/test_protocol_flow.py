@@ -507,7 +507,7 @@ def test_replay_checkpoint_is_a_cache_the_journal_overrules():
     assert stat.S_IMODE(os.lstat(cp).st_mode) == 0o600
     with open(cp, "rb") as f:
         head = f.read().split(b" ")
-    assert head[0] == b"slipway-checkpoint/4" and len(head[1]) == 32 and head[2] == b"4", head[:3]
+    assert head[0] == b"slipway-checkpoint/5" and len(head[1]) == 32 and head[2] == b"4", head[:3]
     # Its log of frozen records only grows: the next mutation appends the
     # record it froze to the same file.
     log = os.path.join(d, "run.checkpoint-log")

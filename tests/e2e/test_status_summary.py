@@ -110,7 +110,7 @@ def _runs(repo):
     ids = [a["run_id"], b["run_id"], c["run_id"], d["run_id"]]
     for i in ids:
         with open(os.path.join(run_dir(repo, i), "run.summary"), "rb") as f:
-            assert f.read().startswith(b"slipway-summary/1 ")
+            assert f.read().startswith(b"slipway-summary/2 ")
     return ids, c
 
 
@@ -162,7 +162,7 @@ def test_damage_to_materials_journal_or_summary_lists_as_the_replay_does():
 
     def garbage_summary(repo, ids, c):
         with open(os.path.join(run_dir(repo, ids[0]), "run.summary"), "wb") as f:
-            f.write(b"slipway-summary/1 1 x 0 0 0 y\n")
+            f.write(b"slipway-summary/2 1 x 0 0 0 y\n")
 
     def forged_state(repo, ids, c):
         _rewrite(os.path.join(run_dir(repo, ids[0]), "run.summary"),

@@ -276,11 +276,46 @@ Test(io_checkpoint, a_changed_journal_prefix_means_a_full_replay)
 	struct both b;
 
 	/* Same length, still valid JSON: only the digest can tell. */
+	unsigned long reads = store_test_prefix_reads();
+
 	rewrite_journal_after("\"v\"", 'w');
 	cr_assert_eq(update(s, &b, "B3", &err), 0, "%s", err.msg);
+	cr_assert_eq(store_test_prefix_reads(), reads + 1, "a written journal is read back");
 	cr_assert_eq(b.offer.calls, 0);
 	cr_assert_eq(b.seen.n, 3);
 	cr_assert_str_eq(b.seen.data[1], "{\"k\":\"w\"}");
+	seen_free(&b.seen);
+	store_free(s);
+}
+
+/* A journal left as the checkpoint's own append left it (the very file,
+ * its size and times) is not read back: the chained digest resumes from
+ * the checkpoint.  Any other journal (here only touched) has its prefix
+ * read and checked, and the checkpoint is adopted when it still holds. */
+Test(io_checkpoint, an_untouched_journal_is_not_read_back)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	unsigned long reads = store_test_prefix_reads();
+	struct both b;
+
+	cr_assert_eq(update(s, &b, "B3", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 1);
+	cr_assert_eq(store_test_prefix_reads(), reads, "the journal was not read back");
+	seen_free(&b.seen);
+	cr_assert_eq(utimensat(AT_FDCWD, run_path("r", "journal.jsonl"), NULL, 0), 0);
+	cr_assert_eq(update(s, &b, "B4", &err), 0, "%s", err.msg);
+	cr_assert_eq(store_test_prefix_reads(), reads + 1, "a touched journal is read back");
+	cr_assert_eq(b.offer.calls, 1, "and its checkpoint still holds");
+	cr_assert_str_eq(b.offer.body, "B3");
+	cr_assert_eq(b.seen.n, 0);
+	seen_free(&b.seen);
+	/* The chained digest resumed from the checkpoint is the one a full
+	 * read gives: the next update, after a touch, still adopts B4. */
+	cr_assert_eq(utimensat(AT_FDCWD, run_path("r", "journal.jsonl"), NULL, 0), 0);
+	cr_assert_eq(update(s, &b, "B5", &err), 0, "%s", err.msg);
+	cr_assert_eq(store_test_prefix_reads(), reads + 2);
+	cr_assert_str_eq(b.offer.body, "B4");
 	seen_free(&b.seen);
 	store_free(s);
 }
@@ -507,5 +542,124 @@ Test(io_checkpoint, a_torn_write_of_copied_pieces_stops_halfway)
 	free(after);
 	free(tmp);
 	free(journal);
+	store_free(s);
+}
+
+/* ---- the checkpoint kept in memory (store_keep_warm) ---- */
+
+/* A process that keeps warm adopts the checkpoint it wrote last from
+ * memory: with run.checkpoint gone it is still offered, exactly as written
+ * (body, log, run.json), and nothing is replayed. */
+Test(io_checkpoint, a_kept_checkpoint_is_adopted_from_memory)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	struct both b;
+
+	store_keep_warm(true);
+	cr_assert_eq(update(s, &b, "B3", &err), 0, "%s", err.msg);
+	cr_assert_str_eq(b.offer.body, "B2", "the first one is read from the files");
+	seen_free(&b.seen);
+	cr_assert_eq(unlink(run_path("r", "run.checkpoint")), 0);
+	for (int k = 4; k <= 5; k++) {
+		char body[16], want[16];
+
+		snprintf(body, sizeof(body), "B%d", k);
+		snprintf(want, sizeof(want), "B%d", k - 1);
+		cr_assert_eq(update(s, &b, body, &err), 0, "%s", err.msg);
+		cr_assert_eq(b.offer.calls, 1, "kept in memory");
+		cr_assert_str_eq(b.offer.body, want);
+		cr_assert_eq(b.offer.sequence, k);
+		cr_assert_str_eq(b.offer.log, k == 4 ? "L1;L2;L3;" : "L1;L2;L3;L4;");
+		cr_assert_eq(b.seen.n, 0);
+		seen_free(&b.seen);
+		if (k == 4)
+			cr_assert_eq(unlink(run_path("r", "run.checkpoint")), 0);
+	}
+	/* Not kept: the same deletion means a full replay. */
+	store_keep_warm(false);
+	cr_assert_eq(unlink(run_path("r", "run.checkpoint")), 0);
+	cr_assert_eq(update(s, &b, "B6", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 0);
+	cr_assert_eq(b.seen.n, 6);
+	seen_free(&b.seen);
+	store_free(s);
+}
+
+/* Another process that mutates the Run meanwhile (here a child, as the
+ * CLI beside slipway mcp) appends to the journal and writes its own
+ * checkpoint: the kept one is stale and dropped, and the next update
+ * adopts the other process's, checked on disk. */
+Test(io_checkpoint, a_kept_checkpoint_gives_way_to_another_process)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	struct both b;
+	pid_t pid;
+	int status;
+
+	store_keep_warm(true);
+	cr_assert_eq(update(s, &b, "B3", &err), 0, "%s", err.msg);
+	seen_free(&b.seen);
+	if ((pid = fork()) == 0) {
+		struct store *o = open_store(true);
+		struct both c;
+
+		store_keep_warm(false);
+		_exit(update(o, &c, "B4", &err) == 0 && c.offer.calls == 1 &&
+		      strcmp(c.offer.body, "B3") == 0 ? 0 : 1);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_eq(WEXITSTATUS(status), 0);
+	cr_assert_eq(update(s, &b, "B5", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 1);
+	cr_assert_str_eq(b.offer.body, "B4", "the other process's checkpoint, not the kept one");
+	cr_assert_str_eq(b.offer.log, "L1;L2;L3;L4;");
+	cr_assert_eq(b.seen.n, 0);
+	seen_free(&b.seen);
+	/* And that one is kept in turn. */
+	cr_assert_eq(unlink(run_path("r", "run.checkpoint")), 0);
+	cr_assert_eq(update(s, &b, "B6", &err), 0, "%s", err.msg);
+	cr_assert_str_eq(b.offer.body, "B5");
+	seen_free(&b.seen);
+	store_keep_warm(false);
+	store_free(s);
+}
+
+/* A journal, log or run.json that is no longer the very file the kept
+ * checkpoint names (here each replaced by a copy of the same bytes) is
+ * never taken on trust: the kept checkpoint is dropped and the files are
+ * read and checked as usual. */
+Test(io_checkpoint, a_kept_checkpoint_is_dropped_when_a_file_is_replaced)
+{
+	static const char *const leaf[] = { "journal.jsonl", "run.checkpoint-log", "run.json" };
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	struct both b;
+
+	store_keep_warm(true);
+	cr_assert_eq(update(s, &b, "B3", &err), 0, "%s", err.msg);
+	seen_free(&b.seen);
+	for (int i = 0; i < 3; i++) {
+		char body[16], *path = run_path("r", leaf[i]), *bytes, tmp[4200];
+		size_t len = 0;
+		FILE *f;
+
+		/* Kept (no file read): run.checkpoint says "gone". */
+		cr_assert_eq(unlink(run_path("r", "run.checkpoint")), 0);
+		bytes = slurp(path, &len);
+		snprintf(tmp, sizeof(tmp), "%s.copy", path);
+		cr_assert_not_null(f = fopen(tmp, "wb"));
+		cr_assert_eq(fwrite(bytes, 1, len, f), len);
+		fclose(f);
+		free(bytes);
+		cr_assert_eq(rename(tmp, path), 0);
+		snprintf(body, sizeof(body), "B%d", 4 + i);
+		cr_assert_eq(update(s, &b, body, &err), 0, "%s", err.msg);
+		cr_assert_eq(b.offer.calls, 0, "%s replaced: nothing kept is offered", leaf[i]);
+		cr_assert_eq(b.seen.n, 4 + i, "a full replay");
+		seen_free(&b.seen);
+	}
+	store_keep_warm(false);
 	store_free(s);
 }

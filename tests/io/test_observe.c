@@ -578,6 +578,39 @@ Test(observe, fast_scan_matches_git_on_names_sorting_around_the_slash)
 	sw_free(dir);
 }
 
+/* Each tracked directory is visited once, opened by its path without
+ * following symlinks, and the entries no visit reaches are deleted: a
+ * directory removed, turned into a file or into a symlink to a sibling
+ * holding the very same names must all read as git reads them, on one
+ * thread and on several (over 1,024 files, nested as real projects are). */
+Test(observe, fast_scan_matches_git_when_tracked_directories_go_away)
+{
+	char *dir = fx_tmpdir();
+
+	fx_sh(dir, "git init -q . && for g in 0 1 2 3 4 5; do for d in 0 1 2 3 4 5 6 7 8; do "
+		   "mkdir -p src/g$g/d$d; for f in $(seq 0 19); do echo $g $d $f > src/g$g/d$d/f$f.c; "
+		   "done; done; done && echo top > README && git add -A && git commit -q -m init && "
+		   "rm -r src/g0/d1 && rm -r src/g1/d2 && echo file > src/g1/d2 && "
+		   "rm -r src/g2/d3 && ln -s d4 src/g2/d3 && rm -r src/g3 && ln -s g4 src/g3 && "
+		   "mkdir -p src/g5/d0/new/deeper && echo n > src/g5/d0/new/deeper/n.c && "
+		   "echo m >> src/g4/d8/f19.c && echo u > src/g4/u.c");
+	assert_engines_agree(dir);
+	/* The same without openat2, on one thread and on several. */
+	for (int threads = 1; threads <= 4; threads += 3) {
+		struct vcs_observe_opts walk = { .no_openat2 = 1, .threads = threads };
+		struct vcs_observation a, b;
+
+		observe(&a, dir, NULL);
+		observe(&b, dir, &walk);
+		assert_status_bytes_match_git(&b, dir);
+		cr_assert_str_eq(a.snapshot_hash, b.snapshot_hash);
+		vcs_observation_release(&a);
+		vcs_observation_release(&b);
+	}
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
 Test(observe, fast_scan_lists_a_nested_repository_as_a_directory)
 {
 	char *dir = repo_with_commit();
@@ -964,6 +997,137 @@ Test(observe, fallback_cases_match_git_byte_for_byte)
 		   "git mv old.txt renamed.txt && echo n > n.txt && git add -N n.txt && "
 		   "rm d.txt && ln -s a.txt d.txt");
 	assert_engines_agree(dir);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+/* Observed with what the previous observation kept (vcs_keep_warm), then
+ * checked against git: the dirty paths and both fingerprints.  `hit` says
+ * which of the kept handle, index and deltas this observation reused (1),
+ * or must not have (0), or either (-1). */
+static void warm_step(const char *dir, int h0, int h1, int h2, const char *what)
+{
+	unsigned before[4], after[4];
+	int want[3] = { h0, h1, h2 };
+
+	vcs_test_counts(before);
+	assert_observed_as_git(dir);
+	vcs_test_counts(after);
+	for (int k = 0; k < 3; k++)
+		if (want[k] >= 0)
+			cr_assert_eq(after[k] - before[k], (unsigned)want[k], "%s: reuse %d", what, k);
+}
+
+/* What is kept between observations is reused only while it is current:
+ * the index while its file is unchanged, the head-to-index deltas while
+ * HEAD's tree, that index and the rename setting are; each step is checked
+ * against git. */
+Test(observe, kept_handle_index_and_diff_follow_every_change)
+{
+	char *dir = repo_with_commit();
+
+	vcs_keep_warm(1);
+	fx_sh(dir, "echo x >> a.txt && git add a.txt");
+	warm_step(dir, 0, 0, 0, "first");
+	warm_step(dir, 1, 1, 1, "nothing changed");
+	fx_sh(dir, "echo y >> b.txt");
+	warm_step(dir, 1, 1, 1, "a worktree edit");
+	fx_sh(dir, "git add b.txt");
+	warm_step(dir, 1, 0, 0, "the index rewritten");
+	fx_sh(dir, "git commit -q -m two && echo z >> src/c.txt && git add src/c.txt");
+	warm_step(dir, 1, 0, 0, "a commit and a staged edit");
+	warm_step(dir, 1, 1, 1, "again");
+	fx_sh(dir, "git reset -q --soft HEAD~1");
+	warm_step(dir, 1, 1, 0, "HEAD moved, the index file kept");
+	warm_step(dir, 1, 1, 1, "again");
+	fx_sh(dir, "git mv old.txt renamed.txt");
+	warm_step(dir, 1, 0, 0, "a staged rename");
+	fx_sh(dir, "git config status.renames false");
+	warm_step(dir, 1, 1, 0, "renames turned off");
+	/* Another repository at the same path: the kept handle still reads
+	 * what is there now. */
+	fx_sh(dir, "rm -rf .git && git init -q . && git add a.txt && git commit -q -m other && "
+		   "echo n > new.txt && git add new.txt");
+	warm_step(dir, 1, 0, 0, "a new repository");
+	warm_step(dir, 1, 1, 1, "again");
+	vcs_keep_warm(0);
+	warm_step(dir, 0, 0, 0, "kept no more");
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+/* libgit2's engine changes the skip-worktree bits of the index it loaded
+ * (unskip_present_files): a kept handle reads its index again every time,
+ * so each observation starts from the file, not from the last one's edits. */
+Test(observe, a_kept_handle_reads_its_index_again_in_a_sparse_checkout)
+{
+	char *dir = fx_tmpdir();
+
+	vcs_keep_warm(1);
+	fx_sh(dir, SPARSE_REPO "git sparse-checkout set --cone a");
+	warm_step(dir, 0, -1, -1, "sparse");
+	fx_sh(dir, SPARSE_RETURN);
+	warm_step(dir, 1, -1, -1, "files back");
+	fx_sh(dir, "rm -r b && git config sparse.expectFilesOutsideOfPatterns true");
+	warm_step(dir, 1, -1, -1, "gone again");
+	fx_sh(dir, SPARSE_RETURN);
+	warm_step(dir, 1, -1, -1, "and back");
+	vcs_keep_warm(0);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
+/* Observed on one thread and on several, checked against git's bytes;
+ * `from_tree` says whether the head-to-index side must have come from the
+ * cache tree (1) or from libgit2's diff (0). */
+static void assert_staged_as_git(const char *dir, int from_tree, const char *what)
+{
+	unsigned before[4], after[4];
+
+	vcs_test_counts(before);
+	assert_engines_agree(dir);
+	vcs_test_counts(after);
+	if (from_tree)
+		cr_assert_geq(after[3] - before[3], 1, "%s: from the cache tree", what);
+	else
+		cr_assert_eq(after[3], before[3], "%s: from libgit2's diff", what);
+}
+
+/* The head-to-index side from the cache tree: only the directories whose
+ * cache-tree entry is invalid or differs from HEAD are compared, in git's
+ * order of names; with both an addition and a deletion (renames on) it is
+ * libgit2's diff, which pairs renames. */
+Test(observe, staged_changes_from_the_cache_tree_match_git)
+{
+	char *dir = fx_tmpdir();
+
+	fx_sh(dir, "git init -q . && for g in 0 1 2; do for d in 0 1 2 3; do mkdir -p src/g$g/d$d; "
+		   "for f in 0 1 2 3 4; do echo $g $d $f > src/g$g/d$d/f$f.c; done; done; done && "
+		   "mkdir -p a/b && echo 1 > a/b.c && echo 2 > a/b/c && echo 3 > a.c && echo 4 > a-b && "
+		   "echo top > README && git add -A && git commit -q -m init && "
+		   "echo staged >> src/g1/d2/f3.c && git add src/g1/d2/f3.c");
+	assert_staged_as_git(dir, 1, "one staged edit");
+	fx_sh(dir, "chmod +x src/g2/d0/f0.c && ln -sf f1.c src/g0/d3/f4.c && echo w >> a/b/c && "
+		   "git add src/g2/d0/f0.c src/g0/d3/f4.c a/b/c && echo unstaged >> README");
+	assert_staged_as_git(dir, 1, "an exec bit, a type change, a nested edit");
+	fx_sh(dir, "mkdir -p src/g3/d0 && echo n > src/g3/d0/n.c && echo m > a/b0 && git add src a");
+	assert_staged_as_git(dir, 1, "additions only");
+	fx_sh(dir, "git commit -q -m two && git rm -q src/g0/d1/f2.c && git rm -q -r src/g2/d3 a/b");
+	assert_staged_as_git(dir, 1, "deletions only");
+	fx_sh(dir, "echo file > a/b && git add a/b");
+	assert_staged_as_git(dir, 0, "a deletion and an addition: libgit2 pairs renames");
+	fx_sh(dir, "git config status.renames false");
+	assert_staged_as_git(dir, 1, "the same without renames");
+	fx_sh(dir, "git rm -q --cached src/g1/d1/f1.c && mkdir -p x && git mv src/g1/d1/f0.c x/");
+	assert_staged_as_git(dir, 1, "a removal from the index and a move, no renames");
+	/* Names on both sides of "x/" in git's order ('-' '.' '/' '0'),
+	 * added and removed next to the directory. */
+	fx_sh(dir, "git commit -q -m three && mkdir -p y/z && echo 1 > y.c && echo 2 > y/z/w && "
+		   "echo 3 > y-1 && echo 4 > y0 && git add -A && git commit -q -m four && "
+		   "echo 5 > y/z0 && echo 6 > y.b && echo 7 > y-0 && echo 8 > y/z.c && git add -A");
+	assert_staged_as_git(dir, 1, "additions beside a directory");
+	fx_sh(dir, "git commit -q -m five && git rm -q y.c y-1 y/z/w y0");
+	assert_staged_as_git(dir, 1, "deletions beside a directory");
 	fx_rmrf(dir);
 	sw_free(dir);
 }

@@ -129,7 +129,7 @@ Test(io_summary, written_by_create_and_update_with_every_material)
 
 	cr_assert_eq(lstat(run_path("r", "run.summary"), &st), 0);
 	cr_assert(S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600);
-	cr_assert(strncmp(file, "slipway-summary/1 ", 18) == 0, "%s", file);
+	cr_assert(strncmp(file, "slipway-summary/2 ", 18) == 0, "%s", file);
 	nl = strchr(file, '\n');
 	cr_assert_not_null(nl);
 	/* Both materials are listed, the one created with the Run first. */
@@ -227,7 +227,7 @@ Test(io_summary, damaged_or_hostile_summaries_are_not_offered)
 	good[len - 1] = '2';
 	write_file(sum, good);
 	cr_assert_null(offered(s, "r"), "body changed without its digest");
-	write_file(sum, "slipway-summary/1 garbage\n");
+	write_file(sum, "slipway-summary/2 garbage\n");
 	cr_assert_null(offered(s, "r"), "garbage");
 	write_file(sum, "");
 	cr_assert_null(offered(s, "r"), "empty");
