@@ -18,7 +18,7 @@ install: build/slipway $(MAN_PAGES) $(COMPLETIONS)
 	$(INSTALL_PROGRAM) build/slipway $(DESTDIR)$(BINDIR)/slipway
 	$(INSTALL_DATA) $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
 	$(foreach d,$(DOC_DIRS),$(INSTALL) -d $(DESTDIR)$(DOCDIR)/$(d) && \
-		$(INSTALL_DATA) $(filter docs/$(d)/%,$(filter-out docs/$(d)/%/%,$(DOC_TREE))) \
+		$(INSTALL_DATA) $(filter $(addprefix docs/$(d)/,$(notdir $(DOC_TREE))),$(DOC_TREE)) \
 		$(DESTDIR)$(DOCDIR)/$(d)/ &&) true
 	$(if $(SCHEMA_FILES),$(INSTALL_DATA) $(SCHEMA_FILES) $(DESTDIR)$(SCHEMADIR)/)
 	$(if $(MAN_PAGES),$(INSTALL) -d $(DESTDIR)$(MANDIR)/man1 && \

@@ -1,5 +1,5 @@
 """The user-facing docs say what the binary does: the README links the
-guide and the state diagram, its synopsis names every flag of every
+documentation and the state diagram, its synopsis names every flag of every
 command, and the diagram draws one edge per pair of states, none out of
 `ended` and only `start` out of `new`."""
 
@@ -17,9 +17,9 @@ def read(*parts):
         return f.read()
 
 
-def test_readme_links_the_guide_and_the_diagram():
+def test_readme_links_the_docs_and_the_diagram():
     readme = read("README.md")
-    for target in ("docs/guide.md", "docs/diagrams/run-states.svg", "LICENSE", "CHANGELOG.md", "schemas"):
+    for target in ("docs/en/index.md", "docs/diagrams/run-states.svg", "LICENSE", "CHANGELOG.md", "schemas"):
         assert "](%s)" % target in readme, target
         assert os.path.exists(os.path.join(ROOT, target)), target
     assert readme.count("\n    make deps ") == 2, "exactly two set-up commands"
@@ -53,6 +53,6 @@ def test_diagram_has_one_edge_per_pair_and_no_impossible_edge():
 
 
 if __name__ == "__main__":
-    main([test_readme_links_the_guide_and_the_diagram,
+    main([test_readme_links_the_docs_and_the_diagram,
           test_readme_synopsis_names_every_flag,
           test_diagram_has_one_edge_per_pair_and_no_impossible_edge])

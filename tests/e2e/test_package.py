@@ -99,6 +99,7 @@ def test_install_and_uninstall_honour_destdir_and_prefix():
     res = make("install", "DESTDIR=" + dest, "PREFIX=/usr")
     assert res.returncode == 0, res.stdout + res.stderr
     want = ["usr/bin/slipway", "usr/share/doc/slipway/LICENSE", "usr/share/doc/slipway/README.md",
+            "usr/share/doc/slipway/en/index.md", "usr/share/doc/slipway/en/guides/first-run.md",
             "usr/share/slipway/schemas/machine-protocol.schema.json",
             "usr/share/slipway/schemas/source-envelope.schema.json",
             "usr/share/man/man1/slipway.1", "usr/share/man/man1/slipway-protocol.1",
