@@ -70,14 +70,16 @@ $(MCP_SDK_STAMP): tests/mcp/package-lock.json tests/mcp/package.json
 
 # `make deps X Y`: this make only installs; a second make, started after
 # `deps` has finished, builds X Y and so reads pkg-config once the packages
-# are there.  Under -j the two never overlap.
+# are there.  Under -j the two never overlap.  Without a -j of its own, the
+# second make runs one job per CPU (the README's two commands have none).
 DEPS_THEN := $(filter-out deps,$(MAKECMDGOALS))
+DEPS_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
 ifneq ($(and $(filter deps,$(MAKECMDGOALS)),$(DEPS_THEN)),)
 .PHONY: deps deps-then $(DEPS_THEN)
 $(DEPS_THEN): deps-then
 	@:
 deps-then: deps
-	@$(MAKE) --no-print-directory $(DEPS_THEN)
+	@$(MAKE) --no-print-directory $(DEPS_JOBS) $(DEPS_THEN)
 else
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
@@ -241,11 +243,24 @@ unit: $(TEST_BINS)
 		sh tests/step.sh $$t $$t --jobs 2 --short-filename; \
 	done
 
+# The e2e files that run make in this tree run one after another in one
+# lane; every other file works only in its own scratch repositories, and
+# E2E_JOBS of them (one per CPU) run at once beside that short lane, the
+# longest files first so that the CPUs finish together.  Each file still
+# prints its one line when it ends.
+E2E_IN_TREE = $(addprefix tests/e2e/,test_build_checks.py test_layers.py test_manpages.py \
+	test_next_schema.py test_package.py test_record_check.py test_source_schema.py)
+E2E_LONG = $(addprefix tests/e2e/,test_journal_fields.py test_wire_system_edges.py \
+	test_host_texts.py test_adapters.py test_issue_path.py)
+E2E_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 e2e: build/san/slipway man $(MCP_SDK_STAMP)
-	@set -e; for t in $(E2E_TESTS); do \
-		SLIPWAY_BIN=$(CURDIR)/build/san/slipway $(TEST_ENV) \
-		sh tests/step.sh $$t $(PYTHON) $$t; \
-	done
+	@export SLIPWAY_BIN=$(CURDIR)/build/san/slipway $(TEST_ENV); \
+	{ for t in $(filter $(E2E_IN_TREE),$(E2E_TESTS)); do \
+		sh tests/step.sh $$t $(PYTHON) $$t || exit 1; done; } & lane=$$!; \
+	printf '%s\n' $(filter $(E2E_LONG),$(E2E_TESTS)) $(filter-out $(E2E_IN_TREE) $(E2E_LONG),$(E2E_TESTS)) | \
+		xargs -P $(E2E_JOBS) -I{} sh tests/step.sh {} $(PYTHON) {}; rc=$$?; \
+	wait $$lane || rc=1; exit $$rc
 
 # PURE_EXTRA_OBJS lets the self-test add a stray object and watch this fail.
 check-purity: $(PURE_OBJS)
