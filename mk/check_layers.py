@@ -136,14 +136,17 @@ def check_source(path, text, hosts, bad):
 
 def circles(objs, as_path, bad):
     defs, uses = {}, {}
-    for o in objs:
-        out = subprocess.run(["nm", o], capture_output=True, text=True, check=True).stdout
-        for line in out.splitlines():
-            p = line.split()
-            if len(p) == 3 and p[1] in "TDRBC":
-                defs[p[2]] = o
-            elif len(p) == 2 and p[0] == "U":
-                uses.setdefault(o, set()).add(p[1])
+    # One nm for every object (-A names the object on each line, before
+    # the last colon: neither an address nor a C symbol holds one).
+    out = subprocess.run(["nm", "-A"] + list(objs), capture_output=True, text=True,
+                         check=True).stdout if objs else ""
+    for line in out.splitlines():
+        cut = line.rfind(":")
+        o, p = line[:cut], line[cut + 1:].split()
+        if len(p) == 3 and p[1] in "TDRBC":
+            defs[p[2]] = o
+        elif len(p) == 2 and p[0] == "U":
+            uses.setdefault(o, set()).add(p[1])
     for o in objs:
         rel = as_path.get(o) or (o.split("build/rel/", 1)[1] if "build/rel/" in o else None)
         room = room_of(rel) if rel else None
