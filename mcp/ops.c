@@ -148,11 +148,24 @@ static int dispatch(const struct mcp_op_request *r, struct svc_result *out)
 		return svc_op_stop(&q, out);
 	}
 	case TBL_MCPTOOL_STATUS: {
+		/* The text forms answer with the text the CLI prints. */
 		struct svc_status_request q = {
 			.root = root, .run_id = r->run_id,
 			.section = r->section, .section_given = r->section != NULL,
+			.candidate = r->from_candidate, .markdown = r->markdown,
+			.human = r->from_candidate || r->markdown,
 		};
-		return svc_op_status(&q, NULL, out);
+		struct svc_status_found found = { 0 };
+		int rc = svc_op_status(&q, &found, out);
+
+		if (rc == 0 && found.report && out->document_len == 0) {
+			sw_free(out->document);
+			out->document = found.report;
+			out->document_len = strlen(found.report);
+			found.report = NULL;
+		}
+		svc_status_found_release(&found);
+		return rc;
 	}
 	case TBL_MCPTOOL_MATERIAL: {
 		struct svc_material_request q = {

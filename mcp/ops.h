@@ -45,6 +45,8 @@ struct mcp_op_request {
 	int refresh;			/* install */
 	const char *tool;		/* install: the --tool value */
 	const char *surface;		/* install */
+	int markdown;			/* status: the report as Markdown text */
+	int from_candidate;		/* status: a section of the source candidate, as text */
 	const struct adapter_text *texts;	/* install, list, doctor: the
 						 * capability texts of this build */
 };

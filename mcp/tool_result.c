@@ -15,13 +15,18 @@ int mcp_answer_of(struct mcp_answer *a, const struct mcp_op_request *req)
 
 	a->exit_status = res.exit_status;
 	a->doc = NULL;
-	if (rc == 0 && res.document_len > 0)
+	/* The text forms of status (Markdown report, a candidate's section)
+	 * answer with text alone; every other success is a JSON document. */
+	int text_form = req->op == TBL_MCPTOOL_STATUS && (req->markdown || req->from_candidate) &&
+			a->exit_status == 0 && rc == 0 && res.document_len > 0;
+
+	if (rc == 0 && res.document_len > 0 && !text_form)
 		a->doc = json_loadb(res.document, res.document_len, JSON_REJECT_DUPLICATES, NULL);
-	if (a->doc == NULL && a->exit_status == 0)
+	if (a->doc == NULL && a->exit_status == 0 && !text_form)
 		a->exit_status = 1;
 	if (rc < 0)
 		a->text = sw_strdup("slipway could not carry out the operation");
-	else if (a->doc == NULL)
+	else if (a->doc == NULL && !text_form)
 		a->text = sw_asprintf("slipway failed with exit status %d and no JSON document%s%s",
 				      res.exit_status, res.diagnostics && *res.diagnostics ? ": " : "",
 				      res.diagnostics ? res.diagnostics : "");

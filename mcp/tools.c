@@ -48,6 +48,8 @@ static const char *const arg_description[TBL_MCPARG__COUNT] = {
 	[TBL_MCPARG_REFRESH] = "rewrite the files slipway installed (--refresh)",
 	[TBL_MCPARG_TOOL] = "hosts, comma-separated, or all (--tool); default the detected ones",
 	[TBL_MCPARG_SURFACE] = "kiro's surface (--surface)",
+	[TBL_MCPARG_MARKDOWN] = "with run_id alone: the Run's report for a person, as Markdown text (--markdown)",
+	[TBL_MCPARG_FROM_CANDIDATE] = "with run_id and section: that section of the waiting source candidate, as text (--candidate)",
 };
 
 /* The values of an argument that takes one of a few words, or NULL. */
@@ -399,6 +401,8 @@ static int decode_arg(struct mcp_op_request *r, struct owned *own, const struct 
 	case TBL_MCPARG_REFRESH: r->refresh = json_is_true(v); break;
 	case TBL_MCPARG_TOOL: r->tool = s; break;
 	case TBL_MCPARG_SURFACE: r->surface = s; break;
+	case TBL_MCPARG_MARKDOWN: r->markdown = json_is_true(v); break;
+	case TBL_MCPARG_FROM_CANDIDATE: r->from_candidate = json_is_true(v); break;
 	case TBL_MCPARG_INVALID:
 	case TBL_MCPARG_JSON:
 	case TBL_MCPARG__COUNT:

@@ -37,17 +37,24 @@ static enum tbl_mcptool find_tool(const json_t *argv, size_t *used)
 	return TBL_MCPTOOL_INVALID;
 }
 
-/* The argument row whose value flag, switch, file or stdin flag is `flag`. */
-static enum tbl_mcparg find_arg(const char *flag, int *is_file, int *is_stdin)
+/* The argument row of tool `t` whose value flag, switch, file or stdin
+ * flag is `flag` (one flag may stand for an argument of each of two
+ * tools, as --candidate does for resume and status), else the first row
+ * with that flag. */
+static enum tbl_mcparg find_arg(const char *flag, int *is_file, int *is_stdin, enum tbl_mcptool t)
 {
-	for (int a = TBL_MCPARG_INVALID + 1; a < TBL_MCPARG__COUNT; a++) {
-		const struct tbl_mcparg_row *r = &tbl_mcpargs[a];
+	for (int pass = 0; pass < 2; pass++)
+		for (int a = TBL_MCPARG_INVALID + 1; a < TBL_MCPARG__COUNT; a++) {
+			const struct tbl_mcparg_row *r = &tbl_mcpargs[a];
 
-		*is_file = r->file_flag && strcmp(r->file_flag, flag) == 0;
-		*is_stdin = r->stdin_flag && strcmp(r->stdin_flag, flag) == 0;
-		if (*is_file || *is_stdin || (r->flag && strcmp(r->flag, flag) == 0))
-			return (enum tbl_mcparg)a;
-	}
+			if (pass == 0 && !(tbl_mcptools[t].accepts & ARG(a)))
+				continue;
+
+			*is_file = r->file_flag && strcmp(r->file_flag, flag) == 0;
+			*is_stdin = r->stdin_flag && strcmp(r->stdin_flag, flag) == 0;
+			if (*is_file || *is_stdin || (r->flag && strcmp(r->flag, flag) == 0))
+				return (enum tbl_mcparg)a;
+		}
 	return TBL_MCPARG_INVALID;
 }
 
@@ -77,7 +84,7 @@ static int read_argv(json_t *args, const char **stdin_arg, const json_t *argv, s
 				return -1;
 			continue;
 		}
-		if ((a = find_arg(w, &is_file, &is_stdin)) == TBL_MCPARG_INVALID)
+		if ((a = find_arg(w, &is_file, &is_stdin, t)) == TBL_MCPARG_INVALID)
 			return -1;
 		r = &tbl_mcpargs[a];
 		if (r->kind == TBL_MCPKIND_NONE)
@@ -128,7 +135,7 @@ static int read_inputs(json_t *inputs, const json_t *list, enum tbl_mcptool t)
 		const char *name = json_string_value(json_object_get(in, "name"));
 		const char *flag = json_string_value(json_object_get(in, "flag"));
 		int is_file, is_stdin;
-		enum tbl_mcparg a = flag ? find_arg(flag, &is_file, &is_stdin) : TBL_MCPARG_INVALID;
+		enum tbl_mcparg a = flag ? find_arg(flag, &is_file, &is_stdin, t) : TBL_MCPARG_INVALID;
 
 		if (name == NULL || a == TBL_MCPARG_INVALID || is_stdin ||
 		    tbl_mcpargs[a].kind == TBL_MCPKIND_NONE ||

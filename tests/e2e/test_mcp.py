@@ -177,7 +177,7 @@ def test_the_sdk_lists_every_tool_with_schemas_from_ours():
     assert props["resume"] == ["budget", "candidate", "run_id", "source", "source_choice",
                                "use_pinned_source"]
     assert props["material"] == ["action_id", "run_id", "section"]
-    assert props["status"] == ["root", "run_id", "section"]
+    assert props["status"] == ["from_candidate", "markdown", "root", "run_id", "section"]
     assert props["install"] == ["refresh", "surface", "tool"] and props["doctor"] == props["list"] == []
     # The Outcome and the envelope validate exactly as our schema says; the
     # descriptions added to the destructive request validate nothing.
@@ -342,6 +342,37 @@ def test_an_issue_backed_run_reads_materials_and_resolves_a_source_candidate():
     s.state("stop", run_id=rid)
     st = s.state("resume", run_id=rid, source=FIXTURE)
     assert st["resume_operation"] == "source_refreshed", st
+    s.close()
+
+
+def test_status_answers_the_markdown_report_and_a_candidate_section_as_the_cli_text():
+    import test_issue_backed as ib
+    repo = scratch_repo()
+    doc = ib.start(repo)
+    rid = doc["run_id"]
+    assert run("stop", rid, cwd=repo).code == 0
+    env = ib.amended(ib.fixture(), "requirements", "# Requirements\n\nAMENDED requirement text.\n",
+                     parent=doc["pinned_source"]["requirements_revision"])
+    assert ib.refresh(repo, rid, env).code == 0
+    s = Session(repo)
+
+    def text_of(**arguments):
+        res = s.ok(op="call", name="status", arguments=arguments)
+        assert not res["isError"] and "structuredContent" not in res, res
+        assert [c["type"] for c in res["content"]] == ["text"], res
+        return res["content"][0]["text"]
+    cli = cli_text(run("status", rid, "--section", "requirements", "--candidate", cwd=repo))
+    out = text_of(run_id=rid, section="requirements", from_candidate=True)
+    assert "AMENDED requirement text." in out and out.rstrip("\n") == cli, (out, cli)
+    cli = cli_text(run("status", rid, "--markdown", cwd=repo))
+    out = text_of(run_id=rid, markdown=True)
+    assert out.startswith("#") and out.rstrip("\n") == cli, (out[:200], cli[:200])
+    # The text forms keep the CLI's refusals, as cliError documents.
+    for args, code in ((dict(run_id=rid, from_candidate=True), "invalid_usage"),
+                       (dict(markdown=True), "run_id_required"),
+                       (dict(run_id=rid, section="requirements", markdown=True), "invalid_usage")):
+        doc, _, is_error = s.call("status", **args)
+        assert is_error and doc["code"] == code, (args, doc)
     s.close()
 
 
@@ -721,6 +752,7 @@ if __name__ == "__main__":
           test_every_variant_maps_to_a_tool_the_texts_name_alike,
           test_a_whole_run_over_mcp_through_every_pause_kind,
           test_an_issue_backed_run_reads_materials_and_resolves_a_source_candidate,
+          test_status_answers_the_markdown_report_and_a_candidate_section_as_the_cli_text,
           test_failures_are_the_cli_error_documents_and_change_nothing,
           test_initialize_negotiates_the_protocol_version,
           test_malformed_input_gets_json_rpc_errors_and_the_server_keeps_serving,
