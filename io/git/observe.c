@@ -2043,6 +2043,33 @@ static int hd_add(struct hdbuild *b, git_delta_t status, const char *path, unsig
 	return 0;
 }
 
+static int hd_deleted_tree(struct hdbuild *b, const git_tree *t, char *prefix, size_t plen);
+
+/* HEAD's entry `te`, whose name (nl bytes) is already at prefix + plen, is
+ * deleted: a file is one delta, a tree every file below it.  prefix is
+ * cut back to plen. */
+static int hd_deleted_entry(struct hdbuild *b, const git_tree_entry *te, char *prefix,
+			    size_t plen, size_t nl)
+{
+	int rc;
+
+	if (git_tree_entry_type(te) == GIT_OBJECT_TREE) {
+		git_tree *sub = NULL;
+
+		if (git_tree_lookup(&sub, b->repo, git_tree_entry_id(te)) < 0)
+			return -1;
+		prefix[plen + nl] = '/';
+		prefix[plen + nl + 1] = '\0';
+		rc = hd_deleted_tree(b, sub, prefix, plen + nl + 1);
+		git_tree_free(sub);
+	} else {
+		rc = hd_add(b, GIT_DELTA_DELETED, prefix, git_tree_entry_filemode(te),
+			    git_tree_entry_id(te));
+	}
+	prefix[plen] = '\0';
+	return rc;
+}
+
 /* Every file of HEAD's tree `t` (path prefix[0..plen)) is deleted. */
 static int hd_deleted_tree(struct hdbuild *b, const git_tree *t, char *prefix, size_t plen)
 {
@@ -2056,20 +2083,8 @@ static int hd_deleted_tree(struct hdbuild *b, const git_tree *t, char *prefix, s
 		if (plen + nl + 2 >= PATH_MAX)
 			return -1;
 		memcpy(prefix + plen, name, nl + 1);
-		if (git_tree_entry_type(te) == GIT_OBJECT_TREE) {
-			git_tree *sub = NULL;
-
-			if (git_tree_lookup(&sub, b->repo, git_tree_entry_id(te)) < 0)
-				return -1;
-			prefix[plen + nl] = '/';
-			rc = hd_deleted_tree(b, sub, prefix, plen + nl + 1);
-			git_tree_free(sub);
-		} else {
-			rc = hd_add(b, GIT_DELTA_DELETED, prefix, git_tree_entry_filemode(te),
-				    git_tree_entry_id(te));
-		}
+		rc = hd_deleted_entry(b, te, prefix, plen, nl);
 	}
-	prefix[plen] = '\0';
 	return rc;
 }
 
@@ -2132,20 +2147,7 @@ static int hd_dir(struct hdbuild *b, const struct ctree *ct, const struct ctnode
 		c = te == NULL ? 1 : cname == NULL ? -1 : name_cmp(tn, tl, td, cname, cl, cd);
 		if (c < 0) {			/* only in HEAD */
 			memcpy(prefix + plen, tn, tl + 1);
-			if (td) {
-				git_tree *sub = NULL;
-
-				if (git_tree_lookup(&sub, b->repo, git_tree_entry_id(te)) < 0)
-					return -1;
-				prefix[plen + tl] = '/';
-				prefix[plen + tl + 1] = '\0';
-				rc = hd_deleted_tree(b, sub, prefix, plen + tl + 1);
-				git_tree_free(sub);
-			} else {
-				rc = hd_add(b, GIT_DELTA_DELETED, prefix, git_tree_entry_filemode(te),
-					    git_tree_entry_id(te));
-			}
-			prefix[plen] = '\0';
+			rc = hd_deleted_entry(b, te, prefix, plen, tl);
 			ti++;
 		} else if (c > 0) {		/* only in the index */
 			for (size_t k = i; k < j && rc == 0; k++)
