@@ -29,6 +29,11 @@ void mcp_op_request_init(struct mcp_op_request *req)
 	memset(req, 0, sizeof(*req));
 }
 
+int mcp_op_text_form(const struct mcp_op_request *req)
+{
+	return req->op == TBL_MCPTOOL_STATUS && (req->markdown || req->from_candidate);
+}
+
 void mcp_op_result_release(struct mcp_op_result *res)
 {
 	if (res == NULL)
@@ -153,7 +158,7 @@ static int dispatch(const struct mcp_op_request *r, struct svc_result *out)
 			.root = root, .run_id = r->run_id,
 			.section = r->section, .section_given = r->section != NULL,
 			.candidate = r->from_candidate, .markdown = r->markdown,
-			.human = r->from_candidate || r->markdown,
+			.human = mcp_op_text_form(r),
 		};
 		struct svc_status_found found = { 0 };
 		int rc = svc_op_status(&q, &found, out);

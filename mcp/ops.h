@@ -63,6 +63,10 @@ struct mcp_op_result {
 
 void mcp_op_request_init(struct mcp_op_request *req);
 
+/* Whether `req` asks for one of the CLI's text forms (status --markdown or
+ * --candidate), which answer with text instead of a JSON document. */
+int mcp_op_text_form(const struct mcp_op_request *req);
+
 /* Carries out `req`.  Returns 0 with *res filled (whatever the operation's
  * own status), or -1 when the operation could not be started or its output
  * not captured (res->document then empty, exit_status 1).  res is always

@@ -17,8 +17,8 @@ int mcp_answer_of(struct mcp_answer *a, const struct mcp_op_request *req)
 	a->doc = NULL;
 	/* The text forms of status (Markdown report, a candidate's section)
 	 * answer with text alone; every other success is a JSON document. */
-	int text_form = req->op == TBL_MCPTOOL_STATUS && (req->markdown || req->from_candidate) &&
-			a->exit_status == 0 && rc == 0 && res.document_len > 0;
+	int text_form = mcp_op_text_form(req) && a->exit_status == 0 && rc == 0 &&
+			res.document_len > 0;
 
 	if (rc == 0 && res.document_len > 0 && !text_form)
 		a->doc = json_loadb(res.document, res.document_len, JSON_REJECT_DUPLICATES, NULL);
