@@ -98,8 +98,8 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 
 /* With `on`, later observations keep the repository handle, the parsed
  * index with its fingerprint and the head-to-index deltas, and reuse each
- * only while they can prove it current (io/git/observe.c "kept between
- * observations"); for a long-lived process such as slipway mcp.  Off
+ * only while they can prove it current (io/git/observe_warm.c); for a
+ * long-lived process such as slipway mcp.  Off
  * releases what is kept.  Not thread-safe: one observation at a time. */
 void vcs_keep_warm(int on);
 #ifdef SW_TESTING

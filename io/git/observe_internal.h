@@ -1,0 +1,290 @@
+/* Private to io/git/: what the files of the Git observation share (R2:
+ * `vcs__` names, the structures two of them fill or read).  Nothing outside
+ * io/git/ includes it; libgit2's types appear here, never in a public
+ * header. */
+
+#ifndef IO_GIT_OBSERVE_INTERNAL_H
+#define IO_GIT_OBSERVE_INTERNAL_H
+
+/* The files, one concern each; calls go one way, down this list (each file
+ * calls only files below it):
+ *   observe.c              vcs_observe: the observation put together
+ *   observe_warm.c         what is kept between observations (vcs_keep_warm)
+ *   observe_scan.c         the fast worktree scan and its threads
+ *   observe_submodule.c    gitlinks, as porcelain v2 reports them
+ *   observe_cachetree.c    head-to-index deltas from the cache tree
+ *   observe_record.c       status records and canonical status lines
+ *   observe_index.c        the index file, read directly
+ *   observe_path.c         one dirty path: opened, hashed within the budget
+ *   observe_json.c         gitObservation to and from JSON
+ *   observe_value.c        validation, comparison, copy, release
+ *   observe_fingerprint.c  index_fingerprint, path_fingerprint, snapshot_hash
+ * observe_json.c calls observe_value.c, which calls observe_fingerprint.c;
+ * observe_scan.c calls observe_cachetree.c, observe_record.c and
+ * observe_path.c; observe_submodule.c calls observe_record.c;
+ * observe_warm.c calls observe_index.c and observe_cachetree.c. */
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include <git2.h>
+
+#include "io/git/observe.h"
+#include "io/git/vcs.h"
+#include "io/util/digest.h"
+#include "io/util/err.h"
+
+/* ---- status records (observe_record.c) ---------------------------------- */
+
+/* One dirty-path record before merging: the path observation keys. */
+struct srec {
+	char *path;
+	const char *category;	/* static */
+	char state[16];
+	size_t seq;		/* canonical status order, for merging */
+};
+
+/* Where git's porcelain v2 prints a record: changed tracked entries, then
+ * unmerged ones, then untracked paths, each group by path. */
+enum line_group { LINE_TRACKED = 0, LINE_UNMERGED, LINE_UNTRACKED };
+
+/* One canonical status line (spec: "status_fingerprint"). */
+struct sline {
+	enum line_group group;
+	char *path;		/* borrowed from the line's text */
+	char *text;		/* whole record, NUL terminated, len bytes + NUL */
+	size_t len;
+};
+
+struct collect {
+	struct srec *recs;
+	size_t nrecs, caprecs;
+	struct sline *lines;
+	size_t nlines, caplines;
+	int rootfd;		/* the worktree root, for git's special cases */
+	int own_gitlinks;	/* gitlinks come from vcs__add_gitlinks, not libgit2 */
+};
+
+/* One tracked status entry in neutral form: produced from a libgit2 status
+ * entry or by the fast worktree scan. */
+struct tent {
+	const char *path;	/* the index path (destination of a rename) */
+	const char *orig;	/* rename origin, else NULL */
+	char x, y;		/* head-to-index and index-to-worktree letters */
+	unsigned similarity;
+	unsigned m_head, m_index, m_wt;
+	const git_oid *h_head, *h_index;	/* NULL: zero id */
+	const char *sub;	/* a gitlink's "S<C><M><U>", else NULL */
+};
+
+/* Frees the records and lines of `c` (not `c` itself). */
+void vcs__collect_release(struct collect *c);
+/* Records untracked `path` ("? path").  0 or SW_ENOMEM. */
+int vcs__add_untracked(struct collect *c, const char *path);
+/* Records tracked entry `t` (nothing when both letters are '.').  0 or
+ * SW_ENOMEM. */
+int vcs__add_tracked(struct collect *c, const struct tent *t);
+/* In a sparse checkout, clears in memory the skip-worktree bit of every
+ * entry present in the worktree, as git does (never written back). */
+void vcs__unskip_present_files(git_repository *repo, git_index *index, int rootfd);
+/* Records one libgit2 status entry.  0 or SW_ENOMEM. */
+int vcs__add_entry(struct collect *c, git_index *index, const git_status_entry *e);
+
+/* ---- submodules (observe_submodule.c) ------------------------------------ */
+
+/* 1 when the gitlinks are recorded by vcs__add_gitlinks rather than by
+ * libgit2's status. */
+int vcs__own_gitlinks(git_repository *repo, git_index *index, int unborn);
+/* Records every gitlink of HEAD or of the index (stage 0).  0 or
+ * SW_ENOMEM. */
+int vcs__add_gitlinks(struct collect *c, git_repository *repo, git_index *index, int unborn,
+		      int renames);
+
+/* ---- budget, clock and one path (observe_path.c) ------------------------- */
+
+struct budget {
+	int64_t remaining, limit, hashed, deadline;
+	vcs_clock_fn *clock;
+	void *clock_ctx;
+	int complete, byte_limit_exceeded, deadline_exceeded;
+};
+
+/* CLOCK_MONOTONIC in nanoseconds (the default vcs_clock_fn). */
+int64_t vcs__mono_ns(void *ctx);
+/* Opens directory `rel` below `rootfd` without following any symlink, with
+ * `flags` (O_RDONLY or O_PATH); openat2 first when `try2`.  The fd, or -1
+ * with errno set. */
+int vcs__open_below(int rootfd, const char *rel, int flags, int try2);
+/* Fills the observation fields of `p` (path/category/state already set),
+ * hashing within `b`. */
+void vcs__observe_path(struct vcs_path_obs *p, int rootfd, struct budget *b,
+		       int64_t full_max, unsigned char *buf, int try2);
+/* Replaces a path that is not UTF-8 by its lossy form.  0 or SW_ENOMEM. */
+int vcs__record_path(struct vcs_path_obs *p);
+
+/* ---- fingerprints (observe_fingerprint.c) -------------------------------- */
+
+/* Adds section `name` with the decimal form of `v`. */
+void vcs__section_i64(struct sw_sha256 *h, const char *name, int64_t v);
+/* Adds the sections of one path observation. */
+void vcs__hash_path_obs(struct sw_sha256 *h, const struct vcs_path_obs *p);
+/* What one retained detail costs against VCS_OBSERVE_DETAIL_BYTES. */
+int64_t vcs__detail_cost(const struct vcs_path_obs *p);
+/* path_fingerprint over the retained details of `o`.  SW_ENOMEM. */
+int vcs__path_fingerprint_of(const struct vcs_observation *o,
+			     char out[SW_DIGEST_LEN], struct sw_error *err);
+/* index_fingerprint of entries ents[0..n).  SW_ENOMEM. */
+int vcs__index_fingerprint(const git_index_entry *const *ents, size_t n,
+			   char out[SW_DIGEST_LEN], struct sw_error *err);
+
+/* ---- the index file, read directly (observe_index.c) --------------------- */
+
+/* The index as observe_index.c reads it (why, there). */
+struct rawindex {
+	const unsigned char *buf;	/* the mapping, or NULL */
+	size_t len;
+	git_index_entry *ents;
+	const git_index_entry **ptrs;
+	size_t n;
+	char *v4paths;
+	int tree_valid;		/* the TREE extension's root is valid */
+	git_oid tree;
+	const unsigned char *tree_ext;	/* the whole TREE extension, or NULL */
+	size_t tree_len;
+	int64_t mtime;		/* index file mtime, seconds */
+	struct stat st;		/* the file read */
+};
+
+/* Unmaps and frees, and zeroes *ri. */
+void vcs__rawindex_free(struct rawindex *ri);
+/* 0 on success (a missing file is an empty index), 1 when unsupported or
+ * malformed, SW_ENOMEM. */
+int vcs__rawindex_read(struct rawindex *ri, const char *path);
+/* 1 when the index file at `path` is still the one `ri` was read from. */
+int vcs__rawindex_current(const struct rawindex *ri, const char *path);
+
+/* ---- the head-to-index side (observe_cachetree.c, observe_scan.c) -------- */
+
+/* The head-to-index side as the scan consumes it: libgit2's deltas copied
+ * out of the diff, so that they can outlive it (and be kept warm). */
+struct hdelta {
+	git_delta_t status;
+	unsigned old_mode, similarity;
+	git_oid old_id;
+	char *old_path, *new_path;
+};
+
+struct hdiff {
+	struct hdelta *d;
+	size_t n;
+};
+
+/* One tracked directory of the worktree to visit: the index entries
+ * [lo, hi) lie below it. */
+struct dtask {
+	char *rel;		/* its path, "" for the root (sw_malloc'd) */
+	size_t rl, lo, hi;
+};
+
+struct scan {
+	git_repository *repo;
+	int rootfd;
+	size_t n;
+	const git_index_entry **ent;	/* borrowed */
+	char *y;		/* per entry: '.', 'M', 'D', 'T', or 'c' (check) */
+	unsigned *mwt;		/* per entry: worktree mode when y != '.' */
+	int64_t index_mtime;	/* seconds; entries not older are racy */
+	char **untracked;
+	size_t nunt, capunt;
+	int walk_rc;
+	pthread_mutex_t mu;	/* guards the tasks, untracked and walk_rc */
+	pthread_cond_t cv;	/* a task was pushed, or the last one ended */
+	struct dtask *tasks;	/* tracked directories waiting for a visit */
+	size_t ntasks, captasks;
+	size_t busy;		/* directories being visited */
+	int diff_taken;		/* the head-to-index diff has a thread */
+	pthread_mutex_t gitmu;	/* serialises every libgit2 call on `repo` */
+	/* While the diff holds `repo`, ignore lookups use a second handle on
+	 * the same repository (opened on first use, guarded by ignmu);
+	 * ign_shared sends them to `repo` instead. */
+	pthread_mutex_t ignmu;
+	git_repository *irepo;
+	int ign_shared, irepo_failed;
+	char *wd, *gd;		/* `repo`'s worktree and Git dir */
+	git_index *index;	/* libgit2's, for the diff (NULL: the repository's) */
+	int renames, unborn, need_diff, diff_rc;
+	int reload_index;	/* the repository's index may be stale: read it */
+	int openat2;		/* vcs__open_below may try openat2 */
+	const git_oid *tree_id;	/* HEAD's tree, NULL when unborn */
+	const unsigned char *tree_ext;	/* the index's TREE extension, or NULL */
+	size_t tree_len;
+	struct hdiff diff;	/* the head-to-index side, once computed */
+	char diff_err[256];
+};
+
+/* What the fast scan works from. */
+struct scan_in {
+	git_repository *repo;
+	git_index *index;		/* libgit2's, or NULL: the repository's */
+	const git_index_entry **ents;	/* the index entries, in index order */
+	size_t count;
+	int64_t index_mtime;		/* seconds */
+	int rootfd, renames, unborn, threads, openat2;
+	int reload_index;		/* a kept repository: its index may be stale */
+	const git_oid *tree_id;		/* HEAD's tree, NULL when unborn */
+	const unsigned char *tree_ext;	/* the index's TREE extension, or NULL */
+	size_t tree_len;
+	/* The head-to-index side: `known` when it is known already (the
+	 * index provably equals HEAD: no deltas), else computed with
+	 * libgit2 and, when `keep` is not NULL, copied there. */
+	const struct hdiff *known;
+	struct hdiff *keep;
+};
+
+/* Frees the deltas and empties *h. */
+void vcs__hdiff_release(struct hdiff *h);
+/* The head-to-index deltas of s's index against HEAD's tree from the cache
+ * tree, into s->diff: 0, 1 when libgit2's diff must decide, SW_ENOMEM.
+ * Called with s->gitmu held. */
+int vcs__cache_tree_diff(struct scan *s);
+#ifdef SW_TESTING
+extern unsigned vcs__test_ct_diffs;	/* head-to-index sides taken from the cache tree */
+#endif
+
+/* 1 when the fast scan computes what git status would for this repository. */
+int vcs__scan_eligible(git_config *cfg, const git_index_entry *const *ents, size_t count);
+/* Fills `c` from the fast scan.  1 when not eligible (the caller falls back
+ * to libgit2's status), 0, or a negative code. */
+int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_error *err);
+
+/* ---- kept between observations (observe_warm.c) -------------------------- */
+
+/* What observe_warm.c keeps (see there); observe.c reads and fills it. */
+struct warm {
+	int on;
+	char *wd, *gd, *cd;	/* the workspace `repo` was opened for */
+	git_repository *repo;
+	int ri_ok;		/* `ri` and `fp` hold a current-when-read index */
+	unsigned long ri_gen;	/* bumped whenever `ri` is read again */
+	struct rawindex ri;
+	char fp[SW_DIGEST_LEN];
+	int diff_ok;		/* `diff` is for diff_tree, diff_gen, diff_renames */
+	unsigned long diff_gen;
+	git_oid diff_tree;
+	int diff_renames, diff_unborn;
+	struct hdiff diff;
+	unsigned hits[3];	/* reuses of the handle, the index, the deltas */
+};
+
+extern struct warm vcs__warm;
+
+/* Frees everything kept (keeping stays as it is). */
+void vcs__warm_drop(void);
+/* The handle for workspace `ws`: the kept one (*kept = 1), else a new one,
+ * kept when keeping is on.  The caller frees it only when it is not
+ * vcs__warm.repo.  0 or a libgit2 error. */
+int vcs__repo_for(git_repository **out, const struct vcs_identity *ws, int *kept);
+
+#endif
