@@ -23,8 +23,14 @@ What fails, each offence on a line of its own:
     string outside io/store/: only the store touches the run directory;
   - a host id compared in a C condition: host differences are columns of
     the hosts table (io/adapters/adapter.c);
-  - a .c file of service/ or cli/ over MAX_LINES lines, or one whose first
-    line does not open the comment that says its job;
+  - a .c file anywhere in the tree over MAX_LINES lines (service/ and cli/:
+    MAX_LINES_FRONT), generated files (build/) aside;
+  - a .c file of fsm/, io/, service/, cli/ or mcp/ whose first line does not
+    open the comment that says what it owns, or a header there whose first
+    line after the include guard does not;
+  - a circle of rooms: a room that reaches, through the #include lines and
+    the calls between objects, a room that reaches it back (fsm/ and tables/
+    included: tables/ holds the types, fsm/ the interpreter, one way);
   - an object of io/, service/ or mcp/ that exports a symbol without its
     room's prefix (R2: PREFIXES below).
 
@@ -45,8 +51,9 @@ ROOMS = ["tables", "fsm", "io/util", "io/git", "io/source", "io/wire", "io/store
 IO = {"io/util", "io/git", "io/source", "io/wire", "io/store", "io/adapters"}
 CORE = {"tables", "fsm"}
 ALLOWED = {
-    # One pure core: the rows of tables/ are written in fsm/'s types.
-    "tables": {"tables", "fsm"},
+    # One pure core: tables/ holds the types and the rows (tables/machine.h),
+    # fsm/ interprets them; nothing points back up.
+    "tables": {"tables"},
     "fsm": {"fsm", "tables"},
     "io/util": {"io/util", "tables"},
     "io/git": {"io/git", "io/util"} | CORE,
@@ -72,7 +79,12 @@ PREFIXES = {
 }
 STORE_NAMES = ["journal.jsonl", "run.json", "run.lock", "run.checkpoint", "run.checkpoint-log",
                "run.summary", "materials"]
-MAX_LINES = 1000
+MAX_LINES = 1500
+MAX_LINES_FRONT = 1000
+COMMENTED = ("fsm", "io", "service", "cli", "mcp")
+# The generator of the docs and capability texts is a room of its own for
+# the circle checks: it reads every room, and no room reads it.
+GEN = "mk/gen"
 ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), ".."))
 
 
@@ -91,6 +103,12 @@ def sources():
             if name.endswith((".c", ".h", ".def")):
                 out.append((r + "/" + name, os.path.join(d, name)))
     return out
+
+
+def gen_sources():
+    d = os.path.join(ROOT, GEN)
+    return [(GEN + "/" + n, os.path.join(d, n)) for n in sorted(os.listdir(d))
+            if n.endswith((".c", ".h"))]
 
 
 def host_ids():
@@ -125,13 +143,98 @@ def check_source(path, text, hosts, bad):
                 if re.search(r'(strn?cmp\s*\([^;]*|[!=]=\s*)"%s"' % h, line):
                     bad.append('%s:%d: compares the host id "%s" in a condition '
                                '(make it a column of the hosts table)' % (path, n, h))
-    if room in ("service", "cli") and path.endswith(".c"):
+    if path.endswith(".c") and room in ("service", "cli"):
         lines = text.count("\n")
+        if lines > MAX_LINES_FRONT:
+            bad.append("%s: %d lines (at most %d in %s/)" % (path, lines, MAX_LINES_FRONT, room))
+    if path.split("/")[0] in COMMENTED and not opens_with_comment(path, text):
+        bad.append("%s: the first line does not open the comment that says what the file owns"
+                   % path)
+    return {target for target in includes(path, code) if target != room}
+
+
+def opens_with_comment(path, text):
+    """A .c file's first line opens a comment; a header's first line after
+    its include guard does."""
+    if path.endswith(".c"):
+        return text.startswith("/*")
+    for line in text.split("\n"):
+        if line.startswith(("#ifndef", "#define")) or not line.strip():
+            continue
+        return line.startswith("/*")
+    return False
+
+
+def includes(path, code):
+    out = set()
+    for line in code.split("\n"):
+        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+        if m:
+            target = room_of(m.group(1)) or (GEN if m.group(1).startswith(GEN + "/") else None)
+            if target is not None:
+                out.add(target)
+    return out
+
+
+def long_files(extra, bad):
+    """Every .c file of the tree (build/, .git and node_modules aside) within
+    MAX_LINES lines."""
+    files = list(extra)
+    for top, dirs, names in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in ("build", ".git", "node_modules")]
+        for n in names:
+            if n.endswith(".c"):
+                f = os.path.join(top, n)
+                files.append((os.path.relpath(f, ROOT), f))
+    for path, f in files:
+        with open(f, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().count("\n")
         if lines > MAX_LINES:
-            bad.append("%s: %d lines (at most %d in %s/)" % (path, lines, MAX_LINES, room))
-        if not text.startswith("/*"):
-            bad.append("%s: the first line does not open the comment that says the file's job"
-                       % path)
+            bad.append("%s: %d lines (at most %d in any .c file)" % (path, lines, MAX_LINES))
+
+
+def room_circles(edges, bad):
+    """Fails on a circle in the graph of rooms (an edge: a file of one room
+    includes, or an object of one room calls, another room)."""
+    graph = {}
+    for a, b in edges:
+        graph.setdefault(a, set()).add(b)
+        graph.setdefault(b, set())
+    for comp in sccs(graph):
+        if len(comp) > 1:
+            bad.append("circle of rooms: %s reach each other"
+                       % " <-> ".join(r + "/" for r in sorted(comp)))
+
+
+def sccs(graph):
+    index, low, stack, on, count, out = {}, {}, [], set(), [0], []
+    sys.setrecursionlimit(10000)
+
+    def visit(v):
+        index[v] = low[v] = count[0]
+        count[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            out.append(comp)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
 
 
 def circles(objs, as_path, bad):
@@ -157,34 +260,24 @@ def circles(objs, as_path, bad):
                                % (rel[:-2] + ".c", sym, room, ", ".join(PREFIXES[room])))
     graph = {o: sorted({defs[u] for u in uses.get(o, ()) if u in defs and defs[u] != o})
              for o in objs}
-    index, low, stack, on, count = {}, {}, [], set(), [0]
-    sys.setrecursionlimit(10000)
+    for comp in sccs(graph):
+        if len(comp) > 1:
+            bad.append("circle: %s call each other" % " <-> ".join(sorted(comp)))
+    edges = set()
+    for o, callees in graph.items():
+        ra = obj_room(o, as_path)
+        for c in callees:
+            rb = obj_room(c, as_path)
+            if ra and rb and ra != rb:
+                edges.add((ra, rb))
+    return edges
 
-    def visit(v):
-        index[v] = low[v] = count[0]
-        count[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in graph[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                bad.append("circle: %s call each other" % " <-> ".join(sorted(comp)))
 
-    for o in objs:
-        if o not in index:
-            visit(o)
+def obj_room(o, as_path):
+    rel = as_path.get(o) or (o.split("build/rel/", 1)[1] if "build/rel/" in o else None)
+    if rel is None:
+        return None
+    return room_of(rel) or (GEN if rel.startswith(GEN + "/") else None)
 
 
 def main(argv):
@@ -207,16 +300,23 @@ def main(argv):
     hosts = host_ids()
     if len(hosts) < 2:
         bad.append("io/adapters/adapter.c: the hosts table was not found")
-    for path, f in sources() + extra_src:
+    edges = set()
+    for path, f in sources() + gen_sources() + extra_src:
         with open(f, encoding="utf-8", errors="replace") as fh:
-            check_source(path, fh.read(), hosts, bad)
-    circles(objs, as_path, bad)
+            text = fh.read()
+        if path.startswith(GEN + "/"):
+            edges |= {(GEN, t) for t in includes(path, strip_comments(text)) if t != GEN}
+            continue
+        edges |= {(room_of(path), t) for t in check_source(path, text, hosts, bad)}
+    long_files([(p, f) for p, f in extra_src if p.endswith(".c")], bad)
+    edges |= circles(objs, as_path, bad)
+    room_circles(edges, bad)
     for b in bad:
         print("check-layers: " + b)
     if bad:
         return 1
-    print("check-layers: %d rooms, dependencies one way, no circle among %d objects"
-          % (len(ROOMS), len(objs)))
+    print("check-layers: %d rooms, dependencies one way, no circle among %d objects or the rooms,"
+          " every file within %d lines" % (len(ROOMS), len(objs), MAX_LINES))
     return 0
 
 

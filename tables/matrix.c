@@ -1,7 +1,7 @@
 /* The legal-outcome matrix: for each Action kind and Outcome status, what the
  * Outcome must carry.  A cell left out is illegal (legal = 0). */
 
-#include "fsm/fsm.h"
+#include "tables/machine.h"
 
 #define R(x) (1u << FSM_RESULT_##x)
 #define P(x) (1u << FSM_PAUSE_##x)

@@ -1,7 +1,7 @@
 /* The Run state machine as data.  fsm/fsm.c interprets these tables; the
  * docs, the state diagram and the model checks are generated from them. */
 
-#include "fsm/fsm.h"
+#include "tables/machine.h"
 
 #define F(x) FSM_F(x)
 #define O(x) FSM_OP(x)

@@ -1,3 +1,7 @@
+/* `slipway doctor`'s ordered checks: the repository, each host's adapter,
+ * retired residue, the run store's durability and the GitHub CLI.
+ * Read-only.  See io/adapters/adapter_doctor.h. */
+
 #include "io/adapters/adapter_doctor.h"
 
 #include <errno.h>

@@ -1,3 +1,7 @@
+/* An all-or-nothing batch of file writes and removals under one root,
+ * anchored at descriptors, for install and uninstall.  See
+ * io/adapters/adapter_txn.h. */
+
 #include "io/adapters/adapter_txn.h"
 
 #include <errno.h>

@@ -1,3 +1,6 @@
+/* Workspace discovery and identity, in process with libgit2, and the
+ * configuration libgit2 may read.  See io/git/vcs.h. */
+
 #include "io/git/vcs.h"
 
 #include <errno.h>

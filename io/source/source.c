@@ -1,3 +1,7 @@
+/* Source envelope intake: read, validate and pin a host-supplied GitHub
+ * Issue envelope, or describe why it is an invalid candidate.  Never opens
+ * the run directory.  See io/source/source.h. */
+
 #include "io/source/source.h"
 
 #include <jansson.h>

@@ -1,3 +1,6 @@
+/* The body of a source envelope: markers, the slipway-manifest fence and
+ * each referenced comment's section.  See io/source/source_body.h. */
+
 #include "io/source/source_body.h"
 
 #include <jansson.h>

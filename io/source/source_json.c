@@ -1,3 +1,6 @@
+/* The JSON forms of the source results (pinned source, candidate).  See
+ * io/source/source_json.h. */
+
 #include "io/source/source_json.h"
 
 #include <jansson.h>

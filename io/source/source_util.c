@@ -1,3 +1,6 @@
+/* Text, URL, time and digest rules shared by the source modules, and the
+ * wire spellings of roles and classes.  See io/source/source_util.h. */
+
 #include "io/source/source_util.h"
 
 #include <inttypes.h>

@@ -1,3 +1,7 @@
+/* The journal record and the run.json projection as text: encoding and
+ * decoding only, no file I/O (the store does the durable part).  See
+ * io/store/journal.h. */
+
 #include "io/store/journal.h"
 
 #include <inttypes.h>

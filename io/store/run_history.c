@@ -1,3 +1,6 @@
+/* What a Run's journal says beyond its record: every source choice and
+ * every comment ever accepted.  In memory only.  See io/store/run_history.h. */
+
 #include "io/store/run_history.h"
 
 #include <stdio.h>

@@ -1,3 +1,6 @@
+/* A growable, NUL-terminated byte string with a sticky allocation
+ * failure.  See io/util/buf.h. */
+
 #include "io/util/buf.h"
 
 #include <errno.h>

@@ -1,3 +1,6 @@
+/* SHA-256 (libcrypto) and the reference's two digest framings.  See
+ * io/util/digest.h. */
+
 #include "io/util/digest.h"
 
 #include <stdio.h>

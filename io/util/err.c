@@ -1,3 +1,6 @@
+/* The one error type outside the pure core, and its allocator.  See
+ * io/util/err.h. */
+
 #include "io/util/err.h"
 
 #include <errno.h>

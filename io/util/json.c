@@ -1,3 +1,6 @@
+/* Strict JSON intake (size, UTF-8, one value, no duplicate keys) and the
+ * encoder shared by io/.  See io/util/json.h. */
+
 #include "io/util/json.h"
 
 #include <stdint.h>

@@ -1,3 +1,6 @@
+/* The typed `next` object: building, validating, resolving and encoding
+ * its argv variants.  See io/wire/next.h. */
+
 #include "io/wire/next.h"
 
 #include <stdarg.h>

@@ -1,3 +1,6 @@
+/* Display rendering of an argv and of a whole `next` (POSIX sh and the
+ * PowerShell trampoline).  Presentation only.  See io/wire/render.h. */
+
 #include "io/wire/render.h"
 
 #include <limits.h>

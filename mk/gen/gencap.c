@@ -31,6 +31,12 @@
 #include "io/wire/outcome.h"
 #include "io/source/source.h"
 
+/* Reports a failure at the marker being expanded; returns -1. */
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Copies `text` (one line, from table `src`) to `out` with its inline
+ * markers expanded; -1 after a message on a bad one. */
+static int inline_text(FILE *out, const char *text, const char *src);
+
 #define ACTION_PLACEHOLDER "REPLACE-WITH-action.action_id"
 
 static void print_set(FILE *out, unsigned set, const char *const *wire, int count,
@@ -244,7 +250,7 @@ static int matrix(FILE *out, const char *arg)
 	const size_t nst = sizeof(status_order) / sizeof(status_order[0]);
 
 	if (arg && only == FSM_KIND_NONE)
-		return gencap__fail("unknown kind %s in matrix marker", arg);
+		return fail("unknown kind %s in matrix marker", arg);
 	fprintf(out, "| `action_kind` | `status` | `pause` | object (`implementation` or `review`; "
 		"the others are `null`) | `suggested_actions` |\n| --- | --- | --- | --- | --- |\n");
 	for (int k = 1; k < FSM_KIND__COUNT; k++) {
@@ -398,7 +404,7 @@ static char *destructive_example(char digest[SW_DIGEST_LEN])
 		json_array_append_new(targets, json_pack("{s:s,s:s}", "kind", t[i].kind,
 							 "value", t[i].value));
 	if (outcome_scope_sha256(&r, digest, &err) < 0) {
-		gencap__fail("destructive example: %s", err.msg);
+		fail("destructive example: %s", err.msg);
 		json_decref(targets);
 		return NULL;
 	}
@@ -426,7 +432,7 @@ static int print_example(FILE *out, const char *name, const char *what, const ch
 	char *pretty;
 
 	if (outcome_decode(&o, json, strlen(json), &err) < 0)
-		return gencap__fail("example %s is refused: %s", name, err.msg);
+		return fail("example %s is refused: %s", name, err.msg);
 	outcome_release(&o);
 	v = json_loads(json, 0, NULL);
 	pretty = v ? json_dumps(v, JSON_PRESERVE_ORDER | JSON_INDENT(2)) : NULL;
@@ -460,11 +466,11 @@ static char *example_json(const char *name, const char **what)
 			char *text = strdup(examples[i].json);
 
 			if (text == NULL)
-				gencap__fail("out of memory");
+				fail("out of memory");
 			*what = examples[i].what;
 			return text;
 		}
-	gencap__fail("unknown example %s", name);
+	fail("unknown example %s", name);
 	return NULL;
 }
 
@@ -493,14 +499,14 @@ int gencap_example_block(FILE *out, const char *name)
 	if ((text = example_json(name, &what)) == NULL)
 		goto out;
 	if (outcome_decode(&o, text, strlen(text), &err) < 0) {
-		gencap__fail("example %s is refused: %s", name, err.msg);
+		fail("example %s is refused: %s", name, err.msg);
 		goto out;
 	}
 	outcome_release(&o);
 	v = json_loads(text, 0, NULL);
 	pretty = v ? json_dumps(v, JSON_PRESERVE_ORDER | JSON_INDENT(2)) : NULL;
 	if (pretty == NULL) {
-		gencap__fail("out of memory");
+		fail("out of memory");
 		goto out;
 	}
 	fprintf(out, "<!-- example: outcome %s -->\n```json\n%s\n```\n",
@@ -527,7 +533,7 @@ static int scope_example(FILE *out, const char *arg)
 	(void)arg;
 	outcome_scope_example(&r, t);
 	if (outcome_scope_canonical(&canon, &len, &r, &err) < 0)
-		return gencap__fail("scope example: %s", err.msg);
+		return fail("scope example: %s", err.msg);
 	sw_sha256_prefixed(canon, len, digest);
 	fprintf(out, "For the request in the example `implement-destructive` (request_id `%s`, "
 		"targets sorted by kind then value, the impact sentence), the canonical scope is "
@@ -574,13 +580,13 @@ static int next_variants(FILE *out, const char *arg)
 		"| --- | --- | --- | --- |\n");
 	if (next_new(&n, TBL_NEXTOP_RESUME, "sha256:0000000000000000000000000000000000000000000000000000000000000000",
 		     "WORKSPACE", &err) < 0) {
-		return gencap__fail("next: %s", err.msg);
+		return fail("next: %s", err.msg);
 	}
 	for (int f = NEXT_FORM_INVALID + 1; f < NEXT_FORM__COUNT; f++) {
 		const struct next_variant *v;
 
 		if (next_add_form(n, (enum next_form)f, &fill, &err) < 0) {
-			rc = gencap__fail("next form: %s", err.msg);
+			rc = fail("next form: %s", err.msg);
 			break;
 		}
 		v = &n->variants[n->nvariants - 1];
@@ -631,14 +637,14 @@ static int mcp_variants(FILE *out, const char *arg)
 		"its path). Arguments the variant fixes are copied from `base_argv`, never typed.\n\n"
 		"| variant | tool | arguments from `base_argv` | inputs |\n| --- | --- | --- | --- |\n");
 	if (next_new(&n, TBL_NEXTOP_RESUME, fill.scope_digest, "/WORKSPACE", &err) < 0)
-		return gencap__fail("next: %s", err.msg);
+		return fail("next: %s", err.msg);
 	for (int f = NEXT_FORM_INVALID + 1; f < NEXT_FORM__COUNT && rc == 0; f++) {
 		json_t *v, *call, *x;
 		const char *key;
 		const char *sep = "";
 
 		if (next_add_form(n, (enum next_form)f, &fill, &err) < 0) {
-			rc = gencap__fail("next form: %s", err.msg);
+			rc = fail("next form: %s", err.msg);
 			break;
 		}
 		if (seen & (1ull << n->variants[n->nvariants - 1].id))
@@ -647,7 +653,7 @@ static int mcp_variants(FILE *out, const char *arg)
 		v = next_to_json(n);
 		call = v ? next_call(json_array_get(json_object_get(v, "variants"), n->nvariants - 1)) : NULL;
 		if (call == NULL || !json_is_string(json_object_get(call, "tool")))
-			rc = gencap__fail("variant %s has no MCP tool",
+			rc = fail("variant %s has no MCP tool",
 					  tbl_variant_wire[n->variants[n->nvariants - 1].id]);
 		else {
 			fprintf(out, "| `%s` | `%s` | ", json_string_value(json_object_get(call, "variant")),
@@ -712,9 +718,9 @@ static int ref(FILE *out, const char *arg)
 	unsigned caps = template_caps(template_src());
 
 	if (r == NULL)
-		return gencap__fail("reference %s is not in the table of io/adapters/adapter.c", arg);
+		return fail("reference %s is not in the table of io/adapters/adapter.c", arg);
 	if ((r->caps & caps) != caps)
-		return gencap__fail("reference %s is not installed beside every capability "
+		return fail("reference %s is not installed beside every capability "
 				    "this text is installed for", arg);
 	fprintf(out, "`references/%s`", arg);
 	return 0;
@@ -735,6 +741,31 @@ static int target_kinds(FILE *out, const char *arg)
 #define CLOSE " -->"
 #define STR_(x) #x
 #define STR(x) STR_(x)
+
+/* The rejection table: one row per line of tables/source_fixes.def (rows
+ * from mk/gen/gencap_source.c), whose fix texts may hold inline markers. */
+static int rejection_table(FILE *out, const char *arg)
+{
+	int rc = 0;
+
+	(void)arg;
+	fputs("| Code | Reported as | Fix |\n| --- | --- | --- |\n", out);
+	for (size_t i = 0; i < gencap_source_fix_count(); i++) {
+		const char *code;
+		int exit_status;
+		const char *fix = gencap_source_fix_row(i, &code, &exit_status);
+
+		if (exit_status)
+			fprintf(out, "| `%s` | error, exit %d | ", code, exit_status);
+		else
+			fprintf(out, "| `%s` | `classification_code` of an invalid candidate; at `slipway run`, `invalid_source` | ",
+				code);
+		if (inline_text(out, fix, "tables/source_fixes.def") < 0)
+			rc = -1;
+		fputs(" |\n", out);
+	}
+	return rc;
+}
 
 /* A block marker prints a section of whole lines and must stand alone on
  * its line, which the section replaces (indented like the marker); an inline
@@ -771,7 +802,7 @@ static const struct marker markers[] = {
 	{ "ref",                   INLINE, ARG_REQUIRED, ref,                          NULL, 0 },
 	{ "target-kinds",          INLINE, ARG_NONE,     target_kinds,                 NULL, 0 },
 	/* the Change Issue format and the source envelope (io/source/source.h) */
-	{ "rejection-table",       BLOCK,  ARG_NONE,     gencap_source_rejections,     NULL, 0 },
+	{ "rejection-table",       BLOCK,  ARG_NONE,     rejection_table,              NULL, 0 },
 	{ "roles",                 INLINE, ARG_NONE,     gencap_source_roles,          NULL, 0 },
 	{ "section-marker",        INLINE, ARG_REQUIRED, gencap_source_section_marker, NULL, 0 },
 	{ "change-marker",         INLINE, ARG_NONE,     NULL, SOURCE_CHANGE_MARKER, 0 },
@@ -804,7 +835,7 @@ static const char *template_src(void)
 	return at.src;
 }
 
-int gencap__fail(const char *fmt, ...)
+static int fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -833,7 +864,7 @@ static int parse_marker(const struct marker **out, char *arg, size_t argsz,
 	arg[0] = '\0';
 	close = memmem(name, (size_t)(lim - name), CLOSE, strlen(CLOSE));
 	if (close == NULL)
-		return gencap__fail("unclosed marker: no \"%s\" after \"%s\" on the same line",
+		return fail("unclosed marker: no \"%s\" after \"%s\" on the same line",
 				    CLOSE, OPEN);
 	*end = close + strlen(CLOSE);
 	sp = memchr(name, ' ', (size_t)(close - name));
@@ -842,16 +873,16 @@ static int parse_marker(const struct marker **out, char *arg, size_t argsz,
 		if (strlen(markers[i].name) == nlen && memcmp(markers[i].name, name, nlen) == 0)
 			*out = &markers[i];
 	if (*out == NULL)
-		return gencap__fail("unknown marker %.*s%.*s%s", (int)strlen(OPEN), OPEN,
+		return fail("unknown marker %.*s%.*s%s", (int)strlen(OPEN), OPEN,
 				    (int)(close - name), name, CLOSE);
 	if (sp == NULL)
 		return (*out)->arg == ARG_REQUIRED ?
-			gencap__fail("marker %s needs an argument", (*out)->name) : 0;
+			fail("marker %s needs an argument", (*out)->name) : 0;
 	alen = (size_t)(close - sp - 1);
 	if ((*out)->arg == ARG_NONE)
-		return gencap__fail("marker %s takes no argument", (*out)->name);
+		return fail("marker %s takes no argument", (*out)->name);
 	if (alen == 0 || alen >= argsz || memchr(sp + 1, ' ', alen))
-		return gencap__fail("marker %s takes one argument without spaces", (*out)->name);
+		return fail("marker %s takes one argument without spaces", (*out)->name);
 	memcpy(arg, sp + 1, alen);
 	arg[alen] = '\0';
 	return 0;
@@ -880,7 +911,7 @@ static int expand_inline(FILE *out, const char *p, const char *lim)
 		if (parse_marker(&m, arg, sizeof(arg), &end, open, lim) < 0)
 			return -1;
 		if (m->shape == BLOCK)
-			return gencap__fail("marker %s prints a section and must stand alone on its line",
+			return fail("marker %s prints a section and must stand alone on its line",
 					    m->name);
 		if (emit(out, m, arg) < 0)
 			return -1;
@@ -890,7 +921,7 @@ static int expand_inline(FILE *out, const char *p, const char *lim)
 	return 0;
 }
 
-int gencap__inline(FILE *out, const char *text, const char *src)
+static int inline_text(FILE *out, const char *text, const char *src)
 {
 	struct where saved = at;
 	int rc;
@@ -912,10 +943,10 @@ static int expand_block(FILE *out, const struct marker *m, const char *arg, size
 	int rc;
 
 	if (mem == NULL)
-		return gencap__fail("cannot expand %s: out of memory", m->name);
+		return fail("cannot expand %s: out of memory", m->name);
 	rc = emit(mem, m, arg);
 	if (fclose(mem) != 0)
-		rc = gencap__fail("cannot expand %s: out of memory", m->name);
+		rc = fail("cannot expand %s: out of memory", m->name);
 	for (char *p = text, *nl; rc == 0 && p && *p; p = nl + 1) {
 		nl = strchr(p, '\n');
 		if (nl != p)
@@ -941,7 +972,7 @@ static int expand_line(FILE *out, const char *line, size_t len)
 		if (parse_marker(&m, arg, sizeof(arg), &end, line + indent, lim) < 0)
 			return -1;
 		if (m->shape == BLOCK && end != lim)
-			return gencap__fail("marker %s prints a section and must stand alone on its line",
+			return fail("marker %s prints a section and must stand alone on its line",
 					    m->name);
 		if (m->shape == BLOCK)
 			return expand_block(out, m, arg, indent);
@@ -997,7 +1028,7 @@ int gencap_expand(const char *in, const char *out)
 		goto out;
 	}
 	if ((mem = open_memstream(&text, &len)) == NULL) {
-		rc = gencap__fail("out of memory");
+		rc = fail("out of memory");
 		goto out;
 	}
 	while ((n = getline(&line, &cap, f)) > 0) {
@@ -1006,9 +1037,9 @@ int gencap_expand(const char *in, const char *out)
 			rc = -1;
 	}
 	if (ferror(f))
-		rc = gencap__fail("read error");
+		rc = fail("read error");
 	if (fclose(mem) != 0)
-		rc = gencap__fail("out of memory");
+		rc = fail("out of memory");
 	mem = NULL;
 	if (rc < 0)
 		goto out;

@@ -17,11 +17,4 @@ int gencap_expand(const char *in, const char *out);
  * comment `<!-- example: outcome KIND -->`; 0, or -1 after a message. */
 int gencap_example_block(FILE *out, const char *name);
 
-/* For mk/gen/gencap_source.c: copies `text` (one line, from table `src`) to
- * `out` with its inline markers expanded; -1 after a message on a bad one. */
-int gencap__inline(FILE *out, const char *text, const char *src);
-
-/* Reports a failure at the marker being expanded; returns -1. */
-int gencap__fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 #endif

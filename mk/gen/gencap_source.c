@@ -3,12 +3,12 @@
  * (io/source/source.h, tables/source_roles.def) and the rejection table built from
  * tables/source_classes.def, tables/error_codes.def and
  * tables/source_fixes.def.  The markers that name them are listed with all
- * the others in mk/gen/gencap.c. */
+ * the others in mk/gen/gencap.c, which also draws the rejection table from
+ * the rows given here: this file calls nothing of gencap.c. */
 
 #include <stdio.h>
 #include <string.h>
 
-#include "mk/gen/gencap.h"
 #include "mk/gen/gencap_source.h"
 #include "io/source/source.h"
 
@@ -108,23 +108,16 @@ int gencap_source_section_marker(FILE *out, const char *arg)
 	return 0;
 }
 
-int gencap_source_rejections(FILE *out, const char *arg)
+size_t gencap_source_fix_count(void)
 {
-	int rc = 0;
+	return NFIXES;
+}
 
-	(void)arg;
-	fputs("| Code | Reported as | Fix |\n| --- | --- | --- |\n", out);
-	for (size_t i = 0; i < NFIXES; i++) {
-		const struct fix *f = &fixes[i];
+const char *gencap_source_fix_row(size_t i, const char **code, int *exit_status)
+{
+	const struct fix *f = &fixes[i];
 
-		if (f->is_err)
-			fprintf(out, "| `%s` | error, exit %d | ", errs[f->id].wire, errs[f->id].exit);
-		else
-			fprintf(out, "| `%s` | `classification_code` of an invalid candidate; at `slipway run`, `invalid_source` | ",
-				class_wire[f->id]);
-		if (gencap__inline(out, f->text, "tables/source_fixes.def") < 0)
-			rc = -1;
-		fputs(" |\n", out);
-	}
-	return rc;
+	*code = f->is_err ? errs[f->id].wire : class_wire[f->id];
+	*exit_status = f->is_err ? errs[f->id].exit : 0;
+	return f->text;
 }

@@ -1,6 +1,7 @@
 #ifndef DOCS_GENCAP_SOURCE_H
 #define DOCS_GENCAP_SOURCE_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 /* Sections about the Change Issue format and the source envelope, printed
@@ -14,9 +15,13 @@ int gencap_source_roles(FILE *out, const char *arg);
 /* The first line of the section comment whose key is `arg`. */
 int gencap_source_section_marker(FILE *out, const char *arg);
 
-/* The rejection table: one row per line of tables/source_fixes.def, whose
- * fix texts may hold inline markers. */
-int gencap_source_rejections(FILE *out, const char *arg);
+/* The rows of the rejection table, one per line of tables/source_fixes.def
+ * in order.  Row `i` (below gencap_source_fix_count()) sets `*code` to the
+ * code's wire spelling and `*exit_status` to its exit status, or to 0 for a
+ * body classification code, and returns the fix text, which may hold inline
+ * markers: the caller (mk/gen/gencap.c) expands them. */
+size_t gencap_source_fix_count(void);
+const char *gencap_source_fix_row(size_t i, const char **code, int *exit_status);
 
 /* -1 (after naming each on stderr) when a body classification code other
  * than valid_change, or an error code whose wire spelling contains

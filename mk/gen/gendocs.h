@@ -6,6 +6,7 @@
  *
  *   mk/gen/gendocs_i18n.c      the word list (mk/gen/gendocs_words.def) and
  *                            the language a page is printed in
+ *   mk/gen/gendocs_md.c        table heads, cells and failure messages
  *   mk/gen/gendocs_pages.c     the page templates and their table markers
  *   mk/gen/gendocs_protocol.c  the protocol tables (tables/, fsm/)
  *   mk/gen/gendocs_cli.c       commands, error codes, host adapters
@@ -38,7 +39,10 @@ const char *gendocs_punct(char c);
  * was never used: its English text is printed nowhere any more. */
 int gendocs_i18n_check(int all);
 
-/* ---- markdown helpers (mk/gen/gendocs_pages.c) ---- */
+/* ---- markdown helpers (mk/gen/gendocs_md.c) ---- */
+
+/* The template and line gendocs_fail names from now on (NULL: none). */
+void gendocs_where(const char *file, size_t line);
 
 /* A table head: the translated header words, NULL-terminated. */
 void gendocs_head(FILE *out, ...) __attribute__((sentinel));

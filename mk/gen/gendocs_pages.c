@@ -61,54 +61,6 @@ static const struct table {
 static const char *at_file;
 static size_t at_line;
 
-int gendocs_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (at_file)
-		fprintf(stderr, "gendocs: %s:%zu: ", at_file, at_line);
-	else
-		fprintf(stderr, "gendocs: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
-
-void gendocs_head(FILE *out, ...)
-{
-	va_list ap;
-	const char *w;
-	size_t n = 0;
-
-	va_start(ap, out);
-	fputc('|', out);
-	while ((w = va_arg(ap, const char *)) != NULL) {
-		fputc(' ', out);
-		gendocs_cell(out, gendocs_tr(w));
-		fputs(" |", out);
-		n++;
-	}
-	va_end(ap);
-	fputs("\n|", out);
-	while (n--)
-		fputs(" --- |", out);
-	fputc('\n', out);
-}
-
-void gendocs_cell(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '|')
-			fputs("\\|", out);
-		else if (*s == '\n')
-			fputc(' ', out);
-		else
-			fputc(*s, out);
-	}
-}
-
 /* Expands one marker line (without its line break). */
 static int expand_marker(FILE *out, const char *line)
 {
@@ -149,6 +101,7 @@ static int expand(char **text, size_t *len, const char *in, const char *rel)
 	*text = NULL;
 	at_file = in;
 	at_line = 0;
+	gendocs_where(at_file, at_line);
 	if (f == NULL)
 		return gendocs_fail("cannot open the template");
 	if ((mem = open_memstream(text, len)) == NULL) {
@@ -156,7 +109,7 @@ static int expand(char **text, size_t *len, const char *in, const char *rel)
 		return gendocs_fail("out of memory");
 	}
 	while ((n = getline(&line, &cap, f)) > 0) {
-		at_line++;
+		gendocs_where(at_file, ++at_line);
 		if (line[n - 1] == '\n')
 			line[--n] = '\0';
 		if (at_line == 1 && strncmp(line, TRANSLATED, strlen(TRANSLATED)) == 0)
@@ -184,6 +137,7 @@ static int expand(char **text, size_t *len, const char *in, const char *rel)
 	if (fclose(mem) != 0)
 		rc = gendocs_fail("out of memory");
 	at_file = NULL;
+	gendocs_where(NULL, 0);
 	return rc;
 }
 

@@ -2,8 +2,10 @@
 and fails, naming the offence, on a stray include (a front end reaching
 the store or Git, Git or an adapter reaching the store), on two objects
 that call each other, on a run-directory file name outside io/store/, on
-a host id compared in a condition, and on a service/ file over 1,000 lines
-or without its leading comment."""
+a host id compared in a condition, on a .c file over 1,500 lines anywhere
+(1,000 in service/ and cli/), on a file of fsm/, io/, service/, cli/ or
+mcp/ without its leading comment, and on a circle of rooms (tables/
+reaching fsm/ back)."""
 
 import os
 import shutil
@@ -125,6 +127,41 @@ def test_a_long_service_file_or_one_without_its_comment_fails():
           "service/stray.c: the first line does not open the comment")
 
 
+def passes(as_path, text):
+    d = tempfile.mkdtemp()
+    try:
+        f = os.path.join(d, "ok.c")
+        with open(f, "w") as fh:
+            fh.write(text)
+        res = make_check("--extra-src %s=%s" % (as_path, f))
+    finally:
+        shutil.rmtree(d)
+    assert res.returncode == 0, res.stdout
+
+
+def test_a_file_over_1500_lines_anywhere_fails():
+    passes("io/git/stray.c", "/* x */\n" + "int x;\n" * 1499)
+    stray("io/git/stray.c", "/* x */\n" + "int x;\n" * 1500,
+          "io/git/stray.c: 1501 lines (at most 1500 in any .c file)")
+    stray("tests/io/test_stray.c", "/* x */\n" + "int x;\n" * 1500,
+          "tests/io/test_stray.c: 1501 lines")
+
+
+def test_a_file_without_its_leading_comment_fails():
+    for path in ("io/store/stray.c", "fsm/stray.c", "mcp/stray.c"):
+        stray(path, "int x;\n",
+              "%s: the first line does not open the comment that says what the file owns" % path)
+    stray("io/util/stray.h", "#ifndef X\n#define X\nint x;\n#endif\n",
+          "io/util/stray.h: the first line does not open the comment")
+    passes("io/util/stray.h", "#ifndef X\n#define X\n\n/* x */\nint x;\n#endif\n")
+
+
+def test_tables_reaching_fsm_is_a_circle_of_rooms():
+    stray("tables/stray.c", '/* x */\n#include "fsm/fsm.h"\n',
+          "circle of rooms: fsm/ <-> tables/ reach each other")
+    stray("tables/stray.c", '/* x */\n#include "fsm/fsm.h"\n', "tables/ may not reach fsm/")
+
+
 if __name__ == "__main__":
     main([test_the_tree_passes,
           test_a_front_end_including_the_store_fails,
@@ -135,4 +172,7 @@ if __name__ == "__main__":
           test_a_symbol_without_its_rooms_prefix_fails,
           test_a_run_directory_name_outside_the_store_fails,
           test_a_host_id_in_a_condition_fails,
-          test_a_long_service_file_or_one_without_its_comment_fails])
+          test_a_long_service_file_or_one_without_its_comment_fails,
+          test_a_file_over_1500_lines_anywhere_fails,
+          test_a_file_without_its_leading_comment_fails,
+          test_tables_reaching_fsm_is_a_circle_of_rooms])
