@@ -1,7 +1,7 @@
 #ifndef IO_STORE_JOURNAL_H
 #define IO_STORE_JOURNAL_H
 
-/* Journal record and projection text formats (no file I/O; io/store/store.c does
+/* Journal record and projection text formats (no file I/O; io/store/store_*.c do
  * the durable part).
  *
  * A journal record is one compact JSON line

@@ -311,8 +311,8 @@ int store_read_summary(char **body, size_t *len, struct store *s, const char *ru
 /* Number of events replayed before the callback (0 for create). */
 long long store_mutation_base(const struct store_mutation *m);
 
-/* Fault seam.  The step kinds are always defined (io/store/store.c names its
- * steps with them); arming exists only in test builds (SW_TESTING).
+/* Fault seam.  The step kinds are always defined (io/store/store_fault.c
+ * names its steps with them); arming exists only in test builds (SW_TESTING).
  * Steps are counted across the armed kinds; the nth one (1 = next) fails
  * with EIO, or _exit(STORE_FAULT_EXIT)s the process, or for a write writes
  * half the bytes and then _exits. */

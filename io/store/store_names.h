@@ -1,8 +1,8 @@
 #ifndef IO_STORE_STORE_NAMES_H
 #define IO_STORE_STORE_NAMES_H
 
-/* The names the run store gives its files, shared by io/store/store.c, which
- * writes them, and io/store/store_inspect.c, which reports what it finds
+/* The names the run store gives its files, shared by io/store/store_*.c,
+ * which write them, and io/store/store_inspect.c, which reports what it finds
  * (io-internal: nothing outside the store includes this).
  *
  * Temporaries.  A mutation writes run.json and its caches through
