@@ -17,7 +17,6 @@
 #include "io/util/owned.h"
 #include "io/git/observe.h"
 #include "io/store/run_codec.h"
-#include "io/store/run_report.h"
 #include "io/source/source_json.h"
 
 /* Frozen Action records.  Every record but the last is final (only the
@@ -586,9 +585,9 @@ static json_t *all_records(const struct run *r)
 	return all;
 }
 
-/* The final summary (io/store/run_report.h): the typed record with every
- * Action record, frozen ones parsed back, and the two Git observations.
- * NULL on ENOMEM. */
+/* The final summary, written by the driver's summary writer (fx->summarize,
+ * the person's report): the typed record with every Action record, frozen
+ * ones parsed back, and the two Git observations.  NULL on ENOMEM. */
 static char *final_summary(const struct run *r, const struct run_effects *fx)
 {
 	struct vcs_observation start = VCS_OBSERVATION_INIT, now = VCS_OBSERVATION_INIT;
@@ -598,15 +597,14 @@ static char *final_summary(const struct run *r, const struct run_effects *fx)
 	char *out = NULL;
 	int have_start, have_now;
 
+	assert(fx->summarize != NULL && "an ended Run needs its summary writer");
 	if (whole == NULL || records == NULL || json_object_set(whole, "actions", records) < 0 ||
 	    run_view_decode(&view, whole, &err) < 0)
 		goto out;
 	have_start = run_git_observation(&start, r, RUN_GIT_INITIAL, &err) == 0;
 	have_now = run_git_observation(&now, r, RUN_GIT_CURRENT, &err) == 0;
-	(void)run_report(&out, &(struct run_report_in){
-		.rec = run_view_record(view), .start = have_start ? &start : NULL,
-		.now = have_now ? &now : NULL, .installed = fx->installed },
-		RUN_REPORT_SUMMARY, &err);
+	out = fx->summarize(run_view_record(view), have_start ? &start : NULL,
+			    have_now ? &now : NULL, fx->installed);
 out:
 	vcs_observation_release(&start);
 	vcs_observation_release(&now);

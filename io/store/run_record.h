@@ -23,6 +23,10 @@
 
 #include "fsm/fsm.h"
 
+/* The reference's bound of the record's `summary` (the ended Run's report,
+ * io/report/report.h), in bytes. */
+#define RUN_MAX_SUMMARY_BYTES 65536u
+
 struct run_workspace_identity {
 	long long version;
 	const char *worktree_root;
