@@ -7,6 +7,7 @@
 
 #include "service/emit.h"
 #include "service/report.h"
+#include "io/report/report.h"
 #include "io/util/json.h"
 #include "io/wire/outcome.h"
 #include "io/store/run_check.h"
@@ -354,6 +355,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	fx.final_observation = fin.ok ? fin.json : NULL;
 	fx.final_changed = fin.changed;
 	fx.final_error = fin.error;
+	fx.summarize = report_summary;
 	fx.candidate = gf.candidate;
 	fx.pinned = gf.pinned;
 	fx.candidate_id = gf.candidate_id;
@@ -515,6 +517,7 @@ int svc_start(struct svc *d, const char *goal, unsigned budget, int review,
 	s.pinned_source = pinned;
 	fx.now = now;
 	fx.new_action_id = action_id;
+	fx.summarize = report_summary;
 	if (run_create(&c.run, &s, &st, &fx, &err) < 0) {
 		enum tbl_err code = err.proto;
 

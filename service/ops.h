@@ -155,7 +155,7 @@ int svc_op_status(const struct svc_status_request *req, struct svc_status_found 
 		  struct svc_result *res);
 
 /* The human text of what svc_op_status found with `human`: one Run (its
- * report, rendered by svc_op_status: io/store/run_report.c) or the
+ * report, rendered by svc_op_status: io/report/report.c) or the
  * listing.  sw_malloc'd;
  * NULL when out of memory or when nothing was found (service/report.c). */
 char *svc_status_text(const struct svc_status_found *found);

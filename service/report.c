@@ -1,4 +1,4 @@
-/* The human text of status: one Run's report (io/store/run_report.c, with
+/* The human text of status: one Run's report (io/report/report.c, with
  * what the service knows beside the record: the Git observations the
  * record keeps and the files slipway's install wrote) or the listing, one
  * line per Run.  cli/cmd_status.c only prints it.  Also the installed files
@@ -34,7 +34,7 @@ int svc_report_installed(struct sw_owned *out, const struct svc *d,
 }
 
 int svc_report(char **out, const struct svc *d, const struct run *r, const struct next *n,
-	       enum run_report_form form, struct sw_error *err)
+	       enum report_form form, struct sw_error *err)
 {
 	struct vcs_observation start = VCS_OBSERVATION_INIT, now = VCS_OBSERVATION_INIT;
 	struct sw_owned installed;
@@ -47,7 +47,7 @@ int svc_report(char **out, const struct svc *d, const struct run *r, const struc
 	/* An observation the record cannot give back is reported as such. */
 	have_start = run_git_observation(&start, r, RUN_GIT_INITIAL, &ignored) == 0;
 	have_now = run_git_observation(&now, r, RUN_GIT_CURRENT, &ignored) == 0;
-	rc = run_report(out, &(struct run_report_in){
+	rc = report_run(out, &(struct report_in){
 		.rec = run_record(r), .start = have_start ? &start : NULL,
 		.now = have_now ? &now : NULL, .installed = &installed, .next = n }, form, err);
 	vcs_observation_release(&start);

@@ -1,13 +1,13 @@
 #ifndef SERVICE_REPORT_H
 #define SERVICE_REPORT_H
 
-/* The person's report of a Run (io/store/run_report.h), with what the service
+/* The person's report of a Run (io/report/report.h), with what the service
  * knows beside the record: the two Git observations the record keeps and
  * the files slipway's own install wrote (their ownership manifests, read
  * from the worktree).  Nothing here prints. */
 
 #include "fsm/fsm.h"
-#include "io/store/run_report.h"
+#include "io/report/report.h"
 #include "io/util/owned.h"
 
 struct next;
@@ -26,6 +26,6 @@ int svc_report_installed(struct sw_owned *out, const struct svc *d,
  * form; may be NULL) into *out, sw_malloc'd.  `r` must hold every Action
  * record (a Run loaded by svc_load).  SW_ENOMEM, or render_report's codes. */
 int svc_report(char **out, const struct svc *d, const struct run *r, const struct next *n,
-	       enum run_report_form form, struct sw_error *err);
+	       enum report_form form, struct sw_error *err);
 
 #endif

@@ -127,7 +127,7 @@ static int find(const struct svc_status_request *req, struct svc_status_found *r
 			res->next = svc_run_next(res->run, 0);
 		if (req->human &&
 		    svc_report(&res->report, &d, res->run, res->next,
-			       req->markdown ? RUN_REPORT_MARKDOWN : RUN_REPORT_TEXT, &err) < 0) {
+			       req->markdown ? REPORT_MARKDOWN : REPORT_TEXT, &err) < 0) {
 			rc = svc_fail_status(&d, &err);
 			goto close;
 		}

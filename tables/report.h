@@ -2,7 +2,7 @@
 #define TABLES_REPORT_H
 
 /* The tables of a Run's report for the person who supervises it
- * (io/store/run_report.c): its sections in order, the words for how a path
+ * (io/report/report.c): its sections in order, the words for how a path
  * changed, and the plain words for slipway's own notes.  Pure data. */
 
 #include <stddef.h>

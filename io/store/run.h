@@ -31,7 +31,7 @@ struct vcs_observation;
 #define RUN_MAX_BRIEF_BYTES 8192u
 #define RUN_MAX_CONTEXT_BYTES 131072u
 #define RUN_MAX_ACTION_BYTES 262144u
-#define RUN_MAX_SUMMARY_BYTES 65536u
+/* RUN_MAX_SUMMARY_BYTES, the bound of the record's summary: io/store/run_record.h */
 #define RUN_PROJECTION_OBSERVATIONS 128u
 
 /* What a new Run starts from.  `identity` is the workspaceIdentity object
@@ -47,6 +47,17 @@ struct run_start {
 	 * into the record), or NULL for an ad-hoc Run. */
 	const struct json_t *pinned_source;
 };
+
+/* Writes the ended Run's `summary` from its typed record (every Action
+ * record, frozen ones parsed back) and its two Git observations (NULL when
+ * unreadable), counting the files of `installed` per host: a sw_malloc'd
+ * string, or NULL on ENOMEM.  The person's report writes it
+ * (report_summary, io/report/report.h); the driver hands it in, so the
+ * store never calls the report. */
+typedef char *run_summary_fn(const struct run_record *rec,
+			     const struct vcs_observation *start,
+			     const struct vcs_observation *now,
+			     const struct sw_owned *installed);
 
 /* The inputs run_apply needs besides the step: values the driver has read
  * or made (clock, new Action id, the Outcome, the answer, Git). */
@@ -70,6 +81,7 @@ struct run_effects {
 	const struct json_t *final_observation;	/* NULL when it failed */
 	int final_changed;
 	const char *final_error;
+	run_summary_fn *summarize;		/* writes the summary (required) */
 	/* CANDIDATE_VALID / CANDIDATE_INVALID: the candidate that waits */
 	const struct json_t *candidate;
 	/* PIN: the source to pin (answers given under other requirements

@@ -1,7 +1,8 @@
 /* The one check of a loaded Run (see io/store/run_check.h): the record
  * decoded (io/store/run_decode.c), every recorded Outcome accepted by the
  * Outcome decoder again, and the state, pause reason and budgets that
- * must go together.  Above io/store/run.c, which never calls it. */
+ * must go together.  Above the record's code (the files
+ * io/store/run_internal.h lists), which never calls it. */
 
 #include "io/store/run_check.h"
 

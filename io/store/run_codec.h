@@ -1,7 +1,7 @@
 #ifndef IO_STORE_RUN_CODEC_H
 #define IO_STORE_RUN_CODEC_H
 
-/* The Run record's encoding, private to the codec (io/store/run.c writes it,
+/* The Run record's encoding, private to the codec (io/store/run_*.c write it,
  * io/store/run_decode.c decodes it).  Everything outside io/ reads a Run through
  * the structs of io/store/run_record.h (run_record in io/store/run.h); `make
  * check-record` fails when code in service/, cli/ or mcp/ includes this

@@ -1,11 +1,12 @@
 /* The Run record's decoder: its shape, checked and decoded into the structs
  * of io/store/run_record.h in one pass (run_view_decode, io/store/run_codec.h),
- * and the lookups in the decoded record.  Below io/store/run.c, which calls
- * it after every change; io/store/run_check.c, above both, checks a loaded
- * Run as a whole.  The tables below
- * list every field the program reads, with its JSON type, whether it must
- * be present and where it goes in the structs; a field they do not list is
- * kept but read only by io/store/run.c, which writes the record. */
+ * and the lookups in the decoded record.  Below the record's code (the
+ * files io/store/run_internal.h lists), which calls it after every change;
+ * io/store/run_check.c, above both, checks a loaded Run as a whole.  The
+ * tables below list every field the program reads, with its JSON type,
+ * whether it must be present and where it goes in the structs; a field they
+ * do not list is kept but read only by the record's code, which writes the
+ * record. */
 
 #include <assert.h>
 #include <stdbool.h>

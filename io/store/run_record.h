@@ -5,8 +5,8 @@
  * a Run.  io/store/run_check.c decodes the record into these structs in the same
  * pass that checks its shape (one table there names every field), so a
  * missing field or a value of the wrong type is run_journal_invalid at load
- * and can never reach a reader.  io/store/run.c decodes the record again after
- * every change it makes (run_create, run_apply, run_clone, run_set_*,
+ * and can never reach a reader.  The record's code (io/store/run_*.c) decodes
+ * the record again after every change it makes (run_create, run_apply, run_clone, run_set_*,
  * run_freeze, run_thaw; run_add_observation touches nothing held here), so
  * the structs and the record never disagree.  The record (a Jansson tree)
  * stays the codec's storage and encoding; frozen Action records are not
@@ -22,6 +22,10 @@
 #include <stddef.h>
 
 #include "fsm/fsm.h"
+
+/* The reference's bound of the record's `summary` (the ended Run's report,
+ * io/report/report.h), in bytes. */
+#define RUN_MAX_SUMMARY_BYTES 65536u
 
 struct run_workspace_identity {
 	long long version;

@@ -1,6 +1,7 @@
 """The build's guard of the layout: `make check-layers` passes on the tree
 and fails, naming the offence, on a stray include (a front end reaching
-the store or Git, Git or an adapter reaching the store), on two objects
+the store, Git or the report, Git or an adapter reaching the store, the
+store reaching the report), on two objects
 that call each other, on a run-directory file name outside io/store/, on
 a host id compared in a condition, on a .c file over 1,500 lines anywhere
 (1,000 in service/ and cli/), on a file of fsm/, io/, service/, cli/ or
@@ -55,6 +56,14 @@ def test_git_source_or_adapters_including_the_store_fails():
     for room in ("io/git", "io/source", "io/adapters"):
         stray(room + "/stray.c", '#include "io/store/run.h"\n',
               "%s/ may not reach io/store/" % room)
+
+
+def test_the_store_or_a_front_end_including_the_report_fails():
+    stray("io/store/stray.c", '#include "io/report/report.h"\n',
+          "io/store/stray.c:1: io/store/ includes io/report/report.h (io/store/ may not reach io/report/)")
+    for room in ("cli", "mcp"):
+        stray(room + "/stray.c", '/* x */\n#include "io/report/report.h"\n',
+              "%s/ may not reach io/report/" % room)
 
 
 def test_the_pure_core_reaching_io_fails():
@@ -166,6 +175,7 @@ if __name__ == "__main__":
     main([test_the_tree_passes,
           test_a_front_end_including_the_store_fails,
           test_git_source_or_adapters_including_the_store_fails,
+          test_the_store_or_a_front_end_including_the_report_fails,
           test_the_pure_core_reaching_io_fails,
           test_an_include_in_a_comment_is_no_offence,
           test_two_objects_that_call_each_other_fail,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/report/report.h"
 #include "io/store/journal.h"
 #include "io/util/json.h"
 #include "io/wire/next.h"
@@ -207,6 +208,7 @@ static struct fsm_step step(struct harness *h, struct fsm_input *in, struct run_
 	cr_assert_eq(run_clone(&before, h->run, &err), 0);
 	fx->now = "2026-11-29T10:01:00Z";
 	fx->new_action_id = new_id(h);
+	fx->summarize = report_summary;
 	cr_assert_eq(run_apply(h->run, &st, fx, &err), 0, "%s", err.msg);
 	record_event(h, before, in->event, st.rule);
 	run_free(before);

@@ -1,11 +1,9 @@
-#ifndef IO_RUN_REPORT_H
-#define IO_RUN_REPORT_H
-
 /* The report of one Run for the person who supervises it: the one place
  * that turns a Run into text for a person (`status RUN`, `status RUN
  * --markdown`) and into the `summary` string the host relays when the Run
- * ends.  It reads the Run through the typed record (io/run_record.h) and
- * the two Git observations; it never reads the record's encoding.
+ * ends.  It reads the Run through the typed record (io/store/run_record.h)
+ * and the two Git observations; it never reads the record's encoding and
+ * never touches the run directory.
  *
  * The report leads with the goal and the outcome in one line (and the
  * Summarize text, once), then the sections of tables/report_sections.def
@@ -16,6 +14,11 @@
  * uncertainties in plain words, skipped and voided Actions, the per-Action
  * log and the paths already dirty before the Run. */
 
+#ifndef IO_REPORT_REPORT_H
+#define IO_REPORT_REPORT_H
+
+#include <stddef.h>
+
 #include "io/util/err.h"
 
 struct sw_owned;
@@ -23,14 +26,14 @@ struct next;
 struct run_record;
 struct vcs_observation;
 
-enum run_report_form {
-	RUN_REPORT_TEXT = 1,		/* status RUN: headline, the Run now, sections, choices */
-	RUN_REPORT_MARKDOWN,		/* status RUN --markdown: GitHub-flavoured, no choices */
-	RUN_REPORT_SUMMARY		/* the ended Run's `summary`: headline and sections,
+enum report_form {
+	REPORT_TEXT = 1,		/* status RUN: headline, the Run now, sections, choices */
+	REPORT_MARKDOWN,		/* status RUN --markdown: GitHub-flavoured, no choices */
+	REPORT_SUMMARY			/* the ended Run's `summary`: headline and sections,
 					 * bounded to RUN_MAX_SUMMARY_BYTES */
 };
 
-struct run_report_in {
+struct report_in {
 	const struct run_record *rec;		/* with every Action record */
 	const struct vcs_observation *start;	/* the Run start; NULL when unreadable */
 	const struct vcs_observation *now;	/* the last observation; NULL when none */
@@ -41,13 +44,21 @@ struct run_report_in {
 /* Renders the report of in->rec as `form` into *out (sw_malloc'd, the
  * caller frees it).  Codes: SW_ENOMEM, and render_next_choices's codes for
  * an invalid `next`. */
-int run_report(char **out, const struct run_report_in *in, enum run_report_form form,
-		  struct sw_error *err);
+int report_run(char **out, const struct report_in *in, enum report_form form,
+	       struct sw_error *err);
+
+/* The ended Run's `summary` (REPORT_SUMMARY) of `rec`, with every Action
+ * record, and its two Git observations (NULL: unreadable), counting the
+ * files of `installed` per host: a new string, or NULL when it cannot be
+ * rendered.  The driver hands it to the store as the Run's summary writer
+ * (run_summary_fn in io/store/run.h), so the store never calls the report. */
+char *report_summary(const struct run_record *rec, const struct vcs_observation *start,
+		     const struct vcs_observation *now, const struct sw_owned *installed);
 
 /* `s` bounded as the reference bounds a final summary: over `limit` bytes
  * it is cut at a UTF-8 boundary and ends with "\n\n...[summary truncated
  * omitted_bytes=N original_sha256=sha256:HEX]\n", the whole result at most
  * `limit` bytes.  A new string, or NULL on ENOMEM. */
-char *run_bound_summary(const char *s, size_t limit);
+char *report_bound_summary(const char *s, size_t limit);
 
 #endif
