@@ -121,7 +121,7 @@ def gen_sources():
 def host_ids():
     with open(os.path.join(ROOT, "io/adapters/adapter.c")) as f:
         text = f.read()
-    table = text[text.index("} hosts[ADAPTER_NHOSTS] = {"):]
+    table = text[text.index(" adapter__hosts[ADAPTER_NHOSTS] = {"):]
     table = table[:table.index("};")]
     return re.findall(r'^\s*\{\s*"([a-z]+)"', table, re.M)
 

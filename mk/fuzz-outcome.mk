@@ -14,7 +14,7 @@ FUZZ_CFLAGS    = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 		 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		 -Wall -Wextra -Werror -Wno-missing-field-initializers \
 		 -I. -include io/util/banned.h $(PKG_CFLAGS)
-FUZZ_OUTCOME_SRCS = tests/fuzz/fuzz_outcome.c io/wire/outcome.c io/util/json.c io/util/err.c io/util/buf.c \
+FUZZ_OUTCOME_SRCS = tests/fuzz/fuzz_outcome.c $(sort $(wildcard io/wire/outcome*.c)) io/util/json.c io/util/err.c io/util/buf.c \
 		    io/util/digest.c $(PURE_SRCS)
 FUZZ_OUTCOME_SEEDS = tests/fuzz/corpus/outcome
 FUZZ_OUTCOME_ARGS  = -dict=tests/fuzz/outcome.dict -max_len=8192 \

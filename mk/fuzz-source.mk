@@ -13,7 +13,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SOURCE_SRCS = tests/fuzz/fuzz_source.c io/source/source.c io/source/source_body.c io/wire/input.c \
 		   io/source/source_util.c io/source/source_json.c io/util/json.c io/util/err.c io/util/digest.c \
 		   io/util/file.c io/util/buf.c \
-		   io/wire/outcome.c $(PURE_SRCS)
+		   $(sort $(wildcard io/wire/outcome*.c)) $(PURE_SRCS)
 
 build/fuzz/fuzz_source: $(FUZZ_SOURCE_SRCS) $(HDRS)
 	@mkdir -p $(dir $@)

@@ -1,0 +1,396 @@
+/* Generation: every file this build writes for a host and surface (the
+ * capability launchers and texts, the references beside them, Codex's
+ * invocation policy), with the sha256 of its bytes, in memory.  Never
+ * touches the file system: install, uninstall, list and the docs compare
+ * what is on disk with what this returns. */
+#include "io/adapters/adapter_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "io/util/digest.h"
+#include "io/util/json.h"
+
+#define AGENT_POLICY_YAML "policy:\n  allow_implicit_invocation: false\n"
+
+static const struct adapter_text *text_find(const struct adapter_text *t,
+					    const char *name)
+{
+	for (; t && t->name; t++)
+		if (strcmp(t->name, name) == 0)
+			return t;
+	return NULL;
+}
+
+/* Go's %q for the plain text our descriptions hold. */
+static char *quote(const char *s)
+{
+	size_t n = strlen(s);
+	char *out = sw_malloc(n * 4 + 3), *p = out;
+
+	if (out == NULL)
+		return NULL;
+	*p++ = '"';
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)c;
+		} else if (c == '\n') {
+			*p++ = '\\';
+			*p++ = 'n';
+		} else if (c == '\t') {
+			*p++ = '\\';
+			*p++ = 't';
+		} else if (c < 0x20 || c == 0x7f) {
+			p += snprintf(p, 5, "\\x%02x", c);
+		} else {
+			*p++ = (char)c;
+		}
+	}
+	*p++ = '"';
+	*p = '\0';
+	return out;
+}
+
+void adapter__gen_release(struct gen_set *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		sw_free(g->v[i].rel);
+		sw_free(g->v[i].data);
+	}
+	sw_free(g->v);
+	g->v = NULL;
+	g->n = 0;
+}
+
+/* Appends a file; takes ownership of `rel` and `data` (both freed on
+ * failure). */
+static int gen_add(struct gen_set *g, char *rel, char *data, size_t len,
+		   const char *cap, int callable, int policy, struct sw_error *err)
+{
+	struct gen_file *grown;
+
+	if (rel == NULL || data == NULL) {
+		sw_free(rel);
+		sw_free(data);
+		return sw_error_set(err, SW_ENOMEM, "out of memory");
+	}
+	grown = sw_realloc(g->v, (g->n + 1) * sizeof(*grown));
+	if (grown == NULL) {
+		sw_free(rel);
+		sw_free(data);
+		return sw_error_set(err, SW_ENOMEM, "out of memory");
+	}
+	g->v = grown;
+	g->v[g->n] = (struct gen_file){ rel, data, len, cap, callable, policy, "" };
+	sw_sha256_hex(data, len, g->v[g->n].sha);
+	g->n++;
+	return 0;
+}
+
+static char *join3(const char *a, size_t alen, const char *b, size_t blen,
+		   const char *c, size_t clen, size_t *len)
+{
+	char *out = sw_malloc(alen + blen + clen + 1);
+
+	if (out == NULL)
+		return NULL;
+	memcpy(out, a, alen);
+	memcpy(out + alen, b, blen);
+	memcpy(out + alen + blen, c, clen);
+	out[alen + blen + clen] = '\0';
+	*len = alen + blen + clen;
+	return out;
+}
+
+/* Splits "---\n<front>\n---\n<body>"; returns -1 when malformed. */
+static int split_front(const char *s, size_t len, const char **front,
+		       size_t *flen, const char **body)
+{
+	const char *end;
+
+	(void)len;
+	if (strncmp(s, "---\n", 4) != 0 || (end = strstr(s + 4, "\n---\n")) == NULL)
+		return -1;
+	*front = s + 4;
+	*flen = (size_t)(end - (s + 4));
+	*body = end + 5;
+	return 0;
+}
+
+static char *description(const char *front, size_t flen)
+{
+	const char *p = front, *end = front + flen;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *colon = memchr(p, ':', (size_t)(le - p));
+
+		if (colon) {
+			const char *k = p, *ke = colon, *v = colon + 1, *ve = le;
+
+			while (k < ke && (*k == ' ' || *k == '\t'))
+				k++;
+			while (ke > k && (ke[-1] == ' ' || ke[-1] == '\t'))
+				ke--;
+			while (v < ve && (*v == ' ' || *v == '\t' || *v == '\r'))
+				v++;
+			while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t' || ve[-1] == '\r'))
+				ve--;
+			while (v < ve && (*v == '"' || *v == '\''))
+				v++;
+			while (ve > v && (ve[-1] == '"' || ve[-1] == '\''))
+				ve--;
+			if ((size_t)(ke - k) == 11 && memcmp(k, "description", 11) == 0 && ve > v)
+				return sw_strndup(v, (size_t)(ve - v));
+		}
+		p = le + 1;
+	}
+	return NULL;
+}
+
+static const char *surface_dir(enum surface s)
+{
+	switch (s) {
+	case SURF_KILO: return ".kilocode/slipway/capabilities";
+	case SURF_KIRO_IDE:
+	case SURF_KIRO_CLI: return ".kiro/slipway/capabilities";
+	case SURF_OPENCODE: return ".opencode/slipway/capabilities";
+	case SURF_WINDSURF: return ".windsurf/slipway/capabilities";
+	case SURF_COPILOT: return ".github/agents";
+	case SURF_NONE:
+	case SURF_SKILL: return NULL;
+	}
+	return NULL;
+}
+
+/* The launcher a host's user invokes for capability `cap`. */
+static int add_launcher(struct gen_set *g, enum surface s, const char *cap,
+			const char *desc_q, const char *desc_raw,
+			struct sw_error *err)
+{
+	char *rel = NULL, *data = NULL;
+
+	switch (s) {
+	case SURF_KILO:
+		rel = sw_asprintf(".kilo/commands/%s.md", cap);
+		data = sw_asprintf("---\ndescription: %s\nsubtask: false\n---\n\n@.kilocode/slipway/capabilities/%s.md\n", desc_q, cap);
+		break;
+	case SURF_KIRO_IDE:
+		rel = sw_asprintf(".kiro/steering/%s.md", cap);
+		data = sw_asprintf("---\ninclusion: manual\n---\n\n#[[file:.kiro/slipway/capabilities/%s.md]]\n", cap);
+		break;
+	case SURF_KIRO_CLI: {
+		json_t *d = json_string(desc_raw);
+		char *dj = d ? sw_json_dump(d) : NULL;
+
+		json_decref(d);
+		rel = sw_asprintf(".kiro/agents/%s.json", cap);
+		data = dj ? sw_asprintf("{\n  \"name\": \"%s\",\n  \"description\": %s,\n  \"prompt\": \"file://../slipway/capabilities/%s.md\",\n  \"tools\": [\n    \"*\"\n  ]\n}\n", cap, dj, cap) : NULL;
+		sw_free(dj);
+		break;
+	}
+	case SURF_OPENCODE:
+	case SURF_WINDSURF:
+		rel = sw_asprintf(s == SURF_OPENCODE ? ".opencode/commands/%s.md" : ".windsurf/workflows/%s.md", cap);
+		data = sw_asprintf("---\ndescription: %s\n---\n\n@%s/%s.md\n", desc_q, surface_dir(s), cap);
+		break;
+	case SURF_NONE:
+	case SURF_SKILL:
+	case SURF_COPILOT:
+		return sw_error_set(err, SW_EINVAL, "no launcher for this surface");
+	}
+	return gen_add(g, rel, data, data ? strlen(data) : 0, cap, 1, 0, err);
+}
+
+#define REF_MENTION "`references/"
+
+/* `text` with every mention "`references/NAME" written as "`DIR/references/
+ * NAME", the path from the repository root of the copy installed beside the
+ * capability in folder `dir`.  Takes `text` (owned); NULL when out of
+ * memory. */
+static char *link_references(char *text, size_t *len, const char *dir)
+{
+	size_t n = 0, dlen = strlen(dir), mlen = strlen(REF_MENTION);
+	const char *p, *q;
+	char *out, *o;
+
+	if (text == NULL)
+		return NULL;
+	for (p = text; (q = strstr(p, REF_MENTION)) != NULL; p = q + mlen)
+		n++;
+	if (n == 0)
+		return text;
+	if ((out = sw_malloc(*len + n * (dlen + 1) + 1)) == NULL) {
+		sw_free(text);
+		return NULL;
+	}
+	for (p = text, o = out; (q = strstr(p, REF_MENTION)) != NULL; p = q + mlen) {
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
+		*o++ = '`';
+		memcpy(o, dir, dlen);
+		o += dlen;
+		*o++ = '/';
+		memcpy(o, &REF_MENTION[1], mlen - 1);
+		o += mlen - 1;
+	}
+	memcpy(o, p, *len - (size_t)(p - text));
+	o += *len - (size_t)(p - text);
+	*o = '\0';
+	*len = (size_t)(o - out);
+	sw_free(text);
+	return out;
+}
+
+/* The folder, from the repository root, holding capability `cap`'s file. */
+static char *cap_dir(const struct host *h, enum surface s, const char *cap)
+{
+	return s == SURF_SKILL ? sw_asprintf("%s/%s", h->skills, cap) : sw_strdup(surface_dir(s));
+}
+
+/* Adds the reference texts: on a skill surface a copy in the references/
+ * folder of each capability that names it, elsewhere one copy in the
+ * references/ folder beside every capability file (counted as the first
+ * capability's support file). */
+static int add_references(struct gen_set *g, const struct host *h, enum surface s,
+			  const struct adapter_text *texts, struct sw_error *err)
+{
+	int rc = 0;
+
+	for (const struct adapter_reference *r = adapter_references; r->name && rc >= 0; r++) {
+		const struct adapter_text *t = text_find(texts, r->name);
+
+		if (t == NULL)
+			return sw_error_set(err, SW_ENOTFOUND, "capability text %s is missing", r->name);
+		for (size_t c = 0; c < ADAPTER_NCAPS && rc >= 0; c++) {
+			char *dir, *data;
+			size_t len = t->len;
+
+			if (!(r->caps & (1u << c)))
+				continue;
+			if ((dir = cap_dir(h, s, adapter_capabilities[c])) == NULL)
+				return sw_error_set(err, SW_ENOMEM, "out of memory");
+			data = link_references(sw_strndup(t->bytes, t->len), &len, dir);
+			rc = gen_add(g, sw_asprintf("%s/references/%s", dir, r->name), data, len,
+				     adapter_capabilities[c], 0, 0, err);
+			sw_free(dir);
+			if (s != SURF_SKILL)
+				break;
+		}
+	}
+	return rc;
+}
+
+/* Every file this build generates for `h` with surface `s`, in generation
+ * order (support files of a capability follow its launcher). */
+int adapter__generate(struct gen_set *g, const struct host *h, enum surface s,
+		      const struct adapter_text *texts, struct sw_error *err)
+{
+	const struct adapter_text *common = text_find(texts, "_common.md");
+	char *desc = NULL, *desc_q = NULL, *data = NULL, *dir = NULL;
+	size_t len;
+	int rc = 0;
+
+	g->v = NULL;
+	g->n = 0;
+	if (s == SURF_NONE)
+		return 0;
+	if (common == NULL)
+		return sw_error_set(err, SW_ENOTFOUND, "capability texts are missing");
+	for (size_t i = 0; i < ADAPTER_NCAPS; i++) {
+		const char *cap = adapter_capabilities[i], *front, *body;
+		char name[64];
+		const struct adapter_text *t;
+		size_t flen;
+
+		snprintf(name, sizeof(name), "%s.md", cap);
+		if ((t = text_find(texts, name)) == NULL ||
+		    split_front(t->bytes, t->len, &front, &flen, &body) < 0 ||
+		    (desc = description(front, flen)) == NULL) {
+			rc = sw_error_set(err, SW_EPARSE, "capability %s has no valid frontmatter", cap);
+			goto out;
+		}
+		if ((desc_q = quote(desc)) == NULL || (dir = cap_dir(h, s, cap)) == NULL) {
+			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
+			goto out;
+		}
+		switch (s) {
+		case SURF_SKILL:
+			data = join3(t->bytes, t->len, "\n", 1, common->bytes, common->len, &len);
+			data = link_references(data, &len, dir);
+			if ((rc = gen_add(g, sw_asprintf("%s/%s/SKILL.md", h->skills, cap),
+					  data, len, cap, 1, 0, err)) < 0)
+				goto out;
+			if (h->policy == OPENAI_AGENT_POLICY &&
+			    (rc = gen_add(g, sw_asprintf("%s/%s/agents/openai.yaml", h->skills, cap),
+					  sw_strdup(AGENT_POLICY_YAML), strlen(AGENT_POLICY_YAML), cap, 0, 1, err)) < 0)
+				goto out;
+			break;
+		case SURF_COPILOT: {
+			char *head = sw_asprintf("---\nname: %s\ndescription: %s\ndisable-model-invocation: true\n---\n\n", cap, desc_q);
+			size_t blen = t->len - (size_t)(body - t->bytes);
+
+			if (head == NULL) {
+				rc = sw_error_set(err, SW_ENOMEM, "out of memory");
+				goto out;
+			}
+			{
+				char *tmp = join3(head, strlen(head), body, blen, "\n", 1, &len);
+
+				data = tmp ? join3(tmp, len, common->bytes, common->len, "", 0, &len) : NULL;
+				sw_free(tmp);
+			}
+			sw_free(head);
+			data = link_references(data, &len, dir);
+			if ((rc = gen_add(g, sw_asprintf(".github/agents/%s.agent.md", cap),
+					  data, len, cap, 1, 0, err)) < 0)
+				goto out;
+			break;
+		}
+		case SURF_KILO:
+		case SURF_KIRO_IDE:
+		case SURF_KIRO_CLI:
+		case SURF_OPENCODE:
+		case SURF_WINDSURF: {
+			size_t blen = t->len - (size_t)(body - t->bytes);
+
+			if ((rc = add_launcher(g, s, cap, desc_q, desc, err)) < 0)
+				goto out;
+			data = join3(body, blen, "\n", 1, common->bytes, common->len, &len);
+			data = link_references(data, &len, dir);
+			if ((rc = gen_add(g, sw_asprintf("%s/%s.md", surface_dir(s), cap),
+					  data, len, cap, 0, 0, err)) < 0)
+				goto out;
+			break;
+		}
+		case SURF_NONE:
+			break;
+		}
+		data = NULL;
+		sw_free(desc);
+		sw_free(desc_q);
+		sw_free(dir);
+		desc = desc_q = dir = NULL;
+	}
+	rc = add_references(g, h, s, texts, err);
+out:
+	sw_free(desc);
+	sw_free(desc_q);
+	sw_free(dir);
+	if (rc < 0)
+		adapter__gen_release(g);
+	return rc;
+}
+
+const struct gen_file *adapter__gen_find(const struct gen_set *g, const char *rel)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (strcmp(g->v[i].rel, rel) == 0)
+			return &g->v[i];
+	return NULL;
+}
