@@ -24,17 +24,22 @@ def make_check(extra):
                            "LAYERS_EXTRA=" + extra], capture_output=True, text=True)
 
 
-def stray(as_path, text, offence):
-    """check-layers fails when `text` is read as the file `as_path`, and
-    names `offence`."""
+def check_as(as_path, text):
+    """check-layers with `text` read as if it were the file `as_path`."""
     d = tempfile.mkdtemp()
     try:
         f = os.path.join(d, "stray.c")
         with open(f, "w") as fh:
             fh.write(text)
-        res = make_check("--extra-src %s=%s" % (as_path, f))
+        return make_check("--extra-src %s=%s" % (as_path, f))
     finally:
         shutil.rmtree(d)
+
+
+def stray(as_path, text, offence):
+    """check-layers fails when `text` is read as the file `as_path`, and
+    names `offence`."""
+    res = check_as(as_path, text)
     assert res.returncode != 0, res.stdout
     assert offence in res.stdout, res.stdout
 
@@ -71,15 +76,7 @@ def test_the_pure_core_reaching_io_fails():
 
 
 def test_an_include_in_a_comment_is_no_offence():
-    d = tempfile.mkdtemp()
-    try:
-        f = os.path.join(d, "ok.c")
-        with open(f, "w") as fh:
-            fh.write('/* was:\n#include "io/store/store.h"\n */\n')
-        res = make_check("--extra-src cli/ok.c=%s" % f)
-    finally:
-        shutil.rmtree(d)
-    assert res.returncode == 0, res.stdout
+    passes("cli/ok.c", '/* was:\n#include "io/store/store.h"\n */\n')
 
 
 def test_two_objects_that_call_each_other_fail():
@@ -137,14 +134,7 @@ def test_a_long_service_file_or_one_without_its_comment_fails():
 
 
 def passes(as_path, text):
-    d = tempfile.mkdtemp()
-    try:
-        f = os.path.join(d, "ok.c")
-        with open(f, "w") as fh:
-            fh.write(text)
-        res = make_check("--extra-src %s=%s" % (as_path, f))
-    finally:
-        shutil.rmtree(d)
+    res = check_as(as_path, text)
     assert res.returncode == 0, res.stdout
 
 
