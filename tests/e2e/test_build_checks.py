@@ -84,11 +84,11 @@ def test_an_effect_without_a_handler_does_not_compile():
     pkg = subprocess.run(["pkg-config", "--cflags", "jansson", "libgit2", "openssl"],
                          capture_output=True, text=True).stdout.split()
     res = subprocess.run(["cc"] + CFLAGS[:-2] + ["-I", d, "-I", ROOT] + pkg +
-                         ["-fsyntax-only", os.path.join(ROOT, "io", "store", "run.c")],
+                         ["-fsyntax-only", os.path.join(ROOT, "io", "store", "run_effects.c")],
                          capture_output=True, text=True)
     assert res.returncode != 0 and "effect_UNHANDLED" in res.stderr, res.stderr[-2000:]
     res = subprocess.run(["cc"] + CFLAGS[:-2] + ["-I", ROOT] + pkg +
-                         ["-fsyntax-only", os.path.join(ROOT, "io", "store", "run.c")],
+                         ["-fsyntax-only", os.path.join(ROOT, "io", "store", "run_effects.c")],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-2000:]
 
