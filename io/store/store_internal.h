@@ -72,7 +72,8 @@ struct mut_material {
 	char digest[SW_DIGEST_LEN];
 	void *bytes;
 	size_t len;
-	struct stat st;		/* the blob as put_blob found its content right */
+	struct stat st;		/* the blob as put_blob found its content right;
+				 * once created, at least its device and inode */
 	bool created;		/* put_blob made the blob (it was not there) */
 };
 
@@ -87,6 +88,7 @@ struct store_mutation {
 	size_t npiece;
 	struct mut_material *mat;
 	size_t nmat;
+	bool mat_dir_created;	/* store__put_materials made materials/ */
 	const char *cp_body;	/* checkpoint body (borrowed), or NULL */
 	size_t cp_len;
 	const char *cp_log;	/* log bytes to add after cp_log_base */

@@ -171,16 +171,23 @@ static void walk_failures(op_fn *op, bool update, const char *tag)
 		struct store *s;
 		int rc, fired;
 
+		char *before = NULL, *after, phase[64];
+
 		snprintf(id, sizeof(id), "%s-fail-%lu", tag, n);
 		if (update)
 			prepare_update_run(id);
+		/* The leftovers of damage_run are swept before the step fails. */
+		if (update && !with_damage)
+			before = tree_fingerprint(run_path(id, NULL));
 		s = open_store(true);
 		store_fault_arm(STORE_STEP_ALL, n, STORE_FAULT_FAIL);
 		rc = op(s, id, &err);
 		fired = store_fault_fired();
 		store_fault_disarm();
+		snprintf(phase, sizeof(phase), "%s", store_last_failure(s)->phase);
 		store_free(s);
 		if (!fired) {
+			sw_free(before);
 			cr_assert_eq(rc, 0, "%s", err.msg);
 			break;
 		}
@@ -188,6 +195,14 @@ static void walk_failures(op_fn *op, bool update, const char *tag)
 		cr_assert_eq(err.code, SW_EPROTO, "step %lu: %s", n, err.msg);
 		if (!update && err.proto == TBL_ERR_MUTATION_NOT_COMMITTED)
 			check_no_directory(id, n);
+		/* A refused update leaves its run directory byte-identical: no
+		 * blob, no materials/ it made. */
+		if (before != NULL && err.proto == TBL_ERR_MUTATION_NOT_COMMITTED) {
+			after = tree_fingerprint(run_path(id, NULL));
+			cr_expect_str_eq(after, before, "step %lu (%s): %s", n, phase, err.msg);
+			sw_free(after);
+		}
+		sw_free(before);
 		check_after(id, update ? 2 : 0, tbl_err_wire[err.proto], NEW_DATA);
 	}
 	cr_assert(n > 5 && n < 200, "%s: %lu steps", tag, n);
