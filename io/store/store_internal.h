@@ -176,6 +176,7 @@ int store__fail_proto(struct store *s, struct sw_error *err, enum tbl_err code,
 void store__run_close(struct run_dir *r);
 int store__run_open(struct run_dir *r, struct store *s, const char *id, bool secure,
 		    struct sw_error *err);
+int store__lock_wait(int fd, struct store *s, int op, struct sw_error *err);
 int store__run_lock(struct run_dir *r, struct store *s, bool exclusive,
 		    struct sw_error *err);
 int store__ensure_lock_file(struct run_dir *r, struct txn *t, struct sw_error *err);
