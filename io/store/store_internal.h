@@ -181,6 +181,15 @@ int store__run_lock(struct run_dir *r, struct store *s, bool exclusive,
 		    struct sw_error *err);
 int store__ensure_lock_file(struct run_dir *r, struct txn *t, struct sw_error *err);
 
+/* store_staged.c: staging directories (io/store/store_names.h): the
+ * shared lock on runs/ a creation holds until its own is locked (0 or
+ * run_busy), the removal of a staging directory's contents and of the
+ * ones killed creations left (best effort). */
+int store__staging_hold(struct store *s, struct sw_error *err);
+void store__staging_release(struct store *s);
+void store__remove_staged(int dfd);
+void store__collect_staged(struct store *s);
+
 /* store_replay.c: streams the journal through `visit` (from may be NULL). */
 int store__replay(struct store *s, struct run_dir *r, bool repair,
 		  store_visit_fn *visit, void *payload, long long *count,

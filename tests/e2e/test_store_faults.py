@@ -42,7 +42,7 @@ def env_for_strace():
 
 
 def traced(args, cwd, calls, inject=None):
-    """Runs slipway under strace -f -y; returns (proc, [(pid, call, n, paths, rc)]):
+    """Runs slipway under strace -f -y; returns (proc, [(pid, call, n, paths, rc, args)]):
     n counts the calls of that name in that process from 1, as strace's
     when= does; paths are what the call acts on (an fd's path, joined with
     the name it is given)."""
@@ -66,7 +66,7 @@ def traced(args, cwd, calls, inject=None):
         pid, call, args_text = m.group(1), m.group(2), m.group(3)
         seen[(pid, call)] = n = seen.get((pid, call), 0) + 1
         events.append((pid, call, n, paths_of(call, args_text),
-                       None if m.group(4) is None else int(m.group(4))))
+                       None if m.group(4) is None else int(m.group(4)), args_text))
     return proc, events
 
 
@@ -137,7 +137,7 @@ def material_role(paths):
 def material_calls(events):
     """The calls on materials before the journal append (the commit)."""
     out = []
-    for pid, call, n, paths, rc in events:
+    for pid, call, n, paths, _rc, _args in events:
         if call == "write" and any(p.endswith("/journal.jsonl") for p in paths):
             break
         role = material_role(paths)
@@ -221,6 +221,130 @@ def test_a_refused_run_leaves_runs_byte_identical_at_every_material_call():
     assert tried >= 10, tried
 
 
+# ---- a killed creation leaves no Run lost or half-made, and no debris ----
+
+WRITE_CALLS = ["mkdirat", "openat", "write", "writev", "pwrite64", "pwritev", "copy_file_range", "ftruncate",
+               "fchmod", "fsync", "fdatasync", "renameat2", "unlinkat"]
+WRITING = re.compile(r"\bO_(?:CREAT|WRONLY|RDWR|APPEND|TRUNC)\b")
+
+
+def write_side_calls(events, store):
+    """The calls that write, from the one that makes the staging directory
+    on: under the store, and the reply on stdout."""
+    out, on = [], False
+    for pid, call, n, paths, _rc, args in events:
+        if call == "mkdirat" and any("/runs/.tmp-" in p for p in paths):
+            on = True
+        if not on or (call == "openat" and not WRITING.search(args)):
+            continue
+        if any(p.startswith(store + "/") for p in paths) or (call == "write" and args.startswith("1<")):
+            out.append((call, n, paths[-1] if paths else "?"))
+    return out
+
+
+def listing(repo):
+    res = run("status", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    doc = res.json_out()
+    validate(doc, "statusList")
+    return doc
+
+
+def incomplete(repo):
+    res = run("doctor", "--json", cwd=repo)
+    assert res.code == 0, res.err
+    return [c for c in res.json_out()["checks"] if c["code"] == "runstore_incomplete_run"]
+
+
+def test_a_killed_run_loses_no_run_and_its_staging_directory_goes_with_the_next_run():
+    repo = scratch_repo()
+    earlier = start(repo, "an earlier Run")["run_id"]
+    store = os.path.realpath(os.path.join(repo, ".git", "slipway"))
+    template = tempfile.mkdtemp(prefix="slipway-e2e-store-")
+    shutil.rmtree(template)
+    shutil.copytree(store, template, symlinks=True)
+    args = ["run", "--json", "--", "a goal killed on its way"]
+    proc, events = traced(args, repo, WRITE_CALLS)
+    assert proc.returncode == 0, proc.stderr
+    calls = write_side_calls(events, store)
+    assert len(calls) >= 10, calls
+    left = published = 0
+    wrong = []
+    for call, n, path in calls:
+        what = "%s #%d %s" % (call, n, path)
+        restore(repo, template)
+        proc, _ = traced(args, repo, [call], "%s:signal=SIGKILL:when=%d" % (call, n))
+        assert proc.returncode in (-9, 137), (what, proc.returncode, proc.stderr[-300:])
+        names = sorted(os.listdir(runs_of(repo)))
+        staged = [x for x in names if x.startswith(".")]
+        new = [x for x in names if not x.startswith(".") and x != earlier]
+        left += bool(staged)
+        published += bool(new)
+        # No Run is lost, and none is half-made: every run directory is a
+        # Run status can read.
+        doc = listing(repo)
+        if sorted(r["id"] for r in doc["runs"]) != sorted([earlier] + new) or doc["unavailable_runs"]:
+            wrong.append("%s: status lists %r" % (what, doc))
+        # doctor names each staging directory and does not send the person
+        # to remove by hand what slipway removes itself.
+        rows = incomplete(repo)
+        for name in staged:
+            row = [c for c in rows if '"%s"' % name in c["detail"]]
+            if len(row) != 1 or "the next slipway run removes it" not in row[0]["detail"] or \
+                    "by hand" in row[0]["detail"]:
+                wrong.append("%s: doctor says %r" % (what, rows))
+        # The next `run` removes it, and every Run is still there.
+        res = run(*args[:-1], "the next goal", cwd=repo)
+        if res.code != 0:
+            wrong.append("%s: the next run failed: %r" % (what, res.err))
+            continue
+        nxt = res.json_out()["run_id"]
+        after = sorted(os.listdir(runs_of(repo)))
+        if after != sorted([earlier, nxt] + new):
+            wrong.append("%s: runs/ holds %r after the next run" % (what, after))
+        doc = listing(repo)
+        if sorted(r["id"] for r in doc["runs"]) != sorted([earlier, nxt] + new) or doc["unavailable_runs"]:
+            wrong.append("%s: status lists %r after the next run" % (what, doc))
+        if incomplete(repo):
+            wrong.append("%s: doctor still reports %r" % (what, incomplete(repo)))
+    assert not wrong, "\n  " + "\n  ".join(wrong)
+    assert left > 5 and published > 0, (left, published)
+
+
+def test_a_staging_directory_whose_owner_holds_its_lock_is_left_and_reported():
+    """A staging directory locked by a live process (this test) is neither
+    removed by the next run nor called abandoned by doctor; a name slipway
+    never gives one is left and reported too."""
+    import fcntl
+    repo = scratch_repo()
+    start(repo)
+    held = os.path.join(runs_of(repo), ".tmp-held-0123456789abcdef")
+    foreign = os.path.join(runs_of(repo), ".tmp-x")
+    os.mkdir(held, 0o700)
+    os.mkdir(foreign, 0o700)
+    with open(os.path.join(held, "run.lock"), "w"):
+        pass
+    fd = os.open(held, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        rows = incomplete(repo)
+        assert len(rows) == 2, rows
+        for row in rows:
+            assert "cannot prove that the process that made it has ended" in row["detail"], row
+        assert "holds its lock" in rows[0]["detail"] and '".tmp-held-' in rows[0]["detail"], rows
+        assert "not one slipway gives" in rows[1]["detail"] and '".tmp-x"' in rows[1]["detail"], rows
+        assert run("run", "--json", "--", "another", cwd=repo).code == 0
+        assert os.path.exists(os.path.join(held, "run.lock")) and os.path.isdir(foreign)
+    finally:
+        os.close(fd)
+    rows = incomplete(repo)
+    assert "the next slipway run removes it" in rows[0]["detail"], rows
+    assert run("run", "--json", "--", "a third", cwd=repo).code == 0
+    assert not os.path.exists(held) and os.path.isdir(foreign)
+
+
 if __name__ == "__main__":
     main([test_a_refused_submit_leaves_the_run_directory_byte_identical_at_every_material_call,
-          test_a_refused_run_leaves_runs_byte_identical_at_every_material_call])
+          test_a_refused_run_leaves_runs_byte_identical_at_every_material_call,
+          test_a_killed_run_loses_no_run_and_its_staging_directory_goes_with_the_next_run,
+          test_a_staging_directory_whose_owner_holds_its_lock_is_left_and_reported])

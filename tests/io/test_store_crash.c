@@ -159,6 +159,27 @@ static void check_no_directory(const char *id, unsigned long step)
 	closedir(d);
 }
 
+/* The staging directory a killed creation left goes with the next one;
+ * what the killed one published stays. */
+static void check_staged_collected(const char *id, unsigned long step)
+{
+	char path[sizeof(g_common) + 16], next[80], stayed[256] = "";
+	struct store *s = open_store(true);
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(next, sizeof(next), "%s-next", id);
+	make_run(s, next);
+	store_free(s);
+	snprintf(path, sizeof(path), "%s/slipway/runs", g_common);
+	cr_assert_not_null(d = opendir(path));
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, ".tmp-", 5) == 0)
+			snprintf(stayed, sizeof(stayed), "%s", de->d_name);
+	closedir(d);
+	cr_assert_str_empty(stayed, "step %lu: '%s' stayed after the next creation", step, stayed);
+}
+
 typedef int op_fn(struct store *s, const char *id, struct sw_error *err);
 
 static void walk_failures(op_fn *op, bool update, const char *tag)
@@ -242,6 +263,8 @@ static void walk_crashes(op_fn *op, bool update, enum store_fault_mode mode,
 		cr_assert_eq(WEXITSTATUS(status), STORE_FAULT_EXIT,
 			     "step %lu: child exit %d", n, WEXITSTATUS(status));
 		check_after(id, update ? 2 : 0, NULL, NEW_DATA);
+		if (!update)
+			check_staged_collected(id, n);
 	}
 	cr_assert(n > 5 && n < 200, "%s: %lu steps", tag, n);
 }
