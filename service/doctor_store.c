@@ -32,12 +32,20 @@ static int finding_row(struct rows *r, const char *common, const struct store_fi
 {
 	switch (f->kind) {
 	case STORE_FOUND_STAGED:
+		return add(r, "runstore_incomplete_run", "warning", sw_asprintf(
+			"\"%s\" in %s/slipway/runs holds no Run: a slipway run was killed before "
+			"publishing it; nothing reads it, and the next slipway run removes it",
+			f->path, common));
+	case STORE_FOUND_STAGED_HELD:
+		return add(r, "runstore_incomplete_run", "warning", sw_asprintf(
+			"\"%s\" in %s/slipway/runs holds no Run, and slipway cannot prove that the "
+			"process that made it has ended: %s; nothing reads it, and it may be removed "
+			"by hand once no slipway process is running", f->path, common, f->why));
 	case STORE_FOUND_NO_JOURNAL:
 		return add(r, "runstore_incomplete_run", "warning", sw_asprintf(
-			"\"%s\" in %s/slipway/runs holds no Run: %s; nothing reads it, and it may be removed by hand",
-			f->path, common, f->kind == STORE_FOUND_STAGED
-			? "a slipway run was killed before publishing it"
-			: "a slipway run failed before writing its journal"));
+			"\"%s\" in %s/slipway/runs holds no Run: a slipway run failed before writing "
+			"its journal; nothing reads it, and it may be removed by hand",
+			f->path, common));
 	case STORE_FOUND_TEMPORARY:
 		return add(r, "runstore_stale_temporary", "warning", sw_asprintf(
 			"\"%s\" (%lld bytes) in %s/slipway/runs was left by a slipway process that was "

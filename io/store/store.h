@@ -17,10 +17,11 @@
  * store_visit / store_first_event / store_list / store_read_material, then
  * store_free.
  *
- * Durability contract.  Create: mkdir run dir, fsync it and runs/, lock,
- * materials (temp, fsync, rename-no-replace, fsync materials/), projection
- * temp, journal append + fsync, fsync run dir (commit point), install
- * run.json, fsync runs/.  Update: lock, replay (repairing a torn tail),
+ * Durability contract.  Create: removal of the staging directories of
+ * creations that were killed (io/store/store_names.h), mkdir run dir,
+ * fsync it and runs/, lock, materials (temp, fsync, rename-no-replace,
+ * fsync materials/), projection temp, journal append + fsync, fsync run
+ * dir (commit point), install run.json, fsync runs/.  Update: lock, replay (repairing a torn tail),
  * mutate callback; when it adds events: removal of the temporaries killed
  * mutations left (io/store/store_names.h) and of a damaged run.lock marker,
  * which is replaced, then projection temp, materials, journal append with
@@ -169,7 +170,9 @@ void store_list_free(char **ids, size_t n);
  * found without a lock, nothing changed (io/store/store_inspect.c). */
 enum store_finding_kind {
 	STORE_FOUND_STAGED = 1,	/* runs/.tmp-<run id>-<hex>/: a creation a
-				 * killed process never published */
+				 * killed process never published (its
+				 * owner provably ended); the next
+				 * store_create removes it */
 	STORE_FOUND_NO_JOURNAL,	/* runs/<id>/ without a journal, left by a
 				 * failed creation of an older version */
 	STORE_FOUND_TEMPORARY,	/* a temporary of a killed mutation (`size`
@@ -185,12 +188,16 @@ enum store_finding_kind {
 	STORE_FOUND_DAMAGED,	/* the journal, materials/ or a material no
 				 * regular readable file, or a material whose
 				 * bytes no longer match its name (`why`) */
+	STORE_FOUND_STAGED_HELD,	/* runs/.tmp-...: a staging directory
+					 * whose owner cannot be proven to
+					 * have ended, or of a name slipway
+					 * never gives one (`why`); left */
 };
 struct store_finding {
 	enum store_finding_kind kind;
 	char *path;		/* below runs/ */
 	long long size;		/* TEMPORARY, PARKED: st_size; else -1 */
-	char *why;		/* REPAIRABLE, DAMAGED; else NULL */
+	char *why;		/* REPAIRABLE, DAMAGED, STAGED_HELD; else NULL */
 };
 /* The findings under runs/, sorted by path; *out is freed with
  * store_findings_free.  An empty store has none.  SW_ENOMEM, SW_EIO. */

@@ -219,41 +219,13 @@ out:
 	return rc;
 }
 
-/* Removes what a failed creation left in its staged directory `dfd`
- * (files, and one level of subdirectories for materials/), then the
- * directory `name` itself.  Best effort: a leftover keeps its staging
- * name, which no listing takes for a Run. */
-static void remove_tree(int dfd, int depth)
-{
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct dirent *de;
-	DIR *d;
-
-	if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		int sub;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-		    unlinkat(dfd, de->d_name, 0) == 0 || errno != EISDIR || depth == 0)
-			continue;
-		sub = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub >= 0) {
-			remove_tree(sub, depth - 1);
-			close(sub);
-		}
-		unlinkat(dfd, de->d_name, AT_REMOVEDIR);
-	}
-	closedir(d);
-}
-
 /* A Run is built under a staging name and renamed into place (no
  * replace) once its journal, projection, lock and materials are durable:
  * a creation that fails or is interrupted never leaves a directory under
- * the run id.  The rename is the commit point. */
+ * the run id.  The rename is the commit point.  The staging directories
+ * killed creations left are removed first; the shared lock on runs/ is
+ * held until this one's staging directory is locked, so that no other
+ * creation takes it for such a leftover (io/store/store_names.h). */
 int store_create(struct store *s, const char *run_id, store_mutate_fn *mutate,
 		 void *payload, struct sw_error *err)
 {
@@ -292,6 +264,9 @@ int store_create(struct store *s, const char *run_id, store_mutate_fn *mutate,
 	}
 	if ((rc = store__random_hex16(rnd, err)) < 0)
 		goto out;
+	store__collect_staged(s);
+	if ((rc = store__staging_hold(s, err)) < 0)
+		goto out;
 	snprintf(staged, sizeof(staged), "%s%s-%s", STAGED_PREFIX, run_id, rnd);
 	if (store__f_mkdir(s->runs_fd, staged) < 0) {
 		staged[0] = '\0';
@@ -305,6 +280,7 @@ int store_create(struct store *s, const char *run_id, store_mutate_fn *mutate,
 	t.phase = "lock_open";
 	if ((rc = store__run_lock(&r, s, true, err)) < 0)
 		goto out;
+	store__staging_release(s);
 	if ((rc = store__ensure_lock_file(&r, &t, err)) < 0)
 		goto out;
 	if ((rc = commit_mutation(s, &r, &m, true, &t, err)) < 0)
@@ -330,12 +306,13 @@ out:
 	if (staged[0] && r.fd >= 0) {
 		/* Nothing of the staged Run is visible: its bytes do not count
 		 * as written. */
-		remove_tree(r.fd, 1);
+		store__remove_staged(r.fd);
 		unlinkat(s->runs_fd, staged, AT_REMOVEDIR);
 		t.wrote = false;
 	} else if (staged[0]) {
 		unlinkat(s->runs_fd, staged, AT_REMOVEDIR);
 	}
+	store__staging_release(s);
 	store__run_close(&r);
 	store__mutation_release(&m);
 	return store__finish_mutation(s, &t, rc, err);

@@ -1,6 +1,7 @@
 /* What `slipway doctor` reports about the run store: leftovers of killed
- * processes and damage, found without a lock and without changing
- * anything (see io/store/store.h, store_inspect). */
+ * processes and damage, found without changing anything and without a
+ * lock but the ones a staging directory's check takes and lets go without
+ * waiting (see io/store/store.h, store_inspect). */
 
 #include "io/store/store.h"
 
@@ -241,7 +242,11 @@ int store_inspect(struct store_finding **out, size_t *n, struct store *s, struct
 		if (fstatat(runs_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 			continue;
 		if (strncmp(de->d_name, STORE_STAGED_PREFIX, strlen(STORE_STAGED_PREFIX)) == 0) {
-			rc = add(&f, STORE_FOUND_STAGED, -1, sw_strdup(de->d_name), NULL, err);
+			char buf[128];
+			const char *why = store__staged_owner(runs_fd, de->d_name, buf, sizeof(buf));
+
+			rc = add(&f, why == NULL ? STORE_FOUND_STAGED : STORE_FOUND_STAGED_HELD, -1,
+				 sw_strdup(de->d_name), why == NULL ? NULL : sw_strdup(why), err);
 			continue;
 		}
 		if (!store_run_id_valid(de->d_name))

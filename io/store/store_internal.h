@@ -72,7 +72,8 @@ struct mut_material {
 	char digest[SW_DIGEST_LEN];
 	void *bytes;
 	size_t len;
-	struct stat st;		/* the blob as put_blob found its content right */
+	struct stat st;		/* the blob as put_blob found its content right;
+				 * once created, at least its device and inode */
 	bool created;		/* put_blob made the blob (it was not there) */
 };
 
@@ -87,6 +88,7 @@ struct store_mutation {
 	size_t npiece;
 	struct mut_material *mat;
 	size_t nmat;
+	bool mat_dir_created;	/* store__put_materials made materials/ */
 	const char *cp_body;	/* checkpoint body (borrowed), or NULL */
 	size_t cp_len;
 	const char *cp_log;	/* log bytes to add after cp_log_base */
@@ -174,9 +176,19 @@ int store__fail_proto(struct store *s, struct sw_error *err, enum tbl_err code,
 void store__run_close(struct run_dir *r);
 int store__run_open(struct run_dir *r, struct store *s, const char *id, bool secure,
 		    struct sw_error *err);
+int store__lock_wait(int fd, struct store *s, int op, struct sw_error *err);
 int store__run_lock(struct run_dir *r, struct store *s, bool exclusive,
 		    struct sw_error *err);
 int store__ensure_lock_file(struct run_dir *r, struct txn *t, struct sw_error *err);
+
+/* store_staged.c: staging directories (io/store/store_names.h): the
+ * shared lock on runs/ a creation holds until its own is locked (0 or
+ * run_busy), the removal of a staging directory's contents and of the
+ * ones killed creations left (best effort). */
+int store__staging_hold(struct store *s, struct sw_error *err);
+void store__staging_release(struct store *s);
+void store__remove_staged(int dfd);
+void store__collect_staged(struct store *s);
 
 /* store_replay.c: streams the journal through `visit` (from may be NULL). */
 int store__replay(struct store *s, struct run_dir *r, bool repair,

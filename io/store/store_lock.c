@@ -92,15 +92,42 @@ static void lock_sleep(unsigned ms)
 #define lock_sleep sleep_ms
 #endif
 
-/* flock on a descriptor of the run directory, polled every 25 ms until
- * the handle's one deadline (lock_timeout_ms after the first lock of the
+/* flock `op` (LOCK_EX or LOCK_SH) on `fd`, polled every 25 ms until the
+ * handle's one deadline (lock_timeout_ms after the first lock of the
  * handle that had to wait); then run_busy.  A command that meets several
- * busy Runs thus waits once in all, and each later lock is tried once
+ * busy locks thus waits once in all, and each later lock is tried once
  * after the deadline has passed. */
+int store__lock_wait(int fd, struct store *s, int op, struct sw_error *err)
+{
+	for (;;) {
+		long long now, left;
+
+		if (flock(fd, op | LOCK_NB) == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK)
+			return sw_error_sys(err, errno, "cannot acquire run lock");
+		now = lock_now();
+		if (s->lock_deadline == 0)
+			s->lock_deadline = now + s->lock_timeout_ms;
+		if ((left = s->lock_deadline - now) <= 0) {
+			s->fail.code = TBL_ERR_RUN_BUSY;
+			return sw_error_proto(err, TBL_ERR_RUN_BUSY,
+					      "run lock acquisition timed out after %u ms "
+					      "(one wait for every run this command locks)",
+					      s->lock_timeout_ms);
+		}
+		lock_sleep(left < STORE_LOCK_POLL_MS ? (unsigned)left : STORE_LOCK_POLL_MS);
+	}
+}
+
+/* flock on a descriptor of the run directory (store__lock_wait). */
 int store__run_lock(struct run_dir *r, struct store *s, bool exclusive,
 		    struct sw_error *err)
 {
 	struct stat st;
+	int rc;
 
 	r->lock_fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r->lock_fd < 0)
@@ -110,31 +137,9 @@ int store__run_lock(struct run_dir *r, struct store *s, bool exclusive,
 		return sw_error_set(err, SW_EUNSAFE,
 				    "opened run directory changed before locking");
 	}
-	for (;;) {
-		long long now, left;
-
-		if (flock(r->lock_fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0)
-			break;
-		if (errno == EINTR)
-			continue;
-		if (errno != EWOULDBLOCK) {
-			int e = errno;
-
-			store__close_fd(&r->lock_fd);
-			return sw_error_sys(err, e, "cannot acquire run lock");
-		}
-		now = lock_now();
-		if (s->lock_deadline == 0)
-			s->lock_deadline = now + s->lock_timeout_ms;
-		if ((left = s->lock_deadline - now) <= 0) {
-			store__close_fd(&r->lock_fd);
-			s->fail.code = TBL_ERR_RUN_BUSY;
-			return sw_error_proto(err, TBL_ERR_RUN_BUSY,
-					      "run lock acquisition timed out after %u ms "
-					      "(one wait for every run this command locks)",
-					      s->lock_timeout_ms);
-		}
-		lock_sleep(left < STORE_LOCK_POLL_MS ? (unsigned)left : STORE_LOCK_POLL_MS);
+	if ((rc = store__lock_wait(r->lock_fd, s, exclusive ? LOCK_EX : LOCK_SH, err)) < 0) {
+		store__close_fd(&r->lock_fd);
+		return rc;
 	}
 	return store__run_valid(s, r, err);
 }

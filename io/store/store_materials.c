@@ -95,6 +95,13 @@ static int put_blob(int mfd, struct mut_material *mm, struct sw_error *err)
 		rc = sw_error_sys(err, errno, "cannot sync material temp");
 		goto out;
 	}
+	/* The inode the rename will publish: what a mutation that does not
+	 * commit takes back, even when reading the blob back fails below
+	 * (read_blob replaces it with the blob's whole identity). */
+	if (fstat(fd, &mm->st) < 0) {
+		rc = sw_error_sys(err, errno, "cannot inspect material temp");
+		goto out;
+	}
 	store__close_fd(&fd);
 	if (store__f_rename(mfd, tmp, hex) < 0) {
 		if (errno != EEXIST) {
@@ -131,13 +138,16 @@ int store__put_materials(struct run_dir *r, struct store_mutation *m,
 
 	if (m->nmat == 0)
 		return 0;
-	t->phase = "directory_sync";
+	t->phase = "material_write";
 	if ((rc = store__open_dir_at(&mfd, &mst, &created, r->fd, MATERIALS_NAME,
 				     true, true, err)) < 0)
 		goto out;
+	m->mat_dir_created = created;
+	t->phase = "directory_sync";
 	if (created && ((rc = store__sync_dir(mfd, &mst, MATERIALS_NAME, err)) < 0 ||
 			(rc = store__sync_dir(r->fd, &r->st, "run", err)) < 0))
 		goto out;
+	t->phase = "material_write";
 	for (size_t i = 0; i < m->nmat; i++) {
 		size_t j = 0;
 
@@ -148,8 +158,10 @@ int store__put_materials(struct run_dir *r, struct store_mutation *m,
 		else if ((rc = put_blob(mfd, &m->mat[i], err)) < 0)
 			goto out;
 	}
+	t->phase = "directory_sync";
 	if ((rc = store__sync_dir(mfd, &mst, MATERIALS_NAME, err)) < 0)
 		goto out;
+	t->phase = "namespace_verify";
 	rc = store__check_dir_at(r->fd, MATERIALS_NAME, &mst, err);
 out:
 	store__close_fd(&mfd);
@@ -229,9 +241,10 @@ out:
 }
 
 /* A mutation that did not commit takes back the blobs it made, which no
- * journal line names, so that the Run's directory holds what it held (a
- * failed creation removes its staged directory whole).  Best effort, under
- * the lock: a blob left behind is only unreferenced. */
+ * journal line names, and the materials/ it made, so that the Run's
+ * directory holds what it held (a failed creation removes its staged
+ * directory whole).  Best effort, under the lock: a blob left behind is
+ * only unreferenced. */
 void store__drop_new_materials(struct run_dir *r, struct store_mutation *m)
 {
 	bool any = false;
@@ -239,18 +252,23 @@ void store__drop_new_materials(struct run_dir *r, struct store_mutation *m)
 
 	for (size_t i = 0; i < m->nmat; i++)
 		any = any || m->mat[i].created;
-	if (!any || (mfd = openat(r->fd, MATERIALS_NAME,
-				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return;
-	for (size_t i = 0; i < m->nmat; i++) {
-		struct stat st;
+	if (any && (mfd = openat(r->fd, MATERIALS_NAME,
+				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		for (size_t i = 0; i < m->nmat; i++) {
+			struct stat st;
 
-		/* Only the very file put_blob made and checked. */
-		if (m->mat[i].created &&
-		    fstatat(mfd, m->mat[i].digest + 7, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    store__same_identity(&st, &m->mat[i].st))
-			unlinkat(mfd, m->mat[i].digest + 7, 0);
-		m->mat[i].created = false;
+			/* Only the very file put_blob made: its inode, which
+			 * whatever failed after the rename may not have read. */
+			if (m->mat[i].created &&
+			    fstatat(mfd, m->mat[i].digest + 7, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(st.st_mode) && store__same_file(&st, &m->mat[i].st))
+				unlinkat(mfd, m->mat[i].digest + 7, 0);
+			m->mat[i].created = false;
+		}
+		close(mfd);
 	}
-	close(mfd);
+	/* Removed only when empty: what it holds stays. */
+	if (m->mat_dir_created)
+		unlinkat(r->fd, MATERIALS_NAME, AT_REMOVEDIR);
+	m->mat_dir_created = false;
 }

@@ -104,6 +104,21 @@ bool store__is_material_temporary(const char *name)
 	       hex_then(name + 70, 16, '\0');
 }
 
+bool store__is_staged_name(const char *name)
+{
+	size_t p = strlen(STORE_STAGED_PREFIX), n = strlen(name), len;
+	char id[STORE_RUN_ID_MAX + 1];
+
+	/* STORE_STAGED_PREFIX, a run id, '-', 16 hex digits. */
+	if (strncmp(name, STORE_STAGED_PREFIX, p) != 0 || n < p + 18 ||
+	    (len = n - p - 17) > STORE_RUN_ID_MAX || name[n - 17] != '-' ||
+	    !hex_then(name + n - 16, 16, '\0'))
+		return false;
+	memcpy(id, name + p, len);
+	id[len] = '\0';
+	return store_run_id_valid(id);
+}
+
 bool store__is_material_name(const char *name)
 {
 	return hex_then(name, 64, '\0');

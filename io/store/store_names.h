@@ -14,6 +14,7 @@
  * (only names of exactly these shapes, and a directory only when empty). */
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define STORE_JOURNAL_NAME "journal.jsonl"
 #define STORE_PROJECTION_NAME "run.json"
@@ -30,10 +31,26 @@ bool store__is_run_temporary(const char *name);
 bool store__is_material_temporary(const char *name);
 /* 1 when `name` (in materials/) is a material's name: 64 lowercase hex. */
 bool store__is_material_name(const char *name);
+/* 1 when `name` (in runs/) is the staging directory of a creation:
+ * STORE_STAGED_PREFIX, a valid run id, '-' and 16 lowercase hex. */
+bool store__is_staged_name(const char *name);
 
 struct store;
 /* runs/ of an open store after re-checking the anchors (borrowed), or -1
  * when the store is empty or its anchors moved. */
 int store__runs_fd(struct store *s);
+
+/* Staging directories.  A creation holds a shared flock on runs/ from
+ * before it makes its staging directory until it holds that directory's
+ * own flock, which it keeps until the Run is published or the directory
+ * removed.  So with the exclusive flock on runs/ and the directory's own
+ * flock both taken, the process that made it has provably ended (a
+ * flock goes with the last descriptor of its holder, however it dies):
+ * the next creation removes it (io/store/store_staged.c).
+ * store__staged_owner says why staging directory `name` below `runs_fd`
+ * cannot be proven abandoned, in a clause for doctor (static text or
+ * `buf`), or NULL when it is.  It takes both locks without waiting and
+ * lets them go; it changes nothing. */
+const char *store__staged_owner(int runs_fd, const char *name, char *buf, size_t size);
 
 #endif

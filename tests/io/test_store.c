@@ -1112,6 +1112,80 @@ Test(io_store, leftovers_of_killed_mutations_go_with_the_next_commit_only)
 	store_free(w);
 }
 
+/* The one finding about runs/<name> (not below it), or fails. */
+static enum store_finding_kind staged_kind(struct store *s, const char *name, char *why, size_t size)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store_finding *f = NULL;
+	enum store_finding_kind kind = 0;
+	size_t n = 0, k = 0;
+
+	cr_assert_eq(store_inspect(&f, &n, s, &err), 0, "%s", err.msg);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(f[i].path, name) == 0) {
+			kind = f[i].kind;
+			snprintf(why, size, "%s", f[i].why ? f[i].why : "");
+			k++;
+		}
+	store_findings_free(f, n);
+	cr_assert_eq(k, 1, "%s: %zu findings", name, k);
+	return kind;
+}
+
+/* A staging directory goes with the next creation once the process that
+ * made it has provably ended: nobody holds its lock, and no creation is
+ * between making a staging directory and locking it (the shared lock on
+ * runs/).  Until then it stays, and doctor's view says why; a name of
+ * another shape is never removed. */
+Test(io_store, staging_directories_go_with_the_next_creation_once_their_owner_has_ended)
+{
+	static const char *const HELD = ".tmp-held-0123456789abcdef";
+	static const char *const GONE = ".tmp-gone-fedcba9876543210";
+	static const char *const OTHER = ".tmp-x";
+	struct store *w = open_store(true), *r = open_store(false);
+	char why[256], runs[PATH_MAX + 32];
+	struct stat st;
+	int hfd, rfd;
+
+	snprintf(runs, sizeof(runs), "%s/slipway/runs", g_common);
+	cr_assert_eq(mkdir(run_path(HELD, NULL), 0700), 0);
+	put_file(run_path(HELD, "run.lock"), "");
+	cr_assert_eq(mkdir(run_path(GONE, NULL), 0700), 0);
+	cr_assert_eq(mkdir(run_path(GONE, "materials"), 0700), 0);
+	put_file(run_path(GONE, "journal.jsonl"), "{}\n");
+	put_file(run_path(GONE, "materials/0123"), "blob");
+	cr_assert_eq(mkdir(run_path(OTHER, NULL), 0700), 0);
+	cr_assert_geq(hfd = open(run_path(HELD, NULL), O_RDONLY | O_DIRECTORY), 0);
+	cr_assert_eq(flock(hfd, LOCK_EX), 0);
+
+	cr_expect_eq(staged_kind(r, GONE, why, sizeof(why)), STORE_FOUND_STAGED);
+	cr_expect_eq(staged_kind(r, HELD, why, sizeof(why)), STORE_FOUND_STAGED_HELD);
+	cr_expect(strstr(why, "holds its lock") != NULL, "%s", why);
+	cr_expect_eq(staged_kind(r, OTHER, why, sizeof(why)), STORE_FOUND_STAGED_HELD);
+	cr_expect(strstr(why, "not one slipway gives") != NULL, "%s", why);
+
+	/* A creation between making its staging directory and locking it
+	 * (this test holding runs/ shared): nothing can be proven. */
+	cr_assert_geq(rfd = open(runs, O_RDONLY | O_DIRECTORY), 0);
+	cr_assert_eq(flock(rfd, LOCK_SH), 0);
+	cr_expect_eq(staged_kind(r, GONE, why, sizeof(why)), STORE_FOUND_STAGED_HELD);
+	make_run(w, "first");
+	cr_expect_eq(lstat(run_path(GONE, "materials/0123"), &st), 0, "removed in the window");
+	close(rfd);
+
+	make_run(w, "second");
+	cr_expect_neq(lstat(run_path(GONE, NULL), &st), 0, "an abandoned one stayed");
+	cr_expect_eq(lstat(run_path(HELD, "run.lock"), &st), 0, "a held one was removed");
+	cr_expect_eq(lstat(run_path(OTHER, NULL), &st), 0);
+	close(hfd);
+	cr_expect_eq(staged_kind(r, HELD, why, sizeof(why)), STORE_FOUND_STAGED);
+	make_run(w, "third");
+	cr_expect_neq(lstat(run_path(HELD, NULL), &st), 0);
+	cr_expect_eq(lstat(run_path(OTHER, NULL), &st), 0);
+	store_free(r);
+	store_free(w);
+}
+
 /* run.json and run.lock are rebuilt by the store (the projection from the
  * journal, the lock marker empty): one that is no regular file it can
  * read is replaced by the next commit, never fails it forever; a refused

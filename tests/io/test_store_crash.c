@@ -159,6 +159,27 @@ static void check_no_directory(const char *id, unsigned long step)
 	closedir(d);
 }
 
+/* The staging directory a killed creation left goes with the next one;
+ * what the killed one published stays. */
+static void check_staged_collected(const char *id, unsigned long step)
+{
+	char path[sizeof(g_common) + 16], next[80], stayed[256] = "";
+	struct store *s = open_store(true);
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(next, sizeof(next), "%s-next", id);
+	make_run(s, next);
+	store_free(s);
+	snprintf(path, sizeof(path), "%s/slipway/runs", g_common);
+	cr_assert_not_null(d = opendir(path));
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, ".tmp-", 5) == 0)
+			snprintf(stayed, sizeof(stayed), "%s", de->d_name);
+	closedir(d);
+	cr_assert_str_empty(stayed, "step %lu: '%s' stayed after the next creation", step, stayed);
+}
+
 typedef int op_fn(struct store *s, const char *id, struct sw_error *err);
 
 static void walk_failures(op_fn *op, bool update, const char *tag)
@@ -171,16 +192,23 @@ static void walk_failures(op_fn *op, bool update, const char *tag)
 		struct store *s;
 		int rc, fired;
 
+		char *before = NULL, *after, phase[64];
+
 		snprintf(id, sizeof(id), "%s-fail-%lu", tag, n);
 		if (update)
 			prepare_update_run(id);
+		/* The leftovers of damage_run are swept before the step fails. */
+		if (update && !with_damage)
+			before = tree_fingerprint(run_path(id, NULL));
 		s = open_store(true);
 		store_fault_arm(STORE_STEP_ALL, n, STORE_FAULT_FAIL);
 		rc = op(s, id, &err);
 		fired = store_fault_fired();
 		store_fault_disarm();
+		snprintf(phase, sizeof(phase), "%s", store_last_failure(s)->phase);
 		store_free(s);
 		if (!fired) {
+			sw_free(before);
 			cr_assert_eq(rc, 0, "%s", err.msg);
 			break;
 		}
@@ -188,6 +216,14 @@ static void walk_failures(op_fn *op, bool update, const char *tag)
 		cr_assert_eq(err.code, SW_EPROTO, "step %lu: %s", n, err.msg);
 		if (!update && err.proto == TBL_ERR_MUTATION_NOT_COMMITTED)
 			check_no_directory(id, n);
+		/* A refused update leaves its run directory byte-identical: no
+		 * blob, no materials/ it made. */
+		if (before != NULL && err.proto == TBL_ERR_MUTATION_NOT_COMMITTED) {
+			after = tree_fingerprint(run_path(id, NULL));
+			cr_expect_str_eq(after, before, "step %lu (%s): %s", n, phase, err.msg);
+			sw_free(after);
+		}
+		sw_free(before);
 		check_after(id, update ? 2 : 0, tbl_err_wire[err.proto], NEW_DATA);
 	}
 	cr_assert(n > 5 && n < 200, "%s: %lu steps", tag, n);
@@ -227,6 +263,8 @@ static void walk_crashes(op_fn *op, bool update, enum store_fault_mode mode,
 		cr_assert_eq(WEXITSTATUS(status), STORE_FAULT_EXIT,
 			     "step %lu: child exit %d", n, WEXITSTATUS(status));
 		check_after(id, update ? 2 : 0, NULL, NEW_DATA);
+		if (!update)
+			check_staged_collected(id, n);
 	}
 	cr_assert(n > 5 && n < 200, "%s: %lu steps", tag, n);
 }
