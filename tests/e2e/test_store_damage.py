@@ -11,7 +11,7 @@ import time
 import uuid
 
 from protocol_support import encode, outcome, start, submit, submit_raw
-from slipway_e2e import BIN, assert_cli_error, main, run, scratch_repo, validate
+from slipway_e2e import BIN, FIXTURE, assert_cli_error, main, run, scratch_repo, validate
 
 
 def run_dir(repo, run_id):
@@ -275,6 +275,48 @@ def test_a_damaged_context_material_hides_nothing_and_refuses_only_what_needs_it
         last = submit(repo, last)
     doc = run("status", rid, "--json", cwd=repo).json_out()
     assert doc["state"] == "ended", doc
+
+
+def test_a_missing_material_is_named_by_status_and_reported_by_doctor():
+    repo = scratch_repo()
+    st = start(repo, "update the README", "--source-file", FIXTURE)
+    rid = st["run_id"]
+    d = run_dir(repo, rid)
+    nxt = submit(repo, st, suggest="clarify")
+    mats = os.path.join(d, "materials")
+    context = None
+    for m in os.listdir(mats):
+        with open(os.path.join(mats, m), "rb") as f:
+            if f.read().decode(errors="replace") == nxt["action"]["context"]:
+                context = m
+    assert context is not None
+    section = run("status", rid, "--json", cwd=repo).json_out()["pinned_source"]["sections"][0]
+    section = section["material_sha256"][len("sha256:"):]
+    assert section != context
+
+    def missing():
+        return sorted(c["detail"] for c in checks_of(repo)
+                      if c["code"] == "runstore_file_damaged" and c["status"] == "error")
+
+    assert missing() == []
+    os.unlink(os.path.join(mats, context))
+    human = run("status", rid, cwd=repo)
+    assert ("Unreadable material: sha256:%s" % context).encode() in human.out, human.out
+    assert [("\"%s/materials/%s\"" % (rid, context)) in m and "is missing" in m
+            for m in missing()] == [True], missing()
+    # A pinned section status does not show is reported too, each once.
+    os.unlink(os.path.join(mats, section))
+    got = missing()
+    assert len(got) == 2 and all("is missing" in m for m in got), got
+    assert any(("/materials/%s\"" % section) in m for m in got), got
+    # Without materials/, every material the Run refers to.
+    shutil.rmtree(mats)
+    got = missing()
+    sections = {s["material_sha256"] for s in st["pinned_source"]["sections"]}
+    assert len(got) == len(sections) + 2, got
+    # A copied run directory is reported as such, not as missing materials.
+    shutil.copytree(run_dir(repo, start(repo)["run_id"]), run_dir(repo, str(uuid.uuid4())))
+    assert len(missing()) == len(got)
 
 
 def submit_again(repo, st):
