@@ -126,22 +126,7 @@ int svc_load(struct svc *d, const char *run_id_arg, struct run **out,
 			*code = c;
 		if (quiet)
 			return SVC_EXIT_RUNTIME;
-		{
-			struct next *n = NULL;
-
-			if (c == TBL_ERR_RUN_BUSY)
-				n = svc__inspect_next(d, run_id_arg);
-			else if (c == TBL_ERR_RUNSTORE_UNAVAILABLE)
-				next_build_form(&n, NEXT_FORM_RUN_DOCTOR, d->ws.id, d->ws.worktree_root,
-						&(struct next_fill){ 0 }, &err);
-			else if (next_build_form(&n, NEXT_FORM_LIST_RUNS, d->ws.id,
-						 d->ws.worktree_root, &(struct next_fill){ 0 }, &err) < 0)
-				next_none_identity(&n, d->ws.id, &err);
-			rc = svc_fail(c, 0, err.msg[0] ? err.msg : "the run cannot be read", n,
-				      d->ws.worktree_root, NULL);
-			next_free(n);
-		}
-		return rc;
+		return svc__fail_load(d, c, err.msg, run_id_arg);
 	}
 	if (!quiet && (rc = svc__check_workspace(d, r)) != 0) {
 		run_free(r);

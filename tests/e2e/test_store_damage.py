@@ -140,8 +140,11 @@ def test_a_copied_run_directory_is_unavailable_refused_and_reported():
     lines = human.out.decode().splitlines()
     assert [l.split()[0] for l in lines] == sorted([rid, copy], key=lambda i: i != rid), lines
     assert ("%s  unavailable  code=run_journal_invalid" % copy) in human.out.decode()
-    assert_cli_error(run("status", copy, "--json", cwd=repo), "run_journal_invalid", 3)
-    # Every mutation through the copy is refused and changes nothing.
+    said = assert_cli_error(run("status", copy, "--json", cwd=repo), "run_journal_invalid", 3)
+    assert "identity mismatch" in said["message"], said
+    assert [v["id"] for v in said["next"]["variants"]] == ["list-runs"], said
+    # Every mutation through the copy is refused, changes nothing and says
+    # what status says: one code, message and recovery for one fact.
     before, original = tree(run_dir(repo, copy)), tree(run_dir(repo, rid))
     path = os.path.join(repo, ".outcome.json")
     with open(path, "w") as f:
@@ -149,11 +152,14 @@ def test_a_copied_run_directory_is_unavailable_refused_and_reported():
                    "action_kind": "orient", "status": "completed", "summary": "s",
                    "observations": [], "known_issues": [], "suggested_actions": [],
                    "pause": None, "implementation": None, "review": None}, f)
-    for args in (("protocol", "submit", "--run", copy, "--action", st["action"]["action_id"],
-                  "--outcome-file", path), ("stop", copy, "--json"),
-                 ("protocol", "skip", "--run", copy, "--action", st["action"]["action_id"])):
-        err = assert_cli_error(run(*args, cwd=repo), "runtime_error", 3)
-        assert "identity mismatch" in err["message"], err
+    aid = st["action"]["action_id"]
+    for args in (("protocol", "submit", "--run", copy, "--action", aid, "--outcome-file", path),
+                 ("stop", copy, "--json"),
+                 ("protocol", "skip", "--run", copy, "--action", aid),
+                 ("protocol", "answer", "--run", copy, "--action", aid, "--text", "yes"),
+                 ("protocol", "resume", copy)):
+        err = assert_cli_error(run(*args, cwd=repo), "run_journal_invalid", 3)
+        assert (err["message"], err["next"]) == (said["message"], said["next"]), (args, err)
         assert tree(run_dir(repo, copy)) == before, args
         assert tree(run_dir(repo, rid)) == original, args
     checks = [c for c in checks_of(repo) if c["code"] == "runstore_run_misnamed"]
