@@ -528,16 +528,14 @@ static size_t candidate_len(unsigned char lead)
 	return lead == 0xD8 ? 2 : lead == 0xE2 ? 3 : 0;
 }
 
-static ssize_t human_write(void *cookie, const char *buf, size_t len)
+/* Writes `len` bytes of `buf` behind the bytes held from the last write,
+ * each invisible code point as "<U+XXXX>"; a sequence cut by the end of
+ * `buf` is held for the next write.  `all` has room for the held bytes
+ * and `len`.  0, or -1 when the write failed. */
+static int filter(struct human_out *h, unsigned char *all, const char *buf, size_t len)
 {
-	struct human_out *h = cookie;
-	unsigned char *all = sw_malloc(h->nheld + len + 1);
 	size_t n, i = 0, from = 0, keep = 0;
 
-	if (all == NULL) {
-		errno = ENOMEM;
-		return -1;
-	}
 	memcpy(all, h->held, h->nheld);
 	memcpy(all + h->nheld, buf, len);
 	n = h->nheld + len;
@@ -565,19 +563,30 @@ static ssize_t human_write(void *cookie, const char *buf, size_t len)
 		snprintf(shown, sizeof(shown), "<U+%04X>", cp);
 		if (sw_write_full(h->fd, all + from, i - from) != i - from ||
 		    sw_write_full(h->fd, shown, strlen(shown)) != strlen(shown))
-			goto fail;
+			return -1;
 		i += k;
 		from = i;
 	}
 	if (sw_write_full(h->fd, all + from, n - keep - from) != n - keep - from)
-		goto fail;
+		return -1;
 	memcpy(h->held, all + n - keep, keep);
 	h->nheld = keep;
-	sw_free(all);
+	return 0;
+}
+
+/* The stdio stream's writes, filtered in pieces through a buffer on the
+ * stack: no allocation, which could fail after the command succeeded and
+ * leave its output half written. */
+static ssize_t human_write(void *cookie, const char *buf, size_t len)
+{
+	enum { PIECE = 4096 };
+	struct human_out *h = cookie;
+	unsigned char all[PIECE + sizeof(h->held)];
+
+	for (size_t done = 0; done < len; done += PIECE)
+		if (filter(h, all, buf + done, len - done < PIECE ? len - done : PIECE) < 0)
+			return -1;
 	return (ssize_t)len;
-fail:
-	sw_free(all);
-	return -1;
 }
 
 static int human_close(void *cookie)

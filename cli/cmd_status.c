@@ -6,17 +6,10 @@
 #include "cli/commands.h"
 #include "service/ops.h"
 
-/* The text svc_status_text rendered, then the flush. */
+/* The text svc_op_status made (svc_status_text), then the flush. */
 static int print_text(const struct svc_status_found *res)
 {
-	char *text = svc_status_text(res);
-
-	if (text == NULL) {
-		fputs("slipway: out of memory\n", stderr);
-		return CLI_EXIT_DEFECT;
-	}
-	fputs(text, stdout);
-	sw_free(text);
+	fputs(res->text, stdout);
 	return cli_flush();
 }
 
@@ -35,7 +28,7 @@ int cmd_status(int argc, char **argv)
 		.section = a.section.v, .section_given = a.section.given,
 		.candidate = a.from_candidate, .human = !a.json, .markdown = a.markdown },
 		&res, NULL);
-	if (rc == 0 && !a.json && (res.run || res.listed))
+	if (rc == 0 && res.text)
 		rc = print_text(&res);
 out:
 	svc_status_found_release(&res);

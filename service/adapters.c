@@ -8,6 +8,7 @@
 
 #include "io/adapters/adapter_doctor.h"
 #include "io/git/vcs.h"
+#include "io/util/json.h"
 #include "service/svc.h"
 
 /* The worktree containing `raw` (or the cwd when NULL/""): *root and
@@ -202,21 +203,33 @@ static int inspect(const struct svc_adapter_request *req, struct svc_adapters_fo
 	struct sw_error err = SW_ERROR_INIT;
 	char *root = NULL, *common = NULL;
 	json_t *doc = NULL;
+	char *text = NULL;
 	struct adapter_store_facts store = { NULL, 0 };
+	unsigned long failed;
 	int rc;
 
 	if ((rc = worktree(&root, &common, req->root)) != 0)
 		return rc;
+	/* The checks read what they can and report the rest, so a failed
+	 * allocation can pass for a file that is not there (a host not
+	 * detected): an allocation that fails from here until the document
+	 * is encoded fails the report instead (sw_alloc_failures). */
+	failed = sw_alloc_failures();
 	if ((doctor && svc_doctor_store_facts(&store, common) < 0) ||
 	    (doctor ? adapter_doctor(&found->checks, root, common, &store, req->texts, &err)
 		    : adapter_list(found->hosts, root, req->texts, &err)) < 0 ||
-	    (!req->human && (doc = doctor ? doctor_json(&found->checks)
-					  : list_json(found->hosts)) == NULL))
+	    (!req->human && ((doc = doctor ? doctor_json(&found->checks)
+					   : list_json(found->hosts)) == NULL ||
+			     (text = sw_json_dump(doc)) == NULL)) ||
+	    sw_alloc_failures() != failed) {
+		sw_free(text);
 		rc = fail_with(doctor ? TBL_ERR_DOCTOR_FAILED : TBL_ERR_LIST_FAILED,
 			       doctor ? NEXT_FORM_RETRY_DOCTOR : NEXT_FORM_RETRY_LIST, root,
 			       err.msg[0] ? err.msg : "out of memory", NULL);
-	else if (!req->human)
-		rc = print_doc(doc);
+	} else if (!req->human) {
+		rc = svc_print_json_text(text) < 0 ? SVC_EXIT_DEFECT : SVC_EXIT_OK;
+	}
+	json_decref(doc);
 	svc_doctor_store_facts_release(&store);
 	sw_free(root);
 	sw_free(common);

@@ -54,9 +54,10 @@ int svc_op_doctor(const struct svc_adapter_request *req, struct svc_adapters_fou
 void svc_adapters_found_release(struct svc_adapters_found *found);
 
 /* doctor's checks of the run store below `common` (service/doctor_store.c):
- * one row per leftover, damaged or rebuildable file (store_inspect) and
- * per run directory whose name is not the run id its journal records, in
- * that order; none when the store cannot be read or `common` is NULL.
+ * one row per leftover, damaged or rebuildable file (store_inspect) or
+ * material a Run refers to that is missing, in path order, then one per
+ * run directory whose name is not the run id its journal records; none
+ * when the store cannot be read or `common` is NULL.
  * Release with svc_doctor_store_facts_release.  SW_ENOMEM. */
 int svc_doctor_store_facts(struct adapter_store_facts *out, const char *common);
 void svc_doctor_store_facts_release(struct adapter_store_facts *f);

@@ -130,11 +130,6 @@ int svc_print_json(const json_t *doc)
 	return write_doc(svc_out(), doc);
 }
 
-int svc_print_json_html(const json_t *doc)
-{
-	return write_text(svc_out(), sw_json_dump_html(doc));
-}
-
 int svc_print_json_text(char *text)
 {
 	return write_text(svc_out(), text);

@@ -44,9 +44,6 @@ FILE *svc_out(void);
 /* Writes `doc` compactly plus "\n" to stdout and flushes.  Returns 0, or -1
  * when the write failed. */
 int svc_print_json(const struct json_t *doc);
-/* As svc_print_json with HTML escaping (< > & as \u003c \u003e \u0026),
- * as the reference's status output, which goes through json.Marshal. */
-int svc_print_json_html(const struct json_t *doc);
 /* Writes already-encoded JSON `text` (sw_malloc'd, taken over; NULL counts
  * as a failed write) plus "\n" to stdout and flushes.  0 or -1. */
 int svc_print_json_text(char *text);

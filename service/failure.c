@@ -113,6 +113,27 @@ int svc__fail_run_ex(const struct svc *d, enum tbl_err code, const char *msg,
 	return rc;
 }
 
+int svc__fail_load(const struct svc *d, enum tbl_err code, const char *msg,
+		   const char *run_id_arg)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct next *n = NULL;
+	int rc;
+
+	if (code == TBL_ERR_RUN_BUSY)
+		n = svc__inspect_next(d, run_id_arg);
+	else if (code == TBL_ERR_RUNSTORE_UNAVAILABLE)
+		next_build_form(&n, NEXT_FORM_RUN_DOCTOR, d->ws.id, d->ws.worktree_root,
+				&(struct next_fill){ 0 }, &err);
+	else if (next_build_form(&n, NEXT_FORM_LIST_RUNS, d->ws.id, d->ws.worktree_root,
+				 &(struct next_fill){ 0 }, &err) < 0)
+		next_none_identity(&n, d->ws.id, &err);
+	rc = svc_fail(code, 0, msg && msg[0] ? msg : "the run cannot be read", n,
+		      d->ws.worktree_root, NULL);
+	next_free(n);
+	return rc;
+}
+
 /* A failure of the store (or under it), classified by its wire code. */
 int svc__fail_store(const struct svc *d, const struct sw_error *err,
 		      const char *run_id_arg)

@@ -101,6 +101,12 @@ int svc__fail_run_ex(const struct svc *d, enum tbl_err code, const char *msg,
 int svc__fail_run(const struct svc *d, enum tbl_err code, const char *msg,
 		    const struct run *r);
 
+/* A Run that cannot be loaded under `run_id_arg`: the cliError for `code`
+ * (run_not_found, run_journal_invalid, run_busy, runstore_unavailable)
+ * with its recovery (list-runs, inspect-run, run-doctor). */
+int svc__fail_load(const struct svc *d, enum tbl_err code, const char *msg,
+		   const char *run_id_arg);
+
 /* A failure of the store (or under it), classified by its wire code. */
 int svc__fail_store(const struct svc *d, const struct sw_error *err,
 		      const char *run_id_arg);

@@ -14,10 +14,18 @@
 int svc__replay_event(const struct store_event *ev, struct run **r, json_t **data,
 			struct sw_error *err)
 {
+	unsigned long failed = sw_alloc_failures();
 	json_error_t jerr;
 	json_t *v = json_loadb(ev->data, ev->data_len, JSON_REJECT_DUPLICATES, &jerr);
 	int rc;
 
+	/* Jansson's lexer drops bytes it cannot store and parses on: such a
+	 * record is not the journal's, nor is a failure a malformed one. */
+	if (sw_alloc_failures() != failed) {
+		json_decref(v);
+		return sw_error_set(err, SW_ENOMEM, "out of memory reading journal record %lld",
+				    ev->sequence);
+	}
 	if (v == NULL)
 		return sw_error_proto(err, TBL_ERR_RUN_JOURNAL_INVALID,
 				      "journal record %lld: %s", ev->sequence, jerr.text);
@@ -93,6 +101,7 @@ int svc_load(struct svc *d, const char *run_id_arg, struct run **out,
 		int quiet, enum tbl_err *code)
 {
 	struct sw_error err = SW_ERROR_INIT;
+	unsigned long failed = sw_alloc_failures();
 	struct run *r = NULL;
 	int rc;
 
@@ -102,6 +111,13 @@ int svc_load(struct svc *d, const char *run_id_arg, struct run **out,
 		enum tbl_err c = err.proto;
 
 		run_free(r);
+		/* A record Jansson could not hold reads as malformed: when an
+		 * allocation failed on the way, memory ran out, whatever the
+		 * journal holds. */
+		if (sw_alloc_failures() != failed && !system_failure(&err)) {
+			sw_error_clear(&err);
+			sw_error_set(&err, SW_ENOMEM, "out of memory while replaying the run journal");
+		}
 		if (system_failure(&err))
 			c = TBL_ERR_RUNSTORE_UNAVAILABLE;
 		else if (c != TBL_ERR_RUN_NOT_FOUND && c != TBL_ERR_RUN_BUSY)
@@ -110,22 +126,7 @@ int svc_load(struct svc *d, const char *run_id_arg, struct run **out,
 			*code = c;
 		if (quiet)
 			return SVC_EXIT_RUNTIME;
-		{
-			struct next *n = NULL;
-
-			if (c == TBL_ERR_RUN_BUSY)
-				n = svc__inspect_next(d, run_id_arg);
-			else if (c == TBL_ERR_RUNSTORE_UNAVAILABLE)
-				next_build_form(&n, NEXT_FORM_RUN_DOCTOR, d->ws.id, d->ws.worktree_root,
-						&(struct next_fill){ 0 }, &err);
-			else if (next_build_form(&n, NEXT_FORM_LIST_RUNS, d->ws.id,
-						 d->ws.worktree_root, &(struct next_fill){ 0 }, &err) < 0)
-				next_none_identity(&n, d->ws.id, &err);
-			rc = svc_fail(c, 0, err.msg[0] ? err.msg : "the run cannot be read", n,
-				      d->ws.worktree_root, NULL);
-			next_free(n);
-		}
-		return rc;
+		return svc__fail_load(d, c, err.msg, run_id_arg);
 	}
 	if (!quiet && (rc = svc__check_workspace(d, r)) != 0) {
 		run_free(r);

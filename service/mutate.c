@@ -296,12 +296,11 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	if ((rc = run_check(c->run, err)) < 0)
 		return rc;
 	if (svc__misnamed(c->run, m->run_id, err)) {
-		/* As the reference's header check, before any change: a
-		 * runtime_error pointing at the status that explains it. */
-		struct next *n = svc__inspect_next(c->d, m->run_id);
-
-		c->exit = svc_fail(TBL_ERR_RUNTIME_ERROR, 0, err->msg, n, c->d->ws.worktree_root, NULL);
-		next_free(n);
+		/* Before any change, and with the code status and material
+		 * give the same directory (svc_load): the journal names
+		 * another Run.  (The reference's mutations say runtime_error,
+		 * its catch-all; one code for one fact is the honest answer.) */
+		c->exit = svc__fail_load(c->d, TBL_ERR_RUN_JOURNAL_INVALID, err->msg, m->run_id);
 		return err->code;
 	}
 #ifdef SW_TESTING

@@ -123,10 +123,12 @@ int svc_op_material(const struct svc_material_request *req, struct svc_result *r
 /* status: every Run (run_id NULL), one Run, or with section_given one
  * pinned chapter of one Run.  The JSON forms are answered as every other
  * operation's.  With `human` the chapter is written as text and,
- * otherwise, on success *found receives the Run or the listing for the
- * front end to render as text (the text forms are the CLI's, not part of
- * the protocol); `found` may be NULL without `human`.  Release *found
- * with svc_status_found_release in every case. */
+ * otherwise, on success *found receives the Run or the listing and the
+ * text for the front end to print (the text forms are the CLI's, not part
+ * of the protocol); `found` may be NULL without `human`.  Memory running
+ * out while the answer is made is a cliError (exit 3), never a document
+ * with something left out.  Release *found with svc_status_found_release
+ * in every case. */
 struct svc_status_request {
 	const char *root;
 	const char *run_id;
@@ -149,6 +151,9 @@ struct svc_status_found {
 	char *report;
 	int listed;
 	struct svc_listing list;
+	/* With `human`: the text the CLI prints (svc_status_text), made
+	 * before anything was printed; NULL for a section, which is printed. */
+	char *text;
 };
 
 int svc_op_status(const struct svc_status_request *req, struct svc_status_found *found,

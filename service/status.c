@@ -19,6 +19,7 @@ void svc_status_found_release(struct svc_status_found *res)
 	json_decref(res->doc);
 	json_decref(res->damaged);
 	sw_free(res->report);
+	sw_free(res->text);
 	next_free(res->next);
 	svc_listing_release(&res->list);
 	memset(res, 0, sizeof(*res));
@@ -76,15 +77,20 @@ static int inspection_fail(enum tbl_err code, const char *msg, const char *raw_r
 }
 
 /* Finds what status answers; *res holds the Run or the listing when
- * nothing has been printed yet. */
-static int find(const struct svc_status_request *req, struct svc_status_found *res)
+ * nothing has been printed yet, and *text what to print: the document
+ * (JSON forms) or, with `human`, the text (sw_malloc'd).  The text is made
+ * here, while the workspace is known, so that running out of memory is
+ * answered as a cliError (svc_fail_status) before anything is printed. */
+static int find(const struct svc_status_request *req, struct svc_status_found *res, char **text)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	struct svc d = { .root_arg = req->root };
 	struct run *r = NULL;
+	unsigned long failed;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	*text = NULL;
 	if (req->run_id && input_run_id_check(req->run_id, &err) < 0)
 		return svc_usage(&d, TBL_ERR_INVALID_RUN_ID, err.msg);
 	if (req->section_given && req->run_id == NULL)
@@ -111,6 +117,11 @@ static int find(const struct svc_status_request *req, struct svc_status_found *r
 				  (req->candidate ? SVC_MATERIAL_CANDIDATE : 0u));
 		goto close;
 	}
+	/* What the answer is built from reads what it can and shows the rest
+	 * as unavailable (a context, a Run of the listing), so an allocation
+	 * that fails on the way can pass for damage: any that failed from
+	 * here until the text is made fails the answer instead. */
+	failed = sw_alloc_failures();
 	if (req->run_id) {
 		json_t *doc;
 
@@ -136,6 +147,13 @@ static int find(const struct svc_status_request *req, struct svc_status_found *r
 			goto close;
 		res->listed = 1;
 	}
+	*text = req->human ? svc_status_text(res)
+		: res->run ? sw_json_dump_html(res->doc) : list_text(&res->list);
+	if (*text == NULL || sw_alloc_failures() != failed) {
+		sw_free(*text);
+		*text = NULL;
+		rc = svc_fail_status(&d, &(struct sw_error){ SW_ENOMEM, 0, TBL_ERR_NONE, "out of memory" });
+	}
 close:
 	run_free(r);
 	svc_close(&d);
@@ -143,18 +161,20 @@ close:
 }
 
 /* The JSON forms: the runStatus with HTML escaping, as the reference's
- * status output (json.Marshal), or the statusList. */
+ * status output (json.Marshal), or the statusList.  The text forms are
+ * the front end's to print (found->text). */
 static int status(const struct svc_status_request *req, struct svc_status_found *found)
 {
-	int rc = find(req, found);
+	char *text = NULL;
+	int rc = find(req, found, &text);
 
-	if (rc != 0 || req->human)
+	if (rc != 0 || text == NULL)
 		return rc;
-	if (found->run)
-		rc = svc_print_json_html(found->doc) < 0 ? SVC_EXIT_DEFECT : 0;
-	else if (found->listed)
-		rc = svc_print_json_text(list_text(&found->list)) < 0 ? SVC_EXIT_DEFECT : 0;
-	return rc;
+	if (req->human) {
+		found->text = text;
+		return 0;
+	}
+	return svc_print_json_text(text) < 0 ? SVC_EXIT_DEFECT : 0;
 }
 
 int svc_op_status(const struct svc_status_request *req, struct svc_status_found *found,

@@ -51,15 +51,22 @@ int svc_usage(const struct svc *d, enum tbl_err code, const char *msg)
 
 int svc_discover_failed(const struct sw_error *err, const char *root_arg)
 {
+	struct sw_error ignored = SW_ERROR_INIT;
 	struct next *n = NULL;
+	char *root = NULL;
 	int rc;
 
 	if (err->code == SW_ENOTFOUND || err->code == SW_EIO || err->code == SW_EINVAL)
 		return svc_fail(TBL_ERR_GIT_REPOSITORY_REQUIRED, 0, err->msg, NULL, root_arg, NULL);
-	next_build_form(&n, NEXT_FORM_RETRY_DOCTOR, NULL, root_arg ? root_arg : ".",
-			&(struct next_fill){ 0 }, &(struct sw_error)SW_ERROR_INIT);
+	/* The retry names the root as an absolute path (a next's argv
+	 * never holds a relative one): the current directory when none. */
+	root = vcs_path_abs_clean(root_arg && *root_arg ? root_arg : ".", &ignored);
+	if (root != NULL)
+		next_build_form(&n, NEXT_FORM_RETRY_DOCTOR, NULL, root, &(struct next_fill){ 0 },
+				&ignored);
 	rc = svc_fail(TBL_ERR_GIT_REPOSITORY_UNAVAILABLE, 0, err->msg, n, root_arg, NULL);
 	next_free(n);
+	sw_free(root);
 	return rc;
 }
 

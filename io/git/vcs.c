@@ -43,22 +43,31 @@ static const struct {
 	{ GIT_CONFIG_LEVEL_GLOBAL, { ".gitconfig", NULL } },
 };
 
+/* The system failing (an I/O error, no memory or file descriptors left),
+ * not a file that is none of the user's to read. */
+static int system_failure(int e)
+{
+	return e == EIO || e == ENOMEM || e == EMFILE || e == ENFILE;
+}
+
 /* 1 when `path` exists (or may) but cannot be read: it cannot be looked up
  * (a HOME without search permission), is a directory, or cannot be opened
- * for reading.  errno is left set. */
+ * for reading.  errno is left set.  A system failure is 0: git does not
+ * leave such a file out, and libgit2 meets the failure and discovery
+ * reports it (git_repository_unavailable). */
 static int unreadable(const char *path)
 {
 	struct stat st;
 	int fd;
 
 	if (stat(path, &st) != 0)
-		return errno != ENOENT && errno != ENOTDIR;
+		return errno != ENOENT && errno != ENOTDIR && !system_failure(errno);
 	if (S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
 		return 1;
 	}
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
-		return 1;
+		return !system_failure(errno);
 	close(fd);
 	return 0;
 }
@@ -230,6 +239,28 @@ int vcs_identity_compute_id(struct vcs_identity *id, struct sw_error *err)
 	return 0;
 }
 
+/* Why libgit2 could not open a repository from `dir` (its return code
+ * `code`): none was found (SW_ENOTFOUND, git's "not a git repository"),
+ * or one was found and the system failed to read it, its configuration
+ * included (an I/O error, no memory: SW_EGIT, libgit2's class in
+ * sys_errno), which says nothing about where the command was run.  What
+ * else libgit2 refuses (a configuration it cannot parse, an unsupported
+ * repository format) git refuses too: no worktree to work in. */
+static int open_failed(int code, const char *dir, struct sw_error *err)
+{
+	const git_error *e = git_error_last();
+	int klass = e ? e->klass : GIT_ERROR_NONE;
+
+	if (code == GIT_ENOTFOUND || (klass != GIT_ERROR_OS && klass != GIT_ERROR_NOMEMORY))
+		return sw_error_set(err, SW_ENOTFOUND, "'%s' is not inside a Git worktree", dir);
+	if (err != NULL && err->code == SW_OK) {
+		sw_error_set(err, SW_EGIT, "cannot read the Git repository containing '%s': %s", dir,
+			     e->message);
+		err->sys_errno = klass;
+	}
+	return SW_EGIT;
+}
+
 int vcs_discover(struct vcs_identity *out, const char *start,
 		 struct sw_error *err)
 {
@@ -259,9 +290,8 @@ int vcs_discover(struct vcs_identity *out, const char *start,
 		rc = err->code;
 		goto out;
 	}
-	if (git_repository_open_ext(&repo, dir, 0, NULL) < 0) {
-		rc = sw_error_set(err, SW_ENOTFOUND,
-				  "'%s' is not inside a Git worktree", dir);
+	if ((rc = git_repository_open_ext(&repo, dir, 0, NULL)) < 0) {
+		rc = open_failed(rc, dir, err);
 		goto out;
 	}
 	if (git_repository_is_bare(repo) || git_repository_workdir(repo) == NULL) {

@@ -34,7 +34,9 @@ struct vcs_identity {
  * caller releases with vcs_identity_release.  Returns SW_ENOTFOUND when
  * `start` is not inside a Git worktree (bare repositories included),
  * SW_EINVAL when the worktree root, git dir or common dir is not a UTF-8
- * path, SW_EIO/SW_EGIT on other failures. */
+ * path, SW_EGIT when a repository is there but the system failed to read
+ * it or its configuration (an I/O error, libgit2 out of memory),
+ * SW_EIO/SW_ENOMEM on other failures. */
 int vcs_discover(struct vcs_identity *out, const char *start,
 		 struct sw_error *err);
 

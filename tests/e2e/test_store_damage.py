@@ -11,7 +11,7 @@ import time
 import uuid
 
 from protocol_support import encode, outcome, start, submit, submit_raw
-from slipway_e2e import BIN, assert_cli_error, main, run, scratch_repo, validate
+from slipway_e2e import BIN, FIXTURE, assert_cli_error, main, run, scratch_repo, validate
 
 
 def run_dir(repo, run_id):
@@ -140,8 +140,11 @@ def test_a_copied_run_directory_is_unavailable_refused_and_reported():
     lines = human.out.decode().splitlines()
     assert [l.split()[0] for l in lines] == sorted([rid, copy], key=lambda i: i != rid), lines
     assert ("%s  unavailable  code=run_journal_invalid" % copy) in human.out.decode()
-    assert_cli_error(run("status", copy, "--json", cwd=repo), "run_journal_invalid", 3)
-    # Every mutation through the copy is refused and changes nothing.
+    said = assert_cli_error(run("status", copy, "--json", cwd=repo), "run_journal_invalid", 3)
+    assert "identity mismatch" in said["message"], said
+    assert [v["id"] for v in said["next"]["variants"]] == ["list-runs"], said
+    # Every mutation through the copy is refused, changes nothing and says
+    # what status says: one code, message and recovery for one fact.
     before, original = tree(run_dir(repo, copy)), tree(run_dir(repo, rid))
     path = os.path.join(repo, ".outcome.json")
     with open(path, "w") as f:
@@ -149,11 +152,14 @@ def test_a_copied_run_directory_is_unavailable_refused_and_reported():
                    "action_kind": "orient", "status": "completed", "summary": "s",
                    "observations": [], "known_issues": [], "suggested_actions": [],
                    "pause": None, "implementation": None, "review": None}, f)
-    for args in (("protocol", "submit", "--run", copy, "--action", st["action"]["action_id"],
-                  "--outcome-file", path), ("stop", copy, "--json"),
-                 ("protocol", "skip", "--run", copy, "--action", st["action"]["action_id"])):
-        err = assert_cli_error(run(*args, cwd=repo), "runtime_error", 3)
-        assert "identity mismatch" in err["message"], err
+    aid = st["action"]["action_id"]
+    for args in (("protocol", "submit", "--run", copy, "--action", aid, "--outcome-file", path),
+                 ("stop", copy, "--json"),
+                 ("protocol", "skip", "--run", copy, "--action", aid),
+                 ("protocol", "answer", "--run", copy, "--action", aid, "--text", "yes"),
+                 ("protocol", "resume", copy)):
+        err = assert_cli_error(run(*args, cwd=repo), "run_journal_invalid", 3)
+        assert (err["message"], err["next"]) == (said["message"], said["next"]), (args, err)
         assert tree(run_dir(repo, copy)) == before, args
         assert tree(run_dir(repo, rid)) == original, args
     checks = [c for c in checks_of(repo) if c["code"] == "runstore_run_misnamed"]
@@ -275,6 +281,48 @@ def test_a_damaged_context_material_hides_nothing_and_refuses_only_what_needs_it
         last = submit(repo, last)
     doc = run("status", rid, "--json", cwd=repo).json_out()
     assert doc["state"] == "ended", doc
+
+
+def test_a_missing_material_is_named_by_status_and_reported_by_doctor():
+    repo = scratch_repo()
+    st = start(repo, "update the README", "--source-file", FIXTURE)
+    rid = st["run_id"]
+    d = run_dir(repo, rid)
+    nxt = submit(repo, st, suggest="clarify")
+    mats = os.path.join(d, "materials")
+    context = None
+    for m in os.listdir(mats):
+        with open(os.path.join(mats, m), "rb") as f:
+            if f.read().decode(errors="replace") == nxt["action"]["context"]:
+                context = m
+    assert context is not None
+    section = run("status", rid, "--json", cwd=repo).json_out()["pinned_source"]["sections"][0]
+    section = section["material_sha256"][len("sha256:"):]
+    assert section != context
+
+    def missing():
+        return sorted(c["detail"] for c in checks_of(repo)
+                      if c["code"] == "runstore_file_damaged" and c["status"] == "error")
+
+    assert missing() == []
+    os.unlink(os.path.join(mats, context))
+    human = run("status", rid, cwd=repo)
+    assert ("Unreadable material: sha256:%s" % context).encode() in human.out, human.out
+    assert [("\"%s/materials/%s\"" % (rid, context)) in m and "is missing" in m
+            for m in missing()] == [True], missing()
+    # A pinned section status does not show is reported too, each once.
+    os.unlink(os.path.join(mats, section))
+    got = missing()
+    assert len(got) == 2 and all("is missing" in m for m in got), got
+    assert any(("/materials/%s\"" % section) in m for m in got), got
+    # Without materials/, every material the Run refers to.
+    shutil.rmtree(mats)
+    got = missing()
+    sections = {s["material_sha256"] for s in st["pinned_source"]["sections"]}
+    assert len(got) == len(sections) + 2, got
+    # A copied run directory is reported as such, not as missing materials.
+    shutil.copytree(run_dir(repo, start(repo)["run_id"]), run_dir(repo, str(uuid.uuid4())))
+    assert len(missing()) == len(got)
 
 
 def submit_again(repo, st):

@@ -5,6 +5,8 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <ftw.h>
+#include <jansson.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,4 +451,203 @@ Test(io_adapter, first_install_raced_by_a_symlinked_directory_writes_nothing_out
 	sw_free(dir);
 	drop(root);
 	drop(outside);
+}
+
+/* ---- the ownership digests ---- */
+
+static char *manifests[ADAPTER_NHOSTS + 1];
+static size_t nmanifests;
+
+static int find_manifest(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	static const char tail[] = "/slipway/ownership-manifest.json";
+	size_t n = strlen(path);
+
+	(void)st;
+	(void)ftw;
+	if (type == FTW_F && n > strlen(tail) && strcmp(path + n - strlen(tail), tail) == 0) {
+		cr_assert_lt(nmanifests, ADAPTER_NHOSTS, "more manifests than hosts");
+		manifests[nmanifests++] = strdup(path);
+	}
+	return 0;
+}
+
+/* The sha256 of the file at `path` as 64 hex digits, hashed here with
+ * OpenSSL (not with the code under test). */
+static void file_sha256(const char *path, char out[65])
+{
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+	char *data;
+	size_t len = 0;
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+
+	cr_assert_not_null(f, "%s is claimed but cannot be read", path);
+	cr_assert_eq(fstat(fileno(f), &st), 0);
+	cr_assert_not_null(data = malloc((size_t)st.st_size + 1));
+	len = fread(data, 1, (size_t)st.st_size, f);
+	fclose(f);
+	cr_assert_eq(len, (size_t)st.st_size);
+	cr_assert_eq(EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL), 1);
+	free(data);
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+/* Every host installed in one go; returns the files written (rep->written,
+ * which the caller releases). */
+static void install_all(const char *root, struct adapter_report *rep)
+{
+	char *tools[] = { (char *)"all", NULL };
+	struct adapter_request req = { root, tools, 1, 1, "ide", 0, cli_adapter_texts() };
+	struct sw_error err = SW_ERROR_INIT;
+
+	memset(rep, 0, sizeof(*rep));
+	cr_assert_eq(adapter_install(rep, &req, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep->outcome, ADAPTER_TXN_COMMITTED);
+}
+
+/* An install records in each host's ownership manifest, for every file it
+ * wrote (the host's own records in its slipway/ folder aside), the sha256
+ * of the very bytes on disk; uninstall then finds every one pristine and
+ * removes it, with the records. */
+Test(io_adapter, install_records_the_digest_of_every_file_it_writes)
+{
+	struct adapter_report rep, un;
+	struct sw_error err = SW_ERROR_INIT;
+	char *root = scratch();
+	size_t owner = 0, w;
+	json_t **docs;
+
+	install_all(root, &rep);
+	nmanifests = 0;
+	cr_assert_eq(nftw(root, find_manifest, 16, FTW_PHYS), 0);
+	cr_assert_eq(nmanifests, ADAPTER_NHOSTS, "one manifest per host");
+	cr_assert_not_null(docs = calloc(nmanifests, sizeof(*docs)));
+	for (size_t m = 0; m < nmanifests; m++) {
+		json_t *f;
+		size_t i;
+
+		docs[m] = json_load_file(manifests[m], JSON_REJECT_DUPLICATES, NULL);
+		cr_assert(json_is_array(json_object_get(docs[m], "files")), "%s", manifests[m]);
+		cr_assert_gt(json_array_size(json_object_get(docs[m], "files")), 0, "%s", manifests[m]);
+		json_array_foreach(json_object_get(docs[m], "files"), i, f) {
+			const char *rel = json_string_value(json_object_get(f, "path"));
+			const char *sha = json_string_value(json_object_get(f, "sha256"));
+			char *abs = sw_asprintf("%s/%s", root, rel), want[65];
+
+			cr_assert_not_null(rel);
+			cr_assert_not_null(sha, "%s: %s has no digest", manifests[m], rel);
+			file_sha256(abs, want);
+			cr_assert_str_eq(sha, want, "%s: the digest recorded for %s is not its bytes'",
+					 manifests[m], rel);
+			sw_free(abs);
+			for (w = 0; w < rep.written.n && strcmp(rep.written.v[w], rel) != 0; w++)
+				;
+			cr_assert_lt(w, rep.written.n, "%s claims %s, which was not written",
+				     manifests[m], rel);
+		}
+	}
+	/* Nothing written goes unclaimed. */
+	for (w = 0; w < rep.written.n; w++) {
+		const char *rel = rep.written.v[w];
+		int found = 0;
+
+		/* The host's own records beside its manifest (the manifest,
+		 * the sentinel, the folders install created) claim nothing. */
+		if (strstr(rel, "/slipway/") != NULL) {
+			owner++;
+			continue;
+		}
+		for (size_t m = 0; m < nmanifests && !found; m++) {
+			json_t *f;
+			size_t i;
+
+			json_array_foreach(json_object_get(docs[m], "files"), i, f)
+				found |= strcmp(json_string_value(json_object_get(f, "path")), rel) == 0;
+		}
+		cr_assert(found, "%s was written but no manifest claims it", rel);
+	}
+	cr_assert_geq(owner, 2 * ADAPTER_NHOSTS, "a manifest and a sentinel per host");
+	/* Each digest holds, so uninstall removes every claimed file. */
+	{
+		char *tools[] = { (char *)"all", NULL };
+		struct adapter_request req = { root, tools, 1, 1, NULL, 0, cli_adapter_texts() };
+
+		memset(&un, 0, sizeof(un));
+		cr_assert_eq(adapter_uninstall(&un, &req, &err), 0, "%s", err.msg);
+		cr_assert_eq(un.preserved.n, 0, "uninstall kept %s as modified",
+			     un.preserved.n ? un.preserved.v[0] : "");
+		adapter_report_release(&un);
+	}
+	for (size_t m = 0; m < nmanifests; m++) {
+		json_t *f;
+		size_t i;
+
+		json_array_foreach(json_object_get(docs[m], "files"), i, f) {
+			char *abs = sw_asprintf("%s/%s", root, json_string_value(json_object_get(f, "path")));
+
+			cr_assert_eq(access(abs, F_OK), -1, "uninstall left %s", abs);
+			sw_free(abs);
+		}
+		json_decref(docs[m]);
+		free(manifests[m]);
+	}
+	free(docs);
+	adapter_report_release(&rep);
+	drop(root);
+}
+
+static int has(const struct adapter_strs *s, const char *v)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], v) == 0)
+			return 1;
+	return 0;
+}
+
+/* Refresh and uninstall hash each claimed file and compare it with its
+ * ownership digest: a file whose bytes changed since install is the
+ * user's (kept, reported preserved, its bytes untouched); one still as
+ * installed is slipway's (rewritten, removed). */
+Test(io_adapter, refresh_and_uninstall_keep_a_claimed_file_whose_bytes_changed)
+{
+	static const char *const edited_rel = ".claude/skills/slipway-review/SKILL.md";
+	static const char *const pristine_rel = ".claude/skills/slipway-run/SKILL.md";
+
+	for (int refresh = 0; refresh < 2; refresh++) {
+		struct adapter_report rep;
+		struct sw_error err = SW_ERROR_INIT;
+		char *root = scratch(), *edited = NULL, *pristine = NULL, before[65], after[65];
+		FILE *f;
+
+		cr_assert_eq(install(root, "claude", 0, &rep, &err), 0, "%s", err.msg);
+		adapter_report_release(&rep);
+		cr_assert_not_null(edited = sw_asprintf("%s/%s", root, edited_rel));
+		cr_assert_not_null(pristine = sw_asprintf("%s/%s", root, pristine_rel));
+		cr_assert_not_null(f = fopen(edited, "ab"));
+		fputs("\nA line the user added.\n", f);
+		cr_assert_eq(fclose(f), 0);
+		file_sha256(edited, before);
+		if (refresh) {
+			cr_assert_eq(unlink(pristine), 0);
+			cr_assert_eq(install(root, "claude", 1, &rep, &err), 0, "%s", err.msg);
+			cr_assert(has(&rep.written, pristine_rel), "refresh did not restore %s", pristine_rel);
+		} else {
+			cr_assert_eq(uninstall(root, "claude", &rep, &err), 0, "%s", err.msg);
+			cr_assert_eq(access(pristine, F_OK), -1, "uninstall kept a file still as installed");
+		}
+		cr_assert_eq(access(edited, F_OK), 0, "%s removed a file the user changed",
+			     refresh ? "refresh" : "uninstall");
+		file_sha256(edited, after);
+		cr_assert_str_eq(after, before, "%s rewrote a file the user changed",
+				 refresh ? "refresh" : "uninstall");
+		cr_assert(has(&rep.preserved, edited_rel), "%s does not report %s preserved",
+			  refresh ? "refresh" : "uninstall", edited_rel);
+		adapter_report_release(&rep);
+		sw_free(edited);
+		sw_free(pristine);
+		drop(root);
+	}
 }
