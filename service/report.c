@@ -13,6 +13,7 @@
 #include "io/adapters/adapter.h"
 #include "io/git/observe.h"
 #include "io/store/run.h"
+#include "io/store/run_history.h"
 #include "io/store/run_record.h"
 #include "io/util/buf.h"
 #include "service/ops.h"
@@ -33,9 +34,11 @@ int svc_report_installed(struct sw_owned *out, const struct svc *d,
 	return adapter_installed(out, d->ws.worktree_root, err);
 }
 
-int svc_report(char **out, const struct svc *d, const struct run *r, const struct next *n,
-	       enum report_form form, struct sw_error *err)
+int svc_report(char **out, const struct svc *d, const struct run *r, struct run_history *h,
+	       const struct next *n, enum report_form form, struct sw_error *err)
 {
+	const struct run_event *events = NULL;
+	size_t n_events = 0;
 	struct vcs_observation start = VCS_OBSERVATION_INIT, now = VCS_OBSERVATION_INIT;
 	struct sw_owned installed;
 	struct sw_error ignored = SW_ERROR_INIT;
@@ -47,8 +50,11 @@ int svc_report(char **out, const struct svc *d, const struct run *r, const struc
 	/* An observation the record cannot give back is reported as such. */
 	have_start = run_git_observation(&start, r, RUN_GIT_INITIAL, &ignored) == 0;
 	have_now = run_git_observation(&now, r, RUN_GIT_CURRENT, &ignored) == 0;
+	if (h)
+		events = run_history_events(h, &n_events);
 	rc = report_run(out, &(struct report_in){
-		.rec = run_record(r), .start = have_start ? &start : NULL,
+		.rec = run_record(r), .events = events, .n_events = n_events,
+		.start = have_start ? &start : NULL,
 		.now = have_now ? &now : NULL, .installed = &installed, .next = n }, form, err);
 	vcs_observation_release(&start);
 	vcs_observation_release(&now);

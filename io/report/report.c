@@ -252,14 +252,16 @@ out:
 	return rc;
 }
 
-char *report_summary(const struct run_record *rec, const struct vcs_observation *start,
+char *report_summary(const struct run_record *rec, const struct run_event *events,
+		     size_t n_events, const struct vcs_observation *start,
 		     const struct vcs_observation *now, const struct sw_owned *installed)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	char *out = NULL;
 
 	(void)report_run(&out, &(struct report_in){
-		.rec = rec, .start = start, .now = now, .installed = installed },
+		.rec = rec, .events = events, .n_events = n_events, .start = start, .now = now,
+		.installed = installed },
 		REPORT_SUMMARY, &err);
 	return out;
 }

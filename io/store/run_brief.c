@@ -143,8 +143,8 @@ char *run__final_summary(const struct run *r, const struct run_effects *fx)
 		goto out;
 	have_start = run_git_observation(&start, r, RUN_GIT_INITIAL, &err) == 0;
 	have_now = run_git_observation(&now, r, RUN_GIT_CURRENT, &err) == 0;
-	out = fx->summarize(run_view_record(view), have_start ? &start : NULL,
-			    have_now ? &now : NULL, fx->installed);
+	out = fx->summarize(run_view_record(view), fx->events, fx->n_events,
+			    have_start ? &start : NULL, have_now ? &now : NULL, fx->installed);
 out:
 	vcs_observation_release(&start);
 	vcs_observation_release(&now);
