@@ -7,6 +7,7 @@
 #include "service/report.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -62,6 +63,39 @@ int svc_report(char **out, const struct svc *d, const struct run *r, struct run_
 	return rc;
 }
 
+/* `s` quoted for a POSIX shell. */
+static void shell_quoted(struct sw_buf *b, const char *s)
+{
+	sw_buf_ch(b, '\'');
+	for (; *s; s++)
+		if (*s == '\'')
+			sw_buf_str(b, "'\\''");
+		else
+			sw_buf_ch(b, *s);
+	sw_buf_ch(b, '\'');
+}
+
+/* Another worktree's Run: its state can be read only there (the listing
+ * knows its first record alone), and once that worktree is gone nothing
+ * reaches it but removing its directory. */
+static void foreign_line(struct sw_buf *out, const struct svc_listing *l, const json_t *entry)
+{
+	const char *ws = jstr(entry, "workspace") ? jstr(entry, "workspace") : "";
+	char *dir = NULL;
+
+	sw_buf_fmt(out, "%s  unknown  another worktree's Run (%s): ", jstr(entry, "id"), ws);
+	if (access(ws, F_OK) == 0) {
+		sw_buf_str(out, "its state is read there");
+	} else if ((dir = sw_asprintf("%s/%s", l->runs_dir ? l->runs_dir : "", jstr(entry, "id"))) != NULL) {
+		sw_buf_str(out, "that worktree no longer exists; clear the Run with: rm -r ");
+		shell_quoted(out, dir);
+	} else {
+		out->failed = 1;
+	}
+	sw_buf_fmt(out, "  %s\n", jstr(entry, "goal"));
+	sw_free(dir);
+}
+
 /* The listing as text: one line per Run, then one per unavailable Run. */
 static char *list_text(const struct svc_listing *l)
 {
@@ -73,8 +107,7 @@ static char *list_text(const struct svc_listing *l)
 		sw_buf_str(&out, "No run journals were found.\n");
 	json_array_foreach(l->runs, i, entry) {
 		if (json_is_true(json_object_get(entry, "workspace_foreign")))
-			sw_buf_fmt(&out, "%s  %-7s  foreign=true  workspace=%s  %s\n", jstr(entry, "id"),
-				   jstr(entry, "state"), jstr(entry, "workspace"), jstr(entry, "goal"));
+			foreign_line(&out, l, entry);
 		else
 			sw_buf_fmt(&out, "%s  %-7s  remaining=%lld  %s\n", jstr(entry, "id"),
 				   jstr(entry, "state"),

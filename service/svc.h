@@ -124,6 +124,7 @@ int svc_load_history(struct svc *d, const char *run_id, struct run **out,
 struct svc_listing {
 	struct json_t *runs;
 	struct json_t *unavailable;
+	char *runs_dir;			/* where the Runs live (the human list names it) */
 };
 int svc_list(struct svc *d, struct svc_listing *out, int brief);
 void svc_listing_release(struct svc_listing *l);
