@@ -7,12 +7,12 @@
  * path Git observed, an Issue's URL) goes through one writer, text():
  * every character io/util/shown.h names is written as "<U+XXXX>" in every
  * form, and in Markdown every character Markdown would read as markup is
- * escaped with a backslash, the same way everywhere: `\ ` * [ ] < | ~ $`
- * anywhere, `_` but inside a word, `&` before a name or number (an
- * entity), and at the start of a line `#`, `>`, `-`, `+`, `=` and the `.`
- * or `)` after digits (a list item), besides a closing run of `#`.
- * Nothing else is escaped, so the text reads the same in the raw
- * Markdown.  A line's leading and trailing
+ * escaped with a backslash, the same way everywhere: `\ ` * [ < | ~ $`
+ * anywhere (a `]` or `>` closes nothing an escaped `[` or `<` did not
+ * open), `_` but inside a word, `&` before a name or number (an entity),
+ * and at the start of a line `#`, `>`, `-`, `+`, `=` and the `.` or `)`
+ * after digits (a list item), besides a closing run of `#`.  Nothing else
+ * is escaped, so the text reads the same in the raw Markdown.  A line's leading and trailing
  * white space is dropped in Markdown (an indent would start code, two
  * trailing spaces a line break). */
 
@@ -84,7 +84,7 @@ static void text(struct rr *r, const char *s, size_t n, int line_start)
 			continue;
 		}
 		if (r->md && k == 1 &&
-		    (strchr("\\`*[]<|~$", c) != NULL ||
+		    (strchr("\\`*[<|~$", c) != NULL ||
 		     (c == '_' && !(i > 0 && alnum(s[i - 1]) && i + 1 < n && alnum(s[i + 1]))) ||
 		     (c == '&' && i + 1 < n && (alnum(s[i + 1]) || s[i + 1] == '#')) ||
 		     (c == '#' && ((line_start && i == 0) || closing_hash(s, n, i))) ||

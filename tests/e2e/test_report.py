@@ -741,7 +741,7 @@ def test_host_markdown_cannot_hide_the_sections_after_it():
                                              "blockquote", "table", "thead", "tbody", "tr", "th", "td"}, tags
     h2 = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag == "h2"]
     assert h2 == ["Final report"] + [t for t in TITLES if t not in ("Requirements", "Observations")], h2
-    assert "new.txt" in text and text.count("[ref]: http://evil.example") == 4, text
+    assert "new.txt" in text and text.count("[ref]: http://evil.example") == 5, text
 
 
 # ---- issue #36: controls, bounds, counts -----------------------------------------
