@@ -16,6 +16,7 @@
 #include "io/util/embedded.h"
 #include "io/util/buf.h"
 #include "io/util/json.h"
+#include "io/util/shown.h"
 
 static int push_field(struct cli_strings *s, const char *p, size_t len)
 {
@@ -505,14 +506,14 @@ int cli_flush(void)
 
 /* ---- human output ---- */
 
-/* Code points that reorder or break the lines a terminal shows: the bidi
+/* Code points a terminal would act on or that reorder or break the lines
+ * it shows: C0 and C1 controls (but tab and line feed), DEL, the bidi
  * marks, embeddings, overrides and isolates, and the Unicode line and
- * paragraph separators.  Human output writes them as "<U+XXXX>"; JSON
- * output is never filtered. */
+ * paragraph separators (io/util/shown.h).  Human output writes them as
+ * "<U+XXXX>"; JSON output is never filtered. */
 static int invisible(unsigned cp)
 {
-	return cp == 0x061C || cp == 0x200E || cp == 0x200F ||
-	       (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+	return sw_cp_shown_as_code(cp);
 }
 
 struct human_out {
@@ -521,11 +522,11 @@ struct human_out {
 	size_t nheld;
 };
 
-/* The length of the UTF-8 sequence at p that may encode one of them (the
- * lead bytes 0xD8 and 0xE2), else 0. */
+/* The length of the UTF-8 sequence at p that may encode one of them (a
+ * C0 control or DEL alone, the lead bytes 0xC2, 0xD8 and 0xE2), else 0. */
 static size_t candidate_len(unsigned char lead)
 {
-	return lead == 0xD8 ? 2 : lead == 0xE2 ? 3 : 0;
+	return lead < 0x20 || lead == 0x7F ? 1 : lead == 0xC2 || lead == 0xD8 ? 2 : lead == 0xE2 ? 3 : 0;
 }
 
 /* Writes `len` bytes of `buf` behind the bytes held from the last write,
@@ -553,7 +554,8 @@ static int filter(struct human_out *h, unsigned char *all, const char *buf, size
 			keep = n - i;
 			break;
 		}
-		cp = k == 2 ? ((all[i] & 0x1Fu) << 6) | (all[i + 1] & 0x3Fu)
+		cp = k == 1 ? all[i]
+		   : k == 2 ? ((all[i] & 0x1Fu) << 6) | (all[i + 1] & 0x3Fu)
 			    : ((all[i] & 0x0Fu) << 12) | ((all[i + 1] & 0x3Fu) << 6) |
 			      (all[i + 2] & 0x3Fu);
 		if (!invisible(cp)) {

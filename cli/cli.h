@@ -123,7 +123,8 @@ int cli_hoist_command(int argc, char **argv, const char *const *bools);
 const char *cli_raw_root(int argc, char **argv);
 
 /* Routes what the command prints on stdout from here on through a filter
- * that shows bidi controls and U+2028/U+2029 as "<U+XXXX>", so text from
+ * that shows controls, bidi controls and U+2028/U+2029 as "<U+XXXX>" (the
+ * rule of io/util/shown.h), so text from
  * a goal, summary, answer or material cannot reorder or break what the
  * person reads.  For human output only: a command printing JSON never
  * calls it.  Write errors still reach fflush/ferror.  Returns 0 or -1. */

@@ -1,11 +1,13 @@
 /* doctor's checks of the run store: what store_inspect finds, the
- * materials a Run refers to that are missing, and the run directories
- * whose name is not the run id their journal records, made into rows the
- * adapter layer prints (it never reads the store). */
+ * materials a Run refers to that are missing, the run directories whose
+ * name is not the run id their journal records, and the Runs whose
+ * worktree no longer exists, made into rows the adapter layer prints (it
+ * never reads the store). */
 
 #include "service/adapters.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -184,20 +186,34 @@ static int by_path(const void *a, const void *b)
 		      ((const struct store_finding *)b)->path);
 }
 
-/* The run id event 1's data records, copied into *(char **)payload. */
-static int recorded_id(const struct store_event *ev, void *payload, struct sw_error *err)
+
+/* What event 1's data records: the run id and the worktree the Run
+ * belongs to. */
+struct first {
+	char *id;
+	char *worktree;
+};
+
+static int recorded_first(const struct store_event *ev, void *payload, struct sw_error *err)
 {
 	json_t *data = json_loadb(ev->data, ev->data_len, 0, NULL);
 	const char *id = json_string_value(json_object_get(data, "run_id"));
-	char **out = payload;
+	const char *root = json_string_value(json_object_get(
+		json_object_get(json_object_get(data, "initialize"), "workspace_identity"), "worktree_root"));
+	struct first *out = payload;
 
 	(void)err;
 	if (id != NULL)
-		*out = sw_strdup(id);
+		out->id = sw_strdup(id);
+	if (root != NULL)
+		out->worktree = sw_strdup(root);
 	json_decref(data);
 	return 0;
 }
 
+/* Run directories that are no Run of their own name, and Runs whose
+ * worktree was removed (git worktree remove): nothing reaches those but
+ * removing their directory. */
 static int misnamed_rows(struct rows *r, const char *common, struct store *s)
 {
 	char **ids = NULL;
@@ -207,16 +223,23 @@ static int misnamed_rows(struct rows *r, const char *common, struct store *s)
 	if (store_list(&ids, &n, s, &(struct sw_error)SW_ERROR_INIT) < 0)
 		return 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		char *id = NULL;
+		struct first f = { NULL, NULL };
 
-		if (store_first_event(s, ids[i], recorded_id, &id, &(struct sw_error)SW_ERROR_INIT) == 0 &&
-		    id != NULL && strcmp(id, ids[i]) != 0)
+		if (store_first_event(s, ids[i], recorded_first, &f, &(struct sw_error)SW_ERROR_INIT) == 0 &&
+		    f.id != NULL && strcmp(f.id, ids[i]) != 0)
 			rc = add(r, "runstore_run_misnamed", "warning", sw_asprintf(
 				"\"%s\" in %s/slipway/runs holds the journal of run \"%s\": a copied or "
 				"renamed run directory is no Run; status lists it as unavailable and "
 				"every change to it is refused; remove it (or rename it back) by hand",
-				ids[i], common, id));
-		sw_free(id);
+				ids[i], common, f.id));
+		else if (f.id != NULL && f.worktree != NULL && access(f.worktree, F_OK) != 0)
+			rc = add(r, "runstore_run_orphaned", "warning", sw_asprintf(
+				"run \"%s\" in %s/slipway/runs belongs to the worktree %s, which no longer "
+				"exists: no worktree can show, resume or stop it, and status lists it as "
+				"another worktree's; remove its directory by hand to clear it",
+				ids[i], common, f.worktree));
+		sw_free(f.id);
+		sw_free(f.worktree);
 	}
 	store_list_free(ids, n);
 	return rc;

@@ -197,7 +197,8 @@ int svc_list(struct svc *d, struct svc_listing *out, int brief)
 	memset(out, 0, sizeof(*out));
 	out->runs = json_array();
 	out->unavailable = json_array();
-	if (out->runs == NULL || out->unavailable == NULL)
+	out->runs_dir = sw_asprintf("%s/slipway/runs", d->ws.git_common_dir);
+	if (out->runs == NULL || out->unavailable == NULL || out->runs_dir == NULL)
 		return svc_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, d->ws.worktree_root, NULL);
 	if (store_list(&ids, &n, d->store, &err) < 0)
 		return svc__fail_store(d, &err, NULL);
@@ -281,5 +282,7 @@ void svc_listing_release(struct svc_listing *l)
 {
 	json_decref(l->runs);
 	json_decref(l->unavailable);
+	sw_free(l->runs_dir);
 	l->runs = l->unavailable = NULL;
+	l->runs_dir = NULL;
 }

@@ -37,10 +37,24 @@ int svc__replay_event(const struct store_event *ev, struct run **r, json_t **dat
 	return rc;
 }
 
+struct load_ctx {
+	struct run *run;
+	struct run_history *history;	/* NULL: not gathered */
+};
+
 static int replay_visit(const struct store_event *ev, void *payload,
 			struct sw_error *err)
 {
-	return svc__replay_event(ev, payload, NULL, err);
+	struct load_ctx *c = payload;
+	json_t *data = NULL;
+	int rc;
+
+	if (c->history == NULL)
+		return svc__replay_event(ev, &c->run, NULL, err);
+	if ((rc = svc__replay_event(ev, &c->run, &data, err)) == 0)
+		rc = run_history_gather(c->history, ev->type, data, err);
+	json_decref(data);
+	return rc;
 }
 
 /* Checks the Run belongs to this workspace. */
@@ -97,17 +111,19 @@ bool svc__misnamed(const struct run *r, const char *dir, struct sw_error *err)
 	return true;
 }
 
-int svc_load(struct svc *d, const char *run_id_arg, struct run **out,
-		int quiet, enum tbl_err *code)
+static int load(struct svc *d, const char *run_id_arg, struct run **out,
+		struct run_history *history, int quiet, enum tbl_err *code)
 {
 	struct sw_error err = SW_ERROR_INIT;
 	unsigned long failed = sw_alloc_failures();
+	struct load_ctx lc = { NULL, history };
 	struct run *r = NULL;
 	int rc;
 
 	*out = NULL;
-	if (store_visit(d->store, run_id_arg, replay_visit, &r, NULL, &err) < 0 || r == NULL ||
-	    run_check(r, &err) < 0 || svc__misnamed(r, run_id_arg, &err)) {
+	rc = store_visit(d->store, run_id_arg, replay_visit, &lc, NULL, &err);
+	r = lc.run;
+	if (rc < 0 || r == NULL || run_check(r, &err) < 0 || svc__misnamed(r, run_id_arg, &err)) {
 		enum tbl_err c = err.proto;
 
 		run_free(r);
@@ -134,4 +150,27 @@ int svc_load(struct svc *d, const char *run_id_arg, struct run **out,
 	}
 	*out = r;
 	return 0;
+}
+
+int svc_load(struct svc *d, const char *run_id_arg, struct run **out,
+	     int quiet, enum tbl_err *code)
+{
+	return load(d, run_id_arg, out, NULL, quiet, code);
+}
+
+int svc_load_history(struct svc *d, const char *run_id_arg, struct run **out,
+		     struct run_history **history)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	int rc;
+
+	*history = NULL;
+	if (run_history_new(history, &err) < 0)
+		return svc_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, d->ws.worktree_root,
+				NULL);
+	if ((rc = load(d, run_id_arg, out, *history, 0, NULL)) != 0) {
+		run_history_free(*history);
+		*history = NULL;
+	}
+	return rc;
 }

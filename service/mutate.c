@@ -355,6 +355,9 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	fx.final_changed = fin.changed;
 	fx.final_error = fin.error;
 	fx.summarize = report_summary;
+	/* The summary of a Run that ends tells its history. */
+	if (m->step.ops & (FSM_OP(END) | FSM_OP(END_SKIPPED)))
+		fx.events = run_history_events(c->history, &fx.n_events);
 	fx.candidate = gf.candidate;
 	fx.pinned = gf.pinned;
 	fx.candidate_id = gf.candidate_id;

@@ -145,6 +145,7 @@ struct svc_status_request {
  * listing (listed); all zero when nothing was found. */
 struct svc_status_found {
 	struct run *run;
+	struct run_history *history;	/* the human forms: the Run's history */
 	struct json_t *doc;
 	struct json_t *damaged;		/* materials that could not be read (svc_status_json) */
 	struct next *next;

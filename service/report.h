@@ -12,6 +12,7 @@
 
 struct next;
 struct run;
+struct run_history;
 struct svc;
 struct sw_error;
 
@@ -24,8 +25,9 @@ int svc_report_installed(struct sw_owned *out, const struct svc *d,
 
 /* The report of `r` as `form` (with `n`, its next choices, for the text
  * form; may be NULL) into *out, sw_malloc'd.  `r` must hold every Action
- * record (a Run loaded by svc_load).  SW_ENOMEM, or render_report's codes. */
-int svc_report(char **out, const struct svc *d, const struct run *r, const struct next *n,
-	       enum report_form form, struct sw_error *err);
+ * record and `h` its whole history (a Run loaded by svc_load_history; a
+ * NULL `h`: no history).  SW_ENOMEM, or render_report's codes. */
+int svc_report(char **out, const struct svc *d, const struct run *r, struct run_history *h,
+	       const struct next *n, enum report_form form, struct sw_error *err);
 
 #endif

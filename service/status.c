@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "io/git/vcs.h"
+#include "io/store/run_history.h"
 #include "io/util/buf.h"
 #include "io/wire/input.h"
 #include "io/util/json.h"
@@ -16,6 +17,7 @@
 void svc_status_found_release(struct svc_status_found *res)
 {
 	run_free(res->run);
+	run_history_free(res->history);
 	json_decref(res->doc);
 	json_decref(res->damaged);
 	sw_free(res->report);
@@ -125,7 +127,8 @@ static int find(const struct svc_status_request *req, struct svc_status_found *r
 	if (req->run_id) {
 		json_t *doc;
 
-		if ((rc = svc_load(&d, req->run_id, &r, 0, NULL)) != 0)
+		if ((rc = req->human ? svc_load_history(&d, req->run_id, &r, &res->history)
+				     : svc_load(&d, req->run_id, &r, 0, NULL)) != 0)
 			goto close;
 		if ((doc = svc_status_json(&d, r, &res->damaged, &err)) == NULL) {
 			rc = svc_fail_status(&d, &err);
@@ -137,7 +140,7 @@ static int find(const struct svc_status_request *req, struct svc_status_found *r
 		if (req->human && !req->markdown)
 			res->next = svc_run_next(res->run, 0);
 		if (req->human &&
-		    svc_report(&res->report, &d, res->run, res->next,
+		    svc_report(&res->report, &d, res->run, res->history, res->next,
 			       req->markdown ? REPORT_MARKDOWN : REPORT_TEXT, &err) < 0) {
 			rc = svc_fail_status(&d, &err);
 			goto close;

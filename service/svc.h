@@ -22,6 +22,7 @@ struct store;
 struct outcome;
 struct source_pinned;
 struct source_candidate;
+struct run_history;
 
 struct svc {
 	const char *root_arg;		/* --root as given, or NULL */
@@ -109,6 +110,10 @@ int svc_print_state(struct svc *d, const struct run *r, int human,
  * suppresses the error output and returns the error code in *code. */
 int svc_load(struct svc *d, const char *run_id, struct run **out,
 		int quiet, enum tbl_err *code);
+/* svc_load (not quiet), gathering the Run's history from the same replay
+ * into *history (the caller's, run_history_free; NULL on failure). */
+int svc_load_history(struct svc *d, const char *run_id, struct run **out,
+		     struct run_history **history);
 
 /* `status` without a run id: runStatus entries (foreign stubs included)
  * and unavailable runs, as JSON arrays owned by the listing.  With
@@ -119,6 +124,7 @@ int svc_load(struct svc *d, const char *run_id, struct run **out,
 struct svc_listing {
 	struct json_t *runs;
 	struct json_t *unavailable;
+	char *runs_dir;			/* where the Runs live (the human list names it) */
 };
 int svc_list(struct svc *d, struct svc_listing *out, int brief);
 void svc_listing_release(struct svc_listing *l);

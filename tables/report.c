@@ -20,3 +20,22 @@ const struct tbl_report_note tbl_report_notes[] = {
 #undef NOTE
 };
 const size_t tbl_report_notes_len = sizeof(tbl_report_notes) / sizeof(tbl_report_notes[0]);
+
+const struct tbl_report_history tbl_report_history[] = {
+#define HISTORY(event, pause, said, budget, closes) \
+	{ TBL_JEVENT_##event, FSM_PAUSE_##pause, said, budget, closes },
+#include "tables/report_history.def"
+#undef HISTORY
+};
+const size_t tbl_report_history_len = sizeof(tbl_report_history) / sizeof(tbl_report_history[0]);
+
+const struct tbl_report_history *tbl_report_history_of(enum tbl_jevent event, enum fsm_pause pause)
+{
+	for (size_t i = 0; i < tbl_report_history_len; i++) {
+		const struct tbl_report_history *h = &tbl_report_history[i];
+
+		if ((h->event == TBL_JEVENT_INVALID || h->event == event) && h->pause == pause)
+			return h;
+	}
+	return NULL;
+}

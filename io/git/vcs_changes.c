@@ -78,10 +78,22 @@ static int add(struct vcs_changes *c, size_t cap, const char *path, const struct
 	return 0;
 }
 
+/* The number of the retained paths of `o` that sort at or before `cut`
+ * (all of them when `cut` is NULL). */
+static size_t upto(const struct vcs_observation *o, const char *cut)
+{
+	size_t n = 0;
+
+	while (n < o->retained && (cut == NULL || strcmp(o->paths[n].path, cut) <= 0))
+		n++;
+	return n;
+}
+
 int vcs_changes_between(struct vcs_changes *out, const struct vcs_observation *start,
 			const struct vcs_observation *now, struct sw_error *err)
 {
-	size_t i = 0, k = 0, cap = start->retained + now->retained;
+	const char *cut = NULL, *c;
+	size_t i = 0, k = 0, cap = start->retained + now->retained, ns, nn;
 
 	memset(out, 0, sizeof(*out));
 	out->bounded = start->details_truncated || now->details_truncated;
@@ -93,13 +105,30 @@ int vcs_changes_between(struct vcs_changes *out, const struct vcs_observation *s
 		out->unreadable += strcmp(o, "unreadable") == 0;
 		out->unobserved += strcmp(o, "content_unobserved") == 0;
 	}
-	if (cap == 0 || strcmp(start->snapshot_hash, now->snapshot_hash) == 0)
+	/* Past the last path a truncated side retains, that side's paths are
+	 * unknown: nothing there is compared. */
+	if (start->details_truncated)
+		cut = start->retained ? start->paths[start->retained - 1].path : "";
+	if (now->details_truncated) {
+		c = now->retained ? now->paths[now->retained - 1].path : "";
+		if (cut == NULL || strcmp(c, cut) < 0)
+			cut = c;
+	}
+	ns = upto(start, cut);
+	nn = upto(now, cut);
+	out->beyond_start = (size_t)start->path_count - ns;
+	out->beyond_now = (size_t)now->path_count - nn;
+	if (strcmp(start->snapshot_hash, now->snapshot_hash) == 0) {
+		out->beyond_start = out->beyond_now = 0;
+		return 0;
+	}
+	if (cap == 0)
 		return 0;
 	if ((out->v = sw_calloc(cap, sizeof(*out->v))) == NULL)
 		return sw_error_set(err, SW_ENOMEM, "cannot list the changed paths");
-	while (i < start->retained || k < now->retained) {
-		const struct vcs_path_obs *a = i < start->retained ? &start->paths[i] : NULL;
-		const struct vcs_path_obs *b = k < now->retained ? &now->paths[k] : NULL;
+	while (i < ns || k < nn) {
+		const struct vcs_path_obs *a = i < ns ? &start->paths[i] : NULL;
+		const struct vcs_path_obs *b = k < nn ? &now->paths[k] : NULL;
 		int cmp = a && b ? strcmp(a->path, b->path) : a ? -1 : 1;
 
 		if (cmp < 0) {

@@ -9,7 +9,9 @@
  * at the start is clean again (reverted or committed).
  *
  * Only retained paths can be compared: when either observation's details
- * are truncated, `bounded` says so and paths beyond them are not listed. */
+ * are truncated, `bounded` says so, and paths that sort after the last one
+ * both sides retain are not listed: `beyond_now` and `beyond_start` count
+ * the dirty paths of each side there. */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +31,7 @@ struct vcs_changes {
 	struct vcs_change *v;		/* sorted by path */
 	size_t n;
 	int bounded;			/* a side's details were truncated */
+	size_t beyond_now, beyond_start;	/* dirty paths past the compared ones */
 	int head_moved;			/* HEAD differs */
 	/* Now-side paths whose content could not be fingerprinted, by why. */
 	size_t missing, unreadable, unobserved;

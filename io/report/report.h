@@ -5,14 +5,18 @@
  * and the two Git observations; it never reads the record's encoding and
  * never touches the run directory.
  *
- * The report leads with the goal and the outcome in one line (and the
- * Summarize text, once), then the sections of tables/report_sections.def
- * in order: what Git saw change since the Run started (with the kind of
- * each change and whether the host reported it; files slipway's install
- * wrote are one line per host), destructive work, decisions, review,
+ * The report leads with the goal and the outcome in one line, what is
+ * still open (and the Summarize text, once), then the sections of
+ * tables/report_sections.def in order: what Git saw change since the Run
+ * started (with the kind of each change, whether the host reported it and
+ * whether it was dirty before the Run; files slipway's install wrote are
+ * one line per host), destructive work, decisions, the last Review,
  * checks, requirements of an Issue-backed Run, known issues still open,
- * uncertainties in plain words, skipped and voided Actions, the per-Action
- * log and the paths already dirty before the Run. */
+ * uncertainties in plain words, observations once each, skipped and
+ * voided Actions, the per-Action log with the Run's history and the paths
+ * already dirty before the Run.  Every form is bounded to
+ * RUN_MAX_SUMMARY_BYTES (the long lists first, then a cut), and text from
+ * outside slipway is shown harmless (io/report/report_write.c). */
 
 #ifndef IO_REPORT_REPORT_H
 #define IO_REPORT_REPORT_H
@@ -23,6 +27,7 @@
 
 struct sw_owned;
 struct next;
+struct run_event;
 struct run_record;
 struct vcs_observation;
 
@@ -35,6 +40,8 @@ enum report_form {
 
 struct report_in {
 	const struct run_record *rec;		/* with every Action record */
+	const struct run_event *events;		/* its history (stops, resumes, ...) */
+	size_t n_events;
 	const struct vcs_observation *start;	/* the Run start; NULL when unreadable */
 	const struct vcs_observation *now;	/* the last observation; NULL when none */
 	const struct sw_owned *installed; /* NULL: none known */
@@ -48,11 +55,13 @@ int report_run(char **out, const struct report_in *in, enum report_form form,
 	       struct sw_error *err);
 
 /* The ended Run's `summary` (REPORT_SUMMARY) of `rec`, with every Action
- * record, and its two Git observations (NULL: unreadable), counting the
- * files of `installed` per host: a new string, or NULL when it cannot be
- * rendered.  The driver hands it to the store as the Run's summary writer
- * (run_summary_fn in io/store/run.h), so the store never calls the report. */
-char *report_summary(const struct run_record *rec, const struct vcs_observation *start,
+ * record, its history and its two Git observations (NULL: unreadable),
+ * counting the files of `installed` per host: a new string, or NULL when
+ * it cannot be rendered.  The driver hands it to the store as the Run's
+ * summary writer (run_summary_fn in io/store/run.h), so the store never
+ * calls the report. */
+char *report_summary(const struct run_record *rec, const struct run_event *events,
+		     size_t n_events, const struct vcs_observation *start,
 		     const struct vcs_observation *now, const struct sw_owned *installed);
 
 /* `s` bounded as the reference bounds a final summary: over `limit` bytes

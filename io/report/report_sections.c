@@ -1,9 +1,12 @@
 /* The sections of the report, one handler per row of
  * tables/report_sections.def (a row without one does not compile): what
  * changed, destructive work, decisions, review, checks, requirements, known
- * issues, uncertainties, observations, skipped Actions, the log and the
- * paths dirty at the start.  Never writes the headline or bounds the text. */
+ * issues, uncertainties, observations, skipped Actions, the log with the
+ * Run's history and the paths dirty at the start.  A fact said several
+ * times is said once with its count.  Never writes the headline or bounds
+ * the text; a long list keeps what report.c's bound lets it (r->keep). */
 
+#include <stdio.h>
 #include <string.h>
 
 #include "io/git/observe.h"
@@ -21,9 +24,36 @@ static void section_NONE(struct rr *r)
 	(void)r;
 }
 
+/* The first item a list of `n` shows under the bound, the newest last;
+ * says how many it leaves out (`what`: "earlier Actions", ...). */
+static size_t newest_from(struct rr *r, size_t n, const char *what)
+{
+	size_t from = r->keep && n > r->keep ? n - r->keep : 0;
+
+	if (from) {
+		report__item(r);
+		report__putf(r, "%zu %s left out of this bounded report\n", from, what);
+		r->left_out += from;
+	}
+	return from;
+}
+
+/* The line saying `n` more items of a list shown from its start were left
+ * out. */
+static void more_left_out(struct rr *r, size_t n, const char *what)
+{
+	if (n == 0)
+		return;
+	report__item(r);
+	report__putf(r, "%zu more %s left out of this bounded report\n", n, what);
+	r->left_out += n;
+}
+
 static void section_CHANGES(struct rr *r)
 {
 	size_t hosts[SW_OWNED_MAX_GROUPS] = { 0 }, shown = report__changes_shown(r), gone = 0;
+	size_t listed = 0, total;
+	int exact;
 
 	if (!r->compared) {
 		report__heading(r, TBL_SECTION_CHANGES, 1);
@@ -31,41 +61,52 @@ static void section_CHANGES(struct rr *r)
 		report__put(r, "Git's observations of the Run start and of now cannot be compared.\n");
 		return;
 	}
+	total = report__changes_total(r, &exact);
 	for (size_t i = 0; i < r->nreported; i++)
 		gone += !report__changed(r, r->reported[i]);
-	report__heading(r, TBL_SECTION_CHANGES, shown + (r->ch.n - shown) + gone + (size_t)r->ch.head_moved);
+	report__heading(r, TBL_SECTION_CHANGES, r->ch.n + gone + (size_t)r->ch.head_moved + (total > shown));
 	if (r->md && shown)
 		report__put(r, "| Path | Change | Reported by the host |\n| --- | --- | --- |\n");
 	for (size_t i = 0; i < r->ch.n; i++) {
 		const struct vcs_change *c = &r->ch.v[i];
 		const char *host = report__installed_by(r, c->now);
+		int before = c->now && report__dirty_at_start(r, c->path) != NULL;
+		int told = report__was_reported(r, c->path);
 
 		if (host) {
 			hosts[report__host_index(r, host)]++;
 			continue;
 		}
+		if (r->keep && listed >= r->keep)
+			continue;
+		listed++;
 		if (r->md) {
 			report__put(r, "| ");
 			report__code(r, c->path, 1);
-			report__putf(r, " | %s%s | %s |\n", tbl_change_word[c->kind], c->staged ? ", staged" : "",
-				     report__was_reported(r, c->path) ? "yes" : "no");
+			report__putf(r, " | %s%s%s | %s |\n", tbl_change_word[c->kind], c->staged ? ", staged" : "",
+				     before ? ", also dirty before the Run" : "", told ? "yes" : "no");
 		} else {
 			report__item(r);
-			report__putf(r, "%s%s: %s (%s)\n", tbl_change_word[c->kind], c->staged ? ", staged" : "",
-				     c->path, report__was_reported(r, c->path) ? "reported" : "not reported by the host");
+			report__putf(r, "%s%s: ", tbl_change_word[c->kind], c->staged ? ", staged" : "");
+			report__code(r, c->path, 0);
+			report__putf(r, " (%s%s)\n", told ? "reported" : "not reported by the host",
+				     before ? "; also dirty before the Run" : "");
 		}
 	}
 	if (r->md && shown)
 		report__put(r, "\n");
+	more_left_out(r, shown - listed, "changed paths");
 	report__installed_lines(r, hosts);
 	if (gone) {
 		report__item(r);
 		report__put(r, "reported by the host, but Git shows no change:");
-		for (size_t i = 0; i < r->nreported; i++)
-			if (!report__changed(r, r->reported[i])) {
+		for (size_t i = 0, k = 0; i < r->nreported; i++)
+			if (!report__changed(r, r->reported[i]) && !(r->keep && k++ >= r->keep)) {
 				report__put(r, " ");
 				report__code(r, r->reported[i], 0);
 			}
+		if (r->keep && gone > r->keep)
+			report__putf(r, " and %zu more", gone - r->keep);
 		report__put(r, "\n");
 	}
 	if (r->ch.head_moved) {
@@ -75,14 +116,10 @@ static void section_CHANGES(struct rr *r)
 	}
 	if (r->ch.bounded) {
 		report__item(r);
-		report__put(r, "Git's observation keeps a bounded list of paths; further changes may not be listed.\n");
+		report__putf(r, "Git's observation keeps a bounded list of paths: %s%zu further changed path%s "
+			     "%s not listed.\n", exact ? "" : "at least ", total - shown,
+			     total - shown == 1 ? "" : "s", total - shown == 1 ? "is" : "are");
 	}
-}
-
-/* The answer to the Action that asked, or NULL. */
-static const struct run_answer *answer_to(const struct run_record *rec, const char *action_id)
-{
-	return run_record_answer(rec, action_id);
 }
 
 static void targets_line(struct rr *r, const struct run_target *t, size_t n)
@@ -90,10 +127,26 @@ static void targets_line(struct rr *r, const struct run_target *t, size_t n)
 	report__put(r, report__cont(r));
 	report__put(r, "targets:");
 	for (size_t i = 0; i < n; i++) {
-		report__putf(r, "%s %s ", i ? ";" : "", t[i].kind);
+		report__put(r, i ? "; " : " ");
+		report__text(r, t[i].kind);
+		report__put(r, " ");
 		report__code(r, t[i].value, 0);
 	}
 	report__put(r, "\n");
+}
+
+/* Why Action `i` was voided, in the words of the event that closed it. */
+static void void_reason(struct rr *r, size_t i)
+{
+	const struct run_action_record *ar = &r->rec->actions[i];
+	const struct tbl_report_history *h;
+
+	if (run_record_answer(r->rec, ar->action.action_id))
+		report__put(r, "closed by the person's answer");
+	else if ((h = report__closed_by(r, i)) != NULL)
+		report__putf(r, "voided %s", h->closes);
+	else
+		report__put(r, "closed by a stop or a resume");
 }
 
 static void section_DESTRUCTIVE(struct rr *r)
@@ -113,10 +166,11 @@ static void section_DESTRUCTIVE(struct rr *r)
 							? ar->outcome->pause->destructive_request : NULL;
 		const struct run_answer *ans;
 		const struct run_action_record *by = NULL;
+		size_t at, len;
 
 		if (req == NULL)
 			continue;
-		ans = answer_to(rec, ar->action.action_id);
+		ans = run_record_answer(rec, ar->action.action_id);
 		for (size_t k = 0; k < rec->n_actions; k++) {
 			const struct run_authorization *au = rec->actions[k].action.destructive_authorization;
 
@@ -125,15 +179,26 @@ static void section_DESTRUCTIVE(struct rr *r)
 		}
 		report__item(r);
 		if (ans && ans->confirm_destructive) {
-			report__putf(r, "confirmed by the person at %s; ", ans->at);
+			report__put(r, "confirmed by the person at ");
+			report__text(r, ans->at);
+			report__put(r, "; ");
 			if (by) {
 				report__putf(r, "carried out by %s ", tbl_kind_wire[by->action.kind]);
 				report__short_id(r, by->action.action_id);
-				report__putf(r, " (%s)\n", by->outcome ? by->outcome->status
-						 : by->voided ? "voided before it finished"
-						 : "in progress");
+				report__put(r, " (");
+				report__text(r, by->outcome ? by->outcome->status
+						: by->voided ? "voided before it finished" : "in progress");
+				report__put(r, ")\n");
 			} else {
 				report__put(r, "no Implement has carried it out yet\n");
+			}
+			/* The person's words given with the confirmation. */
+			report__trimmed(ans->text, &at, &len);
+			if (len > 0) {
+				report__put(r, report__cont(r));
+				report__put(r, "the person's words: ");
+				report__block(r, ans->text, report__cont(r));
+				report__put(r, "\n");
 			}
 		} else if (ans) {
 			report__put(r, "declined by the person: ");
@@ -142,9 +207,12 @@ static void section_DESTRUCTIVE(struct rr *r)
 		} else if (rec->pending_destructive_request &&
 			   strcmp(rec->pending_destructive_request->request_id, req->request_id) == 0) {
 			report__put(r, "waiting for the person's confirmation\n");
+		} else if (ar->skipped) {
+			report__put(r, "closed without a decision (the Action was skipped)\n");
 		} else {
-			report__putf(r, "closed without a decision (the Action was %s)\n",
-				     ar->skipped ? "skipped" : "voided by a stop or a resume");
+			report__put(r, "closed without a decision (the Action was ");
+			void_reason(r, i);
+			report__put(r, ")\n");
 		}
 		targets_line(r, req->targets, req->n_targets);
 		report__put(r, report__cont(r));
@@ -161,33 +229,46 @@ static int replaced(const struct run_answer *a)
 	return a->superseded_by && a->superseded_by[0] && strncmp(a->superseded_by, "requirements:", 13) != 0;
 }
 
+/* 1 for an answer the Decisions section lists: a decision's, not a
+ * destructive request's (Destructive work shows those), not blank, not
+ * replaced by a later one. */
+static int decision(const struct run_record *rec, const struct run_answer *a,
+		    const struct run_action_record **ar)
+{
+	size_t at, len;
+
+	*ar = run_record_action(rec, a->action_id);
+	report__trimmed(a->text, &at, &len);
+	return !a->confirm_destructive && len > 0 && !replaced(a) &&
+	       !(*ar && (*ar)->outcome && (*ar)->outcome->pause && (*ar)->outcome->pause->destructive_request);
+}
+
 static void section_DECISIONS(struct rr *r)
 {
 	const struct run_record *rec = r->rec;
+	const struct run_action_record *ar;
 	size_t n = 0;
 
-	for (size_t i = 0; i < rec->n_answers; i++) {
-		const struct run_answer *a = &rec->answers[i];
-		const struct run_action_record *ar = run_record_action(rec, a->action_id);
-		size_t at, len;
-
-		report__trimmed(a->text, &at, &len);
-		n += !a->confirm_destructive && len > 0 && !replaced(a) &&
-		     !(ar && ar->outcome && ar->outcome->pause && ar->outcome->pause->destructive_request);
-	}
+	for (size_t i = 0; i < rec->n_answers; i++)
+		n += (size_t)decision(rec, &rec->answers[i], &ar);
 	report__heading(r, TBL_SECTION_DECISIONS, n);
 	for (size_t i = 0; i < rec->n_answers; i++) {
 		const struct run_answer *a = &rec->answers[i];
-		const struct run_action_record *ar = run_record_action(rec, a->action_id);
-		const char *q = ar && ar->outcome && ar->outcome->pause ? ar->outcome->pause->question : NULL;
-		size_t at, len;
+		const struct run_outcome_pause *p;
+		const char *q;
 
-		report__trimmed(a->text, &at, &len);
-		if (a->confirm_destructive || len == 0 || replaced(a) ||
-		    (ar && ar->outcome && ar->outcome->pause && ar->outcome->pause->destructive_request))
+		if (!decision(rec, a, &ar))
 			continue;
+		p = ar && ar->outcome ? ar->outcome->pause : NULL;
+		q = p ? p->question : NULL;
 		report__item(r);
-		report__put(r, r->md ? "**Q:** " : "Q: ");
+		report__put(r, r->md ? "**Q**" : "Q");
+		if (ar) {
+			report__putf(r, " (%s ", tbl_kind_wire[ar->action.kind]);
+			report__short_id(r, ar->action.action_id);
+			report__put(r, ")");
+		}
+		report__put(r, ": ");
 		report__one_line(r, q ? q : "(the question was not recorded)", 300);
 		report__put(r, "\n");
 		report__put(r, report__cont(r));
@@ -195,6 +276,11 @@ static void section_DECISIONS(struct rr *r)
 		report__block(r, a->text, report__cont(r));
 		if (a->superseded_by && strncmp(a->superseded_by, "requirements:", 13) == 0)
 			report__put(r, r->md ? " _(given under earlier requirements)_" : " (given under earlier requirements)");
+		if (p && p->supersedes_answer_action_id && p->supersedes_answer_action_id[0]) {
+			report__put(r, r->md ? " _(replaces the answer to " : " (replaces the answer to ");
+			report__short_id(r, p->supersedes_answer_action_id);
+			report__put(r, r->md ? ")_" : ")");
+		}
 		report__put(r, "\n");
 	}
 }
@@ -202,9 +288,10 @@ static void section_DECISIONS(struct rr *r)
 static void section_REVIEW(struct rr *r)
 {
 	const struct run_record *rec = r->rec;
-	const struct run_action_record *last = NULL;
+	size_t earlier;
+	const struct run_action_record *last = report__last_review(rec, &earlier);
+	const struct run_review *rv = last ? last->outcome->review : NULL;
 	int skipped = 0, voided = 0;
-	size_t findings = 0;
 
 	for (size_t i = 0; i < rec->n_actions; i++) {
 		const struct run_action_record *ar = &rec->actions[i];
@@ -213,44 +300,43 @@ static void section_REVIEW(struct rr *r)
 			continue;
 		skipped |= ar->skipped;
 		voided |= ar->voided;
-		if (ar->outcome && ar->outcome->review) {
-			last = ar;
-			findings += ar->outcome->review->n_findings;
-		}
 	}
 	report__heading(r, TBL_SECTION_REVIEW, 1);
-	if (findings) {
-		for (size_t i = 0; i < rec->n_actions; i++) {
-			const struct run_review *rv = rec->actions[i].outcome ? rec->actions[i].outcome->review : NULL;
-
-			for (size_t k = 0; rv && k < rv->n_findings; k++) {
-				report__item(r);
-				report__code(r, rv->findings[k].location ? rv->findings[k].location : "", 0);
-				report__put(r, ": ");
-				report__one_line(r, rv->findings[k].summary, 300);
-				report__put(r, "\n");
-				report__put(r, report__cont(r));
-				report__block(r, rv->findings[k].detail, report__cont(r));
-				report__put(r, "\n");
-			}
+	if (rv && rv->n_findings) {
+		for (size_t k = 0; k < rv->n_findings; k++) {
+			report__item(r);
+			report__code(r, rv->findings[k].location ? rv->findings[k].location : "", 0);
+			report__put(r, ": ");
+			report__one_line(r, rv->findings[k].summary, 300);
+			report__put(r, "\n");
+			report__put(r, report__cont(r));
+			report__block(r, rv->findings[k].detail, report__cont(r));
+			report__put(r, "\n");
 		}
-		return;
+	} else {
+		report__item(r);
+		if (rv) {
+			report__text(r, rv->result);
+			report__put(r, ": ");
+			report__block(r, last->outcome->summary, report__cont(r));
+			report__put(r, "\n");
+		} else if (skipped)
+			report__put(r, "Review was skipped by the user.\n");
+		else if (voided)
+			report__put(r, "A Review Action was issued but voided before it finished.\n");
+		else if (!rec->review_enabled)
+			report__put(r, "Review was disabled for this Run (--no-review).\n");
+		else if (r->ended)
+			report__put(r, "Review did not run: the worktree did not change or no Implement ran.\n");
+		else
+			report__put(r, "No Review has run yet.\n");
 	}
-	report__item(r);
-	if (skipped)
-		report__put(r, "Review was skipped by the user.\n");
-	else if (last) {
-		report__putf(r, "%s: ", last->outcome->review->result);
-		report__block(r, last->outcome->summary, report__cont(r));
-		report__put(r, "\n");
-	} else if (voided)
-		report__put(r, "A Review Action was issued but voided before it finished.\n");
-	else if (!rec->review_enabled)
-		report__put(r, "Review was disabled for this Run (--no-review).\n");
-	else if (r->ended)
-		report__put(r, "Review did not run: the worktree did not change or no Implement ran.\n");
-	else
-		report__put(r, "No Review has run yet.\n");
+	if (earlier) {
+		report__item(r);
+		report__put(r, "the last Review (");
+		report__short_id(r, last->action.action_id);
+		report__putf(r, ") supersedes %zu earlier one%s\n", earlier, earlier == 1 ? "" : "s");
+	}
 }
 
 /* 1 when a known issue of any Outcome names `command`: the host reported
@@ -272,24 +358,67 @@ static int known_failure(const struct run_record *rec, const char *command)
 	return 0;
 }
 
+static int same_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+static int same_activity(const struct run_activity *a, const struct run_activity *b)
+{
+	return same_str(a->kind, b->kind) && same_str(a->command, b->command) &&
+	       a->exit_code == b->exit_code && same_str(a->summary, b->summary);
+}
+
 static void section_CHECKS(struct rr *r)
 {
 	const struct run_record *rec = r->rec;
+	size_t distinct = 0, shown = 0, skip, dropped = 0;
 
-	report__heading(r, TBL_SECTION_CHECKS, rec->n_activities);
+	/* Each check once, at its last report, with the times it was reported. */
+	for (size_t i = 0; i < rec->n_activities; i++) {
+		size_t k;
+
+		for (k = i + 1; k < rec->n_activities && !same_activity(&rec->activities[i], &rec->activities[k]); k++)
+			;
+		distinct += k == rec->n_activities;
+	}
+	report__heading(r, TBL_SECTION_CHECKS, distinct);
+	/* Under the bound: every check still failing, and the newest others. */
+	skip = r->keep && distinct > r->keep ? distinct - r->keep : 0;
 	for (size_t i = 0; i < rec->n_activities; i++) {
 		const struct run_activity *a = &rec->activities[i];
+		size_t times = 1, k;
 
+		for (k = i + 1; k < rec->n_activities && !same_activity(a, &rec->activities[k]); k++)
+			;
+		if (k < rec->n_activities)
+			continue;
+		for (k = 0; k < i; k++)
+			times += (size_t)same_activity(a, &rec->activities[k]);
+		if (shown++ < skip && !report__failed_last(rec, i)) {
+			dropped++;
+			continue;
+		}
 		report__item(r);
-		report__putf(r, "%s %s", a->kind, r->md ? "" : "`");
+		report__text(r, a->kind);
+		report__put(r, r->md ? " " : " `");
 		report__code(r, a->command ? a->command : "", 0);
 		report__put(r, r->md ? "" : "`");
 		report__putf(r, " exited %lld", a->exit_code);
 		if (a->exit_code != 0 && known_failure(rec, a->command))
 			report__put(r, " (a known issue: the host reported it failing before the Run)");
 		report__put(r, ": ");
-		report__block(r, a->summary, report__cont(r));
+		if (r->keep)
+			report__one_line(r, a->summary, 200);
+		else
+			report__block(r, a->summary, report__cont(r));
+		report__times(r, times);
 		report__put(r, "\n");
+	}
+	if (dropped) {
+		report__item(r);
+		report__putf(r, "%zu earlier checks left out of this bounded report\n", dropped);
+		r->left_out += dropped;
 	}
 }
 
@@ -362,8 +491,10 @@ static void section_REQUIREMENTS(struct rr *r)
 		return;
 	report__heading(r, TBL_SECTION_REQUIREMENTS, 1);
 	report__item(r);
-	report__putf(r, "pinned: %s (%zu section%s), requirements revision ", pinned->canonical_url,
-		     pinned->n_sections, pinned->n_sections == 1 ? "" : "s");
+	report__put(r, "pinned: ");
+	report__text(r, pinned->canonical_url);
+	report__putf(r, " (%zu section%s), requirements revision ", pinned->n_sections,
+		     pinned->n_sections == 1 ? "" : "s");
 	report__code(r, pinned->requirements_revision, 0);
 	report__put(r, "\n");
 	for (size_t i = 0; i < rec->n_actions; i++) {
@@ -387,8 +518,11 @@ static void section_REQUIREMENTS(struct rr *r)
 	}
 	if (cand) {
 		report__item(r);
-		report__putf(r, "a refreshed Issue waits for the person's choice (candidate %s, %s)", cand->candidate_id,
-			     cand->classification);
+		report__put(r, "a refreshed Issue waits for the person's choice (candidate ");
+		report__text(r, cand->candidate_id);
+		report__put(r, ", ");
+		report__text(r, cand->classification);
+		report__put(r, ")");
 		if (cand->snapshot == NULL) {
 			report__put(r, "; it cannot be adopted\n");
 			return;
@@ -411,76 +545,19 @@ static void section_REQUIREMENTS(struct rr *r)
 	}
 }
 
-/* The normalised form two known issues are compared in: words joined by
- * one space, ASCII letters in lower case, a final full stop dropped. */
-static char *issue_key(const char *s)
-{
-	struct sw_buf b = SW_BUF_INIT;
-	int gap = 0;
-
-	for (const char *p = s ? s : ""; *p; p++) {
-		if (report__space(*p)) {
-			gap = b.len > 0;
-			continue;
-		}
-		if (gap)
-			sw_buf_ch(&b, ' ');
-		gap = 0;
-		sw_buf_ch(&b, (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : *p);
-	}
-	if (!b.failed && b.len > 0 && b.p[b.len - 1] == '.')
-		b.p[--b.len] = '\0';
-	return sw_buf_detach(&b);
-}
-
 static void section_KNOWN_ISSUES(struct rr *r)
 {
-	const struct run_record *rec = r->rec;
-	const struct run_outcome *last = NULL;
-	char **keys = NULL;
-	size_t n = 0, earlier = 0;
+	const struct run_outcome *last;
+	char **keys;
+	size_t earlier, n = report__known_issues(r->rec, &last, &keys, &earlier);
 
-	for (size_t i = 0; i < rec->n_actions; i++) {
-		const struct run_outcome *o = rec->actions[i].outcome;
-
-		if (o && o->n_known_issues > 0)
-			last = o;
-	}
-	if (last && (keys = sw_calloc(last->n_known_issues, sizeof(*keys))) == NULL) {
+	if (n == (size_t)-1) {
 		r->failed = 1;
 		return;
 	}
-	for (size_t k = 0; last && k < last->n_known_issues; k++) {
-		size_t j;
-
-		if ((keys[n] = issue_key(last->known_issues[k])) == NULL) {
-			r->failed = 1;
-			break;
-		}
-		for (j = 0; j < n && strcmp(keys[j], keys[n]) != 0; j++)
-			;
-		if (j == n && keys[n][0])
-			n++;
-		else
-			sw_free(keys[n]);
-	}
-	/* Issues reported earlier and not repeated by the last report. */
-	for (size_t i = 0; i < rec->n_actions; i++) {
-		const struct run_outcome *o = rec->actions[i].outcome;
-
-		for (size_t k = 0; o && o != last && k < o->n_known_issues; k++) {
-			char *key = issue_key(o->known_issues[k]);
-			size_t j;
-
-			for (j = 0; key && j < n && strcmp(keys[j], key) != 0; j++)
-				;
-			earlier += key && j == n;
-			sw_free(key);
-		}
-	}
 	report__heading(r, TBL_SECTION_KNOWN_ISSUES, n + (earlier > 0));
 	for (size_t k = 0, shown = 0; last && shown < n && k < last->n_known_issues; k++) {
-		char *key = issue_key(last->known_issues[k]);
+		char *key = report__issue_key(last->known_issues[k]);
 
 		if (key && strcmp(key, keys[shown]) == 0) {
 			report__item(r);
@@ -513,53 +590,99 @@ static const struct tbl_report_note *note_of(const char *s)
 	return NULL;
 }
 
-/* Prints the notes of `list` in plain words; returns how many it printed
- * (with `dry`, only counts). */
+/* The plain words of note `s`, or NULL when a section says it. */
+static const char *note_text(const char *s)
+{
+	const struct tbl_report_note *row = note_of(s);
+
+	if (row && row->plain == NULL)
+		return NULL;
+	if (row && row->plain[0])
+		return row->plain;
+	if (row) {
+		s += strlen(row->code);
+		s += *s == ':';
+	}
+	return s;
+}
+
+/* The index of the first note before note `i` said as it is, or i. */
+static size_t first_alike(size_t i, char **keys)
+{
+	for (size_t k = 0; k < i; k++)
+		if (keys[k] && keys[i] && strcmp(keys[k], keys[i]) == 0)
+			return k;
+	return i;
+}
+
+/* Prints the notes of `list` in plain words, each distinct one once with
+ * how often it was recorded (under the bound, the newest `keep`); returns
+ * how many distinct ones there are (with `dry`, only counts). */
 static size_t notes(struct rr *r, const char **list, size_t n, int dry)
 {
-	size_t shown = 0;
+	char **keys = n ? sw_calloc(n, sizeof(*keys)) : NULL;
+	size_t distinct = 0, from, seen = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct tbl_report_note *row = note_of(list[i]);
-		const char *text = list[i];
-
-		if (row && row->plain == NULL)
-			continue;
-		if (row && row->plain[0])
-			text = row->plain;
-		else if (row) {
-			text += strlen(row->code);
-			text += *text == ':';
-		}
-		shown++;
-		if (dry)
-			continue;
-		report__item(r);
-		report__block(r, text, report__cont(r));
-		report__put(r, "\n");
+	if (n && keys == NULL) {
+		r->failed = 1;
+		return 0;
 	}
-	return shown;
+	for (size_t i = 0; i < n; i++) {
+		const char *t = note_text(list[i]);
+
+		if (t && (keys[i] = report__issue_key(t)) == NULL)
+			r->failed = 1;
+		distinct += t && first_alike(i, keys) == i;
+	}
+	if (!dry) {
+		from = newest_from(r, distinct, "earlier notes");
+		for (size_t i = 0; i < n; i++) {
+			size_t times = 0;
+
+			if (keys[i] == NULL || first_alike(i, keys) != i || seen++ < from)
+				continue;
+			for (size_t k = i; k < n; k++)
+				times += keys[k] && strcmp(keys[k], keys[i]) == 0;
+			report__item(r);
+			if (r->keep)
+				report__one_line(r, note_text(list[i]), 300);
+			else
+				report__block(r, note_text(list[i]), report__cont(r));
+			report__times(r, times);
+			report__put(r, "\n");
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		sw_free(keys[i]);
+	sw_free(keys);
+	return distinct;
 }
 
 static void section_UNCERTAINTIES(struct rr *r)
 {
 	const struct run_record *rec = r->rec;
-	const struct vcs_changes *c = &r->ch;
-	int incomplete = r->in->now && !r->in->now->content_observation_complete;
-	size_t counted = c->missing + c->unreadable + c->unobserved;
-	size_t n = notes(r, rec->uncertainties, rec->n_uncertainties, 1) + (incomplete ? 1 : 0);
+	size_t missing, unreadable, unobserved, counted;
+	int incomplete;
 
-	report__heading(r, TBL_SECTION_UNCERTAINTIES, n);
+	/* Only this Run's changed paths count: a path already unreadable or
+	 * deleted before the Run, and unchanged since, is no uncertainty of
+	 * this Run's. */
+	report__own_unhashed(r, &missing, &unreadable, &unobserved);
+	counted = missing + unreadable + unobserved;
+	incomplete = r->in->now && !r->in->now->content_observation_complete &&
+		     (counted > 0 || (r->ch.bounded && r->ch.beyond_now > 0));
+	report__heading(r, TBL_SECTION_UNCERTAINTIES,
+			notes(r, rec->uncertainties, rec->n_uncertainties, 1) + (incomplete ? 1 : 0));
 	if (incomplete) {
 		report__item(r);
-		if (c->missing)
+		if (missing)
 			report__putf(r, "%zu deleted file%s could not be fingerprinted (a deleted file has no content "
-				"to hash). ", c->missing, c->missing == 1 ? "" : "s");
-		if (c->unreadable)
-			report__putf(r, "%zu file%s could not be read. ", c->unreadable, c->unreadable == 1 ? "" : "s");
-		if (c->unobserved)
-			report__putf(r, "%zu file%s were not hashed: Git's observation ran out of %s. ", c->unobserved,
-				     c->unobserved == 1 ? "" : "s",
+				"to hash). ", missing, missing == 1 ? "" : "s");
+		if (unreadable)
+			report__putf(r, "%zu file%s could not be read. ", unreadable, unreadable == 1 ? "" : "s");
+		if (unobserved)
+			report__putf(r, "%zu file%s were not hashed: Git's observation ran out of %s. ", unobserved,
+				     unobserved == 1 ? "" : "s",
 				     r->in->now->content_deadline_exceeded ? "time" : "its byte budget");
 		if (counted == 0)
 			report__put(r, "Not every dirty file could be fingerprinted. ");
@@ -579,31 +702,58 @@ static void section_OBSERVATIONS(struct rr *r)
 	(void)notes(r, rec->observations, rec->n_observations, 0);
 }
 
-/* Why an Action was voided. */
-static const char *void_reason(const struct run_record *rec, const struct run_action_record *ar)
-{
-	if (answer_to(rec, ar->action.action_id))
-		return "closed by the person's answer";
-	return "closed by a stop or a resume";
-}
-
 static void section_SKIPPED(struct rr *r)
 {
 	const struct run_record *rec = r->rec;
-	size_t n = 0;
+	size_t n = 0, from, seen = 0;
 
 	for (size_t i = 0; i < rec->n_actions; i++)
 		n += rec->actions[i].skipped || rec->actions[i].voided;
 	report__heading(r, TBL_SECTION_SKIPPED, n);
+	from = newest_from(r, n, "earlier skipped or voided Actions");
 	for (size_t i = 0; i < rec->n_actions; i++) {
 		const struct run_action_record *ar = &rec->actions[i];
 
-		if (!ar->skipped && !ar->voided)
+		if ((!ar->skipped && !ar->voided) || seen++ < from)
 			continue;
 		report__item(r);
 		report__putf(r, "%s ", tbl_kind_wire[ar->action.kind]);
 		report__short_id(r, ar->action.action_id);
-		report__putf(r, ": %s\n", ar->voided ? void_reason(rec, ar) : "skipped by the user");
+		report__put(r, ": ");
+		if (ar->voided)
+			void_reason(r, i);
+		else
+			report__put(r, "skipped by the user");
+		report__put(r, "\n");
+	}
+}
+
+/* The events of the Run's history that followed Action `i` (the last
+ * Action takes those after it too), each once with its count. */
+static void history_after(struct rr *r, size_t i, const char *indent)
+{
+	const struct run_event *ev = r->in->events;
+	size_t n = r->in->n_events, last = r->rec->n_actions;
+
+	for (size_t k = 0; k < n; k++) {
+		const struct tbl_report_history *h = tbl_report_history_of(ev[k].type, ev[k].pause);
+		size_t at = ev[k].after < 1 ? 1 : ev[k].after > last ? last : ev[k].after, times = 1;
+
+		if (h == NULL || at != i + 1)
+			continue;
+		/* The same event again right after: said once, counted. */
+		while (k + 1 < n && ev[k + 1].type == ev[k].type && ev[k + 1].pause == ev[k].pause &&
+		       ev[k + 1].budget == ev[k].budget && ev[k + 1].after == ev[k].after) {
+			k++;
+			times++;
+		}
+		report__put(r, indent);
+		report__put(r, "- ");
+		report__put(r, h->said);
+		if (h->budget && ev[k].budget >= 0)
+			report__putf(r, "%s%s %lld", strchr(";,", h->budget[0]) ? "" : " ", h->budget, ev[k].budget);
+		report__times(r, times);
+		report__put(r, "\n");
 	}
 }
 
@@ -611,12 +761,18 @@ static void section_LOG(struct rr *r)
 {
 	const struct run_record *rec = r->rec;
 	const struct run_action_record *sum = r->ended ? report__summarize(rec) : NULL;
+	size_t from;
 
 	report__heading(r, TBL_SECTION_LOG, rec->n_actions);
-	for (size_t i = 0; i < rec->n_actions; i++) {
+	from = newest_from(r, rec->n_actions, "earlier Actions");
+	for (size_t i = from; i < rec->n_actions; i++) {
 		const struct run_action_record *ar = &rec->actions[i];
 		const struct run_outcome *o = ar->outcome;
+		char indent[32];
 
+		/* Continuation lines start where the item's text does. */
+		snprintf(indent, sizeof(indent), "%*s", (int)(snprintf(NULL, 0, "%zu", i + 1) + 2 + (r->md ? 0 : 2)),
+			 "");
 		report__putf(r, r->md ? "%zu. %s " : "  %zu. %s ", i + 1, tbl_kind_wire[ar->action.kind]);
 		report__short_id(r, ar->action.action_id);
 		report__put(r, ": ");
@@ -625,24 +781,29 @@ static void section_LOG(struct rr *r)
 		else if (ar == sum && o)
 			report__put(r, "its report is the Final report");
 		else if (o && o->pause) {
-			report__putf(r, "paused (%s): ", o->pause->reason ? o->pause->reason : o->status);
-			report__block(r, o->summary, r->md ? "   " : "     ");
-		} else if (o)
-			report__block(r, o->summary, r->md ? "   " : "     ");
-		else if (ar->voided)
-			report__put(r, "voided without an outcome");
-		else
-			report__put(r, "in progress");
+			report__put(r, "paused (");
+			report__text(r, o->pause->reason ? o->pause->reason : o->status);
+			report__put(r, "): ");
+		}
+		if (!ar->skipped && !(ar == sum && o) && o) {
+			if (r->keep)
+				report__one_line(r, o->summary, 200);
+			else
+				report__block(r, o->summary, indent);
+		} else if (!ar->skipped && !(ar == sum && o)) {
+			report__put(r, ar->voided ? "voided without an outcome" : "in progress");
+		}
 		if (ar->voided && o)
 			report__put(r, " (voided)");
 		report__put(r, "\n");
+		history_after(r, i, indent);
 	}
 }
 
 static void section_DIRTY_AT_START(struct rr *r)
 {
 	const struct vcs_observation *g = r->in->start;
-	size_t hosts[SW_OWNED_MAX_GROUPS] = { 0 }, listed = 0;
+	size_t hosts[SW_OWNED_MAX_GROUPS] = { 0 }, listed = 0, own = 0;
 
 	if (g == NULL)
 		return;
@@ -652,20 +813,27 @@ static void section_DIRTY_AT_START(struct rr *r)
 
 		if (host) {
 			hosts[report__host_index(r, host)]++;
+			own++;
 			continue;
 		}
+		if (r->keep && listed >= r->keep)
+			continue;
 		listed++;
 		report__item(r);
 		report__code(r, g->paths[i].path, 0);
-		report__putf(r, " (%s %s)\n", g->paths[i].category, g->paths[i].state);
+		report__put(r, " (");
+		report__text(r, g->paths[i].category);
+		report__put(r, " ");
+		report__text(r, g->paths[i].state);
+		report__put(r, ")\n");
 	}
+	more_left_out(r, g->retained - own - listed, "paths");
 	report__installed_lines(r, hosts);
 	if (g->details_truncated) {
 		report__item(r);
 		report__putf(r, "%lld more path(s) left out of the bounded list.\n",
 			     (long long)(g->path_count - (int64_t)g->retained));
 	}
-	(void)listed;
 }
 
 /* clang-format off */

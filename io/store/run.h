@@ -49,12 +49,15 @@ struct run_start {
 };
 
 /* Writes the ended Run's `summary` from its typed record (every Action
- * record, frozen ones parsed back) and its two Git observations (NULL when
- * unreadable), counting the files of `installed` per host: a sw_malloc'd
- * string, or NULL on ENOMEM.  The person's report writes it
- * (report_summary, io/report/report.h); the driver hands it in, so the
- * store never calls the report. */
+ * record, frozen ones parsed back), its history (`n_events` events, see
+ * struct run_event) and its two Git observations (NULL when unreadable),
+ * counting the files of `installed` per host: a sw_malloc'd string, or
+ * NULL on ENOMEM.  The person's report writes it (report_summary,
+ * io/report/report.h); the driver hands it in, so the store never calls
+ * the report. */
+struct run_event;
 typedef char *run_summary_fn(const struct run_record *rec,
+			     const struct run_event *events, size_t n_events,
 			     const struct vcs_observation *start,
 			     const struct vcs_observation *now,
 			     const struct sw_owned *installed);
@@ -82,6 +85,8 @@ struct run_effects {
 	int final_changed;
 	const char *final_error;
 	run_summary_fn *summarize;		/* writes the summary (required) */
+	const struct run_event *events;		/* the Run's history for it */
+	size_t n_events;
 	/* CANDIDATE_VALID / CANDIDATE_INVALID: the candidate that waits */
 	const struct json_t *candidate;
 	/* PIN: the source to pin (answers given under other requirements

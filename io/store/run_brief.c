@@ -13,6 +13,7 @@
 #include "io/store/run_internal.h"
 #include "io/util/buf.h"
 #include "io/util/owned.h"
+#include "io/util/shown.h"
 
 /* Trims Unicode-ish white space at both ends (ASCII and the common
  * multi-byte spaces suffice for briefs, which are already validated). */
@@ -28,17 +29,14 @@ static void trim_span(const char *s, size_t *start, size_t *len)
 	*len = e - b;
 }
 
-/* Appends one pre-existing dirty path as "<path> [<category> <state>;
- * <observation>[; size=N][; content_sha256=D]]". */
+/* Appends one pre-existing dirty path as "<path> [<category> <state>]":
+ * what a host needs to tell it from the Run's own work (its digests stay
+ * in the Run's initial_git).  A control character in the path is shown
+ * as "<U+XXXX>": a brief holds none. */
 static void buf_dirty_path(struct sw_buf *b, const json_t *p)
 {
-	sw_buf_fmt(b, "%s [%s %s; %s", run__str(p, "path"), run__str(p, "category"),
-		   run__str(p, "state"), run__str(p, "observation"));
-	if (json_object_get(p, "size"))
-		sw_buf_fmt(b, "; size=%lld", (long long)json_integer_value(json_object_get(p, "size")));
-	if (run__str(p, "content_sha256") && run__str(p, "content_sha256")[0])
-		sw_buf_fmt(b, "; content_sha256=%s", run__str(p, "content_sha256"));
-	sw_buf_str(b, "]");
+	sw_buf_shown(b, run__str(p, "path"));
+	sw_buf_fmt(b, " [%s %s]", run__str(p, "category"), run__str(p, "state"));
 }
 
 char *run__compose_brief(const json_t *rec, enum fsm_kind kind,
@@ -71,34 +69,36 @@ char *run__compose_brief(const json_t *rec, enum fsm_kind kind,
 		sw_buf_str(&b, " Git changed since the Run started, and not all of the change "
 			    "need be this Run's: people, other Runs or tools may have edited the "
 			    "worktree too.");
-		sw_buf_fmt(&b, " Paths already dirty when the Run started (count=%lld; "
-			    "listed=%zu; path_fingerprint=%s; snapshot=%s):",
-			(long long)json_integer_value(json_object_get(g, "path_count")),
-			json_array_size(paths), run__str(g, "path_fingerprint") ? run__str(g, "path_fingerprint") : "",
-			run__str(g, "snapshot_hash") ? run__str(g, "snapshot_hash") : "");
+		const char *sep = " ";
+
+		sw_buf_fmt(&b, " Paths already dirty when the Run started (%lld):",
+			   (long long)json_integer_value(json_object_get(g, "path_count")));
 		if (json_integer_value(json_object_get(g, "path_count")) == 0)
-			sw_buf_str(&b, " none.");
+			sw_buf_str(&b, " none");
 		json_array_foreach(paths, i, p) {
 			if (sw_owned_by(installed, run__str(p, "path"), run__str(p, "content_sha256")))
 				continue;
-			sw_buf_str(&b, " ");
+			sw_buf_str(&b, sep);
 			buf_dirty_path(&b, p);
-			sw_buf_str(&b, ";");
+			sep = "; ";
 		}
-		/* slipway's own files: one count per host (they stay in the
-		 * fingerprints above). */
+		/* slipway's own files: one count per host (the Run's
+		 * initial_git keeps each of them). */
 		for (size_t h = 0; installed && h < installed->n; h++) {
 			size_t n = 0;
 
 			json_array_foreach(paths, i, p)
 				n += sw_owned_by(installed, run__str(p, "path"), run__str(p, "content_sha256")) ==
 				     installed->groups[h].owner;
-			if (n > 0)
-				sw_buf_fmt(&b, " %zu file%s installed by slipway for %s;", n, n == 1 ? "" : "s",
-					   installed->groups[h].owner);
+			if (n > 0) {
+				sw_buf_str(&b, sep);
+				sw_owned_count_line(&b, n, installed->groups[h].owner);
+				sep = "; ";
+			}
 		}
 		if (json_is_true(json_object_get(g, "details_truncated")))
-			sw_buf_str(&b, " further paths are left out of this bounded list;");
+			sw_buf_fmt(&b, "%sfurther paths are left out of this bounded list", sep);
+		sw_buf_str(&b, ".");
 	}
 	if (b.failed) {
 		sw_free(b.p);
@@ -143,8 +143,8 @@ char *run__final_summary(const struct run *r, const struct run_effects *fx)
 		goto out;
 	have_start = run_git_observation(&start, r, RUN_GIT_INITIAL, &err) == 0;
 	have_now = run_git_observation(&now, r, RUN_GIT_CURRENT, &err) == 0;
-	out = fx->summarize(run_view_record(view), have_start ? &start : NULL,
-			    have_now ? &now : NULL, fx->installed);
+	out = fx->summarize(run_view_record(view), fx->events, fx->n_events,
+			    have_start ? &start : NULL, have_now ? &now : NULL, fx->installed);
 out:
 	vcs_observation_release(&start);
 	vcs_observation_release(&now);

@@ -7,7 +7,9 @@
  * the section it was pinned as, by database id its node id; the first
  * time wins).  The record keeps only the last choice and the current
  * pinned source; the accepted-comment rules and a replayed choice need all
- * of them.
+ * of them.  Also the Run's history for the person's report (struct
+ * run_event in io/store/run_record.h): each stop, resume, refresh, source
+ * choice and pause for budget, with its place among the Actions.
  *
  * Calling sequence: run_history_new (then run_history_gather for each
  * journal event replayed, and for each event a mutation appends) or
@@ -23,6 +25,7 @@
 #include "tables/tables.h"
 
 struct json_t;
+struct run_event;
 struct run_history;
 
 /* *out is an empty history.  SW_ENOMEM. */
@@ -50,6 +53,11 @@ char *run_history_text(const struct run_history *h);
 int run_history_choice(const struct run_history *h, const char *candidate_id,
 		       const char **choice, const struct json_t **receipt,
 		       const struct json_t **result);
+
+/* The Run's history gathered so far, in journal order (*n entries;
+ * borrowed, valid until the history gathers again or is freed; NULL with
+ * *n == 0 when empty or out of memory). */
+const struct run_event *run_history_events(struct run_history *h, size_t *n);
 
 /* Whether the pinnedSource `sections` (an array) break the accepted-
  * comment rules: a comment once accepted is never rebound to another

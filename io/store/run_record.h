@@ -195,6 +195,20 @@ struct run_resume_result {
 	const char *candidate_id;
 };
 
+/* One event of the Run's history that no Action record keeps: a stop, a
+ * resume, a refresh of the Issue, a source choice, or a pause because the
+ * budget was spent.  Gathered from the journal (run_history_events in
+ * io/store/run_history.h), in journal order; the driver hands them to the
+ * person's report beside the record. */
+struct run_event {
+	enum tbl_jevent type;
+	enum fsm_pause pause;		/* the pause it entered, or FSM_PAUSE_NONE */
+	long long budget;		/* an event that issued an Action: the
+					 * budget left before it (that Action's
+					 * unit included); -1 otherwise */
+	size_t after;			/* the Actions issued before it */
+};
+
 struct run_record {
 	const char *id;
 	const char *goal;

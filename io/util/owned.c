@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "io/util/buf.h"
 #include "io/util/err.h"
 
 void sw_owned_release(struct sw_owned *o)
@@ -30,4 +31,10 @@ const char *sw_owned_by(const struct sw_owned *o, const char *path, const char *
 				return o->groups[g].owner;
 		}
 	return NULL;
+}
+
+void sw_owned_count_line(struct sw_buf *b, size_t n, const char *owner)
+{
+	sw_buf_fmt(b, "%zu file%s installed by slipway for %s (managed files and install records)",
+		   n, n == 1 ? "" : "s", owner);
 }

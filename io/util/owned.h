@@ -36,4 +36,11 @@ void sw_owned_release(struct sw_owned *o);
  * content matches), or NULL.  `o` may be NULL. */
 const char *sw_owned_by(const struct sw_owned *o, const char *path, const char *content_sha256);
 
+/* Appends a count of the files `owner` wrote in the words the person's
+ * report and the Review and Summarize briefs share: "N files installed by
+ * slipway for OWNER (managed files and install records)", so that beside
+ * doctor's "M managed files" it says what it counts. */
+struct sw_buf;
+void sw_owned_count_line(struct sw_buf *b, size_t n, const char *owner);
+
 #endif

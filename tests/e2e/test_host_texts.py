@@ -584,7 +584,9 @@ def test_stop_and_resume_gets_a_fresh_orient(surface):
     assert h.st["action"]["kind"] == "orient" and h.st["action"]["action_id"] != first
     h.finish()
     s = ended(h, "stop and resume")
-    assert "orient %s: closed by a stop or a resume" % first[:8] in s.split("Skipped and voided Actions")[1], s
+    assert "orient %s: voided when the person stopped the Run" % first[:8] in \
+        s.split("Skipped and voided Actions")[1], s
+    assert "stopped by the person" in s.split("Action log")[1], s
 
 
 @every_surface

@@ -10,6 +10,7 @@
 #include "io/util/err.h"
 #include "io/util/json.h"
 #include "io/store/run_history.h"
+#include "io/store/run_record.h"
 
 TestSuite(io_run_history);
 
@@ -138,5 +139,63 @@ Test(io_run_history, each_failed_allocation_is_enomem)
 	}
 	run_history_free(back);
 	sw_free(text);
+	run_history_free(h);
+}
+
+/* The Run's history: a budget pause, a resume with its budget, a stop and
+ * a refresh, each at its place among the Actions issued before it; an
+ * outcome that neither stops, resumes nor pauses for budget is no event. */
+Test(io_run_history, stops_resumes_and_budget_pauses_are_kept_in_order)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct run_history *h = NULL, *back = NULL;
+	json_t *start = json_pack("{s:{s:I, s:[{}]}}", "initialize", "remaining_budget", (json_int_t)0,
+				  "actions");
+	json_t *paused = json_pack("{s:{s:s, s:s}}", "set", "state", "paused", "pause_reason",
+				   "budget_exhausted");
+	json_t *resumed = json_pack("{s:{s:s, s:I}, s:{s:[{}]}}", "set", "state", "active",
+				    "remaining_budget", (json_int_t)4, "append", "actions");
+	json_t *stopped = json_pack("{s:{s:s}}", "set", "state", "stopped");
+	json_t *candidate = json_pack("{s:{s:s}}", "set", "pause_reason", "decision_required");
+	const struct run_event *ev;
+	size_t n = 0;
+	char *text;
+
+	cr_assert_eq(run_history_new(&h, &err), 0);
+	cr_assert_eq(run_history_gather(h, TBL_JEVENT_RUN_STARTED, start, &err), 0);
+	cr_assert_eq(run_history_gather(h, TBL_JEVENT_OUTCOME_SUBMITTED, paused, &err), 0);
+	cr_assert_eq(run_history_gather(h, TBL_JEVENT_RUN_RESUMED, resumed, &err), 0);
+	cr_assert_eq(run_history_gather(h, TBL_JEVENT_OUTCOME_SUBMITTED, stopped, &err), 0);
+	cr_assert_eq(run_history_gather(h, TBL_JEVENT_RUN_STOPPED, stopped, &err), 0);
+	cr_assert_eq(run_history_gather(h, TBL_JEVENT_SOURCE_CANDIDATE_CREATED, candidate, &err), 0);
+	ev = run_history_events(h, &n);
+	cr_assert_eq(n, 4);
+	cr_expect_eq(ev[0].pause, FSM_PAUSE_BUDGET_EXHAUSTED);
+	cr_expect_eq(ev[0].after, 1);
+	cr_expect_eq(ev[0].budget, -1);
+	cr_expect_eq(ev[1].type, TBL_JEVENT_RUN_RESUMED);
+	cr_expect_eq(ev[1].after, 1, "a resume comes before the Action it issues");
+	cr_expect_eq(ev[1].budget, 5, "the budget it set, the new Action's unit included");
+	cr_expect_eq(ev[2].type, TBL_JEVENT_RUN_STOPPED);
+	cr_expect_eq(ev[2].after, 2);
+	cr_expect_eq(ev[3].type, TBL_JEVENT_SOURCE_CANDIDATE_CREATED);
+	cr_expect_eq(ev[3].pause, FSM_PAUSE_NONE);
+	/* The checkpoint text carries it; a text without it is refused, so a
+	 * full replay gathers it. */
+	text = run_history_text(h);
+	cr_assert_eq(run_history_from_text(&back, text, &err), 0, "%s", err.msg);
+	ev = run_history_events(back, &n);
+	cr_expect_eq(n, 4);
+	cr_expect_eq(ev[1].budget, 5);
+	run_history_free(back);
+	cr_expect_eq(run_history_from_text(&back, "{\"choices\":[],\"accepted\":{},\"accepted_db\":{}}", &err),
+		     SW_EPARSE);
+	cr_expect_null(back);
+	sw_free(text);
+	json_decref(start);
+	json_decref(paused);
+	json_decref(resumed);
+	json_decref(stopped);
+	json_decref(candidate);
 	run_history_free(h);
 }

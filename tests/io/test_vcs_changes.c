@@ -108,3 +108,33 @@ Test(io_vcs_changes, lists_only_what_differs_and_counts_what_was_not_hashed)
 	cr_expect_eq(c.n, 0);
 	vcs_changes_release(&c);
 }
+
+/* A truncated side: nothing past the last path both sides retain is
+ * compared, so a path the start retained there is not taken as clean
+ * again, and the dirty paths past it are counted per side. */
+Test(io_vcs_changes, past_a_truncated_list_nothing_is_compared_and_everything_is_counted)
+{
+	struct vcs_path_obs a[] = {
+		po("a.c", "untracked", "??", "regular", "sha256:1"),
+		po("z.c", "untracked", "??", "regular", "sha256:2"),
+	};
+	struct vcs_path_obs b[] = {
+		po("a.c", "untracked", "??", "regular", "sha256:1"),
+		po("b.c", "untracked", "??", "regular", "sha256:3"),
+		po("c.c", "untracked", "??", "regular", "sha256:4"),
+	};
+	struct vcs_observation start = obs(a, 2, "sha256:a"), now = obs(b, 3, "sha256:b");
+	struct vcs_changes c;
+	struct sw_error err = SW_ERROR_INIT;
+
+	now.path_count = 20000;
+	now.details_truncated = 1;
+	cr_assert_eq(vcs_changes_between(&c, &start, &now, &err), 0);
+	cr_expect_eq(c.bounded, 1);
+	cr_assert_eq(c.n, 2, "b.c and c.c; z.c lies past the cut");
+	cr_expect_str_eq(c.v[0].path, "b.c");
+	cr_expect_str_eq(c.v[1].path, "c.c");
+	cr_expect_eq(c.beyond_now, 20000 - 3);
+	cr_expect_eq(c.beyond_start, 1);
+	vcs_changes_release(&c);
+}
