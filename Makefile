@@ -375,7 +375,7 @@ docs-i18n-stamp:
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find build -name '*.d' -type f 2>/dev/null)
 
 # Extra targets (bench, fuzz, install) live in mk/*.mk, one file per area.
 -include $(sort $(wildcard mk/*.mk))
