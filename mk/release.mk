@@ -175,3 +175,73 @@ clean-dist:
 	rm -rf dist
 
 .PHONY: dist deb rpm release rpm-tools clean-dist
+
+# make bench: start-up of the static binary beside the dynamic builds
+# (tests/bench/bench_start.c): every library shared (STATIC=0), the default
+# build (archives, glibc shared) and `make static`, in a one-commit
+# repository.
+build/bench/slipway-shared: build/rel/cli/main.o $(REL_OBJS)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+build/bench/bench_start: tests/bench/bench_start.c tests/bench/bench_clock.h
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(CFLAGS_REL) -o $@ $<
+
+BENCH_START_RUNS ?= 200
+bench:: build/bench/bench_start build/bench/slipway-shared build/slipway build/static/amd64/slipway
+	@d=build/bench/start-repo; if [ ! -d $$d/.git ]; then rm -rf $$d && mkdir -p $$d && \
+		git -C $$d init -q && echo hi > $$d/README && git -C $$d add README && \
+		git -C $$d -c user.name=b -c user.email=b@example.com commit -qm first; fi; \
+	build/bench/bench_start $$d $(BENCH_START_RUNS) shared=build/bench/slipway-shared \
+		archives=build/slipway static=build/static/amd64/slipway
+
+bench-build:: build/bench/bench_start
+
+# The arm64 binary under qemu-user drives a named part of the e2e suite:
+# a whole Run (test_demo), destructive confirmations (test_protocol_answers),
+# a whole Run and a destructive flow over MCP (test_mcp_only, and test_mcp
+# with the official SDK client), Issue-backed Runs (test_issue_backed) and
+# install/uninstall (test_adapters).  SLIPWAY_BIN is a two-line script
+# that starts qemu (no binfmt_misc is needed).
+E2E_ARM64 = $(addprefix tests/e2e/,test_demo.py test_protocol_answers.py test_mcp_only.py \
+	test_issue_backed.py test_adapters.py test_mcp.py)
+E2E_ARM64_JOBS ?= $(E2E_JOBS)
+e2e-arm64: build/static/arm64/slipway man $(MCP_SDK_STAMP)
+	@command -v qemu-aarch64-static >/dev/null || { echo "slipway: no qemu-aarch64-static; run 'make deps-release' first"; exit 1; }
+	@printf '#!/bin/sh\nexec qemu-aarch64-static %s "$$@"\n' $(CURDIR)/build/static/arm64/slipway > build/static/arm64/slipway-qemu
+	@chmod +x build/static/arm64/slipway-qemu
+	@export SLIPWAY_BIN=$(CURDIR)/build/static/arm64/slipway-qemu $(TEST_ENV); \
+	printf '%s\n' $(E2E_ARM64) | xargs -P $(E2E_ARM64_JOBS) -I{} sh tests/step.sh arm64/{} $(PYTHON) {}
+
+# A second build of the whole release from nothing (no object kept, no
+# compiler cache) gives the same bytes as the first.
+release-repro: release
+	@rm -rf build/repro && mkdir -p build/repro && cp dist/* build/repro/
+	@rm -rf build/static build/release dist
+	@CCACHE_DISABLE=1 $(MAKE) --no-print-directory release >/dev/null 2>build/repro/stderr || \
+		{ cat build/repro/stderr; exit 1; }
+	@for f in $$(ls build/repro | grep -v stderr); do \
+		cmp -s build/repro/$$f dist/$$f || { echo "release-repro: dist/$$f differs"; exit 1; }; done
+	@echo "release-repro: a build from nothing gives the same $$(ls dist | wc -l) files, byte for byte"
+
+# Every release check, each step timed: the artefacts, their checks
+# (tests/e2e/test_release.py), the whole e2e suite against the static
+# amd64 binary, the arm64 part under qemu, and a rebuild from nothing.
+# The release tools come from `make deps-release` (.ci/run runs both).
+RELEASE_CHECK_STEPS = release release-test release-e2e-static e2e-arm64 release-repro
+release-check:
+	@set -e; total=$$(date +%s); for s in $(RELEASE_CHECK_STEPS); do \
+		t=$$(date +%s); $(MAKE) --no-print-directory $$s; \
+		echo "release-check: $$s took $$(($$(date +%s) - t)) s"; done; \
+	echo "release-check: all passed in $$(($$(date +%s) - total)) s"
+
+release-test: release
+	@$(TEST_ENV) sh tests/step.sh release/tests/e2e/test_release.py $(PYTHON) tests/e2e/test_release.py
+
+# test_release.py ran in the step before; the rest of the suite runs here.
+release-e2e-static: build/static/amd64/slipway
+	@$(MAKE) --no-print-directory e2e E2E_BIN=$(CURDIR)/build/static/amd64/slipway E2E_STEP_PREFIX=static/ \
+		E2E_TESTS="$(filter-out tests/e2e/test_release.py,$(E2E_TESTS))"
+
+.PHONY: e2e-arm64 release-repro release-check release-test release-e2e-static
