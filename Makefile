@@ -249,17 +249,20 @@ unit: $(TEST_BINS)
 # longest files first so that the CPUs finish together.  Each file still
 # prints its one line when it ends.
 E2E_IN_TREE = $(addprefix tests/e2e/,test_build_checks.py test_layers.py test_manpages.py \
-	test_next_schema.py test_package.py test_record_check.py test_source_schema.py)
+	test_next_schema.py test_package.py test_record_check.py test_release.py test_source_schema.py)
 E2E_LONG = $(addprefix tests/e2e/,test_journal_fields.py test_wire_system_edges.py \
 	test_host_texts.py test_adapters.py test_issue_path.py)
 E2E_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-e2e: build/san/slipway man $(MCP_SDK_STAMP)
-	@export SLIPWAY_BIN=$(CURDIR)/build/san/slipway $(TEST_ENV); \
+# E2E_BIN (an absolute path) drives the suite with another binary, and
+# E2E_STEP_PREFIX keeps its logs apart (make release-check: the static one).
+E2E_BIN ?= $(CURDIR)/build/san/slipway
+e2e: $(E2E_BIN) man $(MCP_SDK_STAMP)
+	@export SLIPWAY_BIN=$(E2E_BIN) $(TEST_ENV); \
 	{ for t in $(filter $(E2E_IN_TREE),$(E2E_TESTS)); do \
-		sh tests/step.sh $$t $(PYTHON) $$t || exit 1; done; } & lane=$$!; \
+		sh tests/step.sh $(E2E_STEP_PREFIX)$$t $(PYTHON) $$t || exit 1; done; } & lane=$$!; \
 	printf '%s\n' $(filter $(E2E_LONG),$(E2E_TESTS)) $(filter-out $(E2E_IN_TREE) $(E2E_LONG),$(E2E_TESTS)) | \
-		xargs -P $(E2E_JOBS) -I{} sh tests/step.sh {} $(PYTHON) {}; rc=$$?; \
+		xargs -P $(E2E_JOBS) -I{} sh tests/step.sh $(E2E_STEP_PREFIX){} $(PYTHON) {}; rc=$$?; \
 	wait $$lane || rc=1; exit $$rc
 
 # PURE_EXTRA_OBJS lets the self-test add a stray object and watch this fail.
@@ -379,7 +382,7 @@ docs-i18n-stamp:
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find build -name '*.d' -type f 2>/dev/null)
 
 # Extra targets (bench, fuzz, install) live in mk/*.mk, one file per area.
 -include $(sort $(wildcard mk/*.mk))

@@ -9,6 +9,19 @@
 #include "cli/version.h"
 #include "mcp/server.h"
 
+/* What stdin becomes: /dev/null, or, where there is none (a chroot that
+ * holds only slipway and a repository), an empty pipe, which reads as the
+ * end of input just the same. */
+static int empty_input(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC), p[2];
+
+	if (fd >= 0 || pipe2(p, O_CLOEXEC) < 0)
+		return fd;
+	close(p[1]);
+	return p[0];
+}
+
 int cmd_mcp(int argc, char **argv)
 {
 	struct cli_args a = { 0 };
@@ -21,7 +34,7 @@ int cmd_mcp(int argc, char **argv)
 	fflush(stdout);
 	if ((in_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3)) < 0 ||
 	    (out_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) < 0 ||
-	    (null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 ||
+	    (null_fd = empty_input()) < 0 ||
 	    dup2(null_fd, STDIN_FILENO) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
 		perror("slipway mcp: cannot set up stdin/stdout");
 		rc = CLI_EXIT_DEFECT;

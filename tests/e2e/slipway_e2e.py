@@ -36,6 +36,22 @@ if REFERENCE is not None:
         _REF_SCHEMA = json.load(f)
 
 
+_SEAMS = []
+
+
+def has_test_seams():
+    """True when BIN is a test build (-DSW_TESTING): the seams that let a
+    test fail a transaction step or shorten the lock wait through the
+    environment are compiled in.  A release build (`make`, `make static`)
+    has none, and the checks that need them skip there, counted.  Read
+    from the binary's symbols (a stripped binary or a wrapper script has
+    none: no seams)."""
+    if not _SEAMS:
+        nm = subprocess.run(["nm", BIN], capture_output=True, text=True)
+        _SEAMS.append(" T sw_alloc_fail_after\n" in nm.stdout)
+    return _SEAMS[0]
+
+
 def skip(what, why):
     """Records a check that could not run and why; main() prints it as a
     skip note (tests/step.sh counts the lines that start with SKIP)."""

@@ -29,7 +29,7 @@ ENTRY = {"claude": ".claude/skills/slipway-run/SKILL.md", "codex": ".codex/skill
          "qwen": ".qwen/skills/slipway-run/SKILL.md", "windsurf": ".windsurf/workflows/slipway-run.md"}
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from slipway_e2e import unittest_main, validate as validate_all  # noqa: E402
+from slipway_e2e import has_test_seams, unittest_main, validate as validate_all  # noqa: E402
 
 
 def validate(doc, name):
@@ -266,7 +266,12 @@ class LifecycleTest(Base):
 
 class TransactionTest(Base):
     """Needs the sanitizer build, whose transaction reads a failure seam
-    from SLIPWAY_TEST_TXN_FAIL_STEP."""
+    from SLIPWAY_TEST_TXN_FAIL_STEP; skipped against a release build."""
+
+    def setUp(self):
+        if not has_test_seams():
+            self.skipTest("the binary is a release build: no SLIPWAY_TEST_TXN_FAIL_STEP seam")
+        super().setUp()
 
     def test_failure_mid_transaction_rolls_back_everything(self):
         r = self.repo

@@ -43,6 +43,10 @@ def test_binary():
     build = os.path.dirname(slipway) if slipway else os.path.join(REPO, "build", "san")
     path = os.path.join(build, "tests", "io", "test_next")
     if not os.path.exists(path):
+        # Only the sanitizer build has unit binaries (a release binary,
+        # make static, has none beside it).
+        path = os.path.join(REPO, "build", "san", "tests", "io", "test_next")
+    if not os.path.exists(path):
         # `make e2e` alone does not build the unit binaries.
         target = os.path.relpath(path, REPO)
         subprocess.run(["make", "-C", REPO, target], check=True,
