@@ -115,7 +115,17 @@ WARN     = -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wswitch-enum -Wvla -Wwrite-strings -fno-common -Wshadow \
 	   -Wno-missing-field-initializers
 DEV_WERROR = $(if $(filter 1,$(DEVELOPER)),-Werror)
+UNAME_S := $(shell uname -s 2>/dev/null)
+# C11 and POSIX.1-2008 with XSI, no GNU or BSD extension: what every file
+# but io/util/os_linux.c is written in (the OS seam, io/util/os.h, holds
+# the rest).  Apple's headers hide O_NOFOLLOW, and before macOS 13
+# O_DIRECTORY, both POSIX.1-2008, unless _DARWIN_C_SOURCE is defined.
+CSTD_POSIX = $(strip -std=c11 -D_XOPEN_SOURCE=700 $(if $(filter Darwin,$(UNAME_S)),-D_DARWIN_C_SOURCE))
+# Issue #32, phase 1: the tree still builds with _GNU_SOURCE, but for the
+# files below, which already build as POSIX (make check-posix lists the
+# others).  tests/ and mk/gen/ keep _GNU_SOURCE: they run only here.
 CSTD     = -std=c11 -D_GNU_SOURCE
+STRICT_SRCS = io/util/os_posix.c io/util/os_common.c io/util/mem.c
 INC      = -I. -include io/util/banned.h
 CFLAGS_REL = $(CSTD) $(WARN) $(DEV_WERROR) $(INC) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 CFLAGS_SAN = $(CSTD) $(WARN) -Werror -O1 -g -fno-omit-frame-pointer \
@@ -123,9 +133,19 @@ CFLAGS_SAN = $(CSTD) $(WARN) -Werror -O1 -g -fno-omit-frame-pointer \
 	     -DSW_TESTING=1 $(INC) $(PKG_CFLAGS) $(CPPFLAGS)
 LDFLAGS_SAN = -fsanitize=address,undefined
 
+# The OS seam (io/util/os.h) has one implementation per system, and only
+# the chosen one is compiled and linked: io/util/os_linux.c on Linux,
+# io/util/os_posix.c elsewhere.  PORTABLE=1 takes os_posix.c on Linux too,
+# so the whole suite runs it (make test PORTABLE=1); a change of choice
+# relinks everything through $(OS_STAMP).
+OS_IMPL   = $(if $(filter 1,$(PORTABLE)),posix,$(if $(filter Linux,$(UNAME_S)),linux,posix))
+OS_SRCS   = io/util/os_linux.c io/util/os_posix.c
+OS_UNUSED = $(filter-out io/util/os_$(OS_IMPL).c,$(OS_SRCS))
+OS_STAMP  = build/os-impl
+
 # Sources are picked up by wildcard so that adding a module needs no edit here.
 PURE_SRCS = $(sort $(wildcard tables/*.c fsm/*.c))
-IO_SRCS   = $(sort $(wildcard io/*/*.c))
+IO_SRCS   = $(sort $(filter-out $(OS_UNUSED),$(wildcard io/*/*.c)))
 SVC_SRCS  = $(sort $(wildcard service/*.c))
 CLI_SRCS  = $(sort $(filter-out cli/main.c,$(wildcard cli/*.c)))
 MCP_SRCS  = $(sort $(wildcard mcp/*.c))
@@ -145,7 +165,7 @@ TEST_HELPER_OBJS = $(patsubst %.c,build/san/%.o,$(TEST_HELPERS))
 PURE_ALLOWED = __assert_fail memcmp memset memcpy strcmp strlen __stack_chk_fail
 
 .PHONY: deps mcp-sdk demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers check-cli check-layers docs docs-check docs-i18n-stamp \
-	install install-strip uninstall clean check-clang check-pkgs pkg-flags schemas schemas-check FORCE
+	install install-strip uninstall clean check-clang check-posix check-pkgs pkg-flags schemas schemas-check FORCE
 .DELETE_ON_ERROR:
 .SECONDARY: $(TEST_HELPER_OBJS)
 
@@ -175,6 +195,15 @@ build/rel/%.o: %.c | check-pkgs
 build/san/%.o: %.c | check-pkgs
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -c -o $@ $<
+
+$(foreach d,rel san,$(patsubst %.c,build/$(d)/%.o,$(STRICT_SRCS))): CSTD = $(CSTD_POSIX)
+
+# Names the OS implementation the binaries hold; rewritten (and so
+# relinking them) only when PORTABLE or the system changes it.
+$(OS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@if [ "$$(cat $@ 2>/dev/null)" != "$(OS_IMPL)" ]; then echo "$(OS_IMPL)" > $@; \
+		echo "  GEN     $@ (io/util/os_$(OS_IMPL).c)"; fi
 
 # Version, commit and build date for --version: git describe, and the date
 # from SOURCE_DATE_EPOCH when set (reproducible builds).  Rewritten only
@@ -212,13 +241,13 @@ build/san/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CFLAGS_SAN) -c -o $@ $<
 
-build/slipway: build/rel/cli/main.o $(REL_OBJS)
-	$(QUIET_LINK)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BIN_LIBS)
+build/slipway: build/rel/cli/main.o $(REL_OBJS) $(OS_STAMP)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(BIN_LIBS)
 
-build/san/slipway: build/san/cli/main.o $(SAN_OBJS)
-	$(QUIET_LINK)$(CC) $(LDFLAGS_SAN) -o $@ $^ $(BIN_LIBS)
+build/san/slipway: build/san/cli/main.o $(SAN_OBJS) $(OS_STAMP)
+	$(QUIET_LINK)$(CC) $(LDFLAGS_SAN) -o $@ $(filter %.o,$^) $(BIN_LIBS)
 
-build/san/tests/%: tests/%.c $(SAN_OBJS) $(TEST_HELPER_OBJS)
+build/san/tests/%: tests/%.c $(SAN_OBJS) $(TEST_HELPER_OBJS) $(OS_STAMP)
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -MF $@.d -MT $@ -Wno-missing-prototypes -o $@ $< $(SAN_OBJS) $(TEST_HELPER_OBJS) \
 		$(PKG_LIBS) $(CRIT_LIBS) $(LDFLAGS_SAN)
@@ -270,13 +299,33 @@ check-purity: $(PURE_OBJS)
 	if [ -n "$$bad" ]; then echo "check-purity: fsm/ and tables/ reference: $$bad"; exit 1; fi; \
 	echo "check-purity: fsm/ and tables/ are pure ($(words $(PURE_OBJS)) objects)"
 
+# Each file's language flags: $(CSTD), or $(CSTD_POSIX) for STRICT_SRCS.
+cstd_of = $(if $(filter $(STRICT_SRCS),$(1)),$(CSTD_POSIX),$(CSTD))
+
 # The sources compile without a warning under clang too (a syntax-only
 # pass with the release warnings as errors).
 CLANG ?= clang
-check-clang: | check-pkgs
-	@set -e; for f in $(LIB_SRCS) cli/main.c; do \
-		$(CLANG) $(CSTD) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -fsyntax-only $$f; \
-	done; echo "check-clang: $(words $(LIB_SRCS) cli/main.c) sources compile cleanly with $(CLANG)"
+check-clang: build/gen/version.h | check-pkgs
+	@set -e; $(foreach f,$(LIB_SRCS) cli/main.c,\
+		$(CLANG) $(call cstd_of,$(f)) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -fsyntax-only $(f);) \
+	echo "check-clang: $(words $(LIB_SRCS) cli/main.c) sources compile cleanly with $(CLANG)"
+
+# Issue #32: every product source but io/util/os_linux.c compiles as C11
+# and POSIX.1-2008 ($(CSTD_POSIX)), with the release warnings as errors.
+# Lists the files that do not yet (V=1 shows why); fails if there is one.
+POSIX_CHECK_SRCS = $(filter-out io/util/os_linux.c,$(LIB_SRCS)) cli/main.c
+check-posix: build/gen/version.h | check-pkgs
+	@bad=; for f in $(POSIX_CHECK_SRCS); do \
+		if [ "$(V)" = 1 ]; then \
+			$(CC) $(CSTD_POSIX) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -fsyntax-only $$f || bad="$$bad $$f"; \
+		else \
+			$(CC) $(CSTD_POSIX) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -fsyntax-only $$f 2>/dev/null || bad="$$bad $$f"; \
+		fi; \
+	done; \
+	if [ -n "$$bad" ]; then \
+		echo "check-posix: $$(echo $$bad | wc -w) of $(words $(POSIX_CHECK_SRCS)) sources do not compile with $(CSTD_POSIX):"; \
+		for f in $$bad; do echo "  $$f"; done; exit 1; \
+	fi; echo "check-posix: $(words $(POSIX_CHECK_SRCS)) sources compile with $(CSTD_POSIX)"
 
 # Every header compiles on its own.
 check-headers:
@@ -302,9 +351,9 @@ LAYER_OBJS = $(patsubst %.c,build/rel/%.o,$(IO_SRCS) $(SVC_SRCS) $(MCP_SRCS))
 check-layers: $(LAYER_OBJS)
 	@$(PYTHON) mk/check_layers.py $(LAYERS_EXTRA) $(LAYER_OBJS)
 
-build/rel/libsw.a: $(PURE_OBJS) $(patsubst %.c,build/rel/%.o,$(IO_SRCS))
+build/rel/libsw.a: $(PURE_OBJS) $(patsubst %.c,build/rel/%.o,$(IO_SRCS)) $(OS_STAMP)
 	@rm -f $@
-	$(QUIET_GEN)ar rcs $@ $^
+	$(QUIET_GEN)ar rcs $@ $(filter %.o,$^)
 
 GENDOCS_SRCS = $(sort $(wildcard mk/gen/gendocs*.c)) mk/gen/gencap.c mk/gen/gencap_source.c \
 	       tests/support/fsm_explore.c
