@@ -16,6 +16,7 @@
 #include "io/util/embedded.h"
 #include "io/util/buf.h"
 #include "io/util/json.h"
+#include "io/util/os.h"
 
 static int push_field(struct cli_strings *s, const char *p, size_t len)
 {
@@ -516,7 +517,6 @@ static int invisible(unsigned cp)
 }
 
 struct human_out {
-	int fd;
 	unsigned char held[2];	/* a sequence split by the stdio buffer */
 	size_t nheld;
 };
@@ -528,7 +528,9 @@ static size_t candidate_len(unsigned char lead)
 	return lead == 0xD8 ? 2 : lead == 0xE2 ? 3 : 0;
 }
 
-static ssize_t human_write(void *cookie, const char *buf, size_t len)
+/* The filter (sw_os_filter_write_fn): writes to `fd` what it is given,
+ * each such code point as "<U+XXXX>". */
+static ssize_t human_write(void *cookie, int fd, const char *buf, size_t len)
 {
 	struct human_out *h = cookie;
 	unsigned char *all = sw_malloc(h->nheld + len + 1);
@@ -563,13 +565,13 @@ static ssize_t human_write(void *cookie, const char *buf, size_t len)
 			continue;
 		}
 		snprintf(shown, sizeof(shown), "<U+%04X>", cp);
-		if (sw_write_full(h->fd, all + from, i - from) != i - from ||
-		    sw_write_full(h->fd, shown, strlen(shown)) != strlen(shown))
+		if (sw_write_full(fd, all + from, i - from) != i - from ||
+		    sw_write_full(fd, shown, strlen(shown)) != strlen(shown))
 			goto fail;
 		i += k;
 		from = i;
 	}
-	if (sw_write_full(h->fd, all + from, n - keep - from) != n - keep - from)
+	if (sw_write_full(fd, all + from, n - keep - from) != n - keep - from)
 		goto fail;
 	memcpy(h->held, all + n - keep, keep);
 	h->nheld = keep;
@@ -580,11 +582,13 @@ fail:
 	return -1;
 }
 
-static int human_close(void *cookie)
+/* The end (sw_os_filter_end_fn): a sequence cut off by the end of the
+ * output is written as it came. */
+static int human_end(void *cookie, int fd)
 {
 	struct human_out *h = cookie;
 
-	return sw_write_full(h->fd, h->held, h->nheld) == h->nheld ? 0 : -1;
+	return sw_write_full(fd, h->held, h->nheld) == h->nheld ? 0 : -1;
 }
 
 static int human;
@@ -604,17 +608,14 @@ void cli_config_warnings(void)
 
 int cli_human_output(void)
 {
-	static const cookie_io_functions_t io = { NULL, human_write, NULL, human_close };
 	static struct human_out h;	/* one stdout, for the process's life */
-	FILE *f;
 
 	human = 1;
-	if (fflush(stdout) == EOF)
-		return -1;
-	h.fd = STDOUT_FILENO;
 	h.nheld = 0;
-	if ((f = fopencookie(&h, "w", io)) == NULL)
-		return -1;
-	stdout = f;
-	return 0;
+	return sw_os_filter_stdout(human_write, human_end, &h);
+}
+
+int cli_human_end(void)
+{
+	return sw_os_filter_stdout_end();
 }

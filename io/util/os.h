@@ -254,16 +254,24 @@ typedef int sw_os_filter_end_fn(void *cookie, int fd);
  * (and `end` once, at sw_os_filter_stdout_end) before reaching the file
  * that stdout was.  Call once; `cookie` must live until the end.
  *   Linux (glibc): fopencookie, the stream put in place of stdout: every
- *     write of the stdio buffer goes through the filter at once.  Where
- *     stdout is not assignable (musl), as POSIX below.
+ *     write of the stdio buffer goes through the filter at once, and a
+ *     failed write fails the fflush or fputs that made it.  Where stdout
+ *     is not assignable (musl), as POSIX below.
  *   POSIX: macOS, FreeBSD: funopen, the same way.  Elsewhere (stdout is
  *     not an lvalue in POSIX; musl, OpenBSD and NetBSD make it const or an
- *     address): descriptor 1 is pointed at an anonymous file
- *     (sw_os_memfd) and its bytes go through the filter to the original
- *     stdout at sw_os_filter_stdout_end, or at exit (atexit) when it was
- *     not called; what children of the process write to their stdout is
- *     filtered too.  Nothing reaches the terminal before the end. */
+ *     address) descriptor 1 is pointed at an anonymous file (sw_os_memfd),
+ *     whose bytes go through the filter to the original stdout at each
+ *     sw_os_filter_stdout_flush, at sw_os_filter_stdout_end, and at exit
+ *     (atexit) if the end was not called: until then nothing reaches the
+ *     terminal and a plain fflush(stdout) reports no failed write.  What
+ *     children of the process write to their stdout is filtered too. */
 int sw_os_filter_stdout(sw_os_filter_write_fn *write, sw_os_filter_end_fn *end, void *cookie);
+
+/* Flushes stdout through the filter to the file stdout was, now: 0, or -1
+ * when a write failed (then every later call fails too).  Without a
+ * filter, fflush(stdout).  Call it where the caller must learn that its
+ * output was lost (a committed mutation whose reply cannot be written). */
+int sw_os_filter_stdout_flush(void);
 
 /* Flushes stdout, runs the filter over what is left and puts stdout back:
  * 0, or -1 when a write failed (the command's output is then incomplete).

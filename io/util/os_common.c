@@ -179,10 +179,12 @@ static struct {
 	int registered;
 	int saved;		/* the original stdout, moved aside */
 	int tmp;		/* what descriptor 1 writes into meanwhile */
+	off_t at;		/* the bytes of tmp already filtered */
+	int failed;		/* errno of the first failed write, sticky */
 	sw_os_filter_write_fn *write;
 	sw_os_filter_end_fn *end;
 	void *cookie;
-} fdf = { 0, 0, -1, -1, NULL, NULL, NULL };
+} fdf = { 0, 0, -1, -1, 0, 0, NULL, NULL, NULL };
 
 static void filter_fd_at_exit(void)
 {
@@ -199,8 +201,10 @@ int sw_os__filter_fd_begin(sw_os_filter_write_fn *write, sw_os_filter_end_fn *en
 	}
 	if (fflush(stdout) == EOF)
 		return -1;
-	if ((tmp = sw_os_memfd("slipway-stdout")) < 0 ||
-	    (saved = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	/* The original first: with descriptor 1 closed this fails before
+	 * the anonymous file could take its number. */
+	if ((saved = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	    (tmp = sw_os_memfd("slipway-stdout")) < 0 ||
 	    dup2(tmp, STDOUT_FILENO) < 0) {
 		int e = errno;
 
@@ -213,6 +217,8 @@ int sw_os__filter_fd_begin(sw_os_filter_write_fn *write, sw_os_filter_end_fn *en
 	}
 	fdf.saved = saved;
 	fdf.tmp = tmp;
+	fdf.at = 0;
+	fdf.failed = 0;
 	fdf.write = write;
 	fdf.end = end;
 	fdf.cookie = cookie;
@@ -222,49 +228,58 @@ int sw_os__filter_fd_begin(sw_os_filter_write_fn *write, sw_os_filter_end_fn *en
 	return 0;
 }
 
-int sw_os__filter_fd_end(void)
+/* Passes what descriptor 1 wrote since the last drain through the filter. */
+static void drain(void)
 {
 	char buf[65536];
-	off_t at = 0;
-	int rc = 0, e = 0;
 
-	if (!fdf.active)
-		return 0;
-	fdf.active = 0;
-	if (fflush(stdout) == EOF) {
-		rc = -1;
-		e = errno;
-	}
+	if (fflush(stdout) == EOF && fdf.failed == 0)
+		fdf.failed = errno ? errno : EIO;
 	for (;;) {
-		ssize_t n = pread(fdf.tmp, buf, sizeof(buf), at);
+		ssize_t n = pread(fdf.tmp, buf, sizeof(buf), fdf.at);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			if (n < 0 && rc == 0) {
-				rc = -1;
-				e = errno;
-			}
-			break;
+			if (n < 0 && fdf.failed == 0)
+				fdf.failed = errno;
+			return;
 		}
-		at += n;
-		if (rc == 0 && fdf.write(fdf.cookie, fdf.saved, buf, (size_t)n) != n) {
-			rc = -1;
-			e = errno;
-		}
+		fdf.at += n;
+		if (fdf.failed == 0 && fdf.write(fdf.cookie, fdf.saved, buf, (size_t)n) != n)
+			fdf.failed = errno ? errno : EIO;
 	}
-	if (fdf.end(fdf.cookie, fdf.saved) < 0 && rc == 0) {
-		rc = -1;
-		e = errno;
+}
+
+int sw_os__filter_fd_flush(void)
+{
+	if (!fdf.active)
+		return fflush(stdout) == EOF ? -1 : 0;
+	drain();
+	if (fdf.failed != 0) {
+		errno = fdf.failed;
+		return -1;
 	}
-	if (dup2(fdf.saved, STDOUT_FILENO) < 0 && rc == 0) {
-		rc = -1;
-		e = errno;
-	}
+	return 0;
+}
+
+int sw_os__filter_fd_end(void)
+{
+	if (!fdf.active)
+		return 0;
+	drain();
+	fdf.active = 0;
+	if (fdf.end(fdf.cookie, fdf.saved) < 0 && fdf.failed == 0)
+		fdf.failed = errno ? errno : EIO;
+	if (dup2(fdf.saved, STDOUT_FILENO) < 0 && fdf.failed == 0)
+		fdf.failed = errno;
 	close(fdf.saved);
 	close(fdf.tmp);
 	fdf.saved = fdf.tmp = -1;
 	clearerr(stdout);
-	errno = e;
-	return rc;
+	if (fdf.failed != 0) {
+		errno = fdf.failed;
+		return -1;
+	}
+	return 0;
 }

@@ -35,6 +35,7 @@ int sw_os__memfd_tmp(const char *name);
  * replaced: descriptor 1 on an anonymous file, filtered at the end (or at
  * exit). */
 int sw_os__filter_fd_begin(sw_os_filter_write_fn *write, sw_os_filter_end_fn *end, void *cookie);
+int sw_os__filter_fd_flush(void);
 int sw_os__filter_fd_end(void);
 
 #endif

@@ -402,10 +402,20 @@ int sw_os_filter_stdout_end(void)
 	cf.filtered = NULL;
 	return fclose(f) == 0 ? 0 : -1;	/* flushes, then funopen_close */
 }
+
+int sw_os_filter_stdout_flush(void)
+{
+	return fflush(stdout) == EOF ? -1 : 0;
+}
 #else
 int sw_os_filter_stdout(sw_os_filter_write_fn *write, sw_os_filter_end_fn *end, void *cookie)
 {
 	return sw_os__filter_fd_begin(write, end, cookie);
+}
+
+int sw_os_filter_stdout_flush(void)
+{
+	return sw_os__filter_fd_flush();
 }
 
 int sw_os_filter_stdout_end(void)

@@ -675,7 +675,7 @@ Test(io_os, filter_stdout_passes_every_byte_through_the_filter_in_order)
 	cr_assert_eq(sw_os_filter_stdout_end(), 0);	/* no filter: nothing to do */
 }
 
-Test(io_os, filter_stdout_end_reports_a_failed_write)
+Test(io_os, filter_stdout_flush_and_end_report_a_failed_write)
 {
 	struct upper u = { "", 0, 0 };
 	int saved;
@@ -683,9 +683,28 @@ Test(io_os, filter_stdout_end_reports_a_failed_write)
 	saved = stdout_to("/dev/full");
 	cr_assert_eq(sw_os_filter_stdout(upper_write, upper_end, &u), 0);
 	printf("lost");
-	(void)fflush(stdout);
+	cr_assert_eq(sw_os_filter_stdout_flush(), -1);
+	cr_assert_eq(errno, ENOSPC, "%s", strerror(errno));
 	cr_assert_eq(sw_os_filter_stdout_end(), -1);
 	clearerr(stdout);
+	stdout_back(saved);
+}
+
+Test(io_os, posix_filter_stdout_flush_and_end_report_a_failed_write)
+{
+	struct upper u = { "", 0, 0 };
+	int saved;
+
+	saved = stdout_to("/dev/full");
+	cr_assert_eq(sw_os__filter_fd_begin(upper_write, upper_end, &u), 0);
+	printf("lost");
+	cr_assert_eq(fflush(stdout), 0);	/* into the anonymous file */
+	cr_assert_eq(sw_os__filter_fd_flush(), -1);
+	cr_assert_eq(errno, ENOSPC, "%s", strerror(errno));
+	printf("more");
+	cr_assert_eq(sw_os__filter_fd_flush(), -1);	/* sticky */
+	cr_assert_eq(sw_os__filter_fd_end(), -1);
+	cr_assert_eq(u.ended, 1);
 	stdout_back(saved);
 }
 
@@ -700,7 +719,11 @@ Test(io_os, posix_filter_stdout_passes_every_byte_through_the_filter_in_order)
 	saved = stdout_to(path);
 	cr_assert_eq(sw_os__filter_fd_begin(upper_write, upper_end, &u), 0, "%s", strerror(errno));
 	printf("ab");
-	fflush(stdout);
+	cr_assert_eq(sw_os__filter_fd_flush(), 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	cr_assert_eq(read(fd, got, sizeof(got) - 1), 2);	/* out at the flush */
+	close(fd);
+	cr_assert_str_eq(got, "AB");
 	cr_assert_eq(write(STDOUT_FILENO, "c", 1), 1);	/* straight to descriptor 1 */
 	printf("d\n");
 	cr_assert_eq(sw_os__filter_fd_end(), 0, "%s", strerror(errno));
