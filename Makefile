@@ -57,7 +57,7 @@ deps:
 		$(SUDO) apt-get update -q && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends nodejs npm; \
 	fi
-	@$(MAKE) --no-print-directory mcp-sdk
+	@$(MAKE) --no-print-directory mcp-sdk deps-zig
 
 # The official MCP TypeScript SDK for tests/e2e/test_mcp.py, pinned by
 # tests/mcp/package-lock.json, installed into tests/mcp/node_modules (never
@@ -263,8 +263,8 @@ TEST_ENV = V=$(V) SLIPWAY_SHARED=$(SLIPWAY_SHARED) SLIPWAY_TEST_ROOT=$(CURDIR)
 E2E_TESTS = $(sort $(wildcard tests/e2e/test_*.py))
 
 test: DEVELOPER = 1
-test: check-purity check-headers check-cli check-record check-layers check-clang docs-check unit e2e fuzz-smoke bench-build
-	@$(TEST_ENV) sh tests/summary.sh $(TEST_BINS) $(E2E_TESTS) $(FUZZ_SMOKE_STEPS)
+test: check-purity check-headers check-cli check-record check-layers check-clang check-macos-step docs-check unit e2e fuzz-smoke bench-build
+	@$(TEST_ENV) sh tests/summary.sh $(TEST_BINS) $(E2E_TESTS) check-macos $(FUZZ_SMOKE_STEPS)
 
 unit: $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do \
