@@ -126,6 +126,9 @@ CSTD_POSIX = $(strip -std=c11 -D_XOPEN_SOURCE=700 $(if $(filter Darwin,$(UNAME_S
 # others).  tests/ and mk/gen/ keep _GNU_SOURCE: they run only here.
 CSTD     = -std=c11 -D_GNU_SOURCE
 STRICT_SRCS = io/util/os_posix.c io/util/os_common.c io/util/mem.c
+# What $(CC_STAMP) holds, expanded once here: a file's own CSTD (above)
+# must not change it.
+CC_FLAGS_TEXT := $(CC) | $(CSTD) | $(CSTD_POSIX) | $(CPPFLAGS) | $(CFLAGS)
 INC      = -I. -include io/util/banned.h
 CFLAGS_REL = $(CSTD) $(WARN) $(DEV_WERROR) $(INC) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 CFLAGS_SAN = $(CSTD) $(WARN) -Werror -O1 -g -fno-omit-frame-pointer \
@@ -142,6 +145,7 @@ OS_IMPL   = $(if $(filter 1,$(PORTABLE)),posix,$(if $(filter Linux,$(UNAME_S)),l
 OS_SRCS   = io/util/os_linux.c io/util/os_posix.c
 OS_UNUSED = $(filter-out io/util/os_$(OS_IMPL).c,$(OS_SRCS))
 OS_STAMP  = build/os-impl
+CC_STAMP  = build/cc-flags
 
 # Sources are picked up by wildcard so that adding a module needs no edit here.
 PURE_SRCS = $(sort $(wildcard tables/*.c fsm/*.c))
@@ -165,7 +169,7 @@ TEST_HELPER_OBJS = $(patsubst %.c,build/san/%.o,$(TEST_HELPERS))
 PURE_ALLOWED = __assert_fail memcmp memset memcpy strcmp strlen __stack_chk_fail
 
 .PHONY: deps mcp-sdk demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers check-cli check-layers docs docs-check docs-i18n-stamp \
-	install install-strip uninstall clean check-clang check-posix check-pkgs pkg-flags schemas schemas-check FORCE
+	install install-strip uninstall clean check-clang check-clang-test check-posix check-pkgs pkg-flags schemas schemas-check FORCE
 .DELETE_ON_ERROR:
 .SECONDARY: $(TEST_HELPER_OBJS)
 
@@ -188,15 +192,25 @@ demo: build/slipway
 # -MP adds an empty rule per header, so deleting a header breaks no build.
 DEPFLAGS = -MMD -MP
 
-build/rel/%.o: %.c | check-pkgs
+build/rel/%.o: %.c $(CC_STAMP) | check-pkgs
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CFLAGS_REL) $(DEPFLAGS) -c -o $@ $<
 
-build/san/%.o: %.c | check-pkgs
+build/san/%.o: %.c $(CC_STAMP) | check-pkgs
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -c -o $@ $<
 
 $(foreach d,rel san,$(patsubst %.c,build/$(d)/%.o,$(STRICT_SRCS))): CSTD = $(CSTD_POSIX)
+
+# The compiler and the flags that shape the objects (git's GIT-CFLAGS),
+# rewritten, and so rebuilding every object, only when they change, as
+# with `make CC=clang test` after a gcc build.  Warnings are left out:
+# they change no object.
+$(CC_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@flags='$(subst ','\'',$(CC_FLAGS_TEXT))'; \
+	if [ "$$(cat $@ 2>/dev/null)" != "$$flags" ]; then printf '%s\n' "$$flags" > $@; \
+		echo "  GEN     $@ ($(CC))"; fi
 
 # Names the OS implementation the binaries hold; rewritten (and so
 # relinking them) only when PORTABLE or the system changes it.
@@ -233,11 +247,11 @@ build/gen/schemas.c: schemas/machine-protocol.schema.json schemas/source-envelop
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)sh mk/embed.sh $@ sw_embedded_schemas $(filter %.json,$^)
 
-build/rel/gen/%.o: build/gen/%.c
+build/rel/gen/%.o: build/gen/%.c $(CC_STAMP)
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CFLAGS_REL) -c -o $@ $<
 
-build/san/gen/%.o: build/gen/%.c
+build/san/gen/%.o: build/gen/%.c $(CC_STAMP)
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CFLAGS_SAN) -c -o $@ $<
 
@@ -301,6 +315,11 @@ check-purity: $(PURE_OBJS)
 
 # Each file's language flags: $(CSTD), or $(CSTD_POSIX) for STRICT_SRCS.
 cstd_of = $(if $(filter $(STRICT_SRCS),$(1)),$(CSTD_POSIX),$(CSTD))
+
+# The whole suite built with clang: every object is rebuilt with it
+# ($(CC_STAMP)), then rebuilt with the default compiler by the next make.
+check-clang-test:
+	@$(MAKE) --no-print-directory CC=$(CLANG) test
 
 # The sources compile without a warning under clang too (a syntax-only
 # pass with the release warnings as errors).
