@@ -191,7 +191,8 @@ static void filter_fd_at_exit(void)
 	(void)sw_os__filter_fd_end();
 }
 
-int sw_os__filter_fd_begin(sw_os_filter_write_fn *write, sw_os_filter_end_fn *end, void *cookie)
+int sw_os__filter_fd_begin(int (*anon)(const char *name), sw_os_filter_write_fn *write,
+			   sw_os_filter_end_fn *end, void *cookie)
 {
 	int tmp = -1, saved = -1;
 
@@ -204,7 +205,7 @@ int sw_os__filter_fd_begin(sw_os_filter_write_fn *write, sw_os_filter_end_fn *en
 	/* The original first: with descriptor 1 closed this fails before
 	 * the anonymous file could take its number. */
 	if ((saved = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) < 0 ||
-	    (tmp = sw_os_memfd("slipway-stdout")) < 0 ||
+	    (tmp = anon("slipway-stdout")) < 0 ||
 	    dup2(tmp, STDOUT_FILENO) < 0) {
 		int e = errno;
 

@@ -32,9 +32,11 @@ int sw_os__copy_buffered(int dst, int src, unsigned long long from, size_t len);
 int sw_os__memfd_tmp(const char *name);
 
 /* sw_os_filter_stdout's POSIX promise for a stdout that cannot be
- * replaced: descriptor 1 on an anonymous file, filtered at the end (or at
- * exit). */
-int sw_os__filter_fd_begin(sw_os_filter_write_fn *write, sw_os_filter_end_fn *end, void *cookie);
+ * replaced: descriptor 1 on an anonymous file from `anon` (the
+ * implementation's sw_os_memfd, passed in so that this file calls nothing
+ * of theirs), filtered at each flush and at the end (or at exit). */
+int sw_os__filter_fd_begin(int (*anon)(const char *name), sw_os_filter_write_fn *write,
+			   sw_os_filter_end_fn *end, void *cookie);
 int sw_os__filter_fd_flush(void);
 int sw_os__filter_fd_end(void);
 

@@ -410,7 +410,7 @@ int sw_os_filter_stdout_flush(void)
 #else
 int sw_os_filter_stdout(sw_os_filter_write_fn *write, sw_os_filter_end_fn *end, void *cookie)
 {
-	return sw_os__filter_fd_begin(write, end, cookie);
+	return sw_os__filter_fd_begin(sw_os_memfd, write, end, cookie);
 }
 
 int sw_os_filter_stdout_flush(void)

@@ -696,7 +696,7 @@ Test(io_os, posix_filter_stdout_flush_and_end_report_a_failed_write)
 	int saved;
 
 	saved = stdout_to("/dev/full");
-	cr_assert_eq(sw_os__filter_fd_begin(upper_write, upper_end, &u), 0);
+	cr_assert_eq(sw_os__filter_fd_begin(sw_os_memfd, upper_write, upper_end, &u), 0);
 	printf("lost");
 	cr_assert_eq(fflush(stdout), 0);	/* into the anonymous file */
 	cr_assert_eq(sw_os__filter_fd_flush(), -1);
@@ -717,7 +717,7 @@ Test(io_os, posix_filter_stdout_passes_every_byte_through_the_filter_in_order)
 
 	snprintf(path, sizeof(path), "%s/out", g_root);
 	saved = stdout_to(path);
-	cr_assert_eq(sw_os__filter_fd_begin(upper_write, upper_end, &u), 0, "%s", strerror(errno));
+	cr_assert_eq(sw_os__filter_fd_begin(sw_os_memfd, upper_write, upper_end, &u), 0, "%s", strerror(errno));
 	printf("ab");
 	cr_assert_eq(sw_os__filter_fd_flush(), 0);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
