@@ -2,7 +2,13 @@
 #
 #   make            build/slipway (optimised, no sanitizers)
 #   make test       every test: unit + model checks + e2e (ASan/UBSan), purity,
-#                   docs-check, a fixed-seed fuzz smoke run; quiet, V=1 verbose
+#                   docs-check, the macOS compile check, a fixed-seed fuzz
+#                   smoke run; quiet, V=1 verbose
+#   make test PORTABLE=1   the same with io/util/os_posix.c, the POSIX side of
+#                   the OS seam, in place of os_linux.c
+#   make check-clang-test  make test with CC=clang
+#   make check-posix       lists the sources that do not yet build as POSIX.1-2008
+#   make check-macos       compiles every source for macOS (mk/check-macos.mk)
 #   make docs       regenerate docs/ and schemas/ from tables/
 #   make docs-check fail when a committed generated file is stale
 #   make bench      benchmarks (not tests)
@@ -126,8 +132,8 @@ CSTD_POSIX = $(strip -std=c11 -D_XOPEN_SOURCE=700 $(if $(filter Darwin,$(UNAME_S
 # others).  tests/ and mk/gen/ keep _GNU_SOURCE: they run only here.
 CSTD     = -std=c11 -D_GNU_SOURCE
 STRICT_SRCS = io/util/os_posix.c io/util/os_common.c io/util/mem.c
-# What $(CC_STAMP) holds, expanded once here: a file's own CSTD (above)
-# must not change it.
+# What $(CC_STAMP) holds, expanded once here: the CSTD of STRICT_SRCS
+# (set for their objects below) must not change it.
 CC_FLAGS_TEXT := $(CC) | $(CSTD) | $(CSTD_POSIX) | $(CPPFLAGS) | $(CFLAGS)
 INC      = -I. -include io/util/banned.h
 CFLAGS_REL = $(CSTD) $(WARN) $(DEV_WERROR) $(INC) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
