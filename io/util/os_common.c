@@ -181,14 +181,18 @@ static struct {
 	int tmp;		/* what descriptor 1 writes into meanwhile */
 	off_t at;		/* the bytes of tmp already filtered */
 	int failed;		/* errno of the first failed write, sticky */
+	pid_t owner;		/* the process that began it */
 	sw_os_filter_write_fn *write;
 	sw_os_filter_end_fn *end;
 	void *cookie;
-} fdf = { 0, 0, -1, -1, 0, 0, NULL, NULL, NULL };
+} fdf = { 0, 0, -1, -1, 0, 0, 0, NULL, NULL, NULL };
 
+/* A forked child that calls exit() inherits the handler but not the
+ * output: only the process that began the filter ends it. */
 static void filter_fd_at_exit(void)
 {
-	(void)sw_os__filter_fd_end();
+	if (fdf.active && fdf.owner == getpid())
+		(void)sw_os__filter_fd_end();
 }
 
 int sw_os__filter_fd_begin(int (*anon)(const char *name), sw_os_filter_write_fn *write,
@@ -220,6 +224,7 @@ int sw_os__filter_fd_begin(int (*anon)(const char *name), sw_os_filter_write_fn 
 	fdf.tmp = tmp;
 	fdf.at = 0;
 	fdf.failed = 0;
+	fdf.owner = getpid();
 	fdf.write = write;
 	fdf.end = end;
 	fdf.cookie = cookie;

@@ -235,7 +235,7 @@ int sw_os_random(void *buf, size_t n)
 #else
 	struct stat st;
 	size_t got = 0;
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOFOLLOW), e;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC), e;
 
 	if (fd < 0)
 		return -1;

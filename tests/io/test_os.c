@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "io/util/err.h"
@@ -736,4 +737,31 @@ Test(io_os, posix_filter_stdout_passes_every_byte_through_the_filter_in_order)
 	close(fd);
 	cr_assert_eq(n, 10);
 	cr_assert_eq(memcmp(got, "ABCD\n<end>", 10), 0, "%.*s", (int)n, got);
+}
+
+Test(io_os, posix_filter_stdout_is_ended_by_its_own_process_only)
+{
+	struct upper u = { "", 0, 0 };
+	char path[PATH_MAX + 8], got[64] = "";
+	int saved, fd, status;
+	ssize_t n;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/out", g_root);
+	saved = stdout_to(path);
+	cr_assert_eq(sw_os__filter_fd_begin(sw_os_memfd, upper_write, upper_end, &u), 0);
+	printf("x");
+	fflush(stdout);
+	if ((pid = fork()) == 0)
+		exit(0);	/* runs the atexit handler it inherited */
+	cr_assert_gt(pid, 0);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_assert_eq(sw_os__filter_fd_end(), 0);
+	stdout_back(saved);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = read(fd, got, sizeof(got) - 1);
+	close(fd);
+	cr_assert_eq(n, 6, "%.*s", (int)n, got);
+	cr_assert_eq(memcmp(got, "X<end>", 6), 0);
 }
