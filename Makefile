@@ -2,7 +2,13 @@
 #
 #   make            build/slipway (optimised, no sanitizers)
 #   make test       every test: unit + model checks + e2e (ASan/UBSan), purity,
-#                   docs-check, a fixed-seed fuzz smoke run; quiet, V=1 verbose
+#                   docs-check, the macOS compile check, a fixed-seed fuzz
+#                   smoke run; quiet, V=1 verbose
+#   make test PORTABLE=1   the same with io/util/os_posix.c, the POSIX side of
+#                   the OS seam, in place of os_linux.c
+#   make check-clang-test  make test with CC=clang
+#   make check-posix       lists the sources that do not yet build as POSIX.1-2008
+#   make check-macos       compiles every source for macOS (mk/check-macos.mk)
 #   make docs       regenerate docs/ and schemas/ from tables/
 #   make docs-check fail when a committed generated file is stale
 #   make bench      benchmarks (not tests)
@@ -57,7 +63,7 @@ deps:
 		$(SUDO) apt-get update -q && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends nodejs npm; \
 	fi
-	@$(MAKE) --no-print-directory mcp-sdk
+	@$(MAKE) --no-print-directory mcp-sdk deps-zig
 
 # The official MCP TypeScript SDK for tests/e2e/test_mcp.py, pinned by
 # tests/mcp/package-lock.json, installed into tests/mcp/node_modules (never
@@ -115,7 +121,20 @@ WARN     = -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes \
 	   -Wswitch-enum -Wvla -Wwrite-strings -fno-common -Wshadow \
 	   -Wno-missing-field-initializers
 DEV_WERROR = $(if $(filter 1,$(DEVELOPER)),-Werror)
+UNAME_S := $(shell uname -s 2>/dev/null)
+# C11 and POSIX.1-2008 with XSI, no GNU or BSD extension: what every file
+# but io/util/os_linux.c is written in (the OS seam, io/util/os.h, holds
+# the rest).  Apple's headers hide O_NOFOLLOW, and before macOS 13
+# O_DIRECTORY, both POSIX.1-2008, unless _DARWIN_C_SOURCE is defined.
+CSTD_POSIX = $(strip -std=c11 -D_XOPEN_SOURCE=700 $(if $(filter Darwin,$(UNAME_S)),-D_DARWIN_C_SOURCE))
+# Issue #32, phase 1: the tree still builds with _GNU_SOURCE, but for the
+# files below, which already build as POSIX (make check-posix lists the
+# others).  tests/ and mk/gen/ keep _GNU_SOURCE: they run only here.
 CSTD     = -std=c11 -D_GNU_SOURCE
+STRICT_SRCS = io/util/os_posix.c io/util/os_common.c io/util/mem.c
+# What $(CC_STAMP) holds, expanded once here: the CSTD of STRICT_SRCS
+# (set for their objects below) must not change it.
+CC_FLAGS_TEXT := $(CC) | $(CSTD) | $(CSTD_POSIX) | $(CPPFLAGS) | $(CFLAGS)
 INC      = -I. -include io/util/banned.h
 CFLAGS_REL = $(CSTD) $(WARN) $(DEV_WERROR) $(INC) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 CFLAGS_SAN = $(CSTD) $(WARN) -Werror -O1 -g -fno-omit-frame-pointer \
@@ -123,9 +142,20 @@ CFLAGS_SAN = $(CSTD) $(WARN) -Werror -O1 -g -fno-omit-frame-pointer \
 	     -DSW_TESTING=1 $(INC) $(PKG_CFLAGS) $(CPPFLAGS)
 LDFLAGS_SAN = -fsanitize=address,undefined
 
+# The OS seam (io/util/os.h) has one implementation per system, and only
+# the chosen one is compiled and linked: io/util/os_linux.c on Linux,
+# io/util/os_posix.c elsewhere.  PORTABLE=1 takes os_posix.c on Linux too,
+# so the whole suite runs it (make test PORTABLE=1); a change of choice
+# relinks everything through $(OS_STAMP).
+OS_IMPL   = $(if $(filter 1,$(PORTABLE)),posix,$(if $(filter Linux,$(UNAME_S)),linux,posix))
+OS_SRCS   = io/util/os_linux.c io/util/os_posix.c
+OS_UNUSED = $(filter-out io/util/os_$(OS_IMPL).c,$(OS_SRCS))
+OS_STAMP  = build/os-impl
+CC_STAMP  = build/cc-flags
+
 # Sources are picked up by wildcard so that adding a module needs no edit here.
 PURE_SRCS = $(sort $(wildcard tables/*.c fsm/*.c))
-IO_SRCS   = $(sort $(wildcard io/*/*.c))
+IO_SRCS   = $(sort $(filter-out $(OS_UNUSED),$(wildcard io/*/*.c)))
 SVC_SRCS  = $(sort $(wildcard service/*.c))
 CLI_SRCS  = $(sort $(filter-out cli/main.c,$(wildcard cli/*.c)))
 MCP_SRCS  = $(sort $(wildcard mcp/*.c))
@@ -145,7 +175,7 @@ TEST_HELPER_OBJS = $(patsubst %.c,build/san/%.o,$(TEST_HELPERS))
 PURE_ALLOWED = __assert_fail memcmp memset memcpy strcmp strlen __stack_chk_fail
 
 .PHONY: deps mcp-sdk demo all test unit e2e fuzz fuzz-smoke bench bench-build check-purity check-headers check-cli check-layers docs docs-check docs-i18n-stamp \
-	install install-strip uninstall clean check-clang check-pkgs pkg-flags schemas schemas-check FORCE
+	install install-strip uninstall clean check-clang check-clang-test check-posix check-pkgs pkg-flags schemas schemas-check FORCE
 .DELETE_ON_ERROR:
 .SECONDARY: $(TEST_HELPER_OBJS)
 
@@ -168,13 +198,32 @@ demo: build/slipway
 # -MP adds an empty rule per header, so deleting a header breaks no build.
 DEPFLAGS = -MMD -MP
 
-build/rel/%.o: %.c | check-pkgs
+build/rel/%.o: %.c $(CC_STAMP) | check-pkgs
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CFLAGS_REL) $(DEPFLAGS) -c -o $@ $<
 
-build/san/%.o: %.c | check-pkgs
+build/san/%.o: %.c $(CC_STAMP) | check-pkgs
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -c -o $@ $<
+
+$(foreach d,rel san,$(patsubst %.c,build/$(d)/%.o,$(STRICT_SRCS))): CSTD = $(CSTD_POSIX)
+
+# The compiler and the flags that shape the objects (git's GIT-CFLAGS),
+# rewritten, and so rebuilding every object, only when they change, as
+# with `make CC=clang test` after a gcc build.  Warnings are left out:
+# they change no object.
+$(CC_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@flags='$(subst ','\'',$(CC_FLAGS_TEXT))'; \
+	if [ "$$(cat $@ 2>/dev/null)" != "$$flags" ]; then printf '%s\n' "$$flags" > $@; \
+		echo "  GEN     $@ ($(CC))"; fi
+
+# Names the OS implementation the binaries hold; rewritten (and so
+# relinking them) only when PORTABLE or the system changes it.
+$(OS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@if [ "$$(cat $@ 2>/dev/null)" != "$(OS_IMPL)" ]; then echo "$(OS_IMPL)" > $@; \
+		echo "  GEN     $@ (io/util/os_$(OS_IMPL).c)"; fi
 
 # Version, commit and build date for --version: git describe, and the date
 # from SOURCE_DATE_EPOCH when set (reproducible builds).  Rewritten only
@@ -204,21 +253,21 @@ build/gen/schemas.c: schemas/machine-protocol.schema.json schemas/source-envelop
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)sh mk/embed.sh $@ sw_embedded_schemas $(filter %.json,$^)
 
-build/rel/gen/%.o: build/gen/%.c
+build/rel/gen/%.o: build/gen/%.c $(CC_STAMP)
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CFLAGS_REL) -c -o $@ $<
 
-build/san/gen/%.o: build/gen/%.c
+build/san/gen/%.o: build/gen/%.c $(CC_STAMP)
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CFLAGS_SAN) -c -o $@ $<
 
-build/slipway: build/rel/cli/main.o $(REL_OBJS)
-	$(QUIET_LINK)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BIN_LIBS)
+build/slipway: build/rel/cli/main.o $(REL_OBJS) $(OS_STAMP)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(BIN_LIBS)
 
-build/san/slipway: build/san/cli/main.o $(SAN_OBJS)
-	$(QUIET_LINK)$(CC) $(LDFLAGS_SAN) -o $@ $^ $(BIN_LIBS)
+build/san/slipway: build/san/cli/main.o $(SAN_OBJS) $(OS_STAMP)
+	$(QUIET_LINK)$(CC) $(LDFLAGS_SAN) -o $@ $(filter %.o,$^) $(BIN_LIBS)
 
-build/san/tests/%: tests/%.c $(SAN_OBJS) $(TEST_HELPER_OBJS)
+build/san/tests/%: tests/%.c $(SAN_OBJS) $(TEST_HELPER_OBJS) $(OS_STAMP)
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -MF $@.d -MT $@ -Wno-missing-prototypes -o $@ $< $(SAN_OBJS) $(TEST_HELPER_OBJS) \
 		$(PKG_LIBS) $(CRIT_LIBS) $(LDFLAGS_SAN)
@@ -234,8 +283,8 @@ TEST_ENV = V=$(V) SLIPWAY_SHARED=$(SLIPWAY_SHARED) SLIPWAY_TEST_ROOT=$(CURDIR)
 E2E_TESTS = $(sort $(wildcard tests/e2e/test_*.py))
 
 test: DEVELOPER = 1
-test: check-purity check-headers check-cli check-record check-layers check-clang docs-check unit e2e fuzz-smoke bench-build
-	@$(TEST_ENV) sh tests/summary.sh $(TEST_BINS) $(E2E_TESTS) $(FUZZ_SMOKE_STEPS)
+test: check-purity check-headers check-cli check-record check-layers check-clang check-macos-step docs-check unit e2e fuzz-smoke bench-build
+	@$(TEST_ENV) sh tests/summary.sh $(TEST_BINS) $(E2E_TESTS) check-macos $(FUZZ_SMOKE_STEPS)
 
 unit: $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do \
@@ -273,13 +322,38 @@ check-purity: $(PURE_OBJS)
 	if [ -n "$$bad" ]; then echo "check-purity: fsm/ and tables/ reference: $$bad"; exit 1; fi; \
 	echo "check-purity: fsm/ and tables/ are pure ($(words $(PURE_OBJS)) objects)"
 
+# Each file's language flags: $(CSTD), or $(CSTD_POSIX) for STRICT_SRCS.
+cstd_of = $(if $(filter $(STRICT_SRCS),$(1)),$(CSTD_POSIX),$(CSTD))
+
+# The whole suite built with clang: every object is rebuilt with it
+# ($(CC_STAMP)), then rebuilt with the default compiler by the next make.
+check-clang-test:
+	@$(MAKE) --no-print-directory CC=$(CLANG) test
+
 # The sources compile without a warning under clang too (a syntax-only
 # pass with the release warnings as errors).
 CLANG ?= clang
-check-clang: | check-pkgs
-	@set -e; for f in $(LIB_SRCS) cli/main.c; do \
-		$(CLANG) $(CSTD) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -fsyntax-only $$f; \
-	done; echo "check-clang: $(words $(LIB_SRCS) cli/main.c) sources compile cleanly with $(CLANG)"
+check-clang: build/gen/version.h | check-pkgs
+	@set -e; $(foreach f,$(LIB_SRCS) cli/main.c,\
+		$(CLANG) $(call cstd_of,$(f)) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -fsyntax-only $(f);) \
+	echo "check-clang: $(words $(LIB_SRCS) cli/main.c) sources compile cleanly with $(CLANG)"
+
+# Issue #32: every product source but io/util/os_linux.c compiles as C11
+# and POSIX.1-2008 ($(CSTD_POSIX)), with the release warnings as errors.
+# Lists the files that do not yet (V=1 shows why); fails if there is one.
+POSIX_CHECK_SRCS = $(filter-out io/util/os_linux.c,$(LIB_SRCS)) cli/main.c
+check-posix: build/gen/version.h | check-pkgs
+	@bad=; for f in $(POSIX_CHECK_SRCS); do \
+		if [ "$(V)" = 1 ]; then \
+			$(CC) $(CSTD_POSIX) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -fsyntax-only $$f || bad="$$bad $$f"; \
+		else \
+			$(CC) $(CSTD_POSIX) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -fsyntax-only $$f 2>/dev/null || bad="$$bad $$f"; \
+		fi; \
+	done; \
+	if [ -n "$$bad" ]; then \
+		echo "check-posix: $$(echo $$bad | wc -w) of $(words $(POSIX_CHECK_SRCS)) sources do not compile with $(CSTD_POSIX):"; \
+		for f in $$bad; do echo "  $$f"; done; exit 1; \
+	fi; echo "check-posix: $(words $(POSIX_CHECK_SRCS)) sources compile with $(CSTD_POSIX)"
 
 # Every header compiles on its own.
 check-headers:
@@ -309,9 +383,9 @@ build/rel/mk/gen/%.o: CFLAGS_REL += -Wno-missing-prototypes
 check-layers: $(LAYER_OBJS)
 	@$(PYTHON) mk/check_layers.py $(LAYERS_EXTRA) $(LAYER_OBJS)
 
-build/rel/libsw.a: $(PURE_OBJS) $(patsubst %.c,build/rel/%.o,$(IO_SRCS))
+build/rel/libsw.a: $(PURE_OBJS) $(patsubst %.c,build/rel/%.o,$(IO_SRCS)) $(OS_STAMP)
 	@rm -f $@
-	$(QUIET_GEN)ar rcs $@ $^
+	$(QUIET_GEN)ar rcs $@ $(filter %.o,$^)
 
 GENDOCS_SRCS = $(sort $(wildcard mk/gen/gendocs*.c)) mk/gen/gencap.c mk/gen/gencap_source.c \
 	       tests/support/fsm_explore.c

@@ -16,6 +16,7 @@
 #include "io/util/embedded.h"
 #include "io/util/buf.h"
 #include "io/util/json.h"
+#include "io/util/os.h"
 #include "io/util/shown.h"
 
 static int push_field(struct cli_strings *s, const char *p, size_t len)
@@ -517,7 +518,6 @@ static int invisible(unsigned cp)
 }
 
 struct human_out {
-	int fd;
 	unsigned char held[2];	/* a sequence split by the stdio buffer */
 	size_t nheld;
 };
@@ -529,11 +529,11 @@ static size_t candidate_len(unsigned char lead)
 	return lead < 0x20 || lead == 0x7F ? 1 : lead == 0xC2 || lead == 0xD8 ? 2 : lead == 0xE2 ? 3 : 0;
 }
 
-/* Writes `len` bytes of `buf` behind the bytes held from the last write,
- * each invisible code point as "<U+XXXX>"; a sequence cut by the end of
- * `buf` is held for the next write.  `all` has room for the held bytes
- * and `len`.  0, or -1 when the write failed. */
-static int filter(struct human_out *h, unsigned char *all, const char *buf, size_t len)
+/* Writes to `fd` the `len` bytes of `buf` behind the bytes held from the
+ * last write, each invisible code point as "<U+XXXX>"; a sequence cut by
+ * the end of `buf` is held for the next write.  `all` has room for the
+ * held bytes and `len`.  0, or -1 when the write failed. */
+static int filter(struct human_out *h, int fd, unsigned char *all, const char *buf, size_t len)
 {
 	size_t n, i = 0, from = 0, keep = 0;
 
@@ -563,39 +563,41 @@ static int filter(struct human_out *h, unsigned char *all, const char *buf, size
 			continue;
 		}
 		snprintf(shown, sizeof(shown), "<U+%04X>", cp);
-		if (sw_write_full(h->fd, all + from, i - from) != i - from ||
-		    sw_write_full(h->fd, shown, strlen(shown)) != strlen(shown))
+		if (sw_write_full(fd, all + from, i - from) != i - from ||
+		    sw_write_full(fd, shown, strlen(shown)) != strlen(shown))
 			return -1;
 		i += k;
 		from = i;
 	}
-	if (sw_write_full(h->fd, all + from, n - keep - from) != n - keep - from)
+	if (sw_write_full(fd, all + from, n - keep - from) != n - keep - from)
 		return -1;
 	memcpy(h->held, all + n - keep, keep);
 	h->nheld = keep;
 	return 0;
 }
 
-/* The stdio stream's writes, filtered in pieces through a buffer on the
- * stack: no allocation, which could fail after the command succeeded and
- * leave its output half written. */
-static ssize_t human_write(void *cookie, const char *buf, size_t len)
+/* The filter (sw_os_filter_write_fn): the stream's writes, filtered in
+ * pieces through a buffer on the stack: no allocation, which could fail
+ * after the command succeeded and leave its output half written. */
+static ssize_t human_write(void *cookie, int fd, const char *buf, size_t len)
 {
 	enum { PIECE = 4096 };
 	struct human_out *h = cookie;
 	unsigned char all[PIECE + sizeof(h->held)];
 
 	for (size_t done = 0; done < len; done += PIECE)
-		if (filter(h, all, buf + done, len - done < PIECE ? len - done : PIECE) < 0)
+		if (filter(h, fd, all, buf + done, len - done < PIECE ? len - done : PIECE) < 0)
 			return -1;
 	return (ssize_t)len;
 }
 
-static int human_close(void *cookie)
+/* The end (sw_os_filter_end_fn): a sequence cut off by the end of the
+ * output is written as it came. */
+static int human_end(void *cookie, int fd)
 {
 	struct human_out *h = cookie;
 
-	return sw_write_full(h->fd, h->held, h->nheld) == h->nheld ? 0 : -1;
+	return sw_write_full(fd, h->held, h->nheld) == h->nheld ? 0 : -1;
 }
 
 static int human;
@@ -615,17 +617,14 @@ void cli_config_warnings(void)
 
 int cli_human_output(void)
 {
-	static const cookie_io_functions_t io = { NULL, human_write, NULL, human_close };
 	static struct human_out h;	/* one stdout, for the process's life */
-	FILE *f;
 
 	human = 1;
-	if (fflush(stdout) == EOF)
-		return -1;
-	h.fd = STDOUT_FILENO;
 	h.nheld = 0;
-	if ((f = fopencookie(&h, "w", io)) == NULL)
-		return -1;
-	stdout = f;
-	return 0;
+	return sw_os_filter_stdout(human_write, human_end, &h);
+}
+
+int cli_human_end(void)
+{
+	return sw_os_filter_stdout_end();
 }

@@ -126,9 +126,16 @@ const char *cli_raw_root(int argc, char **argv);
  * that shows controls, bidi controls and U+2028/U+2029 as "<U+XXXX>" (the
  * rule of io/util/shown.h), so text from
  * a goal, summary, answer or material cannot reorder or break what the
- * person reads.  For human output only: a command printing JSON never
- * calls it.  Write errors still reach fflush/ferror.  Returns 0 or -1. */
+ * person reads (sw_os_filter_stdout: where the system cannot filter a
+ * stream as it is written, the output comes out at cli_human_end).  For
+ * human output only: a command printing JSON never calls it.  Write
+ * errors reach fflush/ferror or cli_human_end.  Returns 0 or -1. */
 int cli_human_output(void);
+
+/* Ends the filter after the command: flushes what it held and puts
+ * stdout back.  0, or -1 when the output could not all be written (the
+ * command then fails); 0 without a filter. */
+int cli_human_end(void);
 
 /* 1 once cli_human_output has been called: the command prints for a
  * person. */

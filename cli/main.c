@@ -64,6 +64,8 @@ int main(int argc, char **argv)
 	rc = c->fn(argc - 1, argv + 1);
 	if (fflush(stdout) == EOF && rc == CLI_EXIT_OK)
 		rc = CLI_EXIT_DEFECT;
+	if (cli_human_end() < 0 && rc == CLI_EXIT_OK)
+		rc = CLI_EXIT_DEFECT;
 	if (rc == CLI_EXIT_OK && cli_human())
 		cli_config_warnings();
 	return rc;

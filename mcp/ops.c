@@ -3,7 +3,8 @@
  * the request becomes the service's typed request, and the answer comes
  * back as a typed result (document or cliError, and the exit status), so
  * nothing is printed and nothing is spawned.  The texts the CLI reads from
- * stdin (goal, Outcome, answer) are handed over on an in-memory descriptor
+ * stdin (goal, Outcome, answer) are handed over on an anonymous descriptor
+ * (sw_os_memfd: in memory on Linux, an unlinked temporary file elsewhere)
  * standing in for stdin, so that their checks (size, NUL bytes) are the
  * CLI's own; an envelope given inline travels in the request. */
 
@@ -12,12 +13,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "service/emit.h"
 #include "io/util/buf.h"
 #include "io/util/err.h"
+#include "io/util/os.h"
 #include "service/adapters.h"
 #include "service/ops.h"
 
@@ -202,7 +203,7 @@ int mcp_op_call(const struct mcp_op_request *req, struct mcp_op_result *res)
 	if (req->op <= TBL_MCPTOOL_INVALID || req->op >= TBL_MCPTOOL__COUNT)
 		goto out;
 	if ((in = stdin_text(req, &in_len)) != NULL) {
-		if ((mem = memfd_create("slipway-mcp", MFD_CLOEXEC)) < 0 ||
+		if ((mem = sw_os_memfd("slipway-mcp")) < 0 ||
 		    sw_write_full(mem, in, in_len) != in_len || lseek(mem, 0, SEEK_SET) < 0 ||
 		    (saved = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3)) < 0 ||
 		    dup2(mem, STDIN_FILENO) < 0)

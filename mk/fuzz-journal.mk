@@ -7,7 +7,7 @@
 FUZZ_JOURNAL_SRCS = tests/fuzz/fuzz_journal.c $(IO_SRCS) $(PURE_SRCS)
 FUZZ_JOURNAL_ARGS = -max_len=256 -artifact_prefix=build/fuzz/journal- -print_final_stats=1
 
-build/fuzz/fuzz_journal: $(FUZZ_JOURNAL_SRCS) $(HDRS)
+build/fuzz/fuzz_journal: $(FUZZ_JOURNAL_SRCS) $(HDRS) $(OS_STAMP)
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-string-plus-int -o $@ $(FUZZ_JOURNAL_SRCS) $(PKG_LIBS)
 

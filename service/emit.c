@@ -14,6 +14,7 @@
 #include "io/git/vcs.h"
 #include "io/util/err.h"
 #include "io/util/json.h"
+#include "io/util/os.h"
 
 /* The capture in progress (svc_result_begin), or none: one operation at a
  * time per process. */
@@ -32,6 +33,20 @@ FILE *svc_out(void)
 static FILE *err_stream(void)
 {
 	return cap.err ? cap.err : stderr;
+}
+
+/* fflush, and for stdout through the human-output filter, which may hold
+ * the bytes until asked (sw_os_filter_stdout_flush): 0 or -1. */
+static int flush(FILE *f)
+{
+	if (f == stdout)
+		return sw_os_filter_stdout_flush();
+	return fflush(f) == EOF ? -1 : 0;
+}
+
+int svc_flush_out(void)
+{
+	return flush(svc_out());
 }
 
 int svc_result_begin(struct svc_result *res)
@@ -114,7 +129,7 @@ static int write_text(FILE *f, char *s)
 
 	if (s == NULL)
 		return -1;
-	if (fputs(s, f) == EOF || fputc('\n', f) == EOF || fflush(f) == EOF)
+	if (fputs(s, f) == EOF || fputc('\n', f) == EOF || flush(f) < 0)
 		rc = -1;
 	sw_free(s);
 	return rc;

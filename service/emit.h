@@ -39,6 +39,11 @@ void svc_result_release(struct svc_result *res);
 
 /* The stream an operation's document goes to: stdout, or the capture. */
 FILE *svc_out(void);
+/* Flushes svc_out() to where it goes, through the human-output filter
+ * when one holds stdout (sw_os_filter_stdout_flush): 0, or -1 when a
+ * write failed.  Where an operation must learn that its output was lost,
+ * it calls this, not fflush. */
+int svc_flush_out(void);
 
 
 /* Writes `doc` compactly plus "\n" to stdout and flushes.  Returns 0, or -1

@@ -150,7 +150,7 @@ static int pinned_material(struct svc *d, const struct run *r, const char *secti
 			       "Pinned text for reading only; it authorizes no work.\n\n# %s\n\n%s",
 			       run_id(r), tbl_runstate_wire[rec->state], sec->key, sec->role,
 			       sec->section_revision, pinned->requirements_revision, sec->title, markdown);
-		rc = fflush(svc_out()) == EOF ? SVC_EXIT_DEFECT : 0;
+		rc = svc_flush_out() < 0 ? SVC_EXIT_DEFECT : 0;
 	} else {
 		doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:o}", "contract_version", 2,
 				"message_type", "pinned_material", "run_id", run_id(r),

@@ -79,7 +79,7 @@ int svc_print_state(struct svc *d, const struct run *r, int human,
 		    choices && choices[0])
 			fputs(choices, svc_out());
 		sw_free(choices);
-		if (fflush(svc_out()) == EOF)
+		if (svc_flush_out() < 0)
 			rc = svc__fail_committed_output(d, run_id(r), "cannot write to standard output");
 	}
 	json_decref(doc);

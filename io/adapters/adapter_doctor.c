@@ -20,6 +20,8 @@
 #include <git2.h>
 #include <jansson.h>
 
+#include "io/util/os.h"
+
 #define GH_TIMEOUT_MS 5000
 #define GH_OUTPUT_MAX (64u << 10)
 
@@ -72,7 +74,7 @@ static int run_bounded(const char *exe, char *const *args, char **out, size_t *l
 
 	*out = NULL;
 	*len = 0;
-	if (buf == NULL || pipe2(fds, O_CLOEXEC) < 0) {
+	if (buf == NULL || sw_os_pipe_cloexec(fds) < 0) {
 		sw_free(buf);
 		return -1;
 	}

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "io/util/buf.h"
+#include "io/util/os.h"
 
 /* Files larger than this are never ours: treat them as modified. */
 #define MANAGED_MAX (1u << 20)
@@ -380,27 +381,12 @@ static int stage(struct op *o, size_t idx, unsigned *step, struct sw_error *err)
 		return sw_error_sys(err, e, "cannot write a staged copy of '%s'", o->path);
 	}
 	/* open() applied the umask; the reference's modes are exact. */
-	if (fchmod(fd, (mode_t)o->mode) < 0 || fsync(fd) < 0) {
+	if (fchmod(fd, (mode_t)o->mode) < 0 || sw_os_fsync(fd) < 0) {
 		close(fd);
 		return sw_error_sys(err, errno, "cannot sync a staged copy of '%s'", o->path);
 	}
 	if (close(fd) < 0)
 		return sw_error_sys(err, errno, "cannot close a staged copy of '%s'", o->path);
-	return 0;
-}
-
-/* Moves `from` to `to` within `dfd` only if `to` does not exist, so a
- * file created concurrently after the guard check is never replaced. */
-static int rename_noreplace(int dfd, const char *from, const char *to)
-{
-	if (renameat2(dfd, from, dfd, to, RENAME_NOREPLACE) == 0)
-		return 0;
-	if (errno != EINVAL && errno != ENOSYS)
-		return -1;
-	/* File systems without RENAME_NOREPLACE: link() refuses to replace. */
-	if (linkat(dfd, from, dfd, to, 0) < 0)
-		return -1;
-	(void)unlinkat(dfd, from, 0);
 	return 0;
 }
 
@@ -419,7 +405,7 @@ static int undo(struct adapter_txn *t)
 				o->placed = 0;
 		}
 		if (o->aside) {
-			if (undo_fails() || rename_noreplace(o->dfd, o->bak, o->name) < 0)
+			if (undo_fails() || sw_os_rename_noreplace(o->dfd, o->bak, o->name) < 0)
 				bad = 1;
 			else
 				o->aside = 0;
@@ -476,7 +462,7 @@ int adapter_txn_apply(struct adapter_txn *t, enum adapter_txn_outcome *outcome,
 			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 			goto fail;
 		}
-		if (step_fails(&step) || rename_noreplace(o->dfd, o->name, o->bak) < 0) {
+		if (step_fails(&step) || sw_os_rename_noreplace(o->dfd, o->name, o->bak) < 0) {
 			rc = sw_error_sys(err, errno, "cannot move '%s' aside", o->path);
 			goto fail;
 		}
@@ -487,7 +473,7 @@ int adapter_txn_apply(struct adapter_txn *t, enum adapter_txn_outcome *outcome,
 
 		if (o->kind != OP_WRITE)
 			continue;
-		if (step_fails(&step) || rename_noreplace(o->dfd, o->tmp, o->name) < 0) {
+		if (step_fails(&step) || sw_os_rename_noreplace(o->dfd, o->tmp, o->name) < 0) {
 			rc = sw_error_sys(err, errno, "cannot install '%s'", o->path);
 			goto fail;
 		}
@@ -503,7 +489,7 @@ int adapter_txn_apply(struct adapter_txn *t, enum adapter_txn_outcome *outcome,
 				"transaction committed but backup '%s' could not be removed",
 				o->bak_path);
 		if (o->kind != OP_VERIFY && o->dfd >= 0)
-			(void)fsync(o->dfd);
+			(void)sw_os_fsync_dir(o->dfd);
 	}
 	return 0;
 fail:

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "io/util/buf.h"
+#include "io/util/mem.h"
 
 #define BAD ((size_t)-1)
 
@@ -286,7 +287,7 @@ int sw_json_edit_add(char **out, size_t *out_len, const char *text, size_t len,
 	struct object o = { 0 };
 	json_t *kv = json_string(key);
 	char *key_json = kv ? json_dumps(kv, JSON_ENCODE_ANY) : NULL;
-	const char *eol = memmem(text, len, "\r\n", 2) ? "\r\n" : "\n";
+	const char *eol = sw_memmem(text, len, "\r\n", 2) ? "\r\n" : "\n";
 	size_t base = 0, base_len = 0;
 	int rc;
 
@@ -305,7 +306,7 @@ int sw_json_edit_add(char **out, size_t *out_len, const char *text, size_t len,
 		size_t gap_len = first->key_start - (o.open + 1);
 		const char *colon = text + first->key_end;
 		size_t colon_len = first->value_start - first->key_end;
-		bool lines = (nl = memrchr(gap, '\n', gap_len)) != NULL;
+		bool lines = (nl = sw_memrchr(gap, '\n', gap_len)) != NULL;
 		struct layout l = { "", "  ", eol, 0, 2 };
 
 		if (lines) {

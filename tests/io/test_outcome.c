@@ -12,7 +12,11 @@
 
 /* The request structs hold mutable char * (they are filled by the decoder);
  * the tests point them at literals and never write through them. */
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wincompatible-pointer-types-discards-qualifiers"
+#else
 #pragma GCC diagnostic ignored "-Wdiscarded-qualifiers"
+#endif
 
 #define AID "5b1e8c1e-2f7d-4f57-9a43-1f6f0d7b9a10"
 

@@ -482,7 +482,7 @@ Test(io_source, every_classification_code_has_a_wire_spelling)
 	cr_expect_str_eq(source_class_wire[SOURCE_CLASS_INVALID_CHANGE_BODY],
 			 "invalid_change_body");
 	for (int i = SOURCE_CLASS_NONE + 1; i < SOURCE_CLASS__COUNT; i++)
-		cr_expect_eq(source_class_from_wire(source_class_wire[i]), i);
+		cr_expect_eq((int)source_class_from_wire(source_class_wire[i]), i);
 	cr_expect_eq(source_class_from_wire("nope"), SOURCE_CLASS_NONE);
 }
 
