@@ -60,8 +60,9 @@ def rooms_table(lang):
     rows = {}
     for line in read("docs", lang, "architecture.md").splitlines():
         m = re.match(r"\| `(io/[a-z]+)/` \|(.*)\|\s*$", line)
-        if m:
-            rows[m.group(1)] = re.findall(r"`([a-z_0-9]+\.c)`", m.group(2))
+        names = re.findall(r"`([a-z_0-9]+\.c)`", m.group(2)) if m else []
+        if names:
+            rows[m.group(1)] = names
     return rows
 
 
