@@ -261,12 +261,12 @@ int adapter_mcp_plan_install(struct adapter_report *rep, struct adapter_txn *txn
 		int erc;
 
 		if (!servers_added)
-			erc = sw_json_edit_add(&text, &len, cfg.bytes, cfg.len, path, 1, SERVER_NAME,
+			erc = sw_json_edit_add(&text, &len, cfg.bytes, cfg.len, SW_JSON_STRICT, path, 1, SERVER_NAME,
 					       entry, &e);
 		else if ((wrapped = json_pack("{sO}", SERVER_NAME, entry)) == NULL)
 			erc = sw_error_set(&e, SW_ENOMEM, "out of memory");
 		else
-			erc = sw_json_edit_add(&text, &len, cfg.bytes, cfg.len, path, 0, m->key,
+			erc = sw_json_edit_add(&text, &len, cfg.bytes, cfg.len, SW_JSON_STRICT, path, 0, m->key,
 					       wrapped, &e);
 		json_decref(wrapped);
 		if (erc == SW_ENOMEM) {
@@ -362,7 +362,7 @@ int adapter_mcp_plan_uninstall(struct adapter_report *rep, struct adapter_txn *t
 	{
 		const char *path[1] = { m->key };
 		struct sw_error e = SW_ERROR_INIT;
-		int erc = sw_json_edit_remove(&text, &len, cfg.bytes, cfg.len, path, 1, SERVER_NAME, &e);
+		int erc = sw_json_edit_remove(&text, &len, cfg.bytes, cfg.len, SW_JSON_STRICT, path, 1, SERVER_NAME, &e);
 
 		if (erc == SW_ENOMEM) {
 			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
