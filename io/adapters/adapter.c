@@ -72,22 +72,22 @@ static const struct mcp_reg qwen_mcp[] = {
 	{ ".qwen/settings.json",     { NULL },                                                  MCP_JSONC, "mcpServers", MCP_PLAIN,           "mcp-server.json",     NO_LEGACY,                                            NULL },
 	{ NULL } };
 
-/* Where each row comes from (struct host_source): the host and version
- * its paths were checked on, its documentation, and the decisions taken
- * against the documentation.  A version is one `make host-check` runs
- * (tests/hosts/package.json); "documentation" marks a host with no
- * command-line build to run. */
+/* Where each row comes from (struct host_source): the host's program and
+ * the version its paths were checked on, its documentation, and the
+ * decisions taken against the documentation.  The programs pinned in
+ * tests/hosts/package.json are checked by `make host-check`;
+ * "documentation" marks a host with no program to run. */
 static const struct host_source claude_src = { "Claude Code", "2.1.332",
 	{ "https://code.claude.com/docs/en/skills", "https://code.claude.com/docs/en/mcp" }, NULL };
 static const struct host_source codex_src = { "Codex CLI", "0.171.0",
 	{ "https://developers.openai.com/codex/skills", "https://developers.openai.com/codex/mcp",
 	  "https://developers.openai.com/codex/config-reference" },
 	"Skills stay in .codex/skills, which Codex 0.171.0 reads (`codex debug prompt-input` lists it as a skill root) "
-	"although its skills page names only .agents/skills. OpenCode, Kilo, Pi, Qwen Code and the Copilot CLI read "
-	".agents/skills too: each keeps one skill of a name, so Codex's copy, whose invocation policy only Codex reads, "
-	"would stand in for their own, and Codex lists a skill found in both folders twice. "
+	"although its skills page names only .agents/skills. OpenCode, Kilo and the Copilot CLI read .agents/skills too, "
+	"and Pi and Qwen Code document it; the first three keep one skill of a name, so Codex's copy, whose invocation "
+	"policy only Codex reads, would stand in for their own, and Codex lists a skill found in both folders twice. "
 	"`make host-check` fails on a Codex that stops reading .codex/skills." };
-static const struct host_source copilot_src = { "GitHub Copilot (VS Code, Copilot CLI)", "Copilot CLI 1.0.102",
+static const struct host_source copilot_src = { "Copilot CLI", "1.0.102",
 	{ "https://code.visualstudio.com/docs/copilot/customization/custom-agents",
 	  "https://code.visualstudio.com/docs/copilot/reference/mcp-configuration",
 	  "https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers" },
@@ -96,7 +96,7 @@ static const struct host_source copilot_src = { "GitHub Copilot (VS Code, Copilo
 	"repository has no .mcp.json (`copilot mcp list`)." };
 static const struct host_source cursor_src = { "Cursor", "documentation",
 	{ "https://cursor.com/docs/context/skills", "https://cursor.com/docs/context/mcp" }, NULL };
-static const struct host_source kilo_src = { "Kilo Code", "Kilo CLI 7.7.7",
+static const struct host_source kilo_src = { "Kilo CLI", "7.7.7",
 	{ "https://kilo.ai/docs/cli", "https://kilo.ai/docs/automate/mcp/using-in-kilo-code" },
 	"Commands hold their text: Kilo documents no @file include. The MCP entry moved from .kilocode/mcp.json, "
 	"which Kilo lists as legacy, to .kilo/kilo.jsonc, or to kilo.jsonc or kilo.json when the project has one." };
