@@ -197,7 +197,7 @@ int adapter_host_walk(size_t i, const char *surface, const struct adapter_text *
 /* The files slipway's own install wrote for each host, as its ownership
  * manifests say (one group per host with a readable manifest, the host id
  * its owner): every claimed path with the sha256 it was written with, plus
- * the manifest, the .adapter-generated sentinel and the MCP record in
+ * the manifest, the .adapter-generated sentinel and the MCP records in
  * `<ownership root>/slipway/`.  A claim outside the host's own folders is
  * ignored, and so is a manifest that cannot be read: what it claims is then
  * reported like any other file.  Reads only the manifests.  *out is zeroed
