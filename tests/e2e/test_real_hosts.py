@@ -21,6 +21,7 @@ ship no program on the npm registry, and Pi's lists nothing offline: a skip
 each.  Every host runs in a home directory of its own, so nothing of the
 person's configuration is read or written."""
 
+import atexit
 import json
 import os
 import platform
@@ -89,6 +90,7 @@ class Sandbox:
 
     def __init__(self):
         self.home = tempfile.mkdtemp(prefix="slipway-host-home-")
+        atexit.register(shutil.rmtree, self.home, True)
         bindir = os.path.join(self.home, "bin")
         os.makedirs(bindir)
         os.symlink(BIN, os.path.join(bindir, "slipway"))
