@@ -299,7 +299,7 @@ unit: $(TEST_BINS)
 # prints its one line when it ends.
 E2E_IN_TREE = $(addprefix tests/e2e/,test_build_checks.py test_layers.py test_manpages.py \
 	test_next_schema.py test_package.py test_record_check.py test_release.py test_source_schema.py)
-E2E_LONG = $(addprefix tests/e2e/,test_journal_fields.py test_wire_system_edges.py \
+E2E_LONG = $(addprefix tests/e2e/,test_real_hosts.py test_journal_fields.py test_wire_system_edges.py \
 	test_host_texts.py test_adapters.py test_issue_path.py)
 E2E_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 

@@ -13,8 +13,8 @@ static int print_hosts(const struct adapter_host_status *st)
 		printf("%-10s %-9s %-14s %-14s %zu/%d\n", st[i].id, st[i].detected ? "yes" : "no",
 		       st[i].installed ? "yes" : "no", st[i].needs_refresh ? "needed" : "-",
 		       st[i].ncaps, ADAPTER_NCAPS);
-		if (st[i].mcp_config)
-			printf("  mcp: slipway mcp is registered in %s\n", st[i].mcp_config);
+		for (size_t k = 0; k < ADAPTER_NMCP && st[i].mcp_config[k]; k++)
+			printf("  mcp: slipway mcp is registered in %s\n", st[i].mcp_config[k]);
 		if (st[i].warning)
 			printf("  warning: %s\n", st[i].warning);
 	}

@@ -28,6 +28,7 @@
 
 #define ADAPTER_NHOSTS 10
 #define ADAPTER_NCAPS 7
+#define ADAPTER_NMCP 2		/* the most project MCP configurations one host has */
 
 /* Capability names, in their canonical order.  The hosts are rows of the
  * host table in io/adapters/adapter.c, their differences columns of it. */
@@ -88,8 +89,9 @@ struct adapter_host_status {
 	int detected, installed, needs_refresh;
 	const char *caps[ADAPTER_NCAPS];	/* healthy capabilities, static */
 	size_t ncaps;
-	const char *mcp_config;		/* static: where slipway mcp is registered, or NULL */
+	const char *mcp_config[ADAPTER_NMCP];	/* static: where slipway mcp is registered, NULL-padded */
 	int mcp_changed;		/* registered once, the entry is not ours any more */
+	int mcp_outdated;		/* ours as an earlier slipway wrote it (install --refresh) */
 	char *warning;			/* sw_malloc'd or NULL */
 };
 
@@ -150,15 +152,24 @@ int adapter_doctor_local(struct adapter_checks *c, const char *root,
 /* One row of the host table: `id`, the ownership root (which holds
  * `slipway/ownership-manifest.json`), the directories whose presence
  * selects the host when --tool is not given (`detect`, `ndetect` of them),
- * whether the user picks the surface (--surface), and the project MCP
- * configuration install --mcp edits (NULL: none).  Strings are static. */
+ * whether the user picks the surface (--surface), the project MCP
+ * configurations install --mcp edits (`nmcp` of them), and where the row
+ * comes from: the host (`product`) and the version checked, the
+ * documentation pages (`ndocs`) and a decision taken against them (`note`,
+ * or NULL).  Strings are static. */
 struct adapter_host_doc {
 	const char *id;
 	const char *owner;
 	const char *const *detect;
 	size_t ndetect;
 	int chooses_surface;
-	const char *mcp_config;
+	const char *mcp_config[ADAPTER_NMCP];
+	size_t nmcp;
+	const char *product;
+	const char *checked;
+	const char *const *docs;
+	size_t ndocs;
+	const char *note;
 };
 
 /* Fills *out with host `i` in registry order; -1 when i >= ADAPTER_NHOSTS. */
@@ -186,7 +197,7 @@ int adapter_host_walk(size_t i, const char *surface, const struct adapter_text *
 /* The files slipway's own install wrote for each host, as its ownership
  * manifests say (one group per host with a readable manifest, the host id
  * its owner): every claimed path with the sha256 it was written with, plus
- * the manifest, the .adapter-generated sentinel and the MCP record in
+ * the manifest, the .adapter-generated sentinel and the MCP records in
  * `<ownership root>/slipway/`.  A claim outside the host's own folders is
  * ignored, and so is a manifest that cannot be read: what it claims is then
  * reported like any other file.  Reads only the manifests.  *out is zeroed

@@ -17,7 +17,13 @@ int adapter_host_doc(struct adapter_host_doc *out, size_t i)
 	while (out->ndetect < 5 && adapter__hosts[i].detect[out->ndetect])
 		out->ndetect++;
 	out->chooses_surface = adapter__hosts[i].choice == CHOSEN_SURFACE;
-	out->mcp_config = adapter_mcp_config(adapter__hosts[i].id);
+	out->nmcp = adapter_mcp_configs(adapter__hosts[i].id, out->mcp_config, NULL);
+	out->product = adapter__hosts[i].source->product;
+	out->checked = adapter__hosts[i].source->checked;
+	out->docs = adapter__hosts[i].source->docs;
+	while (out->ndocs < 4 && out->docs[out->ndocs])
+		out->ndocs++;
+	out->note = adapter__hosts[i].source->note;
 	return 0;
 }
 
@@ -43,22 +49,23 @@ int adapter_host_walk(size_t i, const char *surface, const struct adapter_text *
 		fn(ADAPTER_PATH_GENERATED, g.v[k].rel, g.v[k].cap, payload);
 	adapter__gen_release(&g);
 	{
-		static const struct { enum adapter_path_role role; const char *name; } own[] = {
-			{ ADAPTER_PATH_MANIFEST, MANIFEST_NAME },
-			{ ADAPTER_PATH_SENTINEL, SENTINEL_NAME },
-			{ ADAPTER_PATH_MCP_RECORD, ADAPTER_MCP_RECORD },
-		};
+		const char *configs[ADAPTER_MCP_MAX], *records[ADAPTER_MCP_MAX];
+		size_t n = adapter_mcp_configs(h->id, configs, records);
+		const char *own[2 + ADAPTER_MCP_MAX] = { MANIFEST_NAME, SENTINEL_NAME };
+		enum adapter_path_role role[2 + ADAPTER_MCP_MAX] = { ADAPTER_PATH_MANIFEST, ADAPTER_PATH_SENTINEL };
 
-		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++) {
-			if (own[k].role == ADAPTER_PATH_MCP_RECORD && adapter_mcp_config(h->id) == NULL)
-				continue;
-			if ((rel = adapter__owner_rel(h, own[k].name)) == NULL)
+		for (size_t k = 0; k < n; k++) {
+			own[2 + k] = records[k];
+			role[2 + k] = ADAPTER_PATH_MCP_RECORD;
+		}
+		for (size_t k = 0; k < 2 + n; k++) {
+			if ((rel = adapter__owner_rel(h, own[k])) == NULL)
 				return sw_error_set(err, SW_ENOMEM, "out of memory");
-			fn(own[k].role, rel, NULL, payload);
+			fn(role[k], rel, NULL, payload);
 			sw_free(rel);
 		}
+		for (size_t k = 0; k < n; k++)
+			fn(ADAPTER_PATH_MCP_CONFIG, configs[k], NULL, payload);
 	}
-	if (adapter_mcp_config(h->id))
-		fn(ADAPTER_PATH_MCP_CONFIG, adapter_mcp_config(h->id), NULL, payload);
 	return 0;
 }

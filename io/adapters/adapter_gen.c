@@ -56,15 +56,21 @@ static char *quote(const char *s)
 	return out;
 }
 
+static void files_release(struct gen_file *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		sw_free(v[i].rel);
+		sw_free(v[i].data);
+	}
+	sw_free(v);
+}
+
 void adapter__gen_release(struct gen_set *g)
 {
-	for (size_t i = 0; i < g->n; i++) {
-		sw_free(g->v[i].rel);
-		sw_free(g->v[i].data);
-	}
-	sw_free(g->v);
-	g->v = NULL;
-	g->n = 0;
+	files_release(g->v, g->n);
+	files_release(g->old, g->nold);
+	g->v = g->old = NULL;
+	g->n = g->nold = 0;
 }
 
 /* Appends a file; takes ownership of `rel` and `data` (both freed on
@@ -153,59 +159,48 @@ static char *description(const char *front, size_t flen)
 	return NULL;
 }
 
-static const char *surface_dir(enum surface s)
-{
-	switch (s) {
-	case SURF_KILO: return ".kilocode/slipway/capabilities";
-	case SURF_KIRO_IDE:
-	case SURF_KIRO_CLI: return ".kiro/slipway/capabilities";
-	case SURF_OPENCODE: return ".opencode/slipway/capabilities";
-	case SURF_WINDSURF: return ".windsurf/slipway/capabilities";
-	case SURF_COPILOT: return ".github/agents";
-	case SURF_NONE:
-	case SURF_SKILL: return NULL;
-	}
-	return NULL;
-}
+/* How the file a user invokes carries the capability's text. */
+enum launcher {
+	L_SKILL = 0,		/* SKILL.md in the skills folder (not in the table below) */
+	L_AGENT,		/* a custom agent holding the text */
+	L_COMMAND_TEXT,		/* frontmatter, then the text */
+	L_COMMAND_TEXT_OR_NAME,	/* the text when the file stays within the host's limit, else
+				 * a sentence naming the text's file */
+	L_COMMAND_AT,		/* frontmatter, then @FILE (the host includes it) */
+	L_KIRO_STEERING,	/* #[[file:FILE]] */
+	L_KIRO_AGENT,		/* an agent whose prompt is file://FILE, with includeMcpJson */
+	L_KIRO_AGENT_V1		/* the same without includeMcpJson */
+};
 
-/* The launcher a host's user invokes for capability `cap`. */
-static int add_launcher(struct gen_set *g, enum surface s, const char *cap,
-			const char *desc_q, const char *desc_raw,
-			struct sw_error *err)
-{
-	char *rel = NULL, *data = NULL;
+/* Where the files of each surface but SURF_SKILL go (a capability C):
+ * the launcher the user invokes, its frontmatter (%s: the description),
+ * the folder of the texts a launcher names (C.md), the folder holding
+ * references/, the host's limit in characters for a launcher holding its
+ * text (0: none), and the layout it replaced. */
+static const struct surface_row {
+	const char *launcher;
+	enum launcher kind;
+	const char *front;
+	const char *texts;
+	const char *refs;
+	size_t max_chars;
+	enum surface old;
+} surfaces[] = {
+/*	  surface               launcher                       kind                     frontmatter                                   texts                             references                        limit  replaced */
+	[SURF_COPILOT]     = { ".github/agents/%s.agent.md", L_AGENT,                 NULL,                                        NULL,                             ".github/copilot/slipway",        0,     SURF_COPILOT_V1 },
+	[SURF_COPILOT_V1]  = { ".github/agents/%s.agent.md", L_AGENT,                 NULL,                                        NULL,                             ".github/agents",                 0,     SURF_NONE },
+	[SURF_KILO]        = { ".kilo/commands/%s.md",       L_COMMAND_TEXT,          "---\ndescription: %s\nsubtask: false\n---\n\n", NULL,                          ".kilocode/slipway/capabilities", 0,     SURF_KILO_V1 },
+	[SURF_KILO_V1]     = { ".kilo/commands/%s.md",       L_COMMAND_AT,            "---\ndescription: %s\nsubtask: false\n---\n\n", ".kilocode/slipway/capabilities", ".kilocode/slipway/capabilities", 0,     SURF_NONE },
+	[SURF_KIRO_IDE]    = { ".kiro/steering/%s.md",       L_KIRO_STEERING,         NULL,                                        ".kiro/slipway/capabilities",     ".kiro/slipway/capabilities",     0,     SURF_NONE },
+	[SURF_KIRO_CLI]    = { ".kiro/agents/%s.json",       L_KIRO_AGENT,            NULL,                                        ".kiro/slipway/capabilities",     ".kiro/slipway/capabilities",     0,     SURF_KIRO_CLI_V1 },
+	[SURF_KIRO_CLI_V1] = { ".kiro/agents/%s.json",       L_KIRO_AGENT_V1,         NULL,                                        ".kiro/slipway/capabilities",     ".kiro/slipway/capabilities",     0,     SURF_NONE },
+	[SURF_OPENCODE]    = { ".opencode/commands/%s.md",   L_COMMAND_AT,            "---\ndescription: %s\n---\n\n",             ".opencode/slipway/capabilities", ".opencode/slipway/capabilities", 0,     SURF_NONE },
+	[SURF_WINDSURF]    = { ".windsurf/workflows/%s.md",  L_COMMAND_TEXT_OR_NAME,  "---\ndescription: %s\n---\n\n",             ".windsurf/slipway/capabilities", ".windsurf/slipway/capabilities", 12000, SURF_WINDSURF_V1 },
+	[SURF_WINDSURF_V1] = { ".windsurf/workflows/%s.md",  L_COMMAND_AT,            "---\ndescription: %s\n---\n\n",             ".windsurf/slipway/capabilities", ".windsurf/slipway/capabilities", 0,     SURF_NONE },
+	[SURF_NONE] = { NULL }, [SURF_SKILL] = { NULL },
+};
 
-	switch (s) {
-	case SURF_KILO:
-		rel = sw_asprintf(".kilo/commands/%s.md", cap);
-		data = sw_asprintf("---\ndescription: %s\nsubtask: false\n---\n\n@.kilocode/slipway/capabilities/%s.md\n", desc_q, cap);
-		break;
-	case SURF_KIRO_IDE:
-		rel = sw_asprintf(".kiro/steering/%s.md", cap);
-		data = sw_asprintf("---\ninclusion: manual\n---\n\n#[[file:.kiro/slipway/capabilities/%s.md]]\n", cap);
-		break;
-	case SURF_KIRO_CLI: {
-		json_t *d = json_string(desc_raw);
-		char *dj = d ? sw_json_dump(d) : NULL;
-
-		json_decref(d);
-		rel = sw_asprintf(".kiro/agents/%s.json", cap);
-		data = dj ? sw_asprintf("{\n  \"name\": \"%s\",\n  \"description\": %s,\n  \"prompt\": \"file://../slipway/capabilities/%s.md\",\n  \"tools\": [\n    \"*\"\n  ]\n}\n", cap, dj, cap) : NULL;
-		sw_free(dj);
-		break;
-	}
-	case SURF_OPENCODE:
-	case SURF_WINDSURF:
-		rel = sw_asprintf(s == SURF_OPENCODE ? ".opencode/commands/%s.md" : ".windsurf/workflows/%s.md", cap);
-		data = sw_asprintf("---\ndescription: %s\n---\n\n@%s/%s.md\n", desc_q, surface_dir(s), cap);
-		break;
-	case SURF_NONE:
-	case SURF_SKILL:
-	case SURF_COPILOT:
-		return sw_error_set(err, SW_EINVAL, "no launcher for this surface");
-	}
-	return gen_add(g, rel, data, data ? strlen(data) : 0, cap, 1, 0, err);
-}
+_Static_assert(sizeof(surfaces) / sizeof(surfaces[0]) == SURF_WINDSURF_V1 + 1, "a surface without its row");
 
 #define REF_MENTION "`references/"
 
@@ -247,10 +242,80 @@ static char *link_references(char *text, size_t *len, const char *dir)
 	return out;
 }
 
-/* The folder, from the repository root, holding capability `cap`'s file. */
+/* The folder, from the repository root, holding capability `cap`'s
+ * references/. */
 static char *cap_dir(const struct host *h, enum surface s, const char *cap)
 {
-	return s == SURF_SKILL ? sw_asprintf("%s/%s", h->skills, cap) : sw_strdup(surface_dir(s));
+	return s == SURF_SKILL ? sw_asprintf("%s/%s", h->skills, cap) : sw_strdup(surfaces[s].refs);
+}
+
+/* Characters (UTF-8 code points) of `s`. */
+static size_t chars(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return n;
+}
+
+/* The launcher of `cap` and, when it names or includes it, the file of
+ * its text.  `text` (len bytes, references linked) is borrowed. */
+static int add_launcher(struct gen_set *g, enum surface s, const char *cap, const char *desc_q,
+			const char *desc_raw, const char *text, size_t len, struct sw_error *err)
+{
+	const struct surface_row *r = &surfaces[s];
+	char *rel = sw_asprintf(r->launcher, cap), *front = NULL, *data = NULL;
+	int own_file = 0, rc;
+
+	const char *inline_text = text + strspn(text, "\n");	/* the frontmatter ends with a blank line */
+
+	if (r->front && (front = sw_asprintf(r->front, desc_q)) == NULL) {
+		sw_free(rel);
+		return sw_error_set(err, SW_ENOMEM, "out of memory");
+	}
+	switch (r->kind) {
+	case L_COMMAND_TEXT_OR_NAME:
+		data = sw_asprintf("%s%s", front, inline_text);
+		if (data && r->max_chars && chars(data, strlen(data)) > r->max_chars) {
+			/* Past the host's limit: the file's place, in words. */
+			sw_free(data);
+			data = sw_asprintf("%sThis workflow's text is too long for a workflow file. Read the file "
+					   "`%s/%s.md` and follow it as this workflow's text.\n", front, r->texts, cap);
+			own_file = 1;
+		}
+		break;
+	case L_COMMAND_TEXT:
+		data = sw_asprintf("%s%s", front, inline_text);
+		break;
+	case L_COMMAND_AT:
+		data = sw_asprintf("%s@%s/%s.md\n", front, r->texts, cap);
+		own_file = 1;
+		break;
+	case L_KIRO_STEERING:
+		data = sw_asprintf("---\ninclusion: manual\n---\n\n#[[file:%s/%s.md]]\n", r->texts, cap);
+		own_file = 1;
+		break;
+	case L_KIRO_AGENT:
+	case L_KIRO_AGENT_V1: {
+		json_t *d = json_string(desc_raw);
+		char *dj = d ? sw_json_dump(d) : NULL;
+
+		json_decref(d);
+		data = dj ? sw_asprintf("{\n  \"name\": \"%s\",\n  \"description\": %s,\n  \"prompt\": \"file://../slipway/capabilities/%s.md\",\n  \"tools\": [\n    \"*\"\n  ]%s\n}\n",
+					cap, dj, cap, r->kind == L_KIRO_AGENT ? ",\n  \"includeMcpJson\": true" : "") : NULL;
+		sw_free(dj);
+		own_file = 1;
+		break;
+	}
+	case L_SKILL:
+	case L_AGENT:
+		break;
+	}
+	sw_free(front);
+	if ((rc = gen_add(g, rel, data, data ? strlen(data) : 0, cap, 1, 0, err)) < 0 || !own_file)
+		return rc;
+	return gen_add(g, sw_asprintf("%s/%s.md", r->texts, cap), sw_strndup(text, len), len, cap, 0, 0, err);
 }
 
 /* Adds the reference texts: on a skill surface a copy in the references/
@@ -286,18 +351,16 @@ static int add_references(struct gen_set *g, const struct host *h, enum surface 
 	return rc;
 }
 
-/* Every file this build generates for `h` with surface `s`, in generation
- * order (support files of a capability follow its launcher). */
-int adapter__generate(struct gen_set *g, const struct host *h, enum surface s,
-		      const struct adapter_text *texts, struct sw_error *err)
+/* Every file of surface `s`, in generation order (support files of a
+ * capability follow its launcher). */
+static int generate(struct gen_set *g, const struct host *h, enum surface s,
+		    const struct adapter_text *texts, struct sw_error *err)
 {
 	const struct adapter_text *common = text_find(texts, "_common.md");
 	char *desc = NULL, *desc_q = NULL, *data = NULL, *dir = NULL;
 	size_t len;
 	int rc = 0;
 
-	g->v = NULL;
-	g->n = 0;
 	if (s == SURF_NONE)
 		return 0;
 	if (common == NULL)
@@ -306,7 +369,7 @@ int adapter__generate(struct gen_set *g, const struct host *h, enum surface s,
 		const char *cap = adapter_capabilities[i], *front, *body;
 		char name[64];
 		const struct adapter_text *t;
-		size_t flen;
+		size_t flen, blen;
 
 		snprintf(name, sizeof(name), "%s.md", cap);
 		if ((t = text_find(texts, name)) == NULL ||
@@ -319,8 +382,8 @@ int adapter__generate(struct gen_set *g, const struct host *h, enum surface s,
 			rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 			goto out;
 		}
-		switch (s) {
-		case SURF_SKILL:
+		blen = t->len - (size_t)(body - t->bytes);
+		if (s == SURF_SKILL) {
 			data = join3(t->bytes, t->len, "\n", 1, common->bytes, common->len, &len);
 			data = link_references(data, &len, dir);
 			if ((rc = gen_add(g, sw_asprintf("%s/%s/SKILL.md", h->skills, cap),
@@ -330,46 +393,26 @@ int adapter__generate(struct gen_set *g, const struct host *h, enum surface s,
 			    (rc = gen_add(g, sw_asprintf("%s/%s/agents/openai.yaml", h->skills, cap),
 					  sw_strdup(AGENT_POLICY_YAML), strlen(AGENT_POLICY_YAML), cap, 0, 1, err)) < 0)
 				goto out;
-			break;
-		case SURF_COPILOT: {
+		} else if (surfaces[s].kind == L_AGENT) {
 			char *head = sw_asprintf("---\nname: %s\ndescription: %s\ndisable-model-invocation: true\n---\n\n", cap, desc_q);
-			size_t blen = t->len - (size_t)(body - t->bytes);
+			char *tmp = head ? join3(head, strlen(head), body, blen, "\n", 1, &len) : NULL;
 
-			if (head == NULL) {
+			data = tmp ? join3(tmp, len, common->bytes, common->len, "", 0, &len) : NULL;
+			sw_free(tmp);
+			sw_free(head);
+			data = link_references(data, &len, dir);
+			if ((rc = gen_add(g, sw_asprintf(surfaces[s].launcher, cap), data, len, cap, 1, 0, err)) < 0)
+				goto out;
+		} else {
+			data = join3(body, blen, "\n", 1, common->bytes, common->len, &len);
+			if ((data = link_references(data, &len, dir)) == NULL) {
 				rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 				goto out;
 			}
-			{
-				char *tmp = join3(head, strlen(head), body, blen, "\n", 1, &len);
-
-				data = tmp ? join3(tmp, len, common->bytes, common->len, "", 0, &len) : NULL;
-				sw_free(tmp);
-			}
-			sw_free(head);
-			data = link_references(data, &len, dir);
-			if ((rc = gen_add(g, sw_asprintf(".github/agents/%s.agent.md", cap),
-					  data, len, cap, 1, 0, err)) < 0)
+			rc = add_launcher(g, s, cap, desc_q, desc, data, len, err);
+			sw_free(data);
+			if (rc < 0)
 				goto out;
-			break;
-		}
-		case SURF_KILO:
-		case SURF_KIRO_IDE:
-		case SURF_KIRO_CLI:
-		case SURF_OPENCODE:
-		case SURF_WINDSURF: {
-			size_t blen = t->len - (size_t)(body - t->bytes);
-
-			if ((rc = add_launcher(g, s, cap, desc_q, desc, err)) < 0)
-				goto out;
-			data = join3(body, blen, "\n", 1, common->bytes, common->len, &len);
-			data = link_references(data, &len, dir);
-			if ((rc = gen_add(g, sw_asprintf("%s/%s.md", surface_dir(s), cap),
-					  data, len, cap, 0, 0, err)) < 0)
-				goto out;
-			break;
-		}
-		case SURF_NONE:
-			break;
 		}
 		data = NULL;
 		sw_free(desc);
@@ -382,6 +425,26 @@ out:
 	sw_free(desc);
 	sw_free(desc_q);
 	sw_free(dir);
+	return rc;
+}
+
+/* Every file this build generates for `h` with surface `s`, and in
+ * g->old those of the layout `s` replaced. */
+int adapter__generate(struct gen_set *g, const struct host *h, enum surface s,
+		      const struct adapter_text *texts, struct sw_error *err)
+{
+	struct gen_set old = { NULL, 0, NULL, 0 };
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	if ((rc = generate(g, h, s, texts, err)) == 0 && s != SURF_NONE && s != SURF_SKILL &&
+	    surfaces[s].old != SURF_NONE && (rc = generate(&old, h, surfaces[s].old, texts, err)) == 0) {
+		g->old = old.v;
+		g->nold = old.n;
+		old.v = NULL;
+		old.n = 0;
+	}
+	adapter__gen_release(&old);
 	if (rc < 0)
 		adapter__gen_release(g);
 	return rc;
@@ -393,4 +456,49 @@ const struct gen_file *adapter__gen_find(const struct gen_set *g, const char *re
 		if (strcmp(g->v[i].rel, rel) == 0)
 			return &g->v[i];
 	return NULL;
+}
+
+const struct gen_file *adapter__gen_claimed(const struct gen_set *g, const char *rel, const char *sha)
+{
+	const struct gen_file *f = adapter__gen_find(g, rel);
+
+	if (f && strcmp(f->sha, sha) == 0)
+		return f;
+	for (size_t i = 0; i < g->nold; i++)
+		if (strcmp(g->old[i].rel, rel) == 0 && strcmp(g->old[i].sha, sha) == 0)
+			return &g->old[i];
+	return NULL;
+}
+
+int adapter__gen_moved(const struct gen_set *g, const char *rel)
+{
+	if (adapter__gen_find(g, rel))
+		return 0;
+	for (size_t i = 0; i < g->nold; i++)
+		if (strcmp(g->old[i].rel, rel) == 0)
+			return 1;
+	return 0;
+}
+
+/* The last path component. */
+static const char *base_of(const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+
+	return slash ? slash + 1 : rel;
+}
+
+const struct gen_file *adapter__gen_successor(const struct gen_set *g, const struct gen_file *old)
+{
+	const struct gen_file *launcher = NULL;
+
+	for (size_t i = 0; i < g->n; i++) {
+		if (strcmp(g->v[i].cap, old->cap) != 0)
+			continue;
+		if (strcmp(base_of(g->v[i].rel), base_of(old->rel)) == 0)
+			return &g->v[i];
+		if (g->v[i].callable && launcher == NULL)
+			launcher = &g->v[i];
+	}
+	return launcher;
 }

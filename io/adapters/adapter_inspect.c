@@ -16,6 +16,7 @@
 struct inspection {
 	int complete;
 	int modified, stale;
+	int moved;		/* claims on files of the layout this build replaced */
 	int sentinel_missing, sentinel_modified;
 	int healthy_caps[ADAPTER_NCAPS];
 };
@@ -46,11 +47,17 @@ static int inspect(struct inspection *in, const char *root, const struct host *h
 			in->complete = 0;
 	}
 	for (size_t i = 0; i < m->n; i++) {
-		const struct gen_file *f = adapter__gen_find(&g, m->files[i].path);
+		const struct gen_file *f = adapter__gen_claimed(&g, m->files[i].path, m->files[i].sha);
 		struct sw_error ignore = SW_ERROR_INIT;
 		char *abs;
 
-		if (!f || strcmp(f->sha, m->files[i].sha) != 0) {
+		if (f && !(f >= g.v && f < g.v + g.n)) {
+			/* Installed in an earlier layout: install --refresh moves it. */
+			in->moved++;
+			in->complete = 0;
+			continue;
+		}
+		if (!f) {
 			in->stale++;
 			in->modified++;
 			continue;
@@ -107,24 +114,41 @@ static enum surface manifest_surface(const struct host *h, const struct manifest
 }
 
 /* Where slipway mcp is registered for `h`, or the warning that our entry
- * changed (shown unless the host has a warning already). */
+ * changed or is an earlier slipway's (shown unless the host has a warning
+ * already). */
 static int list_mcp(struct adapter_host_status *st, const char *root, const struct host *h,
 		    struct sw_error *err)
 {
+	struct adapter_mcp_status ms[ADAPTER_MCP_MAX];
 	struct sw_error herr = SW_ERROR_INIT;
-	enum adapter_mcp_state ms;
+	const char *changed = NULL, *outdated = NULL;
+	size_t n = 0, k = 0;
 
-	if (adapter_mcp_inspect(&ms, root, h->id, h->owner, &herr) < 0) {
+	if (adapter_mcp_inspect(ms, &n, root, h->id, h->owner, &herr) < 0) {
 		if (herr.code == SW_ENOMEM)
 			return sw_error_set(err, SW_ENOMEM, "out of memory");
-		ms = ADAPTER_MCP_CHANGED;
+		n = 0;
+		st->mcp_changed = 1;
 	}
-	if (ms == ADAPTER_MCP_REGISTERED)
-		st->mcp_config = adapter_mcp_config(h->id);
-	st->mcp_changed = ms == ADAPTER_MCP_CHANGED;
-	if (st->mcp_changed && st->warning == NULL &&
+	for (size_t i = 0; i < n; i++) {
+		if (ms[i].state == ADAPTER_MCP_REGISTERED || ms[i].state == ADAPTER_MCP_OUTDATED)
+			st->mcp_config[k++] = ms[i].config;
+		if (ms[i].state == ADAPTER_MCP_CHANGED && changed == NULL)
+			changed = ms[i].config;
+		if (ms[i].state == ADAPTER_MCP_OUTDATED && outdated == NULL)
+			outdated = ms[i].config;
+	}
+	st->mcp_changed |= changed != NULL;
+	st->mcp_outdated = outdated != NULL;
+	if (outdated)
+		st->needs_refresh = 1;
+	if (st->warning == NULL && (changed || st->mcp_changed) &&
 	    (st->warning = sw_asprintf("the slipway MCP server entry in %s is missing or changed; it is kept",
-				       adapter_mcp_config(h->id))) == NULL)
+				       changed ? changed : "the host's MCP configuration")) == NULL)
+		return sw_error_set(err, SW_ENOMEM, "out of memory");
+	if (st->warning == NULL && outdated &&
+	    (st->warning = sw_asprintf("the slipway MCP server entry in %s is as an earlier slipway wrote it; "
+				       "slipway install --refresh rewrites it", outdated)) == NULL)
 		return sw_error_set(err, SW_ENOMEM, "out of memory");
 	return 0;
 }
@@ -158,7 +182,7 @@ int adapter_list(struct adapter_host_status out[ADAPTER_NHOSTS], const char *roo
 				want_warning = 1;
 				st->warning = sw_asprintf("the managed files cannot be inspected: %s", herr.msg);
 			} else {
-				st->needs_refresh = !in.complete || in.modified > 0;
+				st->needs_refresh = !in.complete || in.modified > 0 || in.moved > 0;
 				want_warning = in.stale > 0;
 				if (in.stale > 0)
 					st->warning = sw_asprintf(
@@ -280,27 +304,38 @@ done:
 	return out;
 }
 
-/* The MCP registration of an installed host, when there is one. */
+/* The MCP registrations of an installed host, when there are any. */
 static int doctor_mcp(struct adapter_checks *c, const char *root, const struct host *h,
 		      struct sw_error *err)
 {
+	struct adapter_mcp_status ms[ADAPTER_MCP_MAX];
 	struct sw_error herr = SW_ERROR_INIT;
-	enum adapter_mcp_state st;
+	size_t n = 0;
+	int rc = 0;
 
-	if (adapter_mcp_inspect(&st, root, h->id, h->owner, &herr) < 0)
+	if (adapter_mcp_inspect(ms, &n, root, h->id, h->owner, &herr) < 0)
 		return adapter_checks_add(c, "mcp_server_unreadable", "error", h->id, "MCP server", herr.msg, err);
-	switch (st) {
-	case ADAPTER_MCP_REGISTERED:
-		return add_own(c, "mcp_server_registered", "ok", h->id, "MCP server", sw_asprintf(
-			"slipway mcp is registered in %s", adapter_mcp_config(h->id)), err);
-	case ADAPTER_MCP_CHANGED:
-		return add_own(c, "mcp_server_modified", "warning", h->id, "MCP server", sw_asprintf(
-			"the slipway entry in %s is missing or changed; it is kept as yours, and "
-			"slipway install --mcp --refresh cannot replace it", adapter_mcp_config(h->id)), err);
-	case ADAPTER_MCP_NONE:
-		break;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		switch (ms[i].state) {
+		case ADAPTER_MCP_REGISTERED:
+			rc = add_own(c, "mcp_server_registered", "ok", h->id, "MCP server", sw_asprintf(
+				"slipway mcp is registered in %s", ms[i].config), err);
+			break;
+		case ADAPTER_MCP_OUTDATED:
+			rc = add_own(c, "mcp_server_refresh_required", "warning", h->id, "MCP server", sw_asprintf(
+				"slipway mcp is registered in %s as an earlier slipway wrote it; slipway install "
+				"--refresh rewrites it where the host reads it now", ms[i].config), err);
+			break;
+		case ADAPTER_MCP_CHANGED:
+			rc = add_own(c, "mcp_server_modified", "warning", h->id, "MCP server", sw_asprintf(
+				"the slipway entry in %s is missing or changed; it is kept as yours, and "
+				"slipway install --mcp --refresh cannot replace it", ms[i].config), err);
+			break;
+		case ADAPTER_MCP_NONE:
+			break;
+		}
 	}
-	return 0;
+	return rc;
 }
 
 static int doctor_host(struct adapter_checks *c, const char *root, const struct host *h,
@@ -337,6 +372,10 @@ static int doctor_host(struct adapter_checks *c, const char *root, const struct 
 		rc = add_own(c, "adapter_modified", "warning", h->id, "adapter", sw_asprintf(
 			"the generated marker %s/slipway/" SENTINEL_NAME " was edited and is kept as your file%s; inspect and delete it before slipway install --refresh to regenerate",
 			h->owner, in.modified > 1 ? " (other managed files changed or are missing too)" : ""), err);
+	else if (in.moved > 0 && in.stale == 0)
+		rc = add_own(c, "adapter_refresh_required", "warning", h->id, "adapter", sw_asprintf(
+			"%d file(s) are where an earlier slipway installed them; slipway install --refresh moves them "
+			"to where this version installs them, and keeps those you edited", in.moved), err);
 	else if (in.stale > 0)
 		rc = add_own(c, "adapter_refresh_required", "warning", h->id, "adapter", sw_asprintf(
 			"%d ownership claim(s) record bytes this version does not generate; refresh or uninstall keeps those files and drops the claims; delete them first to regenerate",

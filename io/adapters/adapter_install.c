@@ -23,7 +23,8 @@ struct file_plan {
 
 static int inspect_for_install(struct file_plan *fp, const char *root,
 			       const struct host *h, const struct gen_file *f,
-			       const struct manifest *m, struct sw_error *err)
+			       const struct manifest *m, const struct gen_set *g,
+			       struct sw_error *err)
 {
 	const struct claim *c = m->found ? adapter__claim_find(m, f->rel) : NULL;
 	int stale = 0;
@@ -32,8 +33,9 @@ static int inspect_for_install(struct file_plan *fp, const char *root,
 
 	if ((fp->abs = adapter__safe_path(root, f->rel, err)) == NULL)
 		return err->code;
-	if (c && strcmp(c->sha, f->sha) != 0) {
-		/* A recorded hash we do not generate proves nothing: keep the file. */
+	if (c && adapter__gen_claimed(g, f->rel, c->sha) == NULL) {
+		/* A recorded hash we do not generate proves nothing: keep the
+		 * file.  One of the layout this build replaced is ours. */
 		stale = 1;
 	} else if (c) {
 		if ((rc = adapter__classify(&k, fp->abs, c->sha, err)) < 0)
@@ -89,8 +91,12 @@ static int plan_install(struct adapter_report *rep, struct adapter_txn *txn,
 		}
 	} else if (kiro) {
 		if (chosen == SURF_NONE) {
+			char *others = adapter__other_hosts(h);
+
 			rc = sw_error_proto(err, TBL_ERR_INVALID_ADAPTER_SURFACE,
-					    "the first kiro install needs --surface ide or --surface cli");
+					    "the first kiro install needs --surface ide or --surface cli: add one, "
+					    "or leave kiro out with --tool %s", others ? others : "HOST,...");
+			sw_free(others);
 			goto out;
 		}
 		s = chosen;
@@ -123,7 +129,7 @@ static int plan_install(struct adapter_report *rep, struct adapter_txn *txn,
 		goto out;
 	}
 	for (size_t i = 0; i < g.n; i++) {
-		if ((rc = inspect_for_install(&fps[i], req->root, h, &g.v[i], &m, err)) < 0)
+		if ((rc = inspect_for_install(&fps[i], req->root, h, &g.v[i], &m, &g, err)) < 0)
 			goto out;
 		if (!g.v[i].callable && !fps[i].write)
 			for (size_t c = 0; c < ADAPTER_NCAPS; c++)
@@ -175,6 +181,8 @@ static int plan_install(struct adapter_report *rep, struct adapter_txn *txn,
 			memcpy(claims[nclaims++].sha, f->sha, SW_HEX_LEN);
 		}
 	}
+	if (m.found && (rc = adapter__plan_moved(rep, txn, req->root, h, &m, &g, err)) < 0)
+		goto out;
 	if (nclaims == 0) {
 		if ((rc = adapter_strs_addf_own(&rep->warnings, sw_asprintf(
 			     "%s is not installed: slipway could not safely claim any of its files, and the files kept stay yours", h->id), err)) < 0)
@@ -274,8 +282,9 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 				rc = sw_error_set(err, herr.code, "cannot plan the %s install: %s", adapter__hosts[i].id, herr.msg);
 			goto out;
 		}
-		if (req->mcp && adapter_mcp_plan_install(rep, txn, req->root, adapter__hosts[i].id,
-							 adapter__hosts[i].owner, &herr) < 0) {
+		if ((req->mcp || req->refresh) &&
+		    adapter_mcp_plan_install(rep, txn, req->root, adapter__hosts[i].id, adapter__hosts[i].owner,
+					     !req->mcp, &herr) < 0) {
 			rc = sw_error_set(err, herr.code, "cannot plan the %s MCP registration: %s",
 					  adapter__hosts[i].id, herr.msg);
 			goto out;

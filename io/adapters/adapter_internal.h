@@ -19,16 +19,22 @@
 #define SENTINEL_BYTES "generated\n"
 #define MANIFEST_MAX (256u << 10)
 
-/* How a host exposes a capability to its user. */
+/* How a host exposes a capability to its user.  A surface ending in _V1
+ * is the layout an earlier slipway wrote, generated only to recognise its
+ * files (see struct gen_set). */
 enum surface {
 	SURF_NONE = 0,		/* kiro before a surface is chosen */
 	SURF_SKILL,		/* <dir>/C/SKILL.md, whole text */
-	SURF_COPILOT,		/* .github/agents/C.agent.md */
-	SURF_KILO,		/* launcher + body */
-	SURF_KIRO_IDE,
-	SURF_KIRO_CLI,
-	SURF_OPENCODE,
-	SURF_WINDSURF
+	SURF_COPILOT,		/* .github/agents/C.agent.md, references outside that folder */
+	SURF_KILO,		/* .kilo/commands/C.md holding the text */
+	SURF_KIRO_IDE,		/* steering file including the text */
+	SURF_KIRO_CLI,		/* agent whose prompt is the text, with the MCP servers */
+	SURF_OPENCODE,		/* command including the text with @ */
+	SURF_WINDSURF,		/* workflow holding the text when it fits */
+	SURF_COPILOT_V1,	/* references in .github/agents/references/ */
+	SURF_KILO_V1,		/* command naming the text with @ */
+	SURF_KIRO_CLI_V1,	/* agent without the project's MCP servers */
+	SURF_WINDSURF_V1	/* workflow naming the text with @ */
 };
 
 /* Whether the user picks the host's surface (--surface ide|cli). */
@@ -37,6 +43,61 @@ enum surface_choice { FIXED_SURFACE = 0, CHOSEN_SURFACE };
 /* A file beside each SKILL.md that keeps the host from invoking the skill
  * on its own: Codex reads agents/openai.yaml (AGENT_POLICY_YAML). */
 enum invocation_policy { NO_POLICY_FILE = 0, OPENAI_AGENT_POLICY };
+
+/* The format of a host's MCP configuration file. */
+enum mcp_format {
+	MCP_FORMAT_NONE = 0,
+	MCP_JSON,		/* strict JSON */
+	MCP_JSONC,		/* JSON with comments and trailing commas */
+	MCP_TOML		/* the servers are tables [KEY.slipway] */
+};
+
+/* slipway's entry for the server, in the shape the host documents. */
+enum mcp_shape {
+	MCP_SHAPE_NONE = 0,
+	MCP_PLAIN,		/* {"command": "slipway", "args": ["mcp"]} */
+	MCP_TYPED,		/* {"type": "stdio", "command": "slipway", "args": ["mcp"]} */
+	MCP_PLAIN_WORKSPACE,	/* MCP_PLAIN, args ["mcp", "--root", "${workspaceFolder}"] */
+	MCP_TYPED_WORKSPACE,	/* MCP_TYPED, args ["mcp", "--root", "${workspaceFolder}"] */
+	MCP_LOCAL,		/* {"type": "local", "command": ["slipway", "mcp"]} */
+	MCP_TOML_TABLE		/* command = "slipway", args = ["mcp"] */
+};
+
+/* A configuration file with its format and servers key. */
+struct mcp_file {
+	const char *path;
+	enum mcp_format format;
+	const char *key;
+};
+
+/* One project MCP configuration a host reads and install --mcp registers
+ * slipway in (adapter_mcp.c).  The file is `config`, or the first of
+ * `alt` that exists: the host reads those too, and a second file would
+ * only split the user's servers.  An entry an earlier slipway wrote in
+ * `legacy` is moved from there.  When `shadow` exists, the host reads it
+ * instead of this file, and install says so if it has no slipway server. */
+struct mcp_reg {
+	const char *config;
+	const char *alt[3];
+	enum mcp_format format;
+	const char *key;
+	enum mcp_shape shape;
+	const char *record;	/* slipway's record of its entry, in <owner>/slipway/ */
+	struct mcp_file legacy;
+	const char *shadow;
+};
+
+#define MCP_REGS_MAX 2
+
+/* Where a host's row comes from: the host and version its paths were
+ * checked against, the pages that document them, and a decision taken
+ * against the documentation, with its reason. */
+struct host_source {
+	const char *product;
+	const char *checked;
+	const char *docs[4];
+	const char *note;
+};
 
 /* One row of the hosts table (adapter__hosts, io/adapters/adapter.c). */
 struct host {
@@ -47,6 +108,8 @@ struct host {
 	const char *detect[5];
 	enum surface_choice choice;
 	enum invocation_policy policy;
+	const struct mcp_reg *mcp;	/* MCP_REGS_MAX at most, ended by config NULL; or NULL */
+	const struct host_source *source;
 };
 
 /* The hosts, in registry order. */
@@ -63,9 +126,15 @@ struct gen_file {
 	char sha[SW_HEX_LEN];
 };
 
+/* The files of a surface, and those of the layout it replaced (`old`, the
+ * same texts in an earlier slipway's layout): a claim on one of those is
+ * slipway's while its hash is what that layout generates, so a refresh
+ * moves the file and uninstall removes it. */
 struct gen_set {
 	struct gen_file *v;
 	size_t n;
+	struct gen_file *old;
+	size_t nold;
 };
 
 struct claim {
@@ -95,6 +164,22 @@ void adapter__gen_release(struct gen_set *g);
 int adapter__generate(struct gen_set *g, const struct host *h, enum surface s,
 		      const struct adapter_text *texts, struct sw_error *err);
 const struct gen_file *adapter__gen_find(const struct gen_set *g, const char *rel);
+/* The file at `rel` whose bytes hash to `sha`: of the current layout, else
+ * of the one it replaced; NULL when neither generates it. */
+const struct gen_file *adapter__gen_claimed(const struct gen_set *g, const char *rel, const char *sha);
+/* Whether `rel` is a path of the layout replaced, and not of the current one. */
+int adapter__gen_moved(const struct gen_set *g, const char *rel);
+/* The current file that takes over from the replaced layout's `old`. */
+const struct gen_file *adapter__gen_successor(const struct gen_set *g, const struct gen_file *old);
+
+/* ---- adapter_moved.c: files of the layout an earlier slipway wrote ---- */
+
+/* Queues, for each claim of `m` on a path only the replaced layout has,
+ * the removal of a file still as slipway wrote it; an edited one is kept
+ * and named, with where its text is now.  0 or a negative code. */
+int adapter__plan_moved(struct adapter_report *rep, struct adapter_txn *txn, const char *root,
+			const struct host *h, const struct manifest *m, const struct gen_set *g,
+			struct sw_error *err);
 
 /* ---- adapter_paths.c: paths under the repository root ---- */
 
@@ -127,5 +212,8 @@ int adapter__select_hosts(int sel[ADAPTER_NHOSTS], const struct adapter_request 
 			  int default_detected, struct sw_error *err);
 char *adapter__missing_manifest_warning(const struct host *h);
 char *adapter__stale_warning(const struct host *h, const char *rel);
+/* The ids of the hosts other than `h` that need no --surface, comma-separated
+ * (sw_malloc'd; NULL when out of memory). */
+char *adapter__other_hosts(const struct host *h);
 
 #endif

@@ -235,7 +235,7 @@ int adapter__manifest_load(struct manifest *m, const char *root, const struct ho
 			}
 			m->files[m->n - 1].sha[64] = '\0';
 		}
-		if (adapter__gen_find(&g, rel) == NULL) {
+		if (adapter__gen_find(&g, rel) == NULL && !adapter__gen_moved(&g, rel)) {
 			rc = sw_error_set(err, SW_EINVAL,
 					  "ownership manifest for %s claims \"%s\", which is not a path slipway manages",
 					  h->id, rel);

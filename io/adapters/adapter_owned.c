@@ -93,9 +93,13 @@ static int installed_host(struct sw_owned_group *g, const char *root, const stru
 	}
 	sw_sha256_hex(SENTINEL_BYTES, strlen(SENTINEL_BYTES), sentinel_sha);
 	if (owned_add(g, adapter__owner_rel(h, MANIFEST_NAME), NULL) < 0 ||
-	    owned_add(g, adapter__owner_rel(h, SENTINEL_NAME), sentinel_sha) < 0 ||
-	    owned_add(g, adapter__owner_rel(h, "mcp-server.json"), NULL) < 0 ||
-	    owned_add(g, adapter__owner_rel(h, "created-folders.json"), NULL) < 0)
+	    owned_add(g, adapter__owner_rel(h, SENTINEL_NAME), sentinel_sha) < 0)
+		rc = -1;
+	/* The records of its MCP registrations (struct mcp_reg). */
+	for (const struct mcp_reg *r = h->mcp; rc == 0 && r && r->config; r++)
+		if (owned_add(g, adapter__owner_rel(h, r->record), NULL) < 0)
+			rc = -1;
+	if (rc == 0 && owned_add(g, adapter__owner_rel(h, "created-folders.json"), NULL) < 0)
 		rc = -1;
 out:
 	json_decref(doc);

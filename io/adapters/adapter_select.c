@@ -90,3 +90,17 @@ char *adapter__stale_warning(const struct host *h, const char *rel)
 			   "the file is kept and the claim dropped; delete the file and run slipway install --refresh to regenerate it",
 			   h->id, rel);
 }
+
+char *adapter__other_hosts(const struct host *h)
+{
+	char *out = sw_strdup(""), *next;
+
+	for (size_t i = 0; i < ADAPTER_NHOSTS && out; i++) {
+		if (&adapter__hosts[i] == h || adapter__hosts[i].choice == CHOSEN_SURFACE)
+			continue;
+		next = sw_asprintf("%s%s%s", out, *out ? "," : "", adapter__hosts[i].id);
+		sw_free(out);
+		out = next;
+	}
+	return out;
+}

@@ -97,7 +97,7 @@ static int plan_uninstall(struct adapter_report *rep, struct adapter_txn *txn,
 	}
 	for (size_t i = 0; i < m.n; i++) {
 		const struct claim *c = &m.files[i];
-		const struct gen_file *f = adapter__gen_find(&g, c->path);
+		const struct gen_file *f = adapter__gen_claimed(&g, c->path, c->sha);
 		size_t ci = 0;
 
 		sw_free(abs);

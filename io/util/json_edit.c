@@ -35,6 +35,71 @@ static size_t skip_ws(const char *t, size_t len, size_t i)
 	return i;
 }
 
+int sw_json_uncomment(char **out, const char *text, size_t len, struct sw_error *err)
+{
+	char *s = sw_malloc(len + 1);
+	size_t i = 0, last_comma = BAD;
+
+	*out = NULL;
+	if (s == NULL)
+		return sw_error_set(err, SW_ENOMEM, "out of memory");
+	memcpy(s, text, len);
+	s[len] = '\0';
+	while (i < len) {
+		char c = s[i];
+
+		if (c == '"') {
+			for (i++; i < len && s[i] != '"'; i++)
+				if (s[i] == '\\')
+					i++;
+			if (i >= len)
+				goto bad;
+			i++;
+			last_comma = BAD;
+		} else if (c == '/' && i + 1 < len && s[i + 1] == '/') {
+			for (; i < len && s[i] != '\n'; i++)
+				s[i] = s[i] == '\r' ? '\r' : ' ';
+		} else if (c == '/' && i + 1 < len && s[i + 1] == '*') {
+			size_t start = i;
+
+			for (i += 2; i + 1 < len && !(s[i] == '*' && s[i + 1] == '/'); i++)
+				;
+			if (i + 1 >= len)
+				goto bad;
+			for (i += 2; start < i; start++)
+				if (s[start] != '\n' && s[start] != '\r')
+					s[start] = ' ';
+		} else if (c == ',') {
+			last_comma = i++;
+		} else if (c == '}' || c == ']') {
+			if (last_comma != BAD)
+				s[last_comma] = ' ';
+			last_comma = BAD;
+			i++;
+		} else {
+			if (!ws(c))
+				last_comma = BAD;
+			i++;
+		}
+	}
+	*out = s;
+	return 0;
+bad:
+	sw_free(s);
+	return sw_error_set(err, SW_EPARSE, "a comment or a string does not end");
+}
+
+/* The text as a JSON parser reads it: `text` itself, or for JSONC a copy
+ * with the comments blanked (*owned, to be freed).  NULL with err set. */
+static const char *readable(char **owned, const char *text, size_t len, enum sw_json_syntax syntax,
+			    struct sw_error *err)
+{
+	*owned = NULL;
+	if (syntax == SW_JSON_STRICT)
+		return text;
+	return sw_json_uncomment(owned, text, len, err) < 0 ? NULL : *owned;
+}
+
 /* Past the string token at t[i] ('"'), or BAD. */
 static size_t skip_string(const char *t, size_t len, size_t i)
 {
@@ -173,14 +238,19 @@ static int locate(struct object *o, const char *t, size_t len, const char *const
  * edited text parsed, must encode alike (keys in order, every number as it
  * parsed): else SW_EPARSE.  `value` NULL removes. */
 static int check(const char *orig, size_t olen, const char *neu, size_t nlen,
-		 const char *const *path, size_t depth, const char *key, const json_t *value,
-		 struct sw_error *err)
+		 enum sw_json_syntax syntax, const char *const *path, size_t depth, const char *key,
+		 const json_t *value, struct sw_error *err)
 {
 	json_error_t jerr;
-	json_t *a = json_loadb(orig, olen, JSON_REJECT_DUPLICATES, &jerr), *b = NULL, *obj = a;
-	char *sa = NULL, *sb = NULL;
+	json_t *a = NULL, *b = NULL, *obj;
+	char *sa = NULL, *sb = NULL, *oc = NULL, *nc = NULL;
 	int rc = 0;
 
+	if ((orig = readable(&oc, orig, olen, syntax, err)) == NULL) {
+		rc = err->code;
+		goto out;
+	}
+	obj = a = json_loadb(orig, olen, JSON_REJECT_DUPLICATES, &jerr);
 	if (a == NULL) {
 		rc = sw_error_set(err, SW_EPARSE, "it cannot be read as JSON (%s)", jerr.text);
 		goto out;
@@ -203,10 +273,13 @@ static int check(const char *orig, size_t olen, const char *neu, size_t nlen,
 		rc = sw_error_set(err, SW_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((b = json_loadb(neu, nlen, JSON_REJECT_DUPLICATES, &jerr)) == NULL ||
+	if ((neu = readable(&nc, neu, nlen, syntax, err)) == NULL ||
+	    (b = json_loadb(neu, nlen, JSON_REJECT_DUPLICATES, &jerr)) == NULL ||
 	    (sb = json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY)) == NULL || strcmp(sa, sb) != 0)
 		rc = sw_error_set(err, SW_EPARSE, "its edited text would not read back exactly");
 out:
+	sw_free(oc);
+	sw_free(nc);
 	sw_free(sa);
 	sw_free(sb);
 	json_decref(a);
@@ -261,8 +334,8 @@ static void line_indent(const char *t, size_t at, size_t *start, size_t *n)
 }
 
 static int finish(char **out, size_t *out_len, struct sw_buf *b, const char *text, size_t len,
-		  const char *const *path, size_t depth, const char *key, const json_t *value,
-		  struct sw_error *err)
+		  enum sw_json_syntax syntax, const char *const *path, size_t depth, const char *key,
+		  const json_t *value, struct sw_error *err)
 {
 	size_t n = b->len;
 	char *s = sw_buf_detach(b);
@@ -270,7 +343,7 @@ static int finish(char **out, size_t *out_len, struct sw_buf *b, const char *tex
 
 	if (s == NULL)
 		return sw_error_set(err, SW_ENOMEM, "out of memory");
-	if ((rc = check(text, len, s, n, path, depth, key, value, err)) < 0) {
+	if ((rc = check(text, len, s, n, syntax, path, depth, key, value, err)) < 0) {
 		sw_free(s);
 		return rc;
 	}
@@ -279,15 +352,25 @@ static int finish(char **out, size_t *out_len, struct sw_buf *b, const char *tex
 	return 0;
 }
 
+/* 1 when text[a, b) holds a comment (differs from the readable copy). */
+static bool commented(const char *text, const char *t, size_t a, size_t b)
+{
+	return b > a && memcmp(text + a, t + a, b - a) != 0;
+}
+
 int sw_json_edit_add(char **out, size_t *out_len, const char *text, size_t len,
-		     const char *const *path, size_t depth, const char *key,
-		     const json_t *value, struct sw_error *err)
+		     enum sw_json_syntax syntax, const char *const *path, size_t depth,
+		     const char *key, const json_t *value, struct sw_error *err)
 {
 	struct sw_buf b = SW_BUF_INIT;
 	struct object o = { 0 };
 	json_t *kv = json_string(key);
-	char *key_json = kv ? json_dumps(kv, JSON_ENCODE_ANY) : NULL;
-	const char *eol = sw_memmem(text, len, "\r\n", 2) ? "\r\n" : "\n";
+	char *key_json = kv ? json_dumps(kv, JSON_ENCODE_ANY) : NULL, *owned = NULL;
+	const char *eol = sw_memmem(text, len, "
+", 2) ? "
+" : "
+";
+	const char *t;		/* the text as read: layout is taken from it */
 	size_t base = 0, base_len = 0;
 	int rc;
 
@@ -296,15 +379,20 @@ int sw_json_edit_add(char **out, size_t *out_len, const char *text, size_t len,
 	json_decref(kv);
 	if (key_json == NULL)
 		return sw_error_set(err, SW_ENOMEM, "out of memory");
-	if ((rc = check(text, len, NULL, 0, path, depth, key, value, err)) < 0 ||
-	    (rc = locate(&o, text, len, path, depth, err)) < 0)
+	if ((rc = check(text, len, NULL, 0, syntax, path, depth, key, value, err)) < 0)
 		goto out;
-	line_indent(text, o.open, &base, &base_len);
+	if ((t = readable(&owned, text, len, syntax, err)) == NULL) {
+		rc = err->code;
+		goto out;
+	}
+	if ((rc = locate(&o, t, len, path, depth, err)) < 0)
+		goto out;
+	line_indent(t, o.open, &base, &base_len);
 	if (o.n > 0) {
 		const struct member *first = &o.m[0], *last = &o.m[o.n - 1];
-		const char *gap = text + o.open + 1, *nl;
+		const char *gap = t + o.open + 1, *nl;
 		size_t gap_len = first->key_start - (o.open + 1);
-		const char *colon = text + first->key_end;
+		const char *colon = t + first->key_end;
 		size_t colon_len = first->value_start - first->key_end;
 		bool lines = (nl = sw_memrchr(gap, '\n', gap_len)) != NULL;
 		struct layout l = { "", "  ", eol, 0, 2 };
@@ -314,17 +402,19 @@ int sw_json_edit_add(char **out, size_t *out_len, const char *text, size_t len,
 			l.ind_len = (size_t)(gap + gap_len - l.ind);
 			/* One level deeper than the object's line, as the
 			 * members are. */
-			if (l.ind_len > base_len && memcmp(l.ind, text + base, base_len) == 0) {
+			if (l.ind_len > base_len && memcmp(l.ind, t + base, base_len) == 0) {
 				l.unit = l.ind + base_len;
 				l.unit_len = l.ind_len - base_len;
 			}
 		}
 		sw_buf_add(&b, text, last->value_end);
-		if (o.n > 1) {
+		if (o.n > 1 && !commented(text, t, o.m[o.n - 2].value_end, last->key_start)) {
 			const struct member *prev = &o.m[o.n - 2];
 
-			sw_buf_add(&b, text + prev->value_end, last->key_start - prev->value_end);
+			sw_buf_add(&b, t + prev->value_end, last->key_start - prev->value_end);
 		} else {
+			/* The separator a member after the first has; one with
+			 * a comment in it is not copied. */
 			sw_buf_ch(&b, ',');
 			if (lines)
 				sw_buf_str(&b, nl > gap && nl[-1] == '\r' ? "\r\n" : "\n");
@@ -338,65 +428,112 @@ int sw_json_edit_add(char **out, size_t *out_len, const char *text, size_t len,
 		sw_buf_add(&b, text + last->value_end, len - last->value_end);
 	} else {
 		struct sw_buf ind = SW_BUF_INIT;
-		const char *unit = memchr(text + base, '\t', base_len) ? "\t" : "  ";
+		const char *unit = memchr(t + base, '\t', base_len) ? "\t" : "  ";
 		struct layout l = { NULL, unit, eol, 0, strlen(unit) };
+		size_t keep = o.open + 1;
 
-		sw_buf_add(&ind, text + base, base_len);
+		/* A comment inside the empty object stays, before the member. */
+		if (commented(text, t, o.open + 1, o.close))
+			for (keep = o.close; keep > o.open + 1 && ws(text[keep - 1]); keep--)
+				;
+		sw_buf_add(&ind, t + base, base_len);
 		sw_buf_str(&ind, unit);
 		l.ind = ind.p ? ind.p : "";
 		l.ind_len = ind.len;
-		sw_buf_add(&b, text, o.open + 1);
+		sw_buf_add(&b, text, keep);
 		sw_buf_str(&b, eol);
 		sw_buf_add(&b, l.ind, l.ind_len);
 		sw_buf_str(&b, key_json);
 		sw_buf_str(&b, ": ");
 		put_value(&b, value, true, false, &l);
 		sw_buf_str(&b, eol);
-		sw_buf_add(&b, text + base, base_len);
+		sw_buf_add(&b, t + base, base_len);
 		sw_buf_add(&b, text + o.close, len - o.close);
 		if (ind.failed)
 			b.failed = 1;
 		sw_buf_release(&ind);
 	}
-	rc = finish(out, out_len, &b, text, len, path, depth, key, value, err);
+	rc = finish(out, out_len, &b, text, len, syntax, path, depth, key, value, err);
 out:
 	sw_buf_release(&b);
 	sw_free(o.m);
+	sw_free(owned);
 	sw_free(key_json);
 	return rc;
 }
 
+/* Where the comma at or after t[i] is, or BAD. */
+static size_t comma_at_or_after(const char *t, size_t len, size_t i)
+{
+	for (; i < len && t[i] != ','; i++)
+		if (!ws(t[i]))
+			return BAD;
+	return i < len ? i : BAD;
+}
+
 int sw_json_edit_remove(char **out, size_t *out_len, const char *text, size_t len,
-			const char *const *path, size_t depth, const char *key,
-			struct sw_error *err)
+			enum sw_json_syntax syntax, const char *const *path, size_t depth,
+			const char *key, struct sw_error *err)
 {
 	struct sw_buf b = SW_BUF_INIT;
 	struct object o = { 0 };
+	char *owned = NULL;
+	const char *t;
 	long k;
 	int rc;
 
 	*out = NULL;
 	*out_len = 0;
-	if ((rc = check(text, len, NULL, 0, path, depth, key, NULL, err)) < 0 ||
-	    (rc = locate(&o, text, len, path, depth, err)) < 0)
+	if ((rc = check(text, len, NULL, 0, syntax, path, depth, key, NULL, err)) < 0)
 		goto out;
-	if ((k = find(&o, text, key)) < 0) {
+	if ((t = readable(&owned, text, len, syntax, err)) == NULL) {
+		rc = err->code;
+		goto out;
+	}
+	if ((rc = locate(&o, t, len, path, depth, err)) < 0)
+		goto out;
+	if ((k = find(&o, t, key)) < 0) {
 		rc = sw_error_set(err, SW_EINVAL, "\"%s\" is not a member", key);
 		goto out;
 	}
-	if (o.n == 1) {
-		sw_buf_add(&b, text, o.open + 1);
-		sw_buf_add(&b, text + o.close, len - o.close);
-	} else if (k > 0) {
-		sw_buf_add(&b, text, o.m[k - 1].value_end);
-		sw_buf_add(&b, text + o.m[k].value_end, len - o.m[k].value_end);
-	} else {
-		sw_buf_add(&b, text, o.m[0].key_start);
-		sw_buf_add(&b, text + o.m[1].key_start, len - o.m[1].key_start);
+	{
+		const struct member *m = &o.m[k];
+		/* The bytes the exact removal takes besides the member. */
+		size_t from = o.n == 1 ? o.open + 1 : k > 0 ? o.m[k - 1].value_end : m->key_start;
+		size_t to = o.n == 1 ? o.close : k > 0 ? m->value_end : o.m[1].key_start;
+
+		if (commented(text, t, from, m->key_start) || commented(text, t, m->value_end, to)) {
+			/* Comments around the member stay: only the member and
+			 * one comma go. */
+			size_t c = k > 0 ? comma_at_or_after(t, len, o.m[k - 1].value_end)
+				   : o.n > 1 ? comma_at_or_after(t, len, m->value_end) : BAD;
+
+			if (k > 0 && c != BAD) {
+				sw_buf_add(&b, text, c);
+				sw_buf_add(&b, text + c + 1, m->key_start - (c + 1));
+				sw_buf_add(&b, text + m->value_end, len - m->value_end);
+			} else if (c != BAD) {
+				sw_buf_add(&b, text, m->key_start);
+				sw_buf_add(&b, text + c + 1, len - (c + 1));
+			} else {
+				sw_buf_add(&b, text, m->key_start);
+				sw_buf_add(&b, text + m->value_end, len - m->value_end);
+			}
+		} else if (o.n == 1) {
+			sw_buf_add(&b, text, o.open + 1);
+			sw_buf_add(&b, text + o.close, len - o.close);
+		} else if (k > 0) {
+			sw_buf_add(&b, text, o.m[k - 1].value_end);
+			sw_buf_add(&b, text + m->value_end, len - m->value_end);
+		} else {
+			sw_buf_add(&b, text, m->key_start);
+			sw_buf_add(&b, text + o.m[1].key_start, len - o.m[1].key_start);
+		}
 	}
-	rc = finish(out, out_len, &b, text, len, path, depth, key, NULL, err);
+	rc = finish(out, out_len, &b, text, len, syntax, path, depth, key, NULL, err);
 out:
 	sw_buf_release(&b);
 	sw_free(o.m);
+	sw_free(owned);
 	return rc;
 }

@@ -20,6 +20,11 @@
  * text.  So a document Jansson cannot read (not JSON, duplicate keys, an
  * integer past 64 bits, NUL in a string) is never edited.
  *
+ * With SW_JSON_WITH_COMMENTS the text may also hold what JSONC allows
+ * (the files of VS Code, OpenCode, Kilo and Qwen Code): // and block
+ * comments and a comma after the last element.  They are kept where they
+ * are; the document is read and checked as if each were spaces.
+ *
  * *out is sw_malloc'd (NUL-terminated, *out_len bytes).  Errors:
  * SW_EPARSE (not a JSON object, unreadable, or the check failed),
  * SW_EINVAL (the path is no object, the member to add is there already or
@@ -31,14 +36,27 @@
 
 struct json_t;
 
+/* What the text may hold besides JSON. */
+enum sw_json_syntax {
+	SW_JSON_STRICT = 0,
+	SW_JSON_WITH_COMMENTS		/* JSONC: comments and trailing commas */
+};
+
+/* A copy of `text` of the same length in which every comment and every
+ * comma before a closing bracket is replaced by spaces (line ends kept),
+ * so that a JSON parser reads what a JSONC reader reads and every offset
+ * still points at the same token.  *out is sw_malloc'd and NUL-terminated.
+ * SW_EPARSE for a comment or string that does not end, SW_ENOMEM. */
+int sw_json_uncomment(char **out, const char *text, size_t len, struct sw_error *err);
+
 /* Adds member `key` with `value` (borrowed) to the object at `path`. */
 int sw_json_edit_add(char **out, size_t *out_len, const char *text, size_t len,
-		     const char *const *path, size_t depth, const char *key,
-		     const struct json_t *value, struct sw_error *err);
+		     enum sw_json_syntax syntax, const char *const *path, size_t depth,
+		     const char *key, const struct json_t *value, struct sw_error *err);
 
 /* Removes member `key` from the object at `path`. */
 int sw_json_edit_remove(char **out, size_t *out_len, const char *text, size_t len,
-			const char *const *path, size_t depth, const char *key,
-			struct sw_error *err);
+			enum sw_json_syntax syntax, const char *const *path, size_t depth,
+			const char *key, struct sw_error *err);
 
 #endif

@@ -76,6 +76,8 @@ int gendocs_error_codes(FILE *out, const char *arg);
 int gendocs_capabilities(FILE *out, const char *arg);
 int gendocs_hosts(FILE *out, const char *arg);
 int gendocs_host_files(FILE *out, const char *arg);
+int gendocs_host_sources(FILE *out, const char *arg);
+int gendocs_host_notes(FILE *out, const char *arg);
 
 /* The rows of cli/commands.def and cli/flags.def, for the tables and the
  * protocol sequence diagram. */

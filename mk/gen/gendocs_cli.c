@@ -355,12 +355,42 @@ int gendocs_hosts(FILE *out, const char *arg)
 		for (size_t k = 0; k < h.ndetect; k++)
 			fprintf(out, "%s`%s/`", k ? ", " : "", h.detect[k]);
 		fprintf(out, " | `%s/slipway/` | ", h.owner);
-		if (h.mcp_config)
-			fprintf(out, "`%s`", h.mcp_config);
-		else
+		for (size_t k = 0; k < h.nmcp; k++)
+			fprintf(out, "%s`%s`", k ? "<br>" : "", h.mcp_config[k]);
+		if (h.nmcp == 0)
 			fprintf(out, "%s", gendocs_tr("none"));
 		fprintf(out, " |\n");
 	}
+	return 0;
+}
+
+/* Where each row of the host table comes from: the host and the version
+ * its paths were checked on, its documentation pages, and the decisions
+ * taken against them. */
+int gendocs_host_sources(FILE *out, const char *arg)
+{
+	struct adapter_host_doc h;
+
+	(void)arg;
+	gendocs_head(out, "host", "checked on", "documentation", NULL);
+	for (size_t i = 0; adapter_host_doc(&h, i) == 0; i++) {
+		fprintf(out, "| `%s` | %s %s | ", h.id, h.product, gendocs_tr(h.checked));
+		for (size_t k = 0; k < h.ndocs; k++)
+			fprintf(out, "%s<%s>", k ? "<br>" : "", h.docs[k]);
+		fprintf(out, " |\n");
+	}
+	return 0;
+}
+
+/* The decisions of the host table, one item per host that has one. */
+int gendocs_host_notes(FILE *out, const char *arg)
+{
+	struct adapter_host_doc h;
+
+	(void)arg;
+	for (size_t i = 0; adapter_host_doc(&h, i) == 0; i++)
+		if (h.note)
+			fprintf(out, "- `%s`: %s\n", h.id, gendocs_tr(h.note));
 	return 0;
 }
 

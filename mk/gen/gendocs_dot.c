@@ -554,15 +554,18 @@ static int adapter_ownership(void)
 			printf("\t\"%s_m\" -> \"%s_g%zu\" [label=\"claims, with sha256%s%s\"];\n", h.id, h.id,
 			       s, surf[s] ? "\\n--surface " : "", surf[s] ? surf[s] : "");
 		}
-		if (h.mcp_config) {
+		if (h.nmcp > 0) {
 			struct own r = { 1u << ADAPTER_PATH_MCP_RECORD, "", 0 };
 
 			if (gendocs_host_patterns(i, surf[0], own_files, &r) < 0)
 				return -1;
 			printf("\t\"%s_r\" [label=\"%s\", shape=note];\n\t\"%s\" -> \"%s_r\" [label=\"--mcp\"];\n",
 			       h.id, r.files, h.id, h.id);
-			printf("\t\"%s_c\" [label=\"%s\\nshared: only the entry \\\"slipway\\\"\"];\n"
-			       "\t\"%s_r\" -> \"%s_c\" [label=\"claims\"];\n", h.id, h.mcp_config, h.id, h.id);
+			printf("\t\"%s_c\" [label=\"", h.id);
+			for (size_t k = 0; k < h.nmcp; k++)
+				printf("%s%s", k ? "\\n" : "", h.mcp_config[k]);
+			printf("\\nshared: only the entry \\\"slipway\\\"\"];\n"
+			       "\t\"%s_r\" -> \"%s_c\" [label=\"claims\"];\n", h.id, h.id);
 		}
 	}
 	printf("}\n");

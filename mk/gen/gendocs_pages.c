@@ -42,6 +42,8 @@ static const struct table {
 	{ "capabilities",    gendocs_capabilities,     0 },
 	{ "hosts",           gendocs_hosts,            0 },
 	{ "host-files",      gendocs_host_files,       0 },
+	{ "host-sources",    gendocs_host_sources,     0 },
+	{ "host-notes",      gendocs_host_notes,       0 },
 	/* reference/protocol.md */
 	{ "legal-outcomes",  gendocs_legal_outcomes,   0 },
 	{ "example-outcome", gendocs_example_outcome,  1 },

@@ -222,9 +222,12 @@ class LifecycleTest(Base):
         with open(r.path(".kiro/agents/slipway-run.json")) as f:
             text = f.read()
         agent = json.loads(text)
-        self.assertEqual(list(agent), ["name", "description", "prompt", "tools"])
+        self.assertEqual(list(agent), ["name", "description", "prompt", "tools", "includeMcpJson"])
         self.assertEqual(agent["prompt"], "file://../slipway/capabilities/slipway-run.md")
         self.assertEqual(agent["tools"], ["*"])
+        # Without it an agent does not see .kiro/settings/mcp.json (Kiro's
+        # agent configuration reference).
+        self.assertIs(agent["includeMcpJson"], True)
         self.assertEqual(text, json.dumps(agent, indent=2) + "\n")
 
     def test_codex_policy_file_and_support_files(self):

@@ -83,10 +83,13 @@ class Install:
         if s == "kiro-cli":
             agent = json.loads(read(os.path.join(self.repo, ".kiro/agents/%s.json" % cap)))
             return os.path.normpath(os.path.join(".kiro/agents", agent["prompt"][len("file://"):]))
-        launcher = read(os.path.join(self.repo, {"kilo": ".kilo/commands/%s.md",
-                                                 "opencode": ".opencode/commands/%s.md",
-                                                 "windsurf": ".windsurf/workflows/%s.md"}[s] % cap))
-        return re.search(r"^@(\S+)$", launcher, re.M).group(1)
+        rel = {"kilo": ".kilo/commands/%s.md", "opencode": ".opencode/commands/%s.md",
+               "windsurf": ".windsurf/workflows/%s.md"}[s] % cap
+        launcher = read(os.path.join(self.repo, rel))
+        # OpenCode includes @FILE; Kilo's commands and Windsurf's workflows
+        # hold the text, or (a workflow past Windsurf's limit) name its file.
+        m = re.search(r"^@(\S+)$", launcher, re.M) or re.search(r"Read the file `([^`]+)`", launcher)
+        return m.group(1) if m else rel
 
 
 def body(text):

@@ -637,35 +637,44 @@ def test_install_mcp_registers_in_shared_files_and_uninstall_removes_only_ours()
     user = {"mcpServers": {"mine": {"command": "x", "args": ["y"]}}, "keep": True}
     with open(os.path.join(repo, ".mcp.json"), "w") as f:
         json.dump(user, f)
-    ours = {"command": "slipway", "args": ["mcp", "--root", repo]}
+    # Each host's documented shape; none holds this machine's paths.
+    claude_entry = {"type": "stdio", "command": "slipway", "args": ["mcp"]}
+    cursor_entry = {"command": "slipway", "args": ["mcp", "--root", "${workspaceFolder}"]}
     # Without the flag nothing is registered.
     res = run("install", "--tool", "claude", "--json", cwd=repo)
     assert res.code == 0, res.err
     assert _json(os.path.join(repo, ".mcp.json")) == user
-    res = run("install", "--tool", "claude,cursor,codex", "--mcp", "--refresh", "--json", cwd=repo)
+    res = run("install", "--tool", "claude,cursor,pi", "--mcp", "--refresh", "--json", cwd=repo)
     assert res.code == 0, res.err
     rep = res.json_out()
     assert ".mcp.json" in rep["written"] and ".cursor/mcp.json" in rep["written"], rep
-    assert any("codex documents no project-level MCP configuration" in w for w in rep["warnings"]), rep
+    assert any("pi documents no project-level MCP configuration" in w for w in rep["warnings"]), rep
     claude = _json(os.path.join(repo, ".mcp.json"))
-    assert claude == {"mcpServers": {"mine": user["mcpServers"]["mine"], "slipway": ours}, "keep": True}
-    assert _json(os.path.join(repo, ".cursor/mcp.json")) == {"mcpServers": {"slipway": ours}}
+    assert claude == {"mcpServers": {"mine": user["mcpServers"]["mine"], "slipway": claude_entry}, "keep": True}
+    assert _json(os.path.join(repo, ".cursor/mcp.json")) == {"mcpServers": {"slipway": cursor_entry}}
     # list and doctor report it.
     assert "mcp: slipway mcp is registered in .mcp.json" in run("list", cwd=repo).out.decode()
     checks = [c for c in run("doctor", "--json", cwd=repo).json_out()["checks"]
               if c["code"].startswith("mcp_server")]
     assert sorted((c["host_id"], c["code"]) for c in checks) == [
         ("claude", "mcp_server_registered"), ("cursor", "mcp_server_registered")], checks
-    # The registered command serves.
-    replies, _ = raw(repo, init())
-    assert replies[0]["result"]["serverInfo"]["name"] == "slipway"
-    # Copilot's VS Code file keeps its servers under "servers"; Kiro's
-    # under .kiro/settings; a host without one is told so.
+    # The registered command serves, started in the repository as the
+    # hosts start it, without --root.
+    proc = subprocess.run([BIN] + claude["mcpServers"]["slipway"]["args"], input=init(),
+                          capture_output=True, timeout=120, cwd=os.path.join(repo, ".claude"))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["result"]["serverInfo"]["name"] == "slipway"
+    # Copilot's VS Code file keeps its servers under "servers" and the
+    # Copilot CLI's under .github/mcp.json; Kiro's under .kiro/settings; a
+    # host without one is told so.
     res = run("install", "--tool", "copilot,kiro,windsurf", "--surface", "ide", "--mcp", "--json", cwd=repo)
     assert res.code == 0, res.err
     rep = res.json_out()
-    assert _json(os.path.join(repo, ".vscode/mcp.json")) == {"servers": {"slipway": ours}}
-    assert _json(os.path.join(repo, ".kiro/settings/mcp.json")) == {"mcpServers": {"slipway": ours}}
+    assert _json(os.path.join(repo, ".vscode/mcp.json")) == {"servers": {"slipway": {
+        "type": "stdio", "command": "slipway", "args": ["mcp", "--root", "${workspaceFolder}"]}}}
+    assert _json(os.path.join(repo, ".github/mcp.json")) == {"mcpServers": {"slipway": claude_entry}}
+    assert _json(os.path.join(repo, ".kiro/settings/mcp.json")) == {"mcpServers": {"slipway": {
+        "command": "slipway", "args": ["mcp"]}}}
     assert any(w.startswith("windsurf documents no project-level MCP") for w in rep["warnings"]), rep
     # Registering again changes nothing.
     before = tree_digest(os.path.join(repo, ".cursor"))
@@ -686,7 +695,7 @@ def test_install_mcp_registers_in_shared_files_and_uninstall_removes_only_ours()
     assert ".cursor/mcp.json" in rep["preserved"], rep
     assert _json(os.path.join(repo, ".cursor/mcp.json")) == cur
     assert _json(os.path.join(repo, ".mcp.json")) == user, "only our entry goes"
-    for created in (".vscode/mcp.json", ".kiro/settings/mcp.json"):
+    for created in (".vscode/mcp.json", ".github/mcp.json", ".kiro/settings/mcp.json"):
         assert not os.path.exists(os.path.join(repo, created)), "a file slipway created goes"
 
 

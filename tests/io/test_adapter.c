@@ -649,5 +649,79 @@ Test(io_adapter, refresh_and_uninstall_keep_a_claimed_file_whose_bytes_changed)
 		sw_free(edited);
 		sw_free(pristine);
 		drop(root);
+
+/* Every row of the hosts table says where it comes from: the host's
+ * program or documentation, the version checked, and at least one page;
+ * no two hosts register in the same file. */
+Test(io_adapter, every_host_row_cites_its_source_and_version)
+{
+	const char *configs[ADAPTER_NHOSTS * ADAPTER_NMCP];
+	size_t nconfigs = 0;
+	struct adapter_host_doc h;
+
+	for (size_t i = 0; adapter_host_doc(&h, i) == 0; i++) {
+		cr_expect(h.product && *h.product, "%s", h.id);
+		cr_expect(h.checked && *h.checked, "%s", h.id);
+		cr_expect_gt(h.ndocs, 0, "%s", h.id);
+		for (size_t k = 0; k < h.ndocs; k++)
+			cr_expect(strncmp(h.docs[k], "https://", 8) == 0, "%s: %s", h.id, h.docs[k]);
+		cr_expect_leq(h.nmcp, ADAPTER_NMCP);
+		for (size_t k = 0; k < h.nmcp; k++) {
+			for (size_t j = 0; j < nconfigs; j++)
+				cr_expect_str_neq(configs[j], h.mcp_config[k], "%s", h.id);
+			configs[nconfigs++] = h.mcp_config[k];
+		}
+	}
+}
+
+/* install --mcp and uninstall in a user's TOML and JSONC files, with the
+ * n-th allocation failing: reported, never a crash, never a commit. */
+Test(io_adapter, allocation_failures_in_toml_and_jsonc_registrations_are_reported)
+{
+	static const struct { const char *tool, *rel, *text; } rows[] = {
+		{ "codex", ".codex/config.toml", "# mine\nmodel = \"o3\"\n[mcp_servers.x]\ncommand = \"x\"\n" },
+		{ "kilo", "kilo.jsonc", "{\n  // mine\n  \"mcp\": {\"x\": {\"type\": \"local\", \"command\": [\"x\"]},},\n}\n" },
+	};
+
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		for (int op = 0; op < 2; op++) {
+			unsigned long n;
+
+			for (n = 1; n < 20000; n++) {
+				char *tools[] = { (char *)rows[r].tool, NULL };
+				struct adapter_request req = { NULL, tools, 1, 1, NULL, 0, cli_adapter_texts(), 1 };
+				struct adapter_report rep;
+				struct sw_error err = SW_ERROR_INIT;
+				char *root = scratch(), *path = sw_asprintf("%s/%s", root, rows[r].rel), *dir;
+				FILE *f;
+				int rc;
+
+				dir = strdup(path);
+				*strrchr(dir, '/') = '\0';
+				mkdir(dir, 0755);
+				free(dir);
+				cr_assert_not_null(f = fopen(path, "w"));
+				fputs(rows[r].text, f);
+				fclose(f);
+				req.root = root;
+				memset(&rep, 0, sizeof(rep));
+				if (op == 1) {
+					cr_assert_eq(adapter_install(&rep, &req, &err), 0, "%s", err.msg);
+					adapter_report_release(&rep);
+					memset(&rep, 0, sizeof(rep));
+				}
+				sw_alloc_fail_after(n);
+				rc = op == 0 ? adapter_install(&rep, &req, &err) : adapter_uninstall(&rep, &req, &err);
+				sw_alloc_fail_after(0);
+				if (rc < 0)
+					cr_assert_neq(rep.outcome, ADAPTER_TXN_COMMITTED);
+				adapter_report_release(&rep);
+				sw_free(path);
+				drop(root);
+				if (rc == 0)
+					break;
+			}
+			cr_assert_lt(n, 20000, "%s never succeeded", rows[r].tool);
+		}
 	}
 }

@@ -34,15 +34,15 @@ static void round_trip(const char *in, const char *key, const char *want, int ba
 	size_t len = 0, len2 = 0;
 
 	if (key)
-		cr_assert_eq(sw_json_edit_add(&out, &len, in, strlen(in), path, 1, "slipway", v, &err),
+		cr_assert_eq(sw_json_edit_add(&out, &len, in, strlen(in), SW_JSON_STRICT, path, 1, "slipway", v, &err),
 			     0, "%s: %s", in, err.msg);
 	else
-		cr_assert_eq(sw_json_edit_add(&out, &len, in, strlen(in), path, 0, "mcpServers",
+		cr_assert_eq(sw_json_edit_add(&out, &len, in, strlen(in), SW_JSON_STRICT, path, 0, "mcpServers",
 					      wrapped, &err), 0, "%s: %s", in, err.msg);
 	cr_expect_eq(len, strlen(out));
 	cr_expect_str_eq(out, want);
 	if (key && back) {
-		cr_assert_eq(sw_json_edit_remove(&again, &len2, out, len, path, 1, "slipway", &err), 0,
+		cr_assert_eq(sw_json_edit_remove(&again, &len2, out, len, SW_JSON_STRICT, path, 1, "slipway", &err), 0,
 			     "%s", err.msg);
 		cr_expect_str_eq(again, in);
 	}
@@ -91,7 +91,7 @@ Test(io_json_edit, the_layout_of_the_members_is_followed)
 		char *out = NULL;
 		size_t len = 0;
 
-		cr_assert_eq(sw_json_edit_remove(&out, &len, in, strlen(in), path, 1, "slipway", &err), 0);
+		cr_assert_eq(sw_json_edit_remove(&out, &len, in, strlen(in), SW_JSON_STRICT, path, 1, "slipway", &err), 0);
 		cr_expect_str_eq(out, "{\n  \"s\": {\n    \"a\": 2\n  }\n}\n");
 		sw_free(out);
 	}
@@ -132,7 +132,7 @@ Test(io_json_edit, documents_that_cannot_be_read_back_exactly_are_refused)
 		char *out = (char *)"unset";
 		size_t len = 7;
 
-		cr_expect_eq(sw_json_edit_add(&out, &len, rows[i].in, strlen(rows[i].in), path, 1,
+		cr_expect_eq(sw_json_edit_add(&out, &len, rows[i].in, strlen(rows[i].in), SW_JSON_STRICT, path, 1,
 					      "slipway", v, &err), rows[i].code, "%s: %s", rows[i].in, err.msg);
 		cr_expect_null(out);
 		cr_expect_eq(len, 0);
@@ -142,7 +142,7 @@ Test(io_json_edit, documents_that_cannot_be_read_back_exactly_are_refused)
 		char *out = NULL;
 		size_t len = 0;
 
-		cr_expect_eq(sw_json_edit_remove(&out, &len, "{\"s\": {\"a\": 1}}", 15, path, 1,
+		cr_expect_eq(sw_json_edit_remove(&out, &len, "{\"s\": {\"a\": 1}}", 15, SW_JSON_STRICT, path, 1,
 						 "slipway", &err), SW_EINVAL);
 	}
 	json_decref(v);
@@ -157,8 +157,111 @@ Test(io_json_edit, keys_are_compared_as_decoded)
 	char *out = NULL;
 	size_t len = 0;
 
-	cr_assert_eq(sw_json_edit_remove(&out, &len, in, strlen(in), path, 1, "slipway", &err), 0,
+	cr_assert_eq(sw_json_edit_remove(&out, &len, in, strlen(in), SW_JSON_STRICT, path, 1, "slipway", &err), 0,
 		     "%s", err.msg);
 	cr_expect_str_eq(out, "{\"mcp\\u0053ervers\": {\"a\": 1}}");
+	sw_free(out);
+}
+
+/* JSONC: comments and trailing commas stay where they are, and the
+ * document reads as JSON with them blanked. */
+static void jsonc_round_trip(const char *in, const char *key, const char *want)
+{
+	const char *path[1] = { key };
+	struct sw_error err = SW_ERROR_INIT;
+	json_t *v = json_pack("{ss s[s]}", "command", "slipway", "args", "mcp");
+	char *out = NULL, *again = NULL;
+	size_t len = 0, len2 = 0;
+
+	cr_assert_eq(sw_json_edit_add(&out, &len, in, strlen(in), SW_JSON_WITH_COMMENTS, path, 1,
+				      "slipway", v, &err), 0, "%s: %s", in, err.msg);
+	cr_expect_str_eq(out, want);
+	cr_assert_eq(sw_json_edit_remove(&again, &len2, out, len, SW_JSON_WITH_COMMENTS, path, 1,
+					 "slipway", &err), 0, "%s: %s", out, err.msg);
+	cr_expect_str_eq(again, in);
+	sw_free(out);
+	sw_free(again);
+	json_decref(v);
+}
+
+Test(io_json_edit, comments_and_trailing_commas_are_kept_in_jsonc)
+{
+	/* A line comment after the last member, a trailing comma, a block
+	 * comment holding quotes and braces. */
+	jsonc_round_trip("{\n  /* \"mcp\": { */\n  \"mcp\": {\n    \"a\": {\"type\": \"local\"}, // mine\n  },\n}\n",
+			 "mcp",
+			 "{\n  /* \"mcp\": { */\n  \"mcp\": {\n    \"a\": {\"type\": \"local\"},\n"
+			 "    \"slipway\": {\n      \"command\": \"slipway\",\n      \"args\": [\n        \"mcp\"\n"
+			 "      ]\n    }, // mine\n  },\n}\n");
+	/* A comment between two members is not copied into the separator. */
+	jsonc_round_trip("{\"mcp\": {\n  \"a\": 1, // one\n  \"b\": 2\n}}",
+			 "mcp",
+			 "{\"mcp\": {\n  \"a\": 1, // one\n  \"b\": 2,\n  \"slipway\": {\n    \"command\": \"slipway\",\n"
+			 "    \"args\": [\n      \"mcp\"\n    ]\n  }\n}}");
+	/* A comment alone in the empty object stays before the member. */
+	{
+		const char *path[1] = { "mcp" };
+		const char *in = "{\n  \"mcp\": { // none yet\n  }\n}\n";
+		struct sw_error err = SW_ERROR_INIT;
+		json_t *v = json_pack("{ss}", "command", "slipway");
+		char *out = NULL;
+		size_t len = 0;
+
+		cr_assert_eq(sw_json_edit_add(&out, &len, in, strlen(in), SW_JSON_WITH_COMMENTS, path, 1,
+					      "slipway", v, &err), 0, "%s", err.msg);
+		cr_expect_str_eq(out, "{\n  \"mcp\": { // none yet\n    \"slipway\": {\n      \"command\": \"slipway\"\n"
+				 "    }\n  }\n}\n");
+		sw_free(out);
+		json_decref(v);
+	}
+}
+
+Test(io_json_edit, a_comment_beside_a_removed_member_stays)
+{
+	const char *path[1] = { "mcp" };
+	const char *in = "{\"mcp\": {\n  \"a\": 1,\n  // the server\n  \"slipway\": 2\n}}";
+	struct sw_error err = SW_ERROR_INIT;
+	char *out = NULL;
+	size_t len = 0;
+
+	cr_assert_eq(sw_json_edit_remove(&out, &len, in, strlen(in), SW_JSON_WITH_COMMENTS, path, 1,
+					 "slipway", &err), 0, "%s", err.msg);
+	cr_expect_str_eq(out, "{\"mcp\": {\n  \"a\": 1\n  // the server\n  \n}}");
+	sw_free(out);
+}
+
+Test(io_json_edit, jsonc_that_does_not_end_or_is_strict_json_with_comments_is_refused)
+{
+	static const struct { const char *in; enum sw_json_syntax syntax; } rows[] = {
+		{ "{\"mcp\": {}} /* open", SW_JSON_WITH_COMMENTS },
+		{ "{\"mcp\": {\"a\": \"open}}", SW_JSON_WITH_COMMENTS },
+		{ "{\"mcp\": {}, // a comment\n}", SW_JSON_STRICT },
+		{ "{\"mcp\": {},}", SW_JSON_STRICT },
+		{ "{\"mcp\": {}, , }", SW_JSON_WITH_COMMENTS },
+	};
+	const char *path[1] = { "mcp" };
+	json_t *v = json_pack("{ss}", "command", "slipway");
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct sw_error err = SW_ERROR_INIT;
+		char *out = NULL;
+		size_t len = 0;
+
+		cr_expect_eq(sw_json_edit_add(&out, &len, rows[i].in, strlen(rows[i].in), rows[i].syntax, path,
+					      1, "slipway", v, &err), SW_EPARSE, "%s: %s", rows[i].in, err.msg);
+		cr_expect_null(out);
+	}
+	json_decref(v);
+}
+
+Test(io_json_edit, uncomment_keeps_offsets_line_ends_and_strings)
+{
+	const char *in = "{\"a//b\": \"/*x*/\", // c\r\n/* d\n e */ \"z\": [1,],}";
+	struct sw_error err = SW_ERROR_INIT;
+	char *out = NULL;
+
+	cr_assert_eq(sw_json_uncomment(&out, in, strlen(in), &err), 0, "%s", err.msg);
+	cr_expect_eq(strlen(out), strlen(in));
+	cr_expect_str_eq(out, "{\"a//b\": \"/*x*/\",     \r\n    \n      \"z\": [1 ] }");
 	sw_free(out);
 }
