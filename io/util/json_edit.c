@@ -366,10 +366,7 @@ int sw_json_edit_add(char **out, size_t *out_len, const char *text, size_t len,
 	struct object o = { 0 };
 	json_t *kv = json_string(key);
 	char *key_json = kv ? json_dumps(kv, JSON_ENCODE_ANY) : NULL, *owned = NULL;
-	const char *eol = sw_memmem(text, len, "
-", 2) ? "
-" : "
-";
+	const char *eol = sw_memmem(text, len, "\r\n", 2) ? "\r\n" : "\n";
 	const char *t;		/* the text as read: layout is taken from it */
 	size_t base = 0, base_len = 0;
 	int rc;

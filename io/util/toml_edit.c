@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "io/util/buf.h"
+#include "io/util/mem.h"
 
 #define SEGS_MAX 16
 #define SEG_MAX 128
