@@ -649,6 +649,8 @@ Test(io_adapter, refresh_and_uninstall_keep_a_claimed_file_whose_bytes_changed)
 		sw_free(edited);
 		sw_free(pristine);
 		drop(root);
+	}
+}
 
 /* Every row of the hosts table says where it comes from: the host's
  * program or documentation, the version checked, and at least one page;
