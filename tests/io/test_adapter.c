@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "io/adapters/adapter.h"
 #include "io/adapters/adapter_doctor.h"
+#include "io/adapters/adapter_intent.h"
 #include "io/util/digest.h"
 
 TestSuite(io_adapter);
@@ -27,6 +28,9 @@ static int snap_one(const char *path, const struct stat *st, int type, struct FT
 	char line[4096], hex[SW_HEX_LEN] = "-";
 
 	(void)ftw;
+	/* The Git directory holds the intent record, not the worktree's files. */
+	if (strncmp(path + strlen(snap_root), "/.git", 5) == 0)
+		return 0;
 	if (type == FTW_F) {
 		FILE *f = fopen(path, "rb");
 		char *data = malloc((size_t)st->st_size + 1);
@@ -82,13 +86,30 @@ static int rm_one(const char *path, const struct stat *st, int type, struct FTW 
 	return remove(path);
 }
 
+/* A scratch worktree with its Git directory, .git (which holds only the
+ * folder of the intent record here). */
 static char *scratch(void)
 {
 	char tmpl[] = "/tmp/sw-adapter-XXXXXX";
-	char *d = mkdtemp(tmpl);
+	char *d = mkdtemp(tmpl), *git;
 
 	cr_assert_not_null(d);
+	git = sw_asprintf("%s/.git", d);
+	cr_assert_eq(mkdir(git, 0755), 0);
+	sw_free(git);
 	return strdup(d);
+}
+
+/* The locked folder of the intent record of scratch worktree `root`. */
+static struct adapter_intent_dir *intents_of(const char *root)
+{
+	struct adapter_intent_dir *d = NULL;
+	struct sw_error err = SW_ERROR_INIT;
+	char *dir = sw_asprintf("%s/.git/slipway", root);
+
+	cr_assert_eq(adapter_intent_dir_open(&d, dir, 1, &err), 0, "%s", err.msg);
+	sw_free(dir);
+	return d;
 }
 
 static void drop(char *dir)
@@ -97,25 +118,40 @@ static void drop(char *dir)
 	free(dir);
 }
 
+static int install_mcp(const char *root, const char *tool, int refresh, int mcp,
+		       struct adapter_report *rep, struct sw_error *err)
+{
+	char *tools[] = { (char *)tool, NULL };
+	char *git = sw_asprintf("%s/.git", root);
+	struct adapter_request req = { root, tools, 1, 1, strcmp(tool, "kiro") == 0 ? "ide" : NULL,
+				       refresh, cli_adapter_texts(), mcp, git };
+	int rc;
+
+	memset(rep, 0, sizeof(*rep));
+	rc = adapter_install(rep, &req, err);
+	sw_free(git);
+	return rc;
+}
+
 static int install(const char *root, const char *tool, int refresh,
 		   struct adapter_report *rep, struct sw_error *err)
 {
-	char *tools[] = { (char *)tool, NULL };
-	struct adapter_request req = { root, tools, 1, 1, strcmp(tool, "kiro") == 0 ? "ide" : NULL,
-				       refresh, cli_adapter_texts() };
-
-	memset(rep, 0, sizeof(*rep));
-	return adapter_install(rep, &req, err);
+	return install_mcp(root, tool, refresh, 0, rep, err);
 }
 
 static int uninstall(const char *root, const char *tool, struct adapter_report *rep,
 		     struct sw_error *err)
 {
 	char *tools[] = { (char *)tool, NULL };
-	struct adapter_request req = { root, tools, 1, 1, NULL, 0, cli_adapter_texts() };
+	char *git = sw_asprintf("%s/.git", root);
+	struct adapter_request req = { root, tools, tool != NULL, tool != NULL, NULL, 0, cli_adapter_texts(), 0,
+				       git };
+	int rc;
 
 	memset(rep, 0, sizeof(*rep));
-	return adapter_uninstall(rep, &req, err);
+	rc = adapter_uninstall(rep, &req, err);
+	sw_free(git);
+	return rc;
 }
 
 /* Runs `op` with the n-th mutating step failing, for every n until the
@@ -218,15 +254,18 @@ Test(io_adapter, guard_failure_changes_nothing_and_is_not_committed)
 	char *warn = NULL;
 	FILE *f = fopen(b, "w");
 
+	struct adapter_intent_dir *d = intents_of(root);
+
 	fputs("x", f);
 	fclose(f);
-	cr_assert_eq(adapter_txn_new(&t, root, &err), 0);
+	cr_assert_eq(adapter_txn_new(&t, root, d, &err), 0);
 	cr_assert_eq(adapter_txn_write(t, a, "1", 1, 0644, ADAPTER_TXN_EXPECT_MISSING, NULL, &err), 0);
 	cr_assert_eq(adapter_txn_write(t, b, "2", 1, 0644, ADAPTER_TXN_EXPECT_MISSING, NULL, &err), 0);
 	cr_assert_eq(adapter_txn_apply(t, &o, &warn, &err), SW_ECONFLICT);
 	cr_assert_eq(o, ADAPTER_TXN_NOT_COMMITTED);
 	cr_assert_eq(access(a, F_OK), -1);
 	adapter_txn_free(t);
+	adapter_intent_dir_close(d);
 	sw_free(a);
 	sw_free(b);
 	drop(root);
@@ -240,8 +279,9 @@ Test(io_adapter, a_directory_swapped_for_a_symlink_after_planning_is_refused)
 	char *root = scratch(), *other = scratch();
 	char *dir = sw_asprintf("%s/d", root), *file = sw_asprintf("%s/d/f", root);
 	char *warn = NULL;
+	struct adapter_intent_dir *d = intents_of(root);
 
-	cr_assert_eq(adapter_txn_new(&t, root, &err), 0);
+	cr_assert_eq(adapter_txn_new(&t, root, d, &err), 0);
 	cr_assert_eq(adapter_txn_write(t, file, "1", 1, 0644, ADAPTER_TXN_EXPECT_MISSING, NULL, &err), 0);
 	cr_assert_eq(symlink(other, dir), 0);
 	cr_assert_eq(adapter_txn_apply(t, &o, &warn, &err), SW_EUNSAFE);
@@ -253,6 +293,7 @@ Test(io_adapter, a_directory_swapped_for_a_symlink_after_planning_is_refused)
 		sw_free(leak);
 	}
 	adapter_txn_free(t);
+	adapter_intent_dir_close(d);
 	sw_free(dir);
 	sw_free(file);
 	drop(root);
@@ -450,3 +491,4 @@ Test(io_adapter, first_install_raced_by_a_symlinked_directory_writes_nothing_out
 	drop(root);
 	drop(outside);
 }
+
