@@ -195,7 +195,7 @@ static char *join(const struct adapter_strs *s)
 	return sw_buf_detach(&b);
 }
 
-/* "the install of claude (process 123)" */
+/* "install of claude (process 123)" */
 static char *batch_name(const struct adapter_intent *in)
 {
 	struct adapter_strs hosts = { in->hosts, in->nhosts };
@@ -226,9 +226,8 @@ static char *tell(const struct adapter_intent *in, const struct heard *h, int fu
 			h->discarded.n), NULL) == 0;
 	if (ok && h->collected.n)
 		ok = adapter_strs_addf_own(&clauses, sw_asprintf(
-			"%s %zu staged cop%s and backup%s of its own", future ? "deletes" : "deleted",
-			h->collected.n, h->collected.n > 1 ? "ies" : "y", h->collected.n > 1 ? "s" : ""),
-			NULL) == 0;
+			"%s %zu of its staged copies and backups", future ? "deletes" : "deleted",
+			h->collected.n), NULL) == 0;
 	if (ok && h->folders.n)
 		ok = adapter_strs_addf_own(&clauses, sw_asprintf(
 			"%s %zu folder(s) it had %s", future ? "removes" : "removed", h->folders.n,
