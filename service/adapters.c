@@ -11,26 +11,29 @@
 #include "io/util/json.h"
 #include "service/svc.h"
 
-/* The worktree containing `raw` (or the cwd when NULL/""): *root and
- * *common (the Git common dir) are sw_malloc'd on success.  On failure the
- * cliError has been written and the exit status is returned (> 0). */
-static int worktree(char **root, char **common, const char *raw)
+/* The worktree containing `raw` (or the cwd when NULL/""): *root, *gitdir
+ * (its own Git directory) and *common (the Git common dir) are sw_malloc'd
+ * on success.  On failure the cliError has been written and the exit
+ * status is returned (> 0). */
+static int worktree(char **root, char **gitdir, char **common, const char *raw)
 {
 	struct vcs_identity id = VCS_IDENTITY_INIT;
 	struct sw_error err = SW_ERROR_INIT;
 
-	*root = *common = NULL;
+	*root = *gitdir = *common = NULL;
 	if (vcs_discover(&id, raw, &err) < 0) {
 		vcs_identity_release(&id);
 		return svc_discover_failed(&err, raw);
 	}
 	*root = sw_strdup(id.worktree_root);
+	*gitdir = sw_strdup(id.git_dir);
 	*common = sw_strdup(id.git_common_dir);
 	vcs_identity_release(&id);
-	if (*root == NULL || *common == NULL) {
+	if (*root == NULL || *gitdir == NULL || *common == NULL) {
 		sw_free(*root);
+		sw_free(*gitdir);
 		sw_free(*common);
-		*root = *common = NULL;
+		*root = *gitdir = *common = NULL;
 		return svc_fail(TBL_ERR_RUNTIME_ERROR, 0, "out of memory", NULL, raw, NULL);
 	}
 	return 0;
@@ -127,18 +130,19 @@ static int change(const struct svc_adapter_request *req, struct adapter_report *
 		  adapter_change_fn *fn, enum tbl_err fallback)
 {
 	struct sw_error err = SW_ERROR_INIT;
-	char *root = NULL, *common = NULL;
+	char *root = NULL, *gitdir = NULL, *common = NULL;
 	int rc;
 
-	if ((rc = worktree(&root, &common, req->root)) != 0)
+	if ((rc = worktree(&root, &gitdir, &common, req->root)) != 0)
 		return rc;
 	if (fn(rep, &(struct adapter_request){ root, req->tools, req->ntools, req->tools_given,
-					       req->surface, req->refresh, req->texts, req->mcp },
+					       req->surface, req->refresh, req->texts, req->mcp, gitdir },
 	       &err) < 0)
 		rc = change_failed(fallback, root, &err, rep);
 	else if (!req->human)
 		rc = print_doc(report_json(rep));
 	sw_free(root);
+	sw_free(gitdir);
 	sw_free(common);
 	return rc;
 }
@@ -201,14 +205,14 @@ static int inspect(const struct svc_adapter_request *req, struct svc_adapters_fo
 		   int doctor)
 {
 	struct sw_error err = SW_ERROR_INIT;
-	char *root = NULL, *common = NULL;
+	char *root = NULL, *gitdir = NULL, *common = NULL;
 	json_t *doc = NULL;
 	char *text = NULL;
 	struct adapter_store_facts store = { NULL, 0 };
 	unsigned long failed;
 	int rc;
 
-	if ((rc = worktree(&root, &common, req->root)) != 0)
+	if ((rc = worktree(&root, &gitdir, &common, req->root)) != 0)
 		return rc;
 	/* The checks read what they can and report the rest, so a failed
 	 * allocation can pass for a file that is not there (a host not
@@ -216,7 +220,7 @@ static int inspect(const struct svc_adapter_request *req, struct svc_adapters_fo
 	 * is encoded fails the report instead (sw_alloc_failures). */
 	failed = sw_alloc_failures();
 	if ((doctor && svc_doctor_store_facts(&store, common) < 0) ||
-	    (doctor ? adapter_doctor(&found->checks, root, common, &store, req->texts, &err)
+	    (doctor ? adapter_doctor(&found->checks, root, gitdir, common, &store, req->texts, &err)
 		    : adapter_list(found->hosts, root, req->texts, &err)) < 0 ||
 	    (!req->human && ((doc = doctor ? doctor_json(&found->checks)
 					   : list_json(found->hosts)) == NULL ||
@@ -232,6 +236,7 @@ static int inspect(const struct svc_adapter_request *req, struct svc_adapters_fo
 	json_decref(doc);
 	svc_doctor_store_facts_release(&store);
 	sw_free(root);
+	sw_free(gitdir);
 	sw_free(common);
 	return rc;
 }

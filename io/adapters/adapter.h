@@ -69,18 +69,27 @@ struct adapter_request {
 	int refresh;
 	const struct adapter_text *texts;
 	int mcp;			/* also register slipway mcp (io/adapters/adapter_mcp.h) */
+	const char *git_dir;		/* the worktree's Git directory: the record of a
+					 * batch in flight is <git_dir>/slipway/adapter-txn.json */
 };
 
 /* Plans every selected host, then applies all writes in one transaction.
  * *rep (zeroed by the caller) is filled on success AND on failure; a report
  * whose outcome is not committed lists nothing as written or removed.
- * Release it with adapter_report_release. */
+ * Release it with adapter_report_release.
+ *
+ * Install and uninstall first finish what a killed one left (see
+ * io/adapters/adapter_txn.h): the batch its record names is rolled back or
+ * forward, leftovers slipway generated are deleted, and the report says so
+ * in `warnings`, listing every file kept in `recovery_artifacts`.  SW_EBUSY
+ * while another install or uninstall runs in the worktree. */
 int adapter_install(struct adapter_report *rep,
 		    const struct adapter_request *req, struct sw_error *err);
 
 /* Removes the claimed files that are still pristine, the manifest and a
  * pristine sentinel, in one transaction.  Without --tool, the hosts that
- * have a manifest are selected (none → error). */
+ * have a manifest are selected (none → error, unless the uninstall that a
+ * kill interrupted was just completed: its hosts are then reported). */
 int adapter_uninstall(struct adapter_report *rep,
 		      const struct adapter_request *req, struct sw_error *err);
 
@@ -140,10 +149,12 @@ struct adapter_store_facts {
 	size_t n;
 };
 
-/* Appends repository_ok, one adapter check per host, the legacy residue
- * warnings for `<git_common_dir>/slipway/` (never modified) and the run
- * store's checks in `store` (NULL: none). */
-int adapter_doctor_local(struct adapter_checks *c, const char *root,
+/* Appends repository_ok, one adapter check per host, what an interrupted
+ * install or uninstall left in the worktree (its record is in
+ * `<git_dir>/slipway/`; NULL: not looked at), the legacy residue warnings
+ * for `<git_common_dir>/slipway/` (never modified) and the run store's
+ * checks in `store` (NULL: none). */
+int adapter_doctor_local(struct adapter_checks *c, const char *root, const char *git_dir,
 			 const char *git_common_dir, const struct adapter_store_facts *store,
 			 const struct adapter_text *texts, struct sw_error *err);
 

@@ -395,14 +395,14 @@ out:
 	return rc;
 }
 
-int adapter_doctor(struct adapter_checks *c, const char *root,
+int adapter_doctor(struct adapter_checks *c, const char *root, const char *git_dir,
 		   const char *git_common_dir, const struct adapter_store_facts *store,
 		   const struct adapter_text *texts, struct sw_error *err)
 {
 	struct adapter_check *k;
 	int rc;
 
-	if ((rc = adapter_doctor_local(c, root, git_common_dir, store, texts, err)) < 0)
+	if ((rc = adapter_doctor_local(c, root, git_dir, git_common_dir, store, texts, err)) < 0)
 		return rc;
 	/* POSIX: run-store writes fsync the file and then its directory. */
 	if ((rc = adapter_checks_add(c, "runstore_durability_full", "ok", "-", "runstore durability",

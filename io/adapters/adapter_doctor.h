@@ -4,7 +4,9 @@
 /* `slipway doctor`: the full ordered list of checks.  Read-only: nothing in
  * the workspace, the Git common directory or the GitHub account changes.
  *
- * Order: repository_ok, one adapter check per host, retired-namespace
+ * Order: repository_ok, one adapter check per host, what an interrupted
+ * install or uninstall left (its record in <git_dir>/slipway/, and staged
+ * copies or backups in the hosts' folders, each by name), retired-namespace
  * residue under <git_common_dir>/slipway/, run-store durability, then the
  * GitHub CLI checks.  The GitHub checks run the `gh` found on PATH (never a
  * shell, never another program) with a 5 second limit each and at most 64
@@ -19,7 +21,7 @@
 /* Appends every check to *c (zeroed by the caller; release with
  * adapter_checks_release).  Fails only on ENOMEM or when the report cannot
  * be produced at all. */
-int adapter_doctor(struct adapter_checks *c, const char *root,
+int adapter_doctor(struct adapter_checks *c, const char *root, const char *git_dir,
 		   const char *git_common_dir, const struct adapter_store_facts *store,
 		   const struct adapter_text *texts, struct sw_error *err);
 

@@ -3,6 +3,7 @@
  * namespace in the Git common directory and the run store's checks the
  * caller found.  Reads only; never writes or removes a file. */
 #include "io/adapters/adapter_internal.h"
+#include "io/adapters/adapter_intent.h"
 #include "io/adapters/adapter_mcp.h"
 
 #include <dirent.h>
@@ -430,8 +431,11 @@ static int legacy_checks(struct adapter_checks *c, const char *common, struct sw
 					"stop any old slipway binary, back up the Git common directory and inspect it by hand; nothing is migrated or deleted", err);
 		goto out;
 	}
+	/* The record of an install or uninstall in flight is not retired
+	 * data: adapter_transaction_* report it. */
 	while ((de = readdir(d)) != NULL)
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && strcmp(de->d_name, "runs") &&
+		    strcmp(de->d_name, ADAPTER_INTENT_NAME) && strcmp(de->d_name, ADAPTER_INTENT_NAME ".tmp") &&
 		    (rc = adapter_strs_add(&entries, de->d_name, err)) < 0)
 			goto out;
 	if (entries.n)
@@ -468,7 +472,7 @@ static int store_checks(struct adapter_checks *c, const struct adapter_store_fac
 	return rc;
 }
 
-int adapter_doctor_local(struct adapter_checks *c, const char *root,
+int adapter_doctor_local(struct adapter_checks *c, const char *root, const char *git_dir,
 			 const char *git_common_dir, const struct adapter_store_facts *store,
 			 const struct adapter_text *texts, struct sw_error *err)
 {
@@ -479,6 +483,20 @@ int adapter_doctor_local(struct adapter_checks *c, const char *root,
 	for (size_t i = 0; i < ADAPTER_NHOSTS; i++)
 		if ((rc = doctor_host(c, root, &adapter__hosts[i], texts, err)) < 0)
 			return rc;
+	if (git_dir != NULL) {
+		struct interruption said[2];
+		size_t n = 0;
+
+		rc = adapter__doctor_interrupted(said, &n, root, git_dir, texts, err);
+		for (size_t i = 0; i < n; i++) {
+			if (rc == 0)
+				rc = adapter_checks_add(c, said[i].code, said[i].status, said[i].host,
+							"adapter transaction", said[i].detail, err);
+			sw_free(said[i].detail);
+		}
+		if (rc < 0)
+			return rc;
+	}
 	if (git_common_dir == NULL)
 		return 0;
 	if ((rc = legacy_checks(c, git_common_dir, err)) < 0)

@@ -4,6 +4,7 @@
  * its bytes are the ones slipway recorded; anything else is kept. */
 #include "io/adapters/adapter_internal.h"
 #include "io/adapters/adapter_folders.h"
+#include "io/adapters/adapter_intent.h"
 #include "io/adapters/adapter_mcp.h"
 
 #include <errno.h>
@@ -239,13 +240,20 @@ static int is_surface_error(const struct sw_error *err)
 int adapter_install(struct adapter_report *rep, const struct adapter_request *req,
 		    struct sw_error *err)
 {
+	struct adapter_intent_dir *intents = NULL;
+	struct adapter_intent found;
 	struct adapter_txn *txn = NULL;
 	int sel[ADAPTER_NHOSTS];
 	enum surface chosen = SURF_NONE;
 	int rc, count, surface_given = req->surface && req->surface[0];
 
+	memset(&found, 0, sizeof(found));
 	rep->outcome = ADAPTER_TXN_NOT_COMMITTED;
-	if ((rc = count = adapter__select_hosts(sel, req, 1, err)) < 0)
+	/* The --tool values are checked before anything changes; the hosts
+	 * detected, after the recovery put back what a killed run left. */
+	if ((req->tools_given && (rc = adapter__select_hosts(sel, req, 1, err)) < 0) ||
+	    (rc = adapter__recover(&intents, &found, rep, req, err)) < 0 ||
+	    (rc = count = adapter__select_hosts(sel, req, 1, err)) < 0)
 		goto out;
 	if (surface_given) {
 		if (!sel[5]) {
@@ -259,7 +267,7 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 			goto out;
 		}
 	}
-	if ((rc = adapter_txn_new(&txn, req->root, err)) < 0)
+	if ((rc = adapter_txn_new(&txn, req->root, intents, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < ADAPTER_NHOSTS; i++) {
 		struct sw_error herr = SW_ERROR_INIT;
@@ -298,9 +306,12 @@ int adapter_install(struct adapter_report *rep, const struct adapter_request *re
 		if ((rc = adapter_strs_add(&rep->hosts, adapter__hosts[i].id, err)) < 0)
 			goto out;
 	}
-	rc = adapter__run_txn(rep, txn, req->root, err);
+	if ((rc = adapter_txn_describe(txn, "install", rep->hosts.v, rep->hosts.n, err)) == 0)
+		rc = adapter__run_txn(rep, txn, req->root, err);
 out:
 	adapter_txn_free(txn);
+	adapter_intent_dir_close(intents);
+	adapter_intent_release(&found);
 	adapter__report_normalize(rep);
 	return rc;
 }

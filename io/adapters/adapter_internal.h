@@ -152,6 +152,64 @@ struct manifest {
 
 enum cls { CLS_MISSING, CLS_PRISTINE, CLS_MODIFIED };
 
+/* ---- adapter_txn.c: the file steps the transaction and its recovery
+ * (adapter_txn_recover.c) share ---- */
+
+/* The name of a staged copy (tag "tmp") or backup ("bak") of the file
+ * NAME, beside it: printf(ADAPTER_SIBLING_FMT, NAME, tag, pid, index). */
+#define ADAPTER_SIBLING_FMT ".%s.slipway-%s-%ld-%zu"
+
+/* Moves `from` to `to` within `dfd` only if `to` does not exist, so a file
+ * created meanwhile is never replaced: the one use of renameat2 (link and
+ * unlink where the file system has no RENAME_NOREPLACE).  0, or -1 with
+ * errno. */
+int adapter__rename_noreplace(int dfd, const char *from, const char *to);
+
+/* The sha256 (hex) of `name` in `dfd`: 0 for a regular non-symlink file of
+ * at most 1 MiB, else -1. */
+int adapter__hash_at(int dfd, const char *name, char out[SW_HEX_LEN]);
+
+/* Opens the folder `rel` below `rootfd` (with `parent`: the folder holding
+ * its last component; "" is the root), one component at a time with
+ * O_DIRECTORY | O_NOFOLLOW.  A descriptor, or -1 with errno. */
+int adapter__open_dir(int rootfd, const char *rel, int parent);
+
+/* ---- adapter_interrupted.c: an install or uninstall a kill interrupted ---- */
+
+struct adapter_intent;
+struct adapter_intent_dir;
+
+/* What install and uninstall do first: open and lock the folder of the
+ * intent record, `<req->git_dir>/slipway` (SW_EBUSY while another one
+ * runs), roll a batch a kill interrupted back or forward, and collect the
+ * staged copies and backups no record names that provably hold only bytes
+ * slipway generates (from every host's folders).  What it did goes into
+ * rep->warnings; every file it kept, into rep->recovery and a warning.  On
+ * success *dir is the locked folder for the batch (close it with
+ * adapter_intent_dir_close once the batch is done) and *found the record
+ * acted on (phase NONE: none; release it with adapter_intent_release). */
+int adapter__recover(struct adapter_intent_dir **dir, struct adapter_intent *found,
+		     struct adapter_report *rep, const struct adapter_request *req,
+		     struct sw_error *err);
+
+/* One of doctor's checks about an interrupted batch (adapter_inspect.c adds
+ * it): `code`, `status` and `host` static, `detail` sw_malloc'd. */
+struct interruption {
+	const char *code;
+	const char *status;
+	const char *host;
+	char *detail;
+};
+
+/* doctor, read only: into out[0..*n), adapter_transaction_interrupted (what
+ * the next install or uninstall will do with the record; or
+ * adapter_transaction_running, adapter_transaction_unreadable) and
+ * adapter_leftover_files (the files no record names, each by name), when
+ * there is anything to say.  SW_ENOMEM. */
+int adapter__doctor_interrupted(struct interruption out[2], size_t *n, const char *root,
+				const char *git_dir, const struct adapter_text *texts,
+				struct sw_error *err);
+
 /* ---- adapter.c: what install and uninstall share ---- */
 
 void adapter__report_normalize(struct adapter_report *r);

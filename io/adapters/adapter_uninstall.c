@@ -4,6 +4,7 @@
  * invocation policy of a capability that stays. */
 #include "io/adapters/adapter_internal.h"
 #include "io/adapters/adapter_folders.h"
+#include "io/adapters/adapter_intent.h"
 #include "io/adapters/adapter_mcp.h"
 
 #include <string.h>
@@ -160,19 +161,40 @@ out:
 	return rc;
 }
 
+/* An uninstall that finds nothing installed because the run it retries
+ * was killed after its commit and has just been completed: that run's
+ * hosts are reported, committed. */
+static int completed(struct adapter_report *rep, const struct adapter_intent *found,
+		     struct sw_error *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < found->nhosts && rc == 0; i++)
+		rc = adapter_strs_add(&rep->hosts, found->hosts[i], err);
+	if (rc == 0)
+		rep->outcome = ADAPTER_TXN_COMMITTED;
+	return rc;
+}
+
 int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *req,
 		      struct sw_error *err)
 {
+	struct adapter_intent_dir *intents = NULL;
+	struct adapter_intent found;
 	struct adapter_txn *txn = NULL;
 	struct adapter_strs folders = { NULL, 0 };
+	const char **gone = NULL;
+	size_t ngone;
 	int sel[ADAPTER_NHOSTS] = { 0 };
 	int rc = 0, count = 0;
 
+	memset(&found, 0, sizeof(found));
 	rep->outcome = ADAPTER_TXN_NOT_COMMITTED;
-	if (req->tools_given) {
-		if ((rc = adapter__select_hosts(sel, req, 0, err)) < 0)
-			goto out;
-	} else {
+	if (req->tools_given && (rc = adapter__select_hosts(sel, req, 0, err)) < 0)
+		goto out;
+	if ((rc = adapter__recover(&intents, &found, rep, req, err)) < 0)
+		goto out;
+	if (!req->tools_given) {
 		for (size_t i = 0; i < ADAPTER_NHOSTS; i++) {
 			struct manifest m;
 			struct sw_error herr = SW_ERROR_INIT;
@@ -185,12 +207,17 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 			count += m.found;
 			adapter__manifest_release(&m);
 		}
+		if (count == 0 && found.phase == ADAPTER_INTENT_COMMITTED &&
+		    strcmp(found.operation, "uninstall") == 0) {
+			rc = completed(rep, &found, err);
+			goto out;
+		}
 		if (count == 0) {
 			rc = sw_error_set(err, SW_ENOTFOUND, "no installed host adapter was found; name one with --tool");
 			goto out;
 		}
 	}
-	if ((rc = adapter_txn_new(&txn, req->root, err)) < 0)
+	if ((rc = adapter_txn_new(&txn, req->root, intents, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < ADAPTER_NHOSTS; i++) {
 		struct sw_error herr = SW_ERROR_INIT;
@@ -206,14 +233,28 @@ int adapter_uninstall(struct adapter_report *rep, const struct adapter_request *
 		if ((rc = adapter_strs_add(&rep->hosts, adapter__hosts[i].id, err)) < 0)
 			goto out;
 	}
-	rc = adapter__run_txn(rep, txn, req->root, err);
-	/* Only once the files are gone: the folders slipway made that are
-	 * left empty. */
-	if (rc == 0 && rep->outcome == ADAPTER_TXN_COMMITTED)
-		adapter_folders_remove_empty(rep, req->root, &folders);
+	/* The folders slipway made are removed once the files are gone and
+	 * they are left empty, by the batch (so a kill then is finished too). */
+	for (size_t i = 0; i < folders.n; i++)
+		if ((rc = adapter_txn_remove_folder(txn, folders.v[i], err)) < 0)
+			goto out;
+	if ((rc = adapter_txn_describe(txn, "uninstall", rep->hosts.v, rep->hosts.n, err)) < 0 ||
+	    (rc = adapter__run_txn(rep, txn, req->root, err)) < 0 || rep->outcome != ADAPTER_TXN_COMMITTED)
+		goto out;
+	ngone = adapter_txn_removed_folders(txn, NULL, 0);
+	if ((gone = sw_calloc(ngone + 1, sizeof(*gone))) == NULL) {
+		rc = sw_error_set(err, SW_ENOMEM, "out of memory");
+		goto out;
+	}
+	adapter_txn_removed_folders(txn, gone, ngone);
+	for (size_t i = 0; i < ngone && rc == 0; i++)
+		rc = adapter_strs_addf_own(&rep->removed, sw_asprintf("%s/", gone[i]), err);
 out:
+	sw_free(gone);
 	adapter_strs_release(&folders);
 	adapter_txn_free(txn);
+	adapter_intent_dir_close(intents);
+	adapter_intent_release(&found);
 	adapter__report_normalize(rep);
 	return rc;
 }

@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "io/adapters/adapter.h"
 #include "io/adapters/adapter_doctor.h"
+#include "io/adapters/adapter_intent.h"
 #include "io/util/digest.h"
 
 TestSuite(io_adapter);
@@ -29,6 +30,9 @@ static int snap_one(const char *path, const struct stat *st, int type, struct FT
 	char line[4096], hex[SW_HEX_LEN] = "-";
 
 	(void)ftw;
+	/* The Git directory holds the intent record, not the worktree's files. */
+	if (strncmp(path + strlen(snap_root), "/.git", 5) == 0)
+		return 0;
 	if (type == FTW_F) {
 		FILE *f = fopen(path, "rb");
 		char *data = malloc((size_t)st->st_size + 1);
@@ -84,13 +88,30 @@ static int rm_one(const char *path, const struct stat *st, int type, struct FTW 
 	return remove(path);
 }
 
+/* A scratch worktree with its Git directory, .git (which holds only the
+ * folder of the intent record here). */
 static char *scratch(void)
 {
 	char tmpl[] = "/tmp/sw-adapter-XXXXXX";
-	char *d = mkdtemp(tmpl);
+	char *d = mkdtemp(tmpl), *git;
 
 	cr_assert_not_null(d);
+	git = sw_asprintf("%s/.git", d);
+	cr_assert_eq(mkdir(git, 0755), 0);
+	sw_free(git);
 	return strdup(d);
+}
+
+/* The locked folder of the intent record of scratch worktree `root`. */
+static struct adapter_intent_dir *intents_of(const char *root)
+{
+	struct adapter_intent_dir *d = NULL;
+	struct sw_error err = SW_ERROR_INIT;
+	char *dir = sw_asprintf("%s/.git/slipway", root);
+
+	cr_assert_eq(adapter_intent_dir_open(&d, dir, 1, &err), 0, "%s", err.msg);
+	sw_free(dir);
+	return d;
 }
 
 static void drop(char *dir)
@@ -99,25 +120,40 @@ static void drop(char *dir)
 	free(dir);
 }
 
+static int install_mcp(const char *root, const char *tool, int refresh, int mcp,
+		       struct adapter_report *rep, struct sw_error *err)
+{
+	char *tools[] = { (char *)tool, NULL };
+	char *git = sw_asprintf("%s/.git", root);
+	struct adapter_request req = { root, tools, 1, 1, strcmp(tool, "kiro") == 0 ? "ide" : NULL,
+				       refresh, cli_adapter_texts(), mcp, git };
+	int rc;
+
+	memset(rep, 0, sizeof(*rep));
+	rc = adapter_install(rep, &req, err);
+	sw_free(git);
+	return rc;
+}
+
 static int install(const char *root, const char *tool, int refresh,
 		   struct adapter_report *rep, struct sw_error *err)
 {
-	char *tools[] = { (char *)tool, NULL };
-	struct adapter_request req = { root, tools, 1, 1, strcmp(tool, "kiro") == 0 ? "ide" : NULL,
-				       refresh, cli_adapter_texts() };
-
-	memset(rep, 0, sizeof(*rep));
-	return adapter_install(rep, &req, err);
+	return install_mcp(root, tool, refresh, 0, rep, err);
 }
 
 static int uninstall(const char *root, const char *tool, struct adapter_report *rep,
 		     struct sw_error *err)
 {
 	char *tools[] = { (char *)tool, NULL };
-	struct adapter_request req = { root, tools, 1, 1, NULL, 0, cli_adapter_texts() };
+	char *git = sw_asprintf("%s/.git", root);
+	struct adapter_request req = { root, tools, tool != NULL, tool != NULL, NULL, 0, cli_adapter_texts(), 0,
+				       git };
+	int rc;
 
 	memset(rep, 0, sizeof(*rep));
-	return adapter_uninstall(rep, &req, err);
+	rc = adapter_uninstall(rep, &req, err);
+	sw_free(git);
+	return rc;
 }
 
 /* Runs `op` with the n-th mutating step failing, for every n until the
@@ -220,15 +256,18 @@ Test(io_adapter, guard_failure_changes_nothing_and_is_not_committed)
 	char *warn = NULL;
 	FILE *f = fopen(b, "w");
 
+	struct adapter_intent_dir *d = intents_of(root);
+
 	fputs("x", f);
 	fclose(f);
-	cr_assert_eq(adapter_txn_new(&t, root, &err), 0);
+	cr_assert_eq(adapter_txn_new(&t, root, d, &err), 0);
 	cr_assert_eq(adapter_txn_write(t, a, "1", 1, 0644, ADAPTER_TXN_EXPECT_MISSING, NULL, &err), 0);
 	cr_assert_eq(adapter_txn_write(t, b, "2", 1, 0644, ADAPTER_TXN_EXPECT_MISSING, NULL, &err), 0);
 	cr_assert_eq(adapter_txn_apply(t, &o, &warn, &err), SW_ECONFLICT);
 	cr_assert_eq(o, ADAPTER_TXN_NOT_COMMITTED);
 	cr_assert_eq(access(a, F_OK), -1);
 	adapter_txn_free(t);
+	adapter_intent_dir_close(d);
 	sw_free(a);
 	sw_free(b);
 	drop(root);
@@ -242,8 +281,9 @@ Test(io_adapter, a_directory_swapped_for_a_symlink_after_planning_is_refused)
 	char *root = scratch(), *other = scratch();
 	char *dir = sw_asprintf("%s/d", root), *file = sw_asprintf("%s/d/f", root);
 	char *warn = NULL;
+	struct adapter_intent_dir *d = intents_of(root);
 
-	cr_assert_eq(adapter_txn_new(&t, root, &err), 0);
+	cr_assert_eq(adapter_txn_new(&t, root, d, &err), 0);
 	cr_assert_eq(adapter_txn_write(t, file, "1", 1, 0644, ADAPTER_TXN_EXPECT_MISSING, NULL, &err), 0);
 	cr_assert_eq(symlink(other, dir), 0);
 	cr_assert_eq(adapter_txn_apply(t, &o, &warn, &err), SW_EUNSAFE);
@@ -255,6 +295,7 @@ Test(io_adapter, a_directory_swapped_for_a_symlink_after_planning_is_refused)
 		sw_free(leak);
 	}
 	adapter_txn_free(t);
+	adapter_intent_dir_close(d);
 	sw_free(dir);
 	sw_free(file);
 	drop(root);
@@ -726,4 +767,358 @@ Test(io_adapter, allocation_failures_in_toml_and_jsonc_registrations_are_reporte
 			cr_assert_lt(n, 20000, "%s never succeeded", rows[r].tool);
 		}
 	}
+}
+
+/* ---- after a kill: the intent record and its recovery ---- */
+
+static const char *USER_MCP = "{\"mcpServers\":{\"mine\":{\"command\":\"keep-me\"}}}\n";
+
+static void put(const char *root, const char *rel, const char *text)
+{
+	char *p = sw_asprintf("%s/%s", root, rel);
+	FILE *f = fopen(p, "w");
+
+	cr_assert_not_null(f, "%s", p);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+	sw_free(p);
+}
+
+static int has_text(const char *root, const char *rel, const char *needle)
+{
+	char *p = sw_asprintf("%s/%s", root, rel), buf[8192];
+	FILE *f = fopen(p, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	sw_free(p);
+	return strstr(buf, needle) != NULL;
+}
+
+static int record_exists(const char *root)
+{
+	char *p = sw_asprintf("%s/.git/slipway/" ADAPTER_INTENT_NAME, root);
+	int yes = access(p, F_OK) == 0;
+
+	sw_free(p);
+	return yes;
+}
+
+/* A fixed path, so that the MCP entry (which names the root) is the same
+ * in every tree compared. */
+static char *fixed_root(void)
+{
+	char *root = sw_asprintf("/tmp/sw-adapter-crash-%ld", (long)getpid()), *git;
+
+	drop(strdup(root));
+	cr_assert_eq(mkdir(root, 0755), 0);
+	git = sw_asprintf("%s/.git", root);
+	cr_assert_eq(mkdir(git, 0755), 0);
+	sw_free(git);
+	return root;
+}
+
+struct events {
+	size_t n[ADAPTER_TXN_EV_FOLDER + 1];
+};
+
+static int count_event(enum adapter_txn_event ev, const char *path, void *payload)
+{
+	struct events *e = payload;
+
+	(void)path;
+	e->n[ev]++;
+	return 0;
+}
+
+/* Recovers `root` as the next install or uninstall would; the phase of
+ * the record found. */
+static enum adapter_intent_phase recover(const char *root, struct events *ev)
+{
+	struct adapter_intent_dir *d = intents_of(root);
+	struct adapter_intent found;
+	struct sw_error err = SW_ERROR_INIT;
+	enum adapter_intent_phase phase;
+
+	memset(ev, 0, sizeof(*ev));
+	cr_assert_eq(adapter_txn_recover(&found, root, d, 0, count_event, ev, &err), 0, "%s", err.msg);
+	phase = found.phase;
+	adapter_intent_release(&found);
+	adapter_intent_dir_close(d);
+	return phase;
+}
+
+enum crash_op { CRASH_INSTALL, CRASH_REFRESH, CRASH_UNINSTALL };
+
+static void crash_setup(const char *root, enum crash_op op)
+{
+	struct adapter_report rep;
+	struct sw_error err = SW_ERROR_INIT;
+
+	put(root, ".mcp.json", USER_MCP);
+	if (op == CRASH_INSTALL)
+		return;
+	cr_assert_eq(install_mcp(root, "claude", 0, op == CRASH_UNINSTALL, &rep, &err), 0, "%s", err.msg);
+	adapter_report_release(&rep);
+	if (op == CRASH_REFRESH) {
+		char *p = sw_asprintf("%s/.claude/skills/slipway-run/SKILL.md", root);
+
+		cr_assert_eq(unlink(p), 0);
+		sw_free(p);
+		put(root, ".claude/skills/slipway-review/SKILL.md", "my own review\n");
+	}
+}
+
+static int crash_run(const char *root, enum crash_op op, struct sw_error *err)
+{
+	struct adapter_report rep;
+	int rc = op == CRASH_UNINSTALL ? uninstall(root, "claude", &rep, err)
+				       : install_mcp(root, "claude", op == CRASH_REFRESH, 1, &rep, err);
+
+	adapter_report_release(&rep);
+	return rc;
+}
+
+/* Stops the operation at every step in turn as a kill would; the recovery
+ * then leaves the tree exactly as before (a record still prepared) or as
+ * an uninterrupted run leaves it (committed), with no record and no
+ * staged copy or backup, and the user's .mcp.json keeps "mine". */
+static void every_kill_recovered(enum crash_op op)
+{
+	char *root = fixed_root(), *before, *after;
+	struct sw_error err = SW_ERROR_INIT;
+	size_t back = 0, forward = 0;
+	unsigned n;
+
+	crash_setup(root, op);
+	before = snapshot(root);
+	cr_assert_eq(crash_run(root, op, &err), 0, "%s", err.msg);
+	after = snapshot(root);
+	for (n = 1; n < 500; n++) {
+		struct events ev;
+		char *got;
+		int rc;
+
+		sw_free(root);
+		root = fixed_root();
+		crash_setup(root, op);
+		adapter_txn_crash_step(n);
+		rc = crash_run(root, op, &err);
+		adapter_txn_crash_step(0);
+		if (rc == 0)
+			break;
+		cr_assert(record_exists(root), "step %u: killed, and no record names the batch", n);
+		switch (recover(root, &ev)) {
+		case ADAPTER_INTENT_PREPARED:
+			back++;
+			got = snapshot(root);
+			cr_assert_str_eq(got, before, "step %u: the rollback left another tree", n);
+			break;
+		case ADAPTER_INTENT_COMMITTED:
+			forward++;
+			got = snapshot(root);
+			cr_assert_str_eq(got, after, "step %u: the roll forward left another tree", n);
+			break;
+		case ADAPTER_INTENT_NONE:
+		default:
+			cr_assert_fail("step %u: no record found", n);
+			return;
+		}
+		cr_assert_eq(ev.n[ADAPTER_TXN_EV_KEPT], 0, "step %u: a file was kept", n);
+		cr_assert_not(record_exists(root), "step %u: the record stayed", n);
+		cr_assert(has_text(root, ".mcp.json", "keep-me"), "step %u: the user's server is gone", n);
+		free(got);
+		err = (struct sw_error)SW_ERROR_INIT;
+	}
+	cr_assert_gt(back, 3, "no kill before the commit");
+	cr_assert_gt(forward, 0, "no kill after the commit");
+	cr_assert_lt(n, 500);
+	free(before);
+	free(after);
+	drop(root);
+}
+
+Test(io_adapter, a_killed_install_is_rolled_back_or_forward_at_every_step)
+{
+	every_kill_recovered(CRASH_INSTALL);
+}
+
+Test(io_adapter, a_killed_refresh_is_rolled_back_or_forward_at_every_step)
+{
+	every_kill_recovered(CRASH_REFRESH);
+}
+
+Test(io_adapter, a_killed_uninstall_is_rolled_back_or_forward_at_every_step)
+{
+	every_kill_recovered(CRASH_UNINSTALL);
+}
+
+/* Kills after the user's .mcp.json was moved aside, then changes what the
+ * recovery finds: a target the user wrote meanwhile, a backup that is not
+ * what the record says.  Nothing of the user's is deleted or replaced;
+ * what cannot be proved is kept and reported. */
+Test(io_adapter, recovery_keeps_what_it_cannot_prove_is_its_own)
+{
+	char *root = fixed_root(), *bak = NULL;
+	struct sw_error err = SW_ERROR_INIT;
+	struct events ev;
+	unsigned n;
+
+	/* The first step that leaves .mcp.json moved aside and not replaced. */
+	for (n = 1; n < 500; n++) {
+		char *p = sw_asprintf("%s/.mcp.json", root);
+		int gone;
+
+		sw_free(root);
+		sw_free(p);
+		root = fixed_root();
+		crash_setup(root, CRASH_INSTALL);
+		adapter_txn_crash_step(n);
+		cr_assert_lt(crash_run(root, CRASH_INSTALL, &err), 0, "never killed with .mcp.json aside");
+		adapter_txn_crash_step(0);
+		p = sw_asprintf("%s/.mcp.json", root);
+		gone = access(p, F_OK) < 0;
+		sw_free(p);
+		if (gone)
+			break;
+		err = (struct sw_error)SW_ERROR_INIT;
+	}
+	err = (struct sw_error)SW_ERROR_INIT;
+	/* The user writes a new .mcp.json before anything recovers. */
+	put(root, ".mcp.json", "{\"mcpServers\":{\"new\":{}}}\n");
+	cr_assert_eq(recover(root, &ev), ADAPTER_INTENT_PREPARED);
+	cr_assert_eq(ev.n[ADAPTER_TXN_EV_KEPT], 1, "the backup is reported");
+	cr_assert_eq(ev.n[ADAPTER_TXN_EV_RESTORED], 0);
+	cr_assert(has_text(root, ".mcp.json", "\"new\""), "the user's new file was replaced");
+	{
+		struct adapter_report rep;
+		char *git = sw_asprintf("%s/.git", root), *tools[] = { (char *)"claude" };
+		struct adapter_request req = { root, tools, 1, 1, NULL, 0, cli_adapter_texts(), 1, git };
+
+		/* The next install reports the kept backup by name, every time. */
+		memset(&rep, 0, sizeof(rep));
+		cr_assert_eq(adapter_install(&rep, &req, &err), 0, "%s", err.msg);
+		cr_assert_eq(rep.recovery.n, 1);
+		cr_assert(strstr(rep.recovery.v[0], "..mcp.json.slipway-bak-") == rep.recovery.v[0],
+			  "%s", rep.recovery.v[0]);
+		bak = sw_asprintf("%s/%s", root, rep.recovery.v[0]);
+		cr_assert(has_text(root, rep.recovery.v[0], "keep-me"));
+		adapter_report_release(&rep);
+		memset(&rep, 0, sizeof(rep));
+		cr_assert_eq(adapter_uninstall(&rep, &req, &err), 0, "%s", err.msg);
+		cr_assert_eq(rep.recovery.n, 1, "the kept backup is reported again");
+		adapter_report_release(&rep);
+		sw_free(git);
+	}
+	cr_assert_eq(access(bak, F_OK), 0, "the user's backup was deleted");
+	sw_free(bak);
+	drop(root);
+}
+
+Test(io_adapter, a_leftover_no_record_names_is_collected_only_when_it_holds_generated_bytes)
+{
+	char *root = scratch(), *ours = NULL, *theirs = NULL, *alive = NULL;
+	struct adapter_report rep;
+	struct sw_error err = SW_ERROR_INIT;
+	static char gen[1 << 20];
+	size_t len;
+	FILE *f;
+
+	cr_assert_eq(install(root, "claude", 0, &rep, &err), 0, "%s", err.msg);
+	adapter_report_release(&rep);
+	f = fopen(ours = sw_asprintf("%s/.claude/skills/slipway-run/SKILL.md", root), "r");
+	cr_assert_not_null(f);
+	len = fread(gen, 1, sizeof(gen) - 1, f);
+	cr_assert(len > 0 && len < sizeof(gen) - 1);
+	gen[len] = '\0';
+	fclose(f);
+	sw_free(ours);
+	/* Left by processes long gone (pid 1 is never a slipway here, but is
+	 * alive: it stands for a process that still runs). */
+	put(root, ".claude/skills/slipway-run/.SKILL.md.slipway-bak-999999999-3", gen);
+	put(root, ".claude/skills/slipway-run/.SKILL.md.slipway-tmp-999999999-4", "half a fi");
+	put(root, ".claude/skills/slipway-run/.SKILL.md.slipway-bak-1-5", gen);
+	ours = sw_asprintf("%s/.claude/skills/slipway-run/.SKILL.md.slipway-bak-999999999-3", root);
+	theirs = sw_asprintf("%s/.claude/skills/slipway-run/.SKILL.md.slipway-tmp-999999999-4", root);
+	alive = sw_asprintf("%s/.claude/skills/slipway-run/.SKILL.md.slipway-bak-1-5", root);
+	cr_assert_eq(install(root, "claude", 1, &rep, &err), 0, "%s", err.msg);
+	cr_assert_eq(access(ours, F_OK), -1, "generated bytes of a dead process stay");
+	cr_assert_eq(access(theirs, F_OK), 0, "unproven bytes were deleted");
+	cr_assert_eq(access(alive, F_OK), 0, "a live process's file was deleted");
+	cr_assert_eq(rep.recovery.n, 2);
+	adapter_report_release(&rep);
+	sw_free(ours);
+	sw_free(theirs);
+	sw_free(alive);
+	drop(root);
+}
+
+Test(io_adapter, the_intent_record_is_read_strictly)
+{
+	static const char *const bad[] = {
+		"{\"version\":2,\"phase\":\"prepared\",\"operation\":\"\",\"pid\":1,\"ops\":[]}",
+		"{\"version\":1,\"phase\":\"maybe\",\"operation\":\"\",\"pid\":1,\"ops\":[]}",
+		"{\"version\":1,\"phase\":\"prepared\",\"operation\":\"\",\"pid\":1,\"ops\":[],\"x\":1}",
+		"{\"version\":1,\"phase\":\"prepared\",\"operation\":\"\",\"pid\":1,\"ops\":[{\"path\":\"../a\",\"kind\":\"remove\",\"bak\":\"b\",\"prior\":\"unknown\"}]}",
+		"{\"version\":1,\"phase\":\"prepared\",\"operation\":\"\",\"pid\":1,\"ops\":[{\"path\":\"/a\",\"kind\":\"remove\",\"bak\":\"b\",\"prior\":\"unknown\"}]}",
+		"{\"version\":1,\"phase\":\"prepared\",\"operation\":\"\",\"pid\":1,\"ops\":[{\"path\":\"a\",\"kind\":\"remove\",\"bak\":\"x/b\",\"prior\":\"unknown\"}]}",
+		"{\"version\":1,\"phase\":\"prepared\",\"operation\":\"\",\"pid\":1,\"ops\":[{\"path\":\"a\",\"kind\":\"remove\",\"prior\":\"unknown\"}]}",
+		"{\"version\":1,\"phase\":\"prepared\",\"operation\":\"\",\"pid\":1,\"ops\":[{\"path\":\"a\",\"kind\":\"write\",\"tmp\":\"t\",\"prior\":\"missing\",\"size\":1}]}",
+		"{\"version\":1,\"phase\":\"prepared\",\"operation\":\"\",\"pid\":1,\"ops\":[],\"dirs\":[\"a/../b\"]}",
+		"{\"version\":1,\"phase\":\"prepared\",\"operation\":\"\",\"pid\":1,\"ops\":[]} x",
+	};
+	struct adapter_intent in, back;
+	struct adapter_intent_op op;
+	struct sw_error err = SW_ERROR_INIT;
+	char *hosts[] = { (char *)"claude" }, *dirs[] = { (char *)".claude", (char *)".claude/skills" };
+	char *text;
+	size_t len = 0;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err = (struct sw_error)SW_ERROR_INIT;
+		cr_expect_eq(adapter_intent_decode(&back, bad[i], strlen(bad[i]), &err), SW_EPARSE, "%zu", i);
+	}
+	memset(&op, 0, sizeof(op));
+	op.path = (char *)".mcp.json";
+	op.kind = ADAPTER_INTENT_WRITE;
+	op.tmp = (char *)"..mcp.json.slipway-tmp-7-1";
+	op.bak = (char *)"..mcp.json.slipway-bak-7-1";
+	op.prior = ADAPTER_PRIOR_SHA256;
+	memset(op.prior_sha, 'a', SW_HEX_LEN - 1);
+	memset(op.new_sha, 'b', SW_HEX_LEN - 1);
+	op.size = 115;
+	in = (struct adapter_intent){ ADAPTER_INTENT_COMMITTED, (char *)"install", hosts, 1, 7, &op, 1,
+				      dirs, 2, NULL, 0 };
+	cr_assert_not_null(text = adapter_intent_encode(&in, &len));
+	cr_assert_eq(adapter_intent_decode(&back, text, len, &err), 0, "%s", err.msg);
+	cr_assert_eq(back.phase, ADAPTER_INTENT_COMMITTED);
+	cr_assert_str_eq(back.operation, "install");
+	cr_assert_eq(back.nops, 1);
+	cr_assert_str_eq(back.ops[0].bak, op.bak);
+	cr_assert_str_eq(back.ops[0].prior_sha, op.prior_sha);
+	cr_assert_str_eq(back.ops[0].new_sha, op.new_sha);
+	cr_assert_eq(back.ops[0].size, 115);
+	cr_assert_eq(back.ndirs, 2);
+	adapter_intent_release(&back);
+	sw_free(text);
+}
+
+Test(io_adapter, a_second_batch_waits_for_the_lock_and_doctor_sees_it_running)
+{
+	char *root = scratch();
+	struct adapter_intent_dir *held = intents_of(root), *ro = NULL, *again = NULL;
+	struct sw_error err = SW_ERROR_INIT;
+	char *dir = sw_asprintf("%s/.git/slipway", root);
+
+	cr_assert_eq(adapter_intent_dir_open(&ro, dir, 0, &err), 0, "%s", err.msg);
+	cr_assert(adapter_intent_dir_busy(ro));
+	cr_assert_eq(adapter_intent_dir_open(&again, dir, 1, &err), SW_EBUSY);
+	cr_assert_null(again);
+	adapter_intent_dir_close(held);
+	cr_assert_not(adapter_intent_dir_busy(ro));
+	adapter_intent_dir_close(ro);
+	sw_free(dir);
+	drop(root);
 }
