@@ -541,12 +541,14 @@ static void file_sha256(const char *path, char out[65])
 static void install_all(const char *root, struct adapter_report *rep)
 {
 	char *tools[] = { (char *)"all", NULL };
-	struct adapter_request req = { root, tools, 1, 1, "ide", 0, cli_adapter_texts() };
+	char *git = sw_asprintf("%s/.git", root);
+	struct adapter_request req = { root, tools, 1, 1, "ide", 0, cli_adapter_texts(), 0, git };
 	struct sw_error err = SW_ERROR_INIT;
 
 	memset(rep, 0, sizeof(*rep));
 	cr_assert_eq(adapter_install(rep, &req, &err), 0, "%s", err.msg);
 	cr_assert_eq(rep->outcome, ADAPTER_TXN_COMMITTED);
+	sw_free(git);
 }
 
 /* An install records in each host's ownership manifest, for every file it
@@ -614,10 +616,12 @@ Test(io_adapter, install_records_the_digest_of_every_file_it_writes)
 	/* Each digest holds, so uninstall removes every claimed file. */
 	{
 		char *tools[] = { (char *)"all", NULL };
-		struct adapter_request req = { root, tools, 1, 1, NULL, 0, cli_adapter_texts() };
+		char *git = sw_asprintf("%s/.git", root);
+		struct adapter_request req = { root, tools, 1, 1, NULL, 0, cli_adapter_texts(), 0, git };
 
 		memset(&un, 0, sizeof(un));
 		cr_assert_eq(adapter_uninstall(&un, &req, &err), 0, "%s", err.msg);
+		sw_free(git);
 		cr_assert_eq(un.preserved.n, 0, "uninstall kept %s as modified",
 			     un.preserved.n ? un.preserved.v[0] : "");
 		adapter_report_release(&un);
@@ -735,7 +739,7 @@ Test(io_adapter, allocation_failures_in_toml_and_jsonc_registrations_are_reporte
 				struct adapter_request req = { NULL, tools, 1, 1, NULL, 0, cli_adapter_texts(), 1 };
 				struct adapter_report rep;
 				struct sw_error err = SW_ERROR_INIT;
-				char *root = scratch(), *path = sw_asprintf("%s/%s", root, rows[r].rel), *dir;
+				char *root = scratch(), *path = sw_asprintf("%s/%s", root, rows[r].rel), *dir, *git;
 				FILE *f;
 				int rc;
 
@@ -747,6 +751,7 @@ Test(io_adapter, allocation_failures_in_toml_and_jsonc_registrations_are_reporte
 				fputs(rows[r].text, f);
 				fclose(f);
 				req.root = root;
+				req.git_dir = git = sw_asprintf("%s/.git", root);
 				memset(&rep, 0, sizeof(rep));
 				if (op == 1) {
 					cr_assert_eq(adapter_install(&rep, &req, &err), 0, "%s", err.msg);
@@ -760,6 +765,7 @@ Test(io_adapter, allocation_failures_in_toml_and_jsonc_registrations_are_reporte
 					cr_assert_neq(rep.outcome, ADAPTER_TXN_COMMITTED);
 				adapter_report_release(&rep);
 				sw_free(path);
+				sw_free(git);
 				drop(root);
 				if (rc == 0)
 					break;
