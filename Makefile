@@ -48,7 +48,9 @@ DEBIAN_PKGS = build-essential pkg-config git libjansson-dev libssl-dev libgit2-d
 	      zsh fish strace python3-markdown-it
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Installs the Debian packages that are missing (root, or sudo).
+# Installs the Debian packages that are missing (root, or sudo), and the
+# MCP SDK.  Heavy tools have targets of their own, which .ci/run calls:
+# deps-zig (zig, ~350 MB, for make check-macos), deps-release.
 deps:
 	@missing=$$(for p in $(DEBIAN_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || echo $$p; \
@@ -63,7 +65,7 @@ deps:
 		$(SUDO) apt-get update -q && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends nodejs npm; \
 	fi
-	@$(MAKE) --no-print-directory mcp-sdk deps-zig
+	@$(MAKE) --no-print-directory mcp-sdk
 
 # The official MCP TypeScript SDK for tests/e2e/test_mcp.py, pinned by
 # tests/mcp/package-lock.json, installed into tests/mcp/node_modules (never

@@ -2,9 +2,9 @@
 # x86_64-macos and aarch64-macos, compile only, nothing linked.  Zig's cc
 # ships the macOS system headers; zig comes from the npm registry, pinned
 # by tests/zig/package-lock.json and installed into tests/zig/node_modules
-# by `make deps-zig` (make deps does too).  The four libraries' headers are
-# Debian's, copied into build/macos-include so that glibc's own headers
-# are never on the path.
+# by `make deps-zig` (not by make deps: ~350 MB; .ci/run runs it).  The
+# four libraries' headers are Debian's, copied into build/macos-include so
+# that glibc's own headers are never on the path.
 #
 #   make check-macos                  the check (a step of make test; a
 #                                     skip note where zig is absent)
