@@ -48,7 +48,9 @@ DEBIAN_PKGS = build-essential pkg-config git libjansson-dev libssl-dev libgit2-d
 	      zsh fish strace python3-markdown-it
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Installs the Debian packages that are missing (root, or sudo).
+# Installs the Debian packages that are missing (root, or sudo), and the
+# MCP SDK.  Heavy tools have targets of their own, which .ci/run calls:
+# deps-zig (zig, ~350 MB, for make check-macos), deps-release.
 deps:
 	@missing=$$(for p in $(DEBIAN_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed$$' || echo $$p; \
@@ -63,7 +65,7 @@ deps:
 		$(SUDO) apt-get update -q && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q --no-install-recommends nodejs npm; \
 	fi
-	@$(MAKE) --no-print-directory mcp-sdk deps-zig
+	@$(MAKE) --no-print-directory mcp-sdk
 
 # The official MCP TypeScript SDK for tests/e2e/test_mcp.py, pinned by
 # tests/mcp/package-lock.json, installed into tests/mcp/node_modules (never
@@ -127,14 +129,16 @@ UNAME_S := $(shell uname -s 2>/dev/null)
 # the rest).  Apple's headers hide O_NOFOLLOW, and before macOS 13
 # O_DIRECTORY, both POSIX.1-2008, unless _DARWIN_C_SOURCE is defined.
 CSTD_POSIX = $(strip -std=c11 -D_XOPEN_SOURCE=700 $(if $(filter Darwin,$(UNAME_S)),-D_DARWIN_C_SOURCE))
-# Issue #32, phase 1: the tree still builds with _GNU_SOURCE, but for the
-# files below, which already build as POSIX (make check-posix lists the
-# others).  tests/ and mk/gen/ keep _GNU_SOURCE: they run only here.
-CSTD     = -std=c11 -D_GNU_SOURCE
-STRICT_SRCS = io/util/os_posix.c io/util/os_common.c io/util/mem.c
-# What $(CC_STAMP) holds, expanded once here: the CSTD of STRICT_SRCS
-# (set for their objects below) must not change it.
-CC_FLAGS_TEXT := $(CC) | $(CSTD) | $(CSTD_POSIX) | $(CPPFLAGS) | $(CFLAGS)
+# Every product source is built with it; io/util/os_linux.c, the Linux
+# side of the seam, alone defines _GNU_SOURCE (at its top).
+CSTD     = $(CSTD_POSIX)
+# tests/, tests/bench/ and mk/gen/ keep _GNU_SOURCE: they run only here
+# (Linux and glibc) and some use glibc's extensions.  `private`: the
+# product objects they link keep CSTD.
+CSTD_GNU = -std=c11 -D_GNU_SOURCE
+# What $(CC_STAMP) holds, expanded once here: the CSTD_GNU of tests/ and
+# mk/gen/ (set for their targets below) must not change it.
+CC_FLAGS_TEXT := $(CC) | $(CSTD) | $(CSTD_GNU) | $(CPPFLAGS) | $(CFLAGS)
 INC      = -I. -include io/util/banned.h
 CFLAGS_REL = $(CSTD) $(WARN) $(DEV_WERROR) $(INC) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 CFLAGS_SAN = $(CSTD) $(WARN) -Werror -O1 -g -fno-omit-frame-pointer \
@@ -206,7 +210,8 @@ build/san/%.o: %.c $(CC_STAMP) | check-pkgs
 	@mkdir -p $(dir $@)
 	$(QUIET_CC)$(CC) $(CFLAGS_SAN) $(DEPFLAGS) -c -o $@ $<
 
-$(foreach d,rel san,$(patsubst %.c,build/$(d)/%.o,$(STRICT_SRCS))): CSTD = $(CSTD_POSIX)
+$(TEST_BINS) $(TEST_HELPER_OBJS) build/gendocs: private CSTD = $(CSTD_GNU)
+build/rel/mk/gen/%.o build/bench/%: private CSTD = $(CSTD_GNU)
 
 # The compiler and the flags that shape the objects (git's GIT-CFLAGS),
 # rewritten, and so rebuilding every object, only when they change, as
@@ -322,8 +327,6 @@ check-purity: $(PURE_OBJS)
 	if [ -n "$$bad" ]; then echo "check-purity: fsm/ and tables/ reference: $$bad"; exit 1; fi; \
 	echo "check-purity: fsm/ and tables/ are pure ($(words $(PURE_OBJS)) objects)"
 
-# Each file's language flags: $(CSTD), or $(CSTD_POSIX) for STRICT_SRCS.
-cstd_of = $(if $(filter $(STRICT_SRCS),$(1)),$(CSTD_POSIX),$(CSTD))
 
 # The whole suite built with clang: every object is rebuilt with it
 # ($(CC_STAMP)), then rebuilt with the default compiler by the next make.
@@ -335,7 +338,7 @@ check-clang-test:
 CLANG ?= clang
 check-clang: build/gen/version.h | check-pkgs
 	@set -e; $(foreach f,$(LIB_SRCS) cli/main.c,\
-		$(CLANG) $(call cstd_of,$(f)) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -fsyntax-only $(f);) \
+		$(CLANG) $(CSTD) $(WARN) -Werror $(INC) $(PKG_CFLAGS) -fsyntax-only $(f);) \
 	echo "check-clang: $(words $(LIB_SRCS) cli/main.c) sources compile cleanly with $(CLANG)"
 
 # Issue #32: every product source but io/util/os_linux.c compiles as C11

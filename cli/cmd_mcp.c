@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/version.h"
+#include "io/util/os.h"
 #include "mcp/server.h"
 
 /* What stdin becomes: /dev/null, or, where there is none (a chroot that
@@ -16,7 +17,7 @@ static int empty_input(void)
 {
 	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC), p[2];
 
-	if (fd >= 0 || pipe2(p, O_CLOEXEC) < 0)
+	if (fd >= 0 || sw_os_pipe_cloexec(p) < 0)
 		return fd;
 	close(p[1]);
 	return p[0];

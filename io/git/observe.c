@@ -223,7 +223,7 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 			struct stat ist;
 
 			ri->mtime = stat(git_index_path(index), &ist) == 0 ?
-				    (int64_t)ist.st_mtim.tv_sec : INT64_MAX;
+				    (int64_t)sw_os_st_mtim(&ist).tv_sec : INT64_MAX;
 		}
 	}
 	if (ri != &vcs__warm.ri &&

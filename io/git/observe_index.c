@@ -29,19 +29,6 @@
  * replaces the index by renaming a new file over it, so the mapped inode
  * never changes under us. */
 
-/* Faults in a large fresh allocation with one call instead of a page fault
- * per page (about half the cost where faults are expensive).  Advisory: a
- * kernel without MADV_POPULATE_WRITE (before 5.14) just faults lazily. */
-static void prefault(void *p, size_t n)
-{
-	const uintptr_t page = 4096;
-	uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
-	uintptr_t hi = ((uintptr_t)p + n) & ~(page - 1);
-
-	if (p != NULL && n >= (256u << 10) && hi > lo)
-		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
-}
-
 static uint32_t be32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -94,11 +81,11 @@ int vcs__rawindex_read(struct rawindex *ri, const char *path)
 		close(fd);
 		return 1;
 	}
-	ri->mtime = (int64_t)st.st_mtim.tv_sec;
+	ri->mtime = (int64_t)sw_os_st_mtim(&st).tv_sec;
 	ri->st = st;
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	map = sw_os_map_file(fd, (size_t)st.st_size);
 	close(fd);
-	if (map == MAP_FAILED)
+	if (map == NULL)
 		return 1;
 	ri->buf = map;
 	ri->len = (size_t)st.st_size;
@@ -115,8 +102,9 @@ int vcs__rawindex_read(struct rawindex *ri, const char *path)
 		rc = SW_ENOMEM;
 		goto out;
 	}
-	prefault(ri->ents, ri->n * sizeof(*ri->ents));
-	prefault(ri->ptrs, ri->n * sizeof(*ri->ptrs));
+	/* One call instead of a fault per page of the fresh arrays. */
+	sw_os_prefault(ri->ents, ri->n * sizeof(*ri->ents));
+	sw_os_prefault(ri->ptrs, ri->n * sizeof(*ri->ptrs));
 	if (version == 4) {
 		v4cap = ri->len * 2 + 64;
 		if ((ri->v4paths = sw_malloc(v4cap)) == NULL) {
@@ -238,8 +226,10 @@ int vcs__rawindex_current(const struct rawindex *ri, const char *path)
 	}
 	ok = fstat(fd, &st) == 0 && st.st_dev == was->st_dev && st.st_ino == was->st_ino &&
 	     st.st_size == was->st_size &&
-	     st.st_mtim.tv_sec == was->st_mtim.tv_sec && st.st_mtim.tv_nsec == was->st_mtim.tv_nsec &&
-	     st.st_ctim.tv_sec == was->st_ctim.tv_sec && st.st_ctim.tv_nsec == was->st_ctim.tv_nsec &&
+	     sw_os_st_mtim(&st).tv_sec == sw_os_st_mtim(was).tv_sec &&
+	     sw_os_st_mtim(&st).tv_nsec == sw_os_st_mtim(was).tv_nsec &&
+	     sw_os_st_ctim(&st).tv_sec == sw_os_st_ctim(was).tv_sec &&
+	     sw_os_st_ctim(&st).tv_nsec == sw_os_st_ctim(was).tv_nsec &&
 	     pread(fd, sum, sizeof(sum), st.st_size - (off_t)sizeof(sum)) == (ssize_t)sizeof(sum) &&
 	     memcmp(sum, ri->buf + ri->len - sizeof(sum), sizeof(sum)) == 0;
 	close(fd);

@@ -35,6 +35,7 @@
 #include "io/git/vcs.h"
 #include "io/util/digest.h"
 #include "io/util/err.h"
+#include "io/util/os.h"
 
 /* ---- status records (observe_record.c) ---------------------------------- */
 
@@ -113,10 +114,9 @@ struct budget {
 
 /* CLOCK_MONOTONIC in nanoseconds (the default vcs_clock_fn). */
 int64_t vcs__mono_ns(void *ctx);
-/* Opens directory `rel` below `rootfd` without following any symlink, with
- * `flags` (O_RDONLY or O_PATH); openat2 first when `try2`.  The fd, or -1
- * with errno set. */
-int vcs__open_below(int rootfd, const char *rel, int flags, int try2);
+/* The sw_os_open_beneath bits for `try2` (0: walk the components, as on
+ * a kernel without openat2). */
+#define VCS_BENEATH_HOW(try2) ((try2) ? 0u : (unsigned)SW_OS_BENEATH_WALK)
 /* Fills the observation fields of `p` (path/category/state already set),
  * hashing within `b`. */
 void vcs__observe_path(struct vcs_path_obs *p, int rootfd, struct budget *b,
@@ -216,7 +216,7 @@ struct scan {
 	git_index *index;	/* libgit2's, for the diff (NULL: the repository's) */
 	int renames, unborn, need_diff, diff_rc;
 	int reload_index;	/* the repository's index may be stale: read it */
-	int openat2;		/* vcs__open_below may try openat2 */
+	int openat2;		/* sw_os_open_beneath may try openat2 */
 	const git_oid *tree_id;	/* HEAD's tree, NULL when unborn */
 	const unsigned char *tree_ext;	/* the index's TREE extension, or NULL */
 	size_t tree_len;

@@ -1,6 +1,6 @@
 /* One dirty path observed: opened below the worktree root without
- * following a symlink (openat2 with RESOLVE_NO_SYMLINKS, else component by
- * component, O_PATH on the way), then hashed whole or sampled within the
+ * following a symlink (sw_os_open_beneath: openat2 with RESOLVE_NO_SYMLINKS
+ * on Linux, else component by component), then hashed whole or sampled within the
  * byte budget and the deadline (struct budget and its clock, also here).
  * Never writes, never calls libgit2. */
 
@@ -13,14 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/openat2.h>
-
 #include "io/util/buf.h"
 #include "io/util/json.h"
+#include "io/util/os.h"
 
 /* ---- budget and clock -------------------------------------------------- */
 
@@ -63,75 +61,6 @@ static void set_obs(struct vcs_path_obs *p, const char *obs)
 	snprintf(p->observation, sizeof(p->observation), "%s", obs);
 }
 
-/* 1 while openat2(2) may be tried: cleared when the kernel lacks it. */
-static int openat2_usable = 1;
-
-/* Opens directory `rel` (relative, clean; "" is the root itself) below
- * `rootfd` without following any symlink on the way, with `flags`
- * (O_RDONLY or O_PATH) and O_DIRECTORY.  One openat2 with
- * RESOLVE_NO_SYMLINKS where the kernel has it (and `try2`), else
- * component by component with O_NOFOLLOW.  Returns the fd, or -1 with
- * errno set. */
-int vcs__open_below(int rootfd, const char *rel, int flags, int try2)
-{
-	char work[PATH_MAX], *p = work, *slash;
-	size_t len = strlen(rel);
-	int fd;
-
-	flags |= O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	if (len == 0)
-		return openat(rootfd, ".", flags);
-#ifdef SYS_openat2
-	if (try2 && __atomic_load_n(&openat2_usable, __ATOMIC_RELAXED)) {
-		struct open_how how = { .flags = (uint64_t)flags,
-					.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH };
-		long r = syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
-
-		if (r >= 0)
-			return (int)r;
-		if (errno != ENOSYS && errno != EPERM && errno != EAGAIN)
-			return -1;
-		/* No openat2 here (ENOSYS), a filter refused it (EPERM: some
-		 * container runtimes), or a rename raced a ".." (EAGAIN): walk
-		 * the components instead. */
-		if (errno == ENOSYS)
-			__atomic_store_n(&openat2_usable, 0, __ATOMIC_RELAXED);
-	}
-#endif
-	if (len >= sizeof(work)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(work, rel, len + 1);
-	if ((fd = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -1;
-	for (;;) {
-		int next, last;
-
-		if ((slash = strchr(p, '/')) != NULL)
-			*slash = '\0';
-		last = slash == NULL;
-		if (*p == '\0' && !last) {
-			p = slash + 1;
-			continue;
-		}
-		next = openat(fd, *p ? p : ".", last ? flags : O_PATH | O_DIRECTORY | O_NOFOLLOW |
-						     O_CLOEXEC);
-		if (next < 0) {
-			int e = errno;
-
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		close(fd);
-		fd = next;
-		if (last)
-			return fd;
-		p = slash + 1;
-	}
-}
-
 /* Opens the directory holding `rel` below `rootfd` without following any
  * symlink; *base points into `work` (a writable copy of rel).  Returns the fd
  * or -1 with errno set. */
@@ -142,10 +71,10 @@ static int open_parent(int rootfd, char *work, const char **base, int try2)
 
 	if (slash == NULL) {
 		*base = work;
-		return openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		return sw_os_open_anchor(rootfd, ".");
 	}
 	*slash = '\0';
-	fd = vcs__open_below(rootfd, work, O_PATH, try2);
+	fd = sw_os_open_beneath(rootfd, work, SW_OS_BENEATH_ANCHOR | VCS_BENEATH_HOW(try2));
 	*base = slash + 1;
 	return fd;
 }
@@ -159,8 +88,8 @@ static int same_meta(const struct stat *a, const struct stat *b)
 {
 	return S_ISREG(a->st_mode) && S_ISREG(b->st_mode) && same_file(a, b) &&
 	       a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+	       sw_os_st_mtim(a).tv_sec == sw_os_st_mtim(b).tv_sec &&
+	       sw_os_st_mtim(a).tv_nsec == sw_os_st_mtim(b).tv_nsec;
 }
 
 /* Sample offsets of an oversize file (adjacent duplicates dropped). */
@@ -346,8 +275,8 @@ void vcs__observe_path(struct vcs_path_obs *p, int rootfd, struct budget *b,
 	}
 	p->size = final.st_size;
 	p->has_mtime = 1;
-	p->modified_unix_nano = (int64_t)final.st_mtim.tv_sec * 1000000000LL +
-				final.st_mtim.tv_nsec;
+	p->modified_unix_nano = (int64_t)sw_os_st_mtim(&final).tv_sec * 1000000000LL +
+				sw_os_st_mtim(&final).tv_nsec;
 out:
 	if (fd >= 0)
 		close(fd);

@@ -1,12 +1,11 @@
 /* The fast worktree scan: for a plain repository, the index-to-worktree
  * side and the untracked files as git status computes them, on worker
- * threads (lstat through directory descriptors, getdents64), one of which
- * takes the head-to-index side.  Never writes; what it cannot prove is left
+ * threads (lstat through directory descriptors, the seam's directory
+ * reader), one of which takes the head-to-index side.  Never writes; what it cannot prove is left
  * to libgit2's status (observe.c). */
 
 #include "io/git/observe_internal.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -145,12 +144,12 @@ static void scan_classify(struct scan *s, size_t i, const struct stat *st)
 	}
 	/* A git built without nanosecond support writes 0 there; then only
 	 * the seconds can be compared, as git does. */
-	if ((uint32_t)st->st_mtim.tv_sec != (uint32_t)e->mtime.seconds ||
+	if ((uint32_t)sw_os_st_mtim(st).tv_sec != (uint32_t)e->mtime.seconds ||
 	    (e->mtime.nanoseconds != 0 &&
-	     (uint32_t)st->st_mtim.tv_nsec != e->mtime.nanoseconds) ||
-	    (uint32_t)st->st_ctim.tv_sec != (uint32_t)e->ctime.seconds ||
+	     (uint32_t)sw_os_st_mtim(st).tv_nsec != e->mtime.nanoseconds) ||
+	    (uint32_t)sw_os_st_ctim(st).tv_sec != (uint32_t)e->ctime.seconds ||
 	    (e->ctime.nanoseconds != 0 &&
-	     (uint32_t)st->st_ctim.tv_nsec != e->ctime.nanoseconds) ||
+	     (uint32_t)sw_os_st_ctim(st).tv_nsec != e->ctime.nanoseconds) ||
 	    (uint32_t)st->st_ino != e->ino || (uint32_t)st->st_dev != e->dev ||
 	    st->st_uid != e->uid || st->st_gid != e->gid ||
 	    (uint32_t)st->st_size != e->file_size ||
@@ -298,32 +297,27 @@ static int ent_tracked(const struct scan *s, size_t lo, size_t hi, const char *p
 	return i < hi && strcmp(s->ent[i]->path, path) == 0;
 }
 
-#define DIRENT_BUF 32768
-
 /* Lists directory `fd` (path `rel`, rl bytes, in a PATH_MAX buffer;
  * entries below it in [lo, hi)) for untracked files, as git status
  * --untracked-files=all lists them.  Tracked subdirectories are left to
  * their own visit; an untracked one is listed here, recursively.  Reads
- * the directory with getdents64 (a DIR stream costs an fstat and two
- * fcntl per directory). */
+ * the directory with the seam's reader (getdents64 on Linux: a DIR stream
+ * costs an fstat and two fcntl per directory). */
 static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, size_t hi)
 {
-	char *buf = sw_malloc(DIRENT_BUF);
-	ssize_t got = 0;
+	struct sw_os_dir *dir;
+	struct sw_os_dirent de;
 	int rc = 0;
 
-	if (buf == NULL)
+	if (sw_os_dir_open(&dir, fd) < 0)
 		return SW_ENOMEM;
-	while (rc == 0 && (got = getdents64(fd, buf, DIRENT_BUF)) > 0) {
-		for (ssize_t off = 0; rc == 0 && off < got;) {
-			const struct dirent64 *de = (const struct dirent64 *)(buf + off);
-			const char *name = de->d_name;
+	while (rc == 0 && sw_os_dir_next(dir, &de) > 0) {
+		{	/* one entry (a block of its own: the body kept as it was) */
+			const char *name = de.name;
 			size_t nl = strlen(name), fl = rl ? rl + 1 + nl : nl;
-			unsigned char type = de->d_type;
+			enum sw_os_ftype type = de.type;
 
-			off += de->d_reclen;
-			if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
-			    strcmp(name, ".git") == 0 || fl + 2 >= PATH_MAX)
+			if (strcmp(name, ".git") == 0 || fl + 2 >= PATH_MAX)
 				continue;
 			if (rl) {
 				rel[rl] = '/';
@@ -331,15 +325,15 @@ static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, si
 			} else {
 				memcpy(rel, name, nl + 1);
 			}
-			if (type == DT_UNKNOWN) {
+			if (type == SW_OS_FT_UNKNOWN) {
 				struct stat st;
 
 				if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 					continue;
-				type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG :
-				       S_ISLNK(st.st_mode) ? DT_LNK : DT_FIFO;
+				type = S_ISDIR(st.st_mode) ? SW_OS_FT_DIR : S_ISREG(st.st_mode) ? SW_OS_FT_REG :
+				       S_ISLNK(st.st_mode) ? SW_OS_FT_LNK : SW_OS_FT_OTHER;
 			}
-			if (type == DT_DIR) {
+			if (type == SW_OS_FT_DIR) {
 				size_t clo = lo, chi = hi;
 				int sub;
 
@@ -359,13 +353,13 @@ static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, si
 				}
 				rc = scan_list(s, sub, rel, fl, clo, chi);
 				close(sub);
-			} else if (type == DT_REG || type == DT_LNK) {
+			} else if (type == SW_OS_FT_REG || type == SW_OS_FT_LNK) {
 				if (!ent_tracked(s, lo, hi, rel) && !is_ignored(s, rel))
 					rc = scan_push_untracked(s, rel);
 			}
 		}
 	}
-	sw_free(buf);
+	sw_os_dir_free(dir);
 	rel[rl] = '\0';
 	return rc;
 }
@@ -383,11 +377,13 @@ static int scan_dir(struct scan *s, const struct dtask *t, char *rel)
 
 	if (t->rl + 2 >= PATH_MAX)
 		return 0;
-	if ((fd = vcs__open_below(s->rootfd, t->rel, O_RDONLY, s->openat2)) >= 0) {
+	if ((fd = sw_os_open_beneath(s->rootfd, t->rel, SW_OS_BENEATH_LIST |
+				     VCS_BENEATH_HOW(s->openat2))) >= 0) {
 		memcpy(rel, t->rel, t->rl + 1);
 		rc = scan_list(s, fd, rel, t->rl, t->lo, t->hi);
 	} else if (errno != EACCES ||
-		   (fd = vcs__open_below(s->rootfd, t->rel, O_PATH, s->openat2)) < 0) {
+		   (fd = sw_os_open_beneath(s->rootfd, t->rel, SW_OS_BENEATH_ANCHOR |
+					    VCS_BENEATH_HOW(s->openat2))) < 0) {
 		return 0;	/* the lstats need only search permission */
 	}
 	for (size_t i = t->lo; rc == 0 && i < t->hi;) {

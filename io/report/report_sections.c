@@ -12,6 +12,7 @@
 #include "io/git/observe.h"
 #include "io/report/report_internal.h"
 #include "io/store/run_record.h"
+#include "io/util/mem.h"
 #include "io/util/owned.h"
 #include "tables/report.h"
 
@@ -352,7 +353,7 @@ static int known_failure(const struct run_record *rec, const char *command)
 		const struct run_outcome *o = rec->actions[i].outcome;
 
 		for (size_t k = 0; o && k < o->n_known_issues; k++)
-			if (memmem(o->known_issues[k], strlen(o->known_issues[k]), command + at, n))
+			if (sw_memmem(o->known_issues[k], strlen(o->known_issues[k]), command + at, n))
 				return 1;
 	}
 	return 0;

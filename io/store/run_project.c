@@ -305,7 +305,7 @@ int run_from_checkpoint(struct run **out, char **extra, const char *body, size_t
 	r->fz->refs = 1;
 	r->fz->cap = n + 8;
 	c.p = *log;
-	c.end = *log + log_len;
+	c.end = *log ? *log + log_len : NULL;	/* NULL + 0 is undefined */
 	/* The records lie side by side from `start`, so their places follow
 	 * from their lengths; run.json is only read at the two ends. */
 	for (size_t i = 0; i < n; i++) {

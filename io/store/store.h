@@ -135,7 +135,7 @@ const struct store_failure *store_last_failure(const struct store *s);
 
 /* 1 if `id` matches [A-Za-z0-9_-]{1,128}. */
 int store_run_id_valid(const char *id);
-/* A random lowercase UUIDv4 (getrandom(2)).  SW_EIO. */
+/* A random lowercase UUIDv4 (sw_os_random: getrandom(2) on Linux).  SW_EIO. */
 int store_new_run_id(char out[37], struct sw_error *err);
 
 /* Creates run `run_id`: `mutate` must add exactly one event.  Fails with

@@ -29,8 +29,10 @@ bool store__same_file(const struct stat *a, const struct stat *b)
 bool store__same_identity(const struct stat *a, const struct stat *b)
 {
 	return store__same_file(a, b) && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+	       sw_os_st_mtim(a).tv_sec == sw_os_st_mtim(b).tv_sec &&
+	       sw_os_st_mtim(a).tv_nsec == sw_os_st_mtim(b).tv_nsec &&
+	       sw_os_st_ctim(a).tv_sec == sw_os_st_ctim(b).tv_sec &&
+	       sw_os_st_ctim(a).tv_nsec == sw_os_st_ctim(b).tv_nsec;
 }
 
 /* Opens directory `name` below `pfd` without following a symlink; with
@@ -180,7 +182,7 @@ int store__sync_dir(int fd, const struct stat *st, const char *what,
 	if (fstat(fd, &cur) < 0 || !store__same_file(&cur, st))
 		return sw_error_set(err, SW_EUNSAFE,
 				    "directory '%s' changed before sync", what);
-	if (store__f_fsync(fd) < 0)
+	if (store__f_fsync_dir(fd) < 0)
 		return sw_error_sys(err, errno, "cannot sync directory '%s'", what);
 	return 0;
 }

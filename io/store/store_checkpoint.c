@@ -64,15 +64,16 @@ out:
  * unprivileged caller can set back. */
 #define IDENTITY_FMT "%lld %llu %llu %lld %ld %lld %ld"
 #define IDENTITY_ARGS(st) (long long)(st).st_size, (unsigned long long)(st).st_dev, \
-	(unsigned long long)(st).st_ino, (long long)(st).st_mtim.tv_sec, (st).st_mtim.tv_nsec, \
-	(long long)(st).st_ctim.tv_sec, (st).st_ctim.tv_nsec
+	(unsigned long long)(st).st_ino, (long long)sw_os_st_mtim(&(st)).tv_sec, \
+	(long)sw_os_st_mtim(&(st)).tv_nsec, (long long)sw_os_st_ctim(&(st)).tv_sec, \
+	(long)sw_os_st_ctim(&(st)).tv_nsec
 
 void store__identity_text(char out[160], const struct stat *st)
 {
 	snprintf(out, 160, IDENTITY_FMT, IDENTITY_ARGS(*st));
 }
 
-/* The kernel's boot id as 32 hex digits, "" when it cannot be read.  A
+/* The boot id (sw_os_boot_id) as 32 hex digits, "" when there is none.  A
  * checkpoint names the boot it was written in: files written without
  * fsync (run.json, the checkpoint and its log) can lose bytes only in a
  * power loss or a kernel crash, and either means a new boot. */
@@ -90,8 +91,6 @@ static const char *boot_id(void)
 	static char id[SW_XXH_HEX_LEN];
 	char raw[64];
 	size_t n = 0;
-	ssize_t got;
-	int fd;
 
 #ifdef SW_TESTING
 	if (test_boot_id != NULL)
@@ -99,11 +98,8 @@ static const char *boot_id(void)
 #endif
 	if (id[0] != '\0')
 		return id;
-	if ((fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)) < 0)
-		return "";
-	got = read(fd, raw, sizeof(raw) - 1);
-	close(fd);
-	for (ssize_t i = 0; i < got && n < 32; i++)
+	sw_os_boot_id(raw, sizeof(raw));
+	for (size_t i = 0; raw[i] != '\0' && n < 32; i++)
 		if ((raw[i] >= '0' && raw[i] <= '9') || (raw[i] >= 'a' && raw[i] <= 'f'))
 			id[n++] = raw[i];
 	if (n != 32)
@@ -304,7 +300,7 @@ bool store__replace_leaf(struct run_dir *r, const char *name, const struct iovec
 		return false;
 	ok = writev(fd, iov, n) == (ssize_t)total;
 	if (close(fd) != 0 || !ok || (unlinkat(r->fd, name, 0) != 0 && errno != ENOENT) ||
-	    renameat2(r->fd, tmp, r->fd, name, RENAME_NOREPLACE) != 0) {
+	    sw_os_rename_noreplace(r->fd, tmp, name) != 0) {
 		unlinkat(r->fd, tmp, 0);
 		return false;
 	}

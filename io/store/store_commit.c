@@ -107,7 +107,7 @@ static int repair_lock_file(struct run_dir *r, struct txn *t, struct sw_error *e
 		goto out;
 	if (store__f_rename(r->fd, tmp, LOCK_NAME) < 0) {
 		rc = sw_error_sys(err, errno, "cannot install run lock");
-		renameat2(r->fd, parked, r->fd, LOCK_NAME, RENAME_NOREPLACE);
+		sw_os_rename_noreplace(r->fd, parked, LOCK_NAME);
 		goto out;
 	}
 	tmp[0] = '\0';

@@ -1,7 +1,7 @@
 /* The fault seam: every write, fsync, rename, mkdir, unlink and create of
  * the store is one store__f_* step, which a test build can fail, tear or
  * turn into an exit (store_fault_arm); and the writers below it (whole
- * buffers, pieces, ranges copied in the kernel).  Knows no run directory:
+ * buffers, pieces, ranges copied by sw_os_copy_range).  Knows no run directory:
  * its callers hand it descriptors and names. */
 
 #include "io/store/store_internal.h"
@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+
+#include "io/util/os.h"
 
 #ifdef SW_TESTING
 static unsigned fault_kinds;
@@ -45,11 +47,9 @@ int store_fault_fired(void)
 	return fault_fired;
 }
 
-static bool no_kernel_copy;
-
 void store_test_buffered_copies(bool on)
 {
-	no_kernel_copy = on;
+	sw_os_test_buffered_copies(on);
 }
 
 /* 0: go on; 1: fail this step; 2: tear this write. */
@@ -72,12 +72,6 @@ static int fault_at(unsigned kind)
 	(void)kind;
 	return 0;
 }
-#endif
-
-#ifdef SW_TESTING
-#define KERNEL_COPY (!no_kernel_copy)
-#else
-#define KERNEL_COPY true
 #endif
 
 /* write(2) until all of buf is written; *done (may be NULL) gets the
@@ -144,43 +138,6 @@ static int writev_all(int fd, struct iovec *iov, size_t n)
 	}
 }
 
-/* Copies `len` bytes at `from` of src to fd's position: in the kernel
- * where it can, else through a small buffer. */
-static int copy_range(int fd, int src, unsigned long long from, size_t len)
-{
-	char buf[65536];
-	loff_t at = (loff_t)from;
-	bool kernel = KERNEL_COPY;
-
-	while (len > 0) {
-		ssize_t n;
-
-		if (kernel) {
-			n = copy_file_range(src, &at, fd, NULL, len, 0);
-			if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
-				      errno == EOPNOTSUPP || errno == EBADF)) {
-				kernel = false;
-				continue;
-			}
-		} else {
-			n = pread(src, buf, len < sizeof(buf) ? len : sizeof(buf), (off_t)at);
-			if (n > 0 && write_all(fd, buf, (size_t)n, NULL) < 0)
-				return -1;
-			if (n > 0)
-				at += n;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = EIO;	/* the source is shorter than said */
-			return -1;
-		}
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Writes up to `limit` bytes of the pieces in order (ranges of `src` for
  * pieces without bytes), batching the ones in memory. */
 static int write_pieces(int fd, const struct sw_piece *pc, size_t n, int src, size_t limit)
@@ -189,7 +146,7 @@ static int write_pieces(int fd, const struct sw_piece *pc, size_t n, int src, si
 		if (pc[i].bytes == NULL) {
 			size_t take = pc[i].len < limit ? pc[i].len : limit;
 
-			if (copy_range(fd, src, pc[i].from, take) < 0)
+			if (sw_os_copy_range(fd, src, pc[i].from, take) < 0)
 				return -1;
 			limit -= take;
 			i++;
@@ -241,7 +198,17 @@ int store__f_fsync(int fd)
 		errno = EIO;
 		return -1;
 	}
-	return fsync(fd);
+	return sw_os_fsync(fd);
+}
+
+/* store__f_fsync for a directory opened for reading. */
+int store__f_fsync_dir(int fd)
+{
+	if (fault_at(STORE_STEP_FSYNC)) {
+		errno = EIO;
+		return -1;
+	}
+	return sw_os_fsync_dir(fd);
 }
 
 int store__f_rename(int dfd, const char *from, const char *to)
@@ -250,7 +217,7 @@ int store__f_rename(int dfd, const char *from, const char *to)
 		errno = EIO;
 		return -1;
 	}
-	return renameat2(dfd, from, dfd, to, RENAME_NOREPLACE);
+	return sw_os_rename_noreplace(dfd, from, to);
 }
 
 int store__f_mkdir(int dfd, const char *name)

@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 
 #include "io/store/store.h"
+#include "io/util/os.h"
 
 /* The fixed names, from the rows of io/store/store_layout.def. */
 #define SLIPWAY_NAME store_entries[STORE_ENTRY_SLIPWAY].name
@@ -140,6 +141,7 @@ int store__random_hex16(char out[17], struct sw_error *err);
 int store__f_write(int fd, const void *buf, size_t n, size_t *done);
 int store__f_write_pieces(int fd, const struct sw_piece *pc, size_t n, int src);
 int store__f_fsync(int fd);
+int store__f_fsync_dir(int fd);
 int store__f_rename(int dfd, const char *from, const char *to);
 int store__f_mkdir(int dfd, const char *name);
 int store__f_unlink(int dfd, const char *name, int flags);

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,7 +14,7 @@
 void store__run_close(struct run_dir *r)
 {
 	if (r->lock_fd >= 0)
-		flock(r->lock_fd, LOCK_UN);
+		sw_os_lock(r->lock_fd, SW_OS_LOCK_UN);
 	store__close_fd(&r->lock_fd);
 	store__close_fd(&r->fd);
 }
@@ -92,9 +91,9 @@ static void lock_sleep(unsigned ms)
 #define lock_sleep sleep_ms
 #endif
 
-/* flock `op` (LOCK_EX or LOCK_SH) on `fd`, polled every 25 ms until the
- * handle's one deadline (lock_timeout_ms after the first lock of the
- * handle that had to wait); then run_busy.  A command that meets several
+/* sw_os_lock `op` (SW_OS_LOCK_EX or SW_OS_LOCK_SH) on `fd`, polled every
+ * 25 ms until the handle's one deadline (lock_timeout_ms after the first
+ * lock of the handle that had to wait); then run_busy.  A command that meets several
  * busy locks thus waits once in all, and each later lock is tried once
  * after the deadline has passed. */
 int store__lock_wait(int fd, struct store *s, int op, struct sw_error *err)
@@ -102,7 +101,7 @@ int store__lock_wait(int fd, struct store *s, int op, struct sw_error *err)
 	for (;;) {
 		long long now, left;
 
-		if (flock(fd, op | LOCK_NB) == 0)
+		if (sw_os_lock(fd, (unsigned)op | SW_OS_LOCK_NB) == 0)
 			return 0;
 		if (errno == EINTR)
 			continue;
@@ -137,7 +136,7 @@ int store__run_lock(struct run_dir *r, struct store *s, bool exclusive,
 		return sw_error_set(err, SW_EUNSAFE,
 				    "opened run directory changed before locking");
 	}
-	if ((rc = store__lock_wait(r->lock_fd, s, exclusive ? LOCK_EX : LOCK_SH, err)) < 0) {
+	if ((rc = store__lock_wait(r->lock_fd, s, exclusive ? SW_OS_LOCK_EX : SW_OS_LOCK_SH, err)) < 0) {
 		store__close_fd(&r->lock_fd);
 		return rc;
 	}

@@ -8,9 +8,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "io/store/store_names.h"
+#include "io/util/os.h"
 
 /* clang-format off */
 const struct store_entry_row store_entries[STORE_ENTRY__COUNT] = {
@@ -21,21 +21,13 @@ const struct store_entry_row store_entries[STORE_ENTRY__COUNT] = {
 };
 /* clang-format on */
 
-/* The kernel's random bytes (getrandom(2), blocking only until the pool
- * is first seeded): no user-space generator to set up per process. */
+/* The kernel's random bytes (sw_os_random: getrandom(2) on Linux,
+ * blocking only until the pool is first seeded): no user-space generator
+ * to set up per process. */
 static int random_bytes(unsigned char *b, size_t n, struct sw_error *err)
 {
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = getrandom(b + got, n - got, 0);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return sw_error_sys(err, errno, "cannot draw random bytes");
-		got += (size_t)r;
-	}
+	if (sw_os_random(b, n) < 0)
+		return sw_error_sys(err, errno, "cannot draw random bytes");
 	return 0;
 }
 

@@ -183,8 +183,7 @@ int store__install_projection(struct prepared *p, struct store *s,
 			return sw_error_set(err, SW_EIO,
 					    "could not allocate projection quarantine name");
 		if (!leaf_is(r->fd, quarantine, &p->prev_st)) {
-			renameat2(r->fd, quarantine, r->fd, PROJECTION_NAME,
-				  RENAME_NOREPLACE);
+			sw_os_rename_noreplace(r->fd, quarantine, PROJECTION_NAME);
 			return sw_error_set(err, SW_EUNSAFE,
 					    "run projection changed during relocation");
 		}
@@ -193,8 +192,7 @@ int store__install_projection(struct prepared *p, struct store *s,
 		int e = errno;
 
 		if (quarantine[0])
-			renameat2(r->fd, quarantine, r->fd, PROJECTION_NAME,
-				  RENAME_NOREPLACE);
+			sw_os_rename_noreplace(r->fd, quarantine, PROJECTION_NAME);
 		return sw_error_sys(err, e, "cannot install run projection");
 	}
 	p->renamed = true;

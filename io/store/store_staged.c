@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,13 +18,13 @@
 
 int store__staging_hold(struct store *s, struct sw_error *err)
 {
-	return store__lock_wait(s->runs_fd, s, LOCK_SH, err);
+	return store__lock_wait(s->runs_fd, s, SW_OS_LOCK_SH, err);
 }
 
 void store__staging_release(struct store *s)
 {
 	if (s->runs_fd >= 0)
-		flock(s->runs_fd, LOCK_UN);
+		sw_os_lock(s->runs_fd, SW_OS_LOCK_UN);
 }
 
 /* Removes the entries of directory `dfd`, and of its subdirectories down
@@ -81,7 +80,7 @@ static const char *claim(int *fd, int runs_fd, const char *name, char *buf, size
 		snprintf(buf, size, "it cannot be opened (%s)", strerror(errno));
 		return buf;
 	}
-	if (flock(d, LOCK_EX | LOCK_NB) < 0) {
+	if (sw_os_lock(d, SW_OS_LOCK_EX | SW_OS_LOCK_NB) < 0) {
 		int e = errno;
 
 		close(d);
@@ -111,11 +110,11 @@ const char *store__staged_owner(int runs_fd, const char *name, char *buf, size_t
 
 	if (!store__is_staged_name(name))
 		return claim(&fd, runs_fd, name, buf, size);
-	if (flock(runs_fd, LOCK_EX | LOCK_NB) < 0)
+	if (sw_os_lock(runs_fd, SW_OS_LOCK_EX | SW_OS_LOCK_NB) < 0)
 		return STARTING;
 	why = claim(&fd, runs_fd, name, buf, size);
 	store__close_fd(&fd);
-	flock(runs_fd, LOCK_UN);
+	sw_os_lock(runs_fd, SW_OS_LOCK_UN);
 	return why;
 }
 
@@ -130,7 +129,7 @@ void store__collect_staged(struct store *s)
 	DIR *d = NULL;
 	int fd;
 
-	if (s->runs_fd < 0 || flock(s->runs_fd, LOCK_EX | LOCK_NB) < 0)
+	if (s->runs_fd < 0 || sw_os_lock(s->runs_fd, SW_OS_LOCK_EX | SW_OS_LOCK_NB) < 0)
 		return;
 	if ((fd = openat(s->runs_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	    (d = fdopendir(fd)) == NULL) {
@@ -150,5 +149,5 @@ void store__collect_staged(struct store *s)
 	}
 	closedir(d);
 out:
-	flock(s->runs_fd, LOCK_UN);
+	sw_os_lock(s->runs_fd, SW_OS_LOCK_UN);
 }

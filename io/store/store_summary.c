@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -254,7 +253,7 @@ int store_read_summary(char **body, size_t *len, struct store *s, const char *ru
 	 * to the replay, which waits and reports. */
 	r.lock_fd = openat(r.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r.lock_fd < 0 || fstat(r.lock_fd, &st) < 0 || !store__same_file(&st, &r.st) ||
-	    flock(r.lock_fd, LOCK_SH | LOCK_NB) != 0)
+	    sw_os_lock(r.lock_fd, SW_OS_LOCK_SH | SW_OS_LOCK_NB) != 0)
 		goto out;
 	if (!summary_read(&sm, &r) || !journal_is(&r, sm.jlen, sm.jhex) || !materials_are(&r, &sm) ||
 	    store__run_valid(s, &r, NULL) < 0 || (*body = sw_malloc(sm.body_len + 1)) == NULL)

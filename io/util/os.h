@@ -214,7 +214,9 @@ int sw_os_random(void *buf, size_t n);
  *   POSIX: macOS: sysctl kern.bootsessionuuid (a UUID, lowercased), else
  *     kern.boottime; the BSDs: kern.boottime (seconds and microseconds of
  *     the boot as 32 hex digits: a clock step may change it within a
- *     boot); elsewhere "" (only compiled on macOS, never run there yet).
+ *     boot); elsewhere (and where those fail) Linux's file above where
+ *     it exists (PORTABLE=1 on Linux), else "" (only compiled on macOS,
+ *     never run there yet).
  * What callers must do with "": treat it as "a reboot may have happened
  * since anything was written", never as a match.  The store does: it
  * writes no replay checkpoint without a boot id and trusts none whose boot

@@ -278,6 +278,33 @@ static void boottime_id(char *out, size_t n)
 }
 #endif
 
+/* Linux's boot id where the file is there (Linux with PORTABLE=1; a
+ * plain file read, harmless elsewhere): a UUID, kept only with its 32 hex
+ * digits. */
+static void proc_boot_id(char *out, size_t n)
+{
+	char raw[64];
+	size_t k = 0, hex = 0;
+	ssize_t got;
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	got = read(fd, raw, sizeof(raw) - 1);
+	close(fd);
+	for (ssize_t i = 0; i < got && k + 1 < n; i++) {
+		char c = raw[i];
+
+		if (c == '\n')
+			break;
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-'))
+			return;
+		hex += c != '-';
+		out[k++] = c;
+	}
+	out[hex == 32 ? k : 0] = '\0';
+}
+
 void sw_os_boot_id(char *out, size_t n)
 {
 	if (n == 0)
@@ -309,6 +336,8 @@ void sw_os_boot_id(char *out, size_t n)
 #ifdef HAVE_BSD_SYSCTL
 	boottime_id(out, n);
 #endif
+	if (out[0] == '\0')
+		proc_boot_id(out, n);
 }
 
 struct timespec sw_os_st_mtim(const struct stat *st)

@@ -18,7 +18,7 @@ from protocol_support import encode, impl, new_repo, outcome, run_dir, write_tmp
 from slipway_e2e import BIN, main, skip_test, validate
 
 CALLS = ["openat", "write", "writev", "pwrite64", "pwritev", "fsync", "fdatasync",
-         "rename", "renameat", "renameat2", "mkdirat", "unlinkat"]
+         "rename", "renameat", "renameat2", "linkat", "mkdirat", "unlinkat"]
 WRITES = ("write", "writev", "pwrite64", "pwritev")
 SYNCS = ("fsync", "fdatasync")
 LINE = re.compile(r"^(?:\d+\s+)?(\w+)\((.*)\)\s+=\s+(-?\d+)")
@@ -29,17 +29,21 @@ RENAME = re.compile(r'^\d+<([^>]*)>, "([^"]*)", \d+<([^>]*)>, "([^"]*)"')
 def parse(text):
     """[(call, path, extra)]: `path` is the file or directory the call acts
     on (the fd's path), for a rename (old path, new path); failed calls and
-    other lines are left out."""
+    other lines are left out.  A linkat is a rename too ("rename-linkat"):
+    the POSIX side of the OS seam (make PORTABLE=1, io/util/os_posix.c)
+    renames a file without replacing by linkat then unlinkat, and the new
+    name is in place from the link on."""
     events = []
     for line in text.splitlines():
         m = LINE.match(line)
         if not m or int(m.group(3)) < 0:
             continue
         call, args = m.group(1), m.group(2)
-        if call.startswith("rename"):
+        if call.startswith("rename") or call == "linkat":
             r = RENAME.match(args)
             if r:
-                events.append((call, os.path.join(r.group(1), r.group(2)), os.path.join(r.group(3), r.group(4))))
+                name = "rename-linkat" if call == "linkat" else call
+                events.append((name, os.path.join(r.group(1), r.group(2)), os.path.join(r.group(3), r.group(4))))
             continue
         f = FD.match(args)
         if f:
