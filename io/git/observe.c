@@ -256,6 +256,7 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 			.index_mtime = ri->mtime, .rootfd = rootfd, .renames = renames,
 			.unborn = unborn, .threads = o.threads, .openat2 = !o.no_openat2,
 			.reload_index = kept, .tree_ext = ri->tree_ext, .tree_len = ri->tree_len,
+			.cfg = cfg,
 		};
 		git_oid tree_id;
 

@@ -222,6 +222,11 @@ struct scan {
 	size_t tree_len;
 	struct hdiff diff;	/* the head-to-index side, once computed */
 	char diff_err[256];
+	/* Set (atomically, by any worker) when the walk met something that
+	 * may give a tracked path an attribute: a `.gitattributes` listed in
+	 * a directory or tracked in the index, or a directory it could
+	 * search but not list.  Read after the workers are joined. */
+	int attr_seen;
 };
 
 /* What the fast scan works from. */
@@ -241,6 +246,7 @@ struct scan_in {
 	 * libgit2 and, when `keep` is not NULL, copied there. */
 	const struct hdiff *known;
 	struct hdiff *keep;
+	git_config *cfg;		/* the snapshot read for this observation */
 };
 
 /* Frees the deltas and empties *h. */
@@ -251,6 +257,7 @@ void vcs__hdiff_release(struct hdiff *h);
 int vcs__cache_tree_diff(struct scan *s);
 #ifdef SW_TESTING
 extern unsigned vcs__test_ct_diffs;	/* head-to-index sides taken from the cache tree */
+extern unsigned vcs__test_unfiltered;	/* files the scan hashed with no filter */
 #endif
 
 /* 1 when the fast scan computes what git status would for this repository. */

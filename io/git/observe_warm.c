@@ -44,6 +44,11 @@ void vcs_test_counts(unsigned out[4])
 	memcpy(out, vcs__warm.hits, sizeof(vcs__warm.hits));
 	out[3] = __atomic_load_n(&vcs__test_ct_diffs, __ATOMIC_RELAXED);
 }
+
+unsigned vcs_test_unfiltered(void)
+{
+	return __atomic_load_n(&vcs__test_unfiltered, __ATOMIC_RELAXED);
+}
 #endif
 
 void vcs_keep_warm(int on)
