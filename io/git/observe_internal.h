@@ -22,7 +22,8 @@
  * observe_json.c calls observe_value.c, which calls observe_fingerprint.c;
  * observe_scan.c calls observe_cachetree.c, observe_record.c and
  * observe_path.c; observe_submodule.c calls observe_record.c;
- * observe_warm.c calls observe_index.c and observe_cachetree.c. */
+ * observe_warm.c calls observe_index.c and observe_cachetree.c, and vcs.c
+ * (discovery) for the handle it opened. */
 
 #include <pthread.h>
 #include <stddef.h>
@@ -265,6 +266,15 @@ int vcs__scan_eligible(git_config *cfg, const git_index_entry *const *ents, size
 /* Fills `c` from the fast scan.  1 when not eligible (the caller falls back
  * to libgit2's status), 0, or a negative code. */
 int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_error *err);
+
+/* ---- the handle discovery opened (vcs.c) ---------------------------------- */
+
+/* The handle the last vcs_discover opened, when it was opened for exactly
+ * workspace `ws`: the caller owns it, and nothing stays kept.  Else NULL,
+ * and what was kept is freed. */
+git_repository *vcs__take_discovered(const struct vcs_identity *ws);
+/* Frees the handle vcs_discover kept, if any. */
+void vcs__drop_discovered(void);
 
 /* ---- kept between observations (observe_warm.c) -------------------------- */
 

@@ -15,9 +15,67 @@
 #include <git2.h>
 #include <jansson.h>
 
+#include "io/git/observe_internal.h"
 #include "io/util/json.h"
 
 static int libgit2_ready;
+
+/* ---- the handle discovery opened ------------------------------------- */
+
+/* A command discovers its workspace, then observes it: the observation
+ * would open the very repository again (some 40 system calls).  The last
+ * discovery's handle is kept here, with the identity it was opened for,
+ * and handed to the first observation of exactly that identity.  It is as
+ * fresh as a handle opened then: discovery reads no index, and libgit2
+ * reads refs, and configuration whose stamp changed, on use. */
+static struct {
+	git_repository *repo;
+	struct vcs_identity id;
+	unsigned taken;		/* handed over, for the tests */
+} discovered;
+
+void vcs__drop_discovered(void)
+{
+	git_repository_free(discovered.repo);
+	discovered.repo = NULL;
+	vcs_identity_release(&discovered.id);
+}
+
+git_repository *vcs__take_discovered(const struct vcs_identity *ws)
+{
+	git_repository *repo = NULL;
+
+	if (discovered.repo != NULL && vcs_identity_equal(&discovered.id, ws)) {
+		repo = discovered.repo;
+		discovered.repo = NULL;
+		discovered.taken++;
+	}
+	vcs__drop_discovered();
+	return repo;
+}
+
+#ifdef SW_TESTING
+unsigned vcs_test_discovered_taken(void)
+{
+	return discovered.taken;
+}
+#endif
+
+/* Keeps `*repo` (taken over, *repo set to NULL) for the identity `id`. */
+static void keep_discovered(git_repository **repo, const struct vcs_identity *id)
+{
+	vcs__drop_discovered();
+	discovered.id.version = id->version;
+	memcpy(discovered.id.id, id->id, sizeof(id->id));
+	if ((discovered.id.worktree_root = sw_strdup(id->worktree_root)) == NULL ||
+	    (discovered.id.git_dir = sw_strdup(id->git_dir)) == NULL ||
+	    (discovered.id.git_common_dir = sw_strdup(id->git_common_dir)) == NULL) {
+		vcs_identity_release(&discovered.id);
+		return;	/* not kept: *repo is freed by the caller */
+	}
+	discovered.repo = *repo;
+	*repo = NULL;
+}
 
 /* ---- configuration that cannot be read -------------------------------- */
 
@@ -359,7 +417,8 @@ int vcs_discover(struct vcs_identity *out, const char *start,
 			goto out;
 		}
 	}
-	rc = vcs_identity_compute_id(out, err);
+	if ((rc = vcs_identity_compute_id(out, err)) == 0)
+		keep_discovered(&repo, out);
 out:
 	if (rc < 0)
 		vcs_identity_release(out);
