@@ -118,10 +118,21 @@ int64_t vcs__mono_ns(void *ctx);
  * `flags` (O_RDONLY or O_PATH); openat2 first when `try2`.  The fd, or -1
  * with errno set. */
 int vcs__open_below(int rootfd, const char *rel, int flags, int try2);
+/* The directory of the last path observed, kept open for the next path
+ * in it: the paths come sorted, so a directory's files are adjacent. */
+struct parent_dir {
+	char *rel;	/* below the root (sw_malloc'd), NULL when none is open */
+	int fd;		/* O_PATH, -1 when none is open */
+};
+
+#define PARENT_DIR_INIT { NULL, -1 }
+
+/* Closes the directory kept in `pd`, if any. */
+void vcs__parent_dir_release(struct parent_dir *pd);
 /* Fills the observation fields of `p` (path/category/state already set),
- * hashing within `b`. */
-void vcs__observe_path(struct vcs_path_obs *p, int rootfd, struct budget *b,
-		       int64_t full_max, unsigned char *buf, int try2);
+ * hashing within `b`; its directory is opened through `pd`. */
+void vcs__observe_path(struct vcs_path_obs *p, int rootfd, struct parent_dir *pd,
+		       struct budget *b, int64_t full_max, unsigned char *buf, int try2);
 /* Replaces a path that is not UTF-8 by its lossy form.  0 or SW_ENOMEM. */
 int vcs__record_path(struct vcs_path_obs *p);
 

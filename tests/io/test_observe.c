@@ -1201,3 +1201,46 @@ Test(observe, the_handle_discovery_opened_serves_only_its_own_workspace)
 	sw_free(a);
 	sw_free(b);
 }
+
+/* Each dirty path is hashed in its own directory, whether the directory
+ * of the path before it is kept open (the same one) or not: neighbours,
+ * names that share a prefix, nesting, the root, a symlinked directory
+ * and a nested repository.  Every file holds its own path. */
+Test(observe, every_dirty_path_is_hashed_from_its_own_directory)
+{
+	static const char *const files[] = {
+		"a/b/x", "a/x", "a/y", "a/z", "a.b/x", "ab/c/d/x", "ab/x", "x", "y", "z/x",
+	};
+	char *dir = repo_with_commit();
+	struct vcs_observation o;
+	size_t hashed = 0;
+
+	fx_sh(dir, "mkdir -p a/b a.b ab/c/d z real && for f in a/x a/b/x a.b/x ab/c/d/x x z/x; do "
+		   "echo old > $f; done && git add -A && git commit -q -m files && "
+		   "for f in a/x a/b/x a.b/x ab/c/d/x x z/x a/y a/z ab/x y; do printf '%%s' $f > $f; done && "
+		   "echo r > real/r && ln -s real lnk && git init -q nested && echo n > nested/n");
+	observe(&o, dir, NULL);
+	assert_matches_git(&o, dir);
+	for (size_t i = 0; i < o.retained; i++) {
+		const struct vcs_path_obs *p = &o.paths[i];
+		char want[SW_DIGEST_LEN];
+
+		for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+			if (strcmp(p->path, files[k]) != 0)
+				continue;
+			sw_sha256_prefixed(p->path, strlen(p->path), want);
+			cr_assert_str_eq(p->observation, "regular", "%s", p->path);
+			cr_assert_str_eq(p->content_sha256, want, "%s", p->path);
+			cr_assert_eq(p->size, (int64_t)strlen(p->path), "%s", p->path);
+			cr_assert(p->has_mtime, "%s", p->path);
+			hashed++;
+		}
+	}
+	cr_assert_eq(hashed, sizeof(files) / sizeof(files[0]));
+	cr_assert_str_eq(find(&o, "lnk")->observation, "symlink");
+	cr_assert_str_eq(find(&o, "nested/")->observation, "non_regular");
+	cr_assert_str_eq(find(&o, "real/r")->observation, "regular");
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}
