@@ -182,7 +182,7 @@ static int commit_mutation(struct store *s, struct run_dir *r,
 	t->phase = "journal_verify";
 	if ((rc = store__verify_materials(r, m, err)) < 0)
 		goto out;
-	if ((rc = store__install_projection(&p, s, r, t, err)) < 0)
+	if ((rc = store__install_projection(&p, r, t, err)) < 0)
 		goto out;
 	if (create) {
 		struct sw_lchain *h = NULL;
@@ -419,9 +419,6 @@ int store_update_resumable(struct store *s, const char *run_id,
 	t.phase = "replay";
 	if ((rc = replay_for_update(s, &r, resume, visit, payload, &count, &m, err)) < 0)
 		goto out;
-	t.phase = "lock_verify";
-	if ((rc = store__run_valid(s, &r, err)) < 0)
-		goto out;
 	m.base = count;
 	t.phase = "callback";
 	if ((rc = mutate(&m, payload, err)) < 0) {
@@ -429,11 +426,27 @@ int store_update_resumable(struct store *s, const char *run_id,
 			rc = sw_error_set(err, rc, "mutation callback failed");
 		goto out;
 	}
-	t.phase = "lock_verify";
-	if ((rc = store__run_valid(s, &r, err)) < 0)
+	/* The Run's directory is re-proved (store__run_valid: the anchors,
+	 * and the directory held still the one at runs/<id>) when the lock
+	 * is taken and around the journal append, the commit point
+	 * (store__append_journal: before it, and after the write and the
+	 * fsync, which tell a detached commit).  The steps in between need
+	 * no check of their own: each reads and writes through the directory
+	 * descriptor held, so what it does lands in the Run's own directory
+	 * wherever that is, and a directory moved meanwhile fails the check
+	 * before the append, which refuses the mutation with nothing
+	 * committed (its new blobs taken back and its temporaries removed or
+	 * swept, as after any refusal).  Once the append's last check has
+	 * proved the commit at its name, installing run.json and the caches
+	 * through the same descriptor cannot make it less so: a move after
+	 * that is a move after the reply (store__install_projection).  A
+	 * mutation with nothing to commit answers from what it read, which is
+	 * re-proved as a reader's is. */
+	if (m.nev == 0) {
+		t.phase = "lock_verify";
+		rc = store__run_valid(s, &r, err);
 		goto out;
-	if (m.nev == 0)
-		goto out;
+	}
 	rc = commit_mutation(s, &r, &m, false, &t, err);
 out:
 	store__run_close(&r);

@@ -206,8 +206,7 @@ void store__prepared_discard(struct prepared *p, struct run_dir *r);
 int store__prepare_projection(struct prepared *p, struct run_dir *r,
 			      const struct sw_piece *pc, size_t n, const struct stat *src,
 			      struct txn *t, struct sw_error *err);
-int store__install_projection(struct prepared *p, struct store *s,
-			      struct run_dir *r, struct txn *t,
+int store__install_projection(struct prepared *p, struct run_dir *r, struct txn *t,
 			      struct sw_error *err);
 
 /* store_append.c: the journal append and its fsync. */
