@@ -1238,3 +1238,32 @@ Test(io_store, a_run_moved_during_its_mutation_commits_nothing)
 	}
 	store_free(w);
 }
+
+/* materials/ is swept only when the run directory holds a leftover: a
+ * killed mutation that left a material temporary left its run.json
+ * temporary too (store_commit.c sweep_temporaries).  Each of the run
+ * directory's shapes sends the sweep into materials/; a material
+ * temporary alone stays, and doctor still reports it. */
+Test(io_store, materials_are_swept_when_the_run_directory_holds_a_leftover)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *w = open_store(true);
+	struct add_spec mat = { 1, TBL_JEVENT_OUTCOME_SUBMITTED, "{}", "{}", "mat", "", 0 };
+	struct add_spec one = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{}", NULL, "", 0 };
+	struct stat st;
+
+	make_run(w, "sw");
+	cr_assert_eq(store_update(w, "sw", NULL, add_events, &mat, &err), 0, "%s", err.msg);
+	put_file(run_path("sw", MAT_TMP), "half a material");
+	cr_assert_eq(store_update(w, "sw", NULL, add_events, &one, &err), 0, "%s", err.msg);
+	cr_expect_eq(lstat(run_path("sw", MAT_TMP), &st), 0, "swept with no run leftover");
+	cr_expect_eq(count_kind(w, STORE_FOUND_TEMPORARY, "sw"), 1);
+	for (size_t i = 0; i < sizeof(OURS) / sizeof(OURS[0]); i++) {
+		put_file(run_path("sw", MAT_TMP), "half a material");
+		put_file(run_path("sw", OURS[i]), "left over");
+		cr_assert_eq(store_update(w, "sw", NULL, add_events, &one, &err), 0, "%s", err.msg);
+		cr_expect_neq(lstat(run_path("sw", MAT_TMP), &st), 0, "kept beside %s", OURS[i]);
+		cr_expect_neq(lstat(run_path("sw", OURS[i]), &st), 0, "%s stayed", OURS[i]);
+	}
+	store_free(w);
+}
