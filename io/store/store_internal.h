@@ -221,6 +221,7 @@ char *store__read_leaf(size_t *len, struct stat *st, struct run_dir *r, const ch
 void store__identity_text(char out[160], const struct stat *st);
 bool store__hash_prefix(struct sw_lchain *h, int fd, off_t len);
 bool store__replace_leaf(struct run_dir *r, const char *name, const struct iovec *iov, int n);
+bool store__rewrite_leaf(struct run_dir *r, const char *name, const struct iovec *iov, int n);
 int store__checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_lchain **jhash,
 			   off_t *skip, struct sw_xxh **lhash, struct stat *lst,
 			   struct stat *pst, struct run_dir *r);

@@ -178,7 +178,7 @@ void store__summary_write(struct run_dir *r, const struct store_mutation *m, boo
 	if (n <= 0 || (size_t)n >= sizeof(hdr) || dhex[0] == '\0')
 		goto drop;
 	iov[0].iov_len = (size_t)n;
-	if (store__replace_leaf(r, SUMMARY_NAME, iov, 4))
+	if (store__rewrite_leaf(r, SUMMARY_NAME, iov, 4))
 		goto out;
 drop:
 	/* A summary that no longer matches the journal is useless. */

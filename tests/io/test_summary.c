@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <sys/file.h>
+#include <sys/wait.h>
 
 #include "tests/io/store_helpers.h"
 
@@ -340,4 +341,74 @@ Test(io_summary, a_busy_run_is_left_to_the_replay_and_reading_writes_nothing)
 	sw_free(before);
 	sw_free(after);
 	store_free(ro);
+}
+
+/* run.summary is written in place (store_checkpoint.c
+ * store__rewrite_leaf).  A process killed in the middle of that write,
+ * after half the new bytes or after all of them but before the file was
+ * cut to its new length (a stale tail), leaves a summary the listing
+ * refuses by its length and digest, so it replays the Run instead; and
+ * the next mutation, finding no summary that matched the journal, writes
+ * none (as after any summary lost), so nothing torn is ever offered. */
+Test(io_summary, a_summary_killed_while_written_in_place_is_never_offered)
+{
+	static const char *const body = "a long summary body, longer than the one the kill "
+					"interrupts, so that the new file is shorter than the old";
+
+	for (int torn = 0; torn < 2; torn++) {
+		struct store *s = open_store(true);
+		char *before, *after;
+		size_t blen, alen;
+		pid_t pid;
+		int status;
+
+		create_with(s, "r", "material one", body);
+		cr_assert_str_eq(offered(s, "r"), body);
+		before = slurp(run_path("r", "run.summary"), &blen);
+		fflush(NULL);
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			store_test_kill_rewrite("run.summary", torn);
+			update_with(s, "r", NULL, "S2");
+			_exit(0);
+		}
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == STORE_FAULT_EXIT,
+			  "killed in the write (torn %d)", torn);
+		after = slurp(run_path("r", "run.summary"), &alen);
+		cr_assert(alen != blen || memcmp(after, before, blen) != 0, "torn %d: unchanged", torn);
+		cr_assert_null(offered(s, "r"), "torn %d: offered", torn);
+		update_with(s, "r", "material two", "S3");
+		cr_assert_null(offered(s, "r"), "torn %d: offered after the next commit", torn);
+		free(after);
+		free(before);
+		store_free(s);
+		scratch_fini();
+		scratch_init();
+	}
+}
+
+/* Written in place only when it is a regular 0600 file of ours with one
+ * link: one with a second link (which could be outside the run
+ * directory) is replaced by a new file, and the other name keeps its
+ * bytes. */
+Test(io_summary, a_summary_with_a_second_link_is_replaced_not_written_through)
+{
+	struct store *s = prepared();
+	char outside[PATH_MAX + 80], *before, *after;
+	struct stat st;
+
+	snprintf(outside, sizeof(outside), "%s/outside", g_root);
+	cr_assert_eq(link(run_path("r", "run.summary"), outside), 0);
+	before = slurp(outside, NULL);
+	update_with(s, "r", NULL, "S3");
+	after = slurp(outside, NULL);
+	cr_assert_str_eq(after, before);
+	cr_assert_eq(lstat(run_path("r", "run.summary"), &st), 0);
+	cr_assert_eq(st.st_nlink, 1);
+	cr_assert_str_eq(offered(s, "r"), "S3");
+	free(before);
+	free(after);
+	store_free(s);
 }
