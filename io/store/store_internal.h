@@ -222,6 +222,14 @@ void store__identity_text(char out[160], const struct stat *st);
 bool store__hash_prefix(struct sw_lchain *h, int fd, off_t len);
 bool store__replace_leaf(struct run_dir *r, const char *name, const struct iovec *iov, int n);
 bool store__rewrite_leaf(struct run_dir *r, const char *name, const struct iovec *iov, int n);
+bool store__pwrite_iov(int fd, const struct iovec *iov, int n, off_t at);
+bool store__leaf_is_ours(const struct stat *st);
+const char *store__boot_id(void);
+#ifdef SW_TESTING
+/* store_test_kill_rewrite: when it names `name`, writes (half of) iov at
+ * `at` and exits; else false. */
+bool store__test_kill_here(int fd, const char *name, const struct iovec *iov, int n, off_t at);
+#endif
 int store__checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_lchain **jhash,
 			   off_t *skip, struct sw_xxh **lhash, struct stat *lst,
 			   struct stat *pst, struct run_dir *r);
