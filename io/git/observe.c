@@ -142,6 +142,7 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	struct hdiff kept_diff = { NULL, 0 };
 	int renames, unborn, kept = 0, fresh_index = 0;
 	struct budget b = { 0 };
+	struct parent_dir pd = PARENT_DIR_INIT;
 	unsigned char *buf = NULL;
 	int rootfd = -1, rc;
 	int64_t detail = 0;
@@ -256,6 +257,7 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 			.index_mtime = ri->mtime, .rootfd = rootfd, .renames = renames,
 			.unborn = unborn, .threads = o.threads, .openat2 = !o.no_openat2,
 			.reload_index = kept, .tree_ext = ri->tree_ext, .tree_len = ri->tree_len,
+			.cfg = cfg,
 		};
 		git_oid tree_id;
 
@@ -362,7 +364,7 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	for (size_t i = 0; i < npaths; i++) {
 		struct vcs_path_obs *p = &out->paths[i];
 
-		vcs__observe_path(p, rootfd, &b, o.full_hash_max, buf, !o.no_openat2);
+		vcs__observe_path(p, rootfd, &pd, &b, o.full_hash_max, buf, !o.no_openat2);
 		if (vcs__record_path(p) < 0) {
 			rc = sw_error_set(err, SW_ENOMEM, "cannot allocate path");
 			goto out;
@@ -401,6 +403,7 @@ out:
 		out->retained = npaths;
 	sw_sha256_free(ph);
 	sw_free(buf);
+	vcs__parent_dir_release(&pd);
 	if (rootfd >= 0)
 		close(rootfd);
 	git_index_free(index);

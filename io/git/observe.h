@@ -107,6 +107,11 @@ void vcs_keep_warm(int on);
  * (out[0..2]), and how often the head-to-index side came from the cache
  * tree (out[3]). */
 void vcs_test_counts(unsigned out[4]);
+/* How many worktree files the fast scan hashed without loading filters,
+ * having proved that none applies. */
+unsigned vcs_test_unfiltered(void);
+/* How many observations took the handle vcs_discover had opened. */
+unsigned vcs_test_discovered_taken(void);
 #endif
 
 /* Recomputes path_fingerprint (only when details are complete) and

@@ -22,7 +22,8 @@
  * observe_json.c calls observe_value.c, which calls observe_fingerprint.c;
  * observe_scan.c calls observe_cachetree.c, observe_record.c and
  * observe_path.c; observe_submodule.c calls observe_record.c;
- * observe_warm.c calls observe_index.c and observe_cachetree.c. */
+ * observe_warm.c calls observe_index.c and observe_cachetree.c, and vcs.c
+ * (discovery) for the handle it opened. */
 
 #include <pthread.h>
 #include <stddef.h>
@@ -117,10 +118,21 @@ int64_t vcs__mono_ns(void *ctx);
 /* The sw_os_open_beneath bits for `try2` (0: walk the components, as on
  * a kernel without openat2). */
 #define VCS_BENEATH_HOW(try2) ((try2) ? 0u : (unsigned)SW_OS_BENEATH_WALK)
+/* The directory of the last path observed, kept open for the next path
+ * in it: the paths come sorted, so a directory's files are adjacent. */
+struct parent_dir {
+	char *rel;	/* below the root (sw_malloc'd), NULL when none is open */
+	int fd;		/* O_PATH, -1 when none is open */
+};
+
+#define PARENT_DIR_INIT { NULL, -1 }
+
+/* Closes the directory kept in `pd`, if any. */
+void vcs__parent_dir_release(struct parent_dir *pd);
 /* Fills the observation fields of `p` (path/category/state already set),
- * hashing within `b`. */
-void vcs__observe_path(struct vcs_path_obs *p, int rootfd, struct budget *b,
-		       int64_t full_max, unsigned char *buf, int try2);
+ * hashing within `b`; its directory is opened through `pd`. */
+void vcs__observe_path(struct vcs_path_obs *p, int rootfd, struct parent_dir *pd,
+		       struct budget *b, int64_t full_max, unsigned char *buf, int try2);
 /* Replaces a path that is not UTF-8 by its lossy form.  0 or SW_ENOMEM. */
 int vcs__record_path(struct vcs_path_obs *p);
 
@@ -222,6 +234,11 @@ struct scan {
 	size_t tree_len;
 	struct hdiff diff;	/* the head-to-index side, once computed */
 	char diff_err[256];
+	/* Set (atomically, by any worker) when the walk met something that
+	 * may give a tracked path an attribute: a `.gitattributes` listed in
+	 * a directory or tracked in the index, or a directory it could
+	 * search but not list.  Read after the workers are joined. */
+	int attr_seen;
 };
 
 /* What the fast scan works from. */
@@ -241,6 +258,7 @@ struct scan_in {
 	 * libgit2 and, when `keep` is not NULL, copied there. */
 	const struct hdiff *known;
 	struct hdiff *keep;
+	git_config *cfg;		/* the snapshot read for this observation */
 };
 
 /* Frees the deltas and empties *h. */
@@ -251,6 +269,7 @@ void vcs__hdiff_release(struct hdiff *h);
 int vcs__cache_tree_diff(struct scan *s);
 #ifdef SW_TESTING
 extern unsigned vcs__test_ct_diffs;	/* head-to-index sides taken from the cache tree */
+extern unsigned vcs__test_unfiltered;	/* files the scan hashed with no filter */
 #endif
 
 /* 1 when the fast scan computes what git status would for this repository. */
@@ -258,6 +277,15 @@ int vcs__scan_eligible(git_config *cfg, const git_index_entry *const *ents, size
 /* Fills `c` from the fast scan.  1 when not eligible (the caller falls back
  * to libgit2's status), 0, or a negative code. */
 int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_error *err);
+
+/* ---- the handle discovery opened (vcs.c) ---------------------------------- */
+
+/* The handle the last vcs_discover opened, when it was opened for exactly
+ * workspace `ws`: the caller owns it, and nothing stays kept.  Else NULL,
+ * and what was kept is freed. */
+git_repository *vcs__take_discovered(const struct vcs_identity *ws);
+/* Frees the handle vcs_discover kept, if any. */
+void vcs__drop_discovered(void);
 
 /* ---- kept between observations (observe_warm.c) -------------------------- */
 

@@ -61,21 +61,46 @@ static void set_obs(struct vcs_path_obs *p, const char *obs)
 	snprintf(p->observation, sizeof(p->observation), "%s", obs);
 }
 
-/* Opens the directory holding `rel` below `rootfd` without following any
- * symlink; *base points into `work` (a writable copy of rel).  Returns the fd
- * or -1 with errno set. */
-static int open_parent(int rootfd, char *work, const char **base, int try2)
+void vcs__parent_dir_release(struct parent_dir *pd)
+{
+	if (pd->fd >= 0)
+		close(pd->fd);
+	sw_free(pd->rel);
+	pd->rel = NULL;
+	pd->fd = -1;
+}
+
+/* The directory holding `rel` below `rootfd`, opened without following any
+ * symlink; *base points into `work` (a writable copy of rel).  The root is
+ * `rootfd` itself; any other directory is the one kept in `pd` when it is
+ * the same, else it is opened and kept there instead.  Either way the
+ * directory was reached from the root by a walk made during this
+ * observation, as when each path opened its own: neither checks after the
+ * read that the directory still has its name.  Returns the fd (owned by
+ * the caller's `rootfd` or `pd`) or -1 with errno set. */
+static int open_parent(struct parent_dir *pd, int rootfd, char *work, const char **base,
+		       int try2)
 {
 	char *slash = strrchr(work, '/');
 	int fd;
 
 	if (slash == NULL) {
 		*base = work;
-		return sw_os_open_anchor(rootfd, ".");
+		return rootfd;
 	}
 	*slash = '\0';
-	fd = sw_os_open_beneath(rootfd, work, SW_OS_BENEATH_ANCHOR | VCS_BENEATH_HOW(try2));
 	*base = slash + 1;
+	if (pd->fd >= 0 && strcmp(pd->rel, work) == 0)
+		return pd->fd;
+	vcs__parent_dir_release(pd);
+	if ((fd = sw_os_open_beneath(rootfd, work, SW_OS_BENEATH_ANCHOR | VCS_BENEATH_HOW(try2))) < 0)
+		return -1;
+	if ((pd->rel = sw_strdup(work)) == NULL) {
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	pd->fd = fd;
 	return fd;
 }
 
@@ -186,10 +211,10 @@ out:
 }
 
 /* Fills the observation fields of `p` (path/category/state already set). */
-void vcs__observe_path(struct vcs_path_obs *p, int rootfd, struct budget *b,
-			 int64_t full_max, unsigned char *buf, int try2)
+void vcs__observe_path(struct vcs_path_obs *p, int rootfd, struct parent_dir *pd,
+		       struct budget *b, int64_t full_max, unsigned char *buf, int try2)
 {
-	struct stat st, opened, final, current;
+	struct stat st, opened, current;
 	char *work = sw_strdup(p->path);
 	const char *base = NULL;
 	int dirfd = -1, fd = -1, ok;
@@ -203,7 +228,7 @@ void vcs__observe_path(struct vcs_path_obs *p, int rootfd, struct budget *b,
 	wl = strlen(work);
 	while (wl > 1 && work[wl - 1] == '/')	/* "dir/" of a nested repository */
 		work[--wl] = '\0';
-	if ((dirfd = open_parent(rootfd, work, &base, try2)) < 0 ||
+	if ((dirfd = open_parent(pd, rootfd, work, &base, try2)) < 0 ||
 	    fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		b->complete = 0;
 		set_obs(p, errno == ENOENT ? "missing" : "unreadable");
@@ -264,24 +289,26 @@ void vcs__observe_path(struct vcs_path_obs *p, int rootfd, struct budget *b,
 			snprintf(p->content_kind, sizeof(p->content_kind), "full_sha256");
 		}
 	}
-	if (ok != 0 || fstat(fd, &final) != 0 ||
-	    fstatat(dirfd, base, &current, AT_SYMLINK_NOFOLLOW) != 0 ||
-	    !same_meta(&opened, &final) || !same_meta(&final, &current)) {
+	/* The name's status after the read: while `fd` is open its inode
+	 * cannot be freed, so the same device and inode (same_meta) mean the
+	 * very file read, and this is that file's status after the read, as
+	 * an fstat of `fd` would give it.  Unchanged from `opened` in type,
+	 * size and mtime: the bytes hashed are the file's. */
+	if (ok != 0 || fstatat(dirfd, base, &current, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !same_meta(&opened, &current)) {
 		b->complete = 0;
 		set_obs(p, "unreadable");
 		p->content_sha256[0] = '\0';
 		p->content_kind[0] = '\0';
 		goto out;
 	}
-	p->size = final.st_size;
+	p->size = current.st_size;
 	p->has_mtime = 1;
-	p->modified_unix_nano = (int64_t)sw_os_st_mtim(&final).tv_sec * 1000000000LL +
-				sw_os_st_mtim(&final).tv_nsec;
+	p->modified_unix_nano = (int64_t)sw_os_st_mtim(&current).tv_sec * 1000000000LL +
+				sw_os_st_mtim(&current).tv_nsec;
 out:
 	if (fd >= 0)
 		close(fd);
-	if (dirfd >= 0)
-		close(dirfd);
 	sw_free(work);
 }
 

@@ -23,7 +23,8 @@
  * lstat'ed relative to a cached parent directory by several threads while
  * one thread walks the tree for untracked files, then entries whose stat
  * data does not prove them clean are hashed with libgit2 (filters
- * applied).  Anything else falls back to git_status_list_new. */
+ * applied, unless no_filter_applies proves none can).  Anything else falls
+ * back to git_status_list_new. */
 
 struct pset {
 	const char **slot;
@@ -317,6 +318,8 @@ static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, si
 			size_t nl = strlen(name), fl = rl ? rl + 1 + nl : nl;
 			enum sw_os_ftype type = de.type;
 
+			if (strcmp(name, ".gitattributes") == 0)
+				__atomic_store_n(&s->attr_seen, 1, __ATOMIC_RELAXED);
 			if (strcmp(name, ".git") == 0 || fl + 2 >= PATH_MAX)
 				continue;
 			if (rl) {
@@ -385,6 +388,9 @@ static int scan_dir(struct scan *s, const struct dtask *t, char *rel)
 		   (fd = sw_os_open_beneath(s->rootfd, t->rel, SW_OS_BENEATH_ANCHOR |
 					    VCS_BENEATH_HOW(s->openat2))) < 0) {
 		return 0;	/* the lstats need only search permission */
+	} else {
+		/* Not listed: it may hold a .gitattributes nobody saw. */
+		__atomic_store_n(&s->attr_seen, 1, __ATOMIC_RELAXED);
 	}
 	for (size_t i = t->lo; rc == 0 && i < t->hi;) {
 		const char *name = s->ent[i]->path + pl, *slash = strchr(name, '/');
@@ -394,6 +400,9 @@ static int scan_dir(struct scan *s, const struct dtask *t, char *rel)
 		if (slash == NULL) {
 			struct stat st;
 
+			/* libgit2 reads attributes from the index too. */
+			if (strcmp(name, ".gitattributes") == 0)
+				__atomic_store_n(&s->attr_seen, 1, __ATOMIC_RELAXED);
 			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 				scan_classify(s, i, &st);
 			i++;
@@ -567,8 +576,97 @@ static char delta_letter(git_delta_t st)
 	return '.';
 }
 
-/* Content check of entry i: hashes the worktree file as git would. */
-static char scan_check(struct scan *s, size_t i)
+#ifdef SW_TESTING
+unsigned vcs__test_unfiltered;
+#endif
+
+/* 1 when `path` exists or may (it cannot be looked up). */
+static int may_exist(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+}
+
+/* 1 when a file `name` may exist in a directory of libgit2's search path
+ * for configuration level `level`.  A path libgit2 would read otherwise
+ * than split at each ':' (an escaped separator) or that cannot be read
+ * counts as holding one. */
+static int in_search_path(int level, const char *name)
+{
+	git_buf path = { 0 };
+	char *save = NULL, *file;
+	int found = 0;
+
+	if (git_libgit2_opts(GIT_OPT_GET_SEARCH_PATH, level, &path) < 0 || path.ptr == NULL ||
+	    strchr(path.ptr, '\\') != NULL) {
+		git_buf_dispose(&path);
+		git_error_clear();
+		return 1;
+	}
+	for (char *dir = strtok_r(path.ptr, ":", &save); dir != NULL && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		if ((file = sw_asprintf("%s/%s", dir, name)) == NULL)
+			found = 1;
+		else
+			found = may_exist(file);
+		sw_free(file);
+	}
+	git_buf_dispose(&path);
+	return found;
+}
+
+/* 1 when hashing a tracked file without filters gives the id libgit2's
+ * filtered hashing gives, for every path of a worktree in which the walk
+ * met no .gitattributes (s->attr_seen, set by any worker).
+ *
+ * libgit2 registers two filters, crlf and ident, and we register none.
+ * ident acts only on paths with the `ident` attribute; crlf, for a path
+ * with no `text`, `eol` or `crlf` attribute, only when core.autocrlf is
+ * true or input (crlf.c convert_attrs: otherwise "binary", passed through).
+ * A path's attributes come from the worktree's and the index's
+ * .gitattributes (seen by the walk) and from the files attr.c attr_setup
+ * reads for every path: `gitattributes` on the system search path,
+ * core.attributesfile or, unset, `attributes` on the XDG search path, and
+ * $GIT_COMMON_DIR/info/attributes.  So: autocrlf false or unset, and none
+ * of those files there.  A setting or file that cannot be read counts as
+ * a filter, and the file is hashed as before.  (A kept handle remembers
+ * core.attributesfile from its first lookup; this reads the setting
+ * afresh, as git does.)  Costs a few stats once per
+ * observation, against ~40 system calls per file for libgit2's attribute
+ * lookups (one per filter, each reading every candidate file again). */
+static int no_filter_applies(git_repository *repo, git_config *cfg)
+{
+	git_buf path = { 0 };
+	char *info = NULL;
+	int v, rc, plain = 0;
+
+	if (cfg == NULL)
+		return 0;
+	rc = git_config_get_bool(&v, cfg, "core.autocrlf");
+	if (!(rc == GIT_ENOTFOUND || (rc == 0 && !v)))
+		goto out;	/* true, input, or unreadable */
+	if ((rc = git_config_get_path(&path, cfg, "core.attributesfile")) == 0) {
+		if (may_exist(path.ptr))
+			goto out;
+	} else if (rc != GIT_ENOTFOUND || in_search_path(GIT_CONFIG_LEVEL_XDG, "attributes")) {
+		goto out;
+	}
+	git_buf_dispose(&path);
+	if (git_repository_item_path(&path, repo, GIT_REPOSITORY_ITEM_INFO) < 0 ||
+	    (info = sw_asprintf("%sattributes", path.ptr)) == NULL || may_exist(info))
+		goto out;
+	plain = !in_search_path(GIT_CONFIG_LEVEL_SYSTEM, "gitattributes");
+out:
+	sw_free(info);
+	git_buf_dispose(&path);
+	git_error_clear();
+	return plain;
+}
+
+/* Content check of entry i: hashes the worktree file as git would, with
+ * no filter when `plain` (no_filter_applies; "" is libgit2's "no filters"). */
+static char scan_check(struct scan *s, size_t i, int plain)
 {
 	const git_index_entry *e = s->ent[i];
 	git_oid oid;
@@ -579,9 +677,14 @@ static char scan_check(struct scan *s, size_t i)
 
 		if (n < 0 || git_odb_hash(&oid, target, (size_t)n, GIT_OBJECT_BLOB) < 0)
 			return 'D';
-	} else if (git_repository_hashfile(&oid, s->repo, e->path, GIT_OBJECT_BLOB, NULL) < 0) {
+	} else if (git_repository_hashfile(&oid, s->repo, e->path, GIT_OBJECT_BLOB,
+					   plain ? "" : NULL) < 0) {
 		return 'D';
 	}
+#ifdef SW_TESTING
+	else if (plain)
+		__atomic_add_fetch(&vcs__test_unfiltered, 1, __ATOMIC_RELAXED);
+#endif
 	return git_oid_equal(&oid, &e->id) ? '.' : 'M';
 }
 
@@ -596,7 +699,7 @@ int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_erro
 	const git_index_entry **ents = in->ents;
 	int threads = in->threads, need_diff = in->known == NULL;
 	pthread_t tid[8];
-	int nt = 0, rc = 0;
+	int nt = 0, rc = 0, plain = -1;
 
 	s.repo = in->repo;
 	s.rootfd = in->rootfd;
@@ -692,9 +795,15 @@ int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_erro
 		rc = sw_error_set(err, rc, "cannot scan worktree");
 		goto out;
 	}
-	for (size_t i = 0; i < s.n; i++)
-		if (s.y[i] == 'c')
-			s.y[i] = scan_check(&s, i);
+	/* Whether filters can apply is asked once, and only when an entry
+	 * needs its content hashed (-1: not asked yet). */
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.y[i] != 'c')
+			continue;
+		if (plain < 0)
+			plain = !s.attr_seen && no_filter_applies(s.repo, in->cfg);
+		s.y[i] = scan_check(&s, i, plain);
+	}
 
 	{
 		size_t nd = hd ? hd->n : 0;

@@ -44,12 +44,19 @@ void vcs_test_counts(unsigned out[4])
 	memcpy(out, vcs__warm.hits, sizeof(vcs__warm.hits));
 	out[3] = __atomic_load_n(&vcs__test_ct_diffs, __ATOMIC_RELAXED);
 }
+
+unsigned vcs_test_unfiltered(void)
+{
+	return __atomic_load_n(&vcs__test_unfiltered, __ATOMIC_RELAXED);
+}
 #endif
 
 void vcs_keep_warm(int on)
 {
-	if (!on)
+	if (!on) {
 		vcs__warm_drop();
+		vcs__drop_discovered();
+	}
 	vcs__warm.on = on;
 }
 
@@ -61,12 +68,16 @@ int vcs__repo_for(git_repository **out, const struct vcs_identity *ws, int *kept
 	*kept = 0;
 	if (vcs__warm.on && vcs__warm.repo != NULL && strcmp(vcs__warm.wd, ws->worktree_root) == 0 &&
 	    strcmp(vcs__warm.gd, ws->git_dir) == 0 && strcmp(vcs__warm.cd, ws->git_common_dir) == 0) {
+		vcs__drop_discovered();
 		*out = vcs__warm.repo;
 		*kept = 1;
 		vcs__warm.hits[0]++;
 		return 0;
 	}
-	if (git_repository_open_ext(out, ws->worktree_root, GIT_REPOSITORY_OPEN_NO_SEARCH,
+	/* The handle discovery opened for this workspace is a new one (no
+	 * index loaded yet), as good as opening it again. */
+	if ((*out = vcs__take_discovered(ws)) == NULL &&
+	    git_repository_open_ext(out, ws->worktree_root, GIT_REPOSITORY_OPEN_NO_SEARCH,
 				    NULL) < 0)
 		return -1;
 	if (vcs__warm.on) {

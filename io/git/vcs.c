@@ -15,9 +15,67 @@
 #include <git2.h>
 #include <jansson.h>
 
+#include "io/git/observe_internal.h"
 #include "io/util/json.h"
 
 static int libgit2_ready;
+
+/* ---- the handle discovery opened ------------------------------------- */
+
+/* A command discovers its workspace, then observes it: the observation
+ * would open the very repository again (some 40 system calls).  The last
+ * discovery's handle is kept here, with the identity it was opened for,
+ * and handed to the first observation of exactly that identity.  It is as
+ * fresh as a handle opened then: discovery reads no index, and libgit2
+ * reads refs, and configuration whose stamp changed, on use. */
+static struct {
+	git_repository *repo;
+	struct vcs_identity id;
+	unsigned taken;		/* handed over, for the tests */
+} discovered;
+
+void vcs__drop_discovered(void)
+{
+	git_repository_free(discovered.repo);
+	discovered.repo = NULL;
+	vcs_identity_release(&discovered.id);
+}
+
+git_repository *vcs__take_discovered(const struct vcs_identity *ws)
+{
+	git_repository *repo = NULL;
+
+	if (discovered.repo != NULL && vcs_identity_equal(&discovered.id, ws)) {
+		repo = discovered.repo;
+		discovered.repo = NULL;
+		discovered.taken++;
+	}
+	vcs__drop_discovered();
+	return repo;
+}
+
+#ifdef SW_TESTING
+unsigned vcs_test_discovered_taken(void)
+{
+	return discovered.taken;
+}
+#endif
+
+/* Keeps `*repo` (taken over, *repo set to NULL) for the identity `id`. */
+static void keep_discovered(git_repository **repo, const struct vcs_identity *id)
+{
+	vcs__drop_discovered();
+	discovered.id.version = id->version;
+	memcpy(discovered.id.id, id->id, sizeof(id->id));
+	if ((discovered.id.worktree_root = sw_strdup(id->worktree_root)) == NULL ||
+	    (discovered.id.git_dir = sw_strdup(id->git_dir)) == NULL ||
+	    (discovered.id.git_common_dir = sw_strdup(id->git_common_dir)) == NULL) {
+		vcs_identity_release(&discovered.id);
+		return;	/* not kept: *repo is freed by the caller */
+	}
+	discovered.repo = *repo;
+	*repo = NULL;
+}
 
 /* ---- configuration that cannot be read -------------------------------- */
 
@@ -224,6 +282,48 @@ static int path_within(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+/* `path` without its trailing slashes (sw_malloc'd), or NULL. */
+static char *strip_slashes(const char *path)
+{
+	size_t n = strlen(path);
+	char *out;
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if ((out = sw_malloc(n + 1)) != NULL) {
+		memcpy(out, path, n);
+		out[n] = '\0';
+	}
+	return out;
+}
+
+/* What resolve_dir(`path`) returns, found without walking `path` again
+ * where libgit2's name is provably canonical already (`dir` is):
+ *   - a name that is `dir` or one of its parents: every component of a
+ *     canonical path is a directory and no symlink, so its prefixes are
+ *     canonical too (libgit2 finds the worktree by walking up from `dir`);
+ *   - `below` "/.git" where lstat finds a directory (no symlink), `below`
+ *     being canonical;
+ *   - `same` itself, when libgit2 names the very same directory.
+ * Anything else goes through realpath.  NULL with `err` set on failure. */
+static char *canonical_dir(const char *path, const char *dir, const char *below,
+			   const char *same, struct sw_error *err)
+{
+	char *p = strip_slashes(path);
+	struct stat st;
+
+	if (p != NULL) {
+		size_t bl = below ? strlen(below) : 0;
+
+		if ((dir != NULL && path_within(dir, p)) || (same != NULL && strcmp(p, same) == 0) ||
+		    (below != NULL && strncmp(p, below, bl) == 0 && strcmp(p + bl, "/.git") == 0 &&
+		     lstat(p, &st) == 0 && S_ISDIR(st.st_mode)))
+			return p;
+		sw_free(p);
+	}
+	return resolve_dir(path, err);
+}
+
 int vcs_identity_compute_id(struct vcs_identity *id, struct sw_error *err)
 {
 	struct sw_sha256 *h = NULL;
@@ -267,7 +367,7 @@ int vcs_discover(struct vcs_identity *out, const char *start,
 	git_repository *repo = NULL;
 	char *abs = NULL, *dir = NULL;
 	struct stat st;
-	int rc;
+	int rc, from_cwd;
 
 	out->version = 1;
 	out->worktree_root = out->git_dir = out->git_common_dir = NULL;
@@ -278,15 +378,24 @@ int vcs_discover(struct vcs_identity *out, const char *start,
 		rc = err->code;
 		goto out;
 	}
-	if (stat(abs, &st) == 0 && !S_ISDIR(st.st_mode)) {
+	/* getcwd(3) names the current directory as the kernel reached it:
+	 * no symlink, "." or "..", already what realpath returns. */
+	from_cwd = start == NULL || *start == '\0' || strcmp(start, ".") == 0;
+	if (stat(abs, &st) != 0) {
+		from_cwd = 0;
+	} else if (!S_ISDIR(st.st_mode)) {
 		char *slash = strrchr(abs, '/');
 
+		from_cwd = 0;
 		if (slash != NULL && slash != abs)
 			*slash = '\0';
 		else if (slash != NULL)
 			slash[1] = '\0';
 	}
-	if ((dir = resolve_dir(abs, err)) == NULL) {
+	if (from_cwd) {
+		dir = abs;
+		abs = NULL;
+	} else if ((dir = resolve_dir(abs, err)) == NULL) {
 		rc = err->code;
 		goto out;
 	}
@@ -299,9 +408,12 @@ int vcs_discover(struct vcs_identity *out, const char *start,
 				  "'%s' is not inside a Git worktree", dir);
 		goto out;
 	}
-	if ((out->worktree_root = resolve_dir(git_repository_workdir(repo), err)) == NULL ||
-	    (out->git_dir = resolve_dir(git_repository_path(repo), err)) == NULL ||
-	    (out->git_common_dir = resolve_dir(git_repository_commondir(repo), err)) == NULL) {
+	if ((out->worktree_root = canonical_dir(git_repository_workdir(repo), dir, NULL, NULL,
+						err)) == NULL ||
+	    (out->git_dir = canonical_dir(git_repository_path(repo), NULL, out->worktree_root,
+					  NULL, err)) == NULL ||
+	    (out->git_common_dir = canonical_dir(git_repository_commondir(repo), NULL, NULL,
+						 out->git_dir, err)) == NULL) {
 		rc = err->code ? err->code : SW_EIO;
 		goto out;
 	}
@@ -335,7 +447,8 @@ int vcs_discover(struct vcs_identity *out, const char *start,
 			goto out;
 		}
 	}
-	rc = vcs_identity_compute_id(out, err);
+	if ((rc = vcs_identity_compute_id(out, err)) == 0)
+		keep_discovered(&repo, out);
 out:
 	if (rc < 0)
 		vcs_identity_release(out);

@@ -358,6 +358,13 @@ void store_test_boot_id(const char *id);
 /* How often a checkpoint's journal prefix was read back and hashed (its
  * journal was not left as the checkpoint's own append left it). */
 unsigned long store_test_prefix_reads(void);
+/* Kills the process (_exit(STORE_FAULT_EXIT)) in the middle of the next
+ * in-place write of cache `name` (run.checkpoint or run.summary): after
+ * half its bytes when `torn`, else after all of them but before the file
+ * is cut to its new length (NULL: none). */
+void store_test_kill_rewrite(const char *name, bool torn);
+/* How many summaries were written by appending to the last one. */
+unsigned long store_test_summary_appends(void);
 /* A clock for the lock waits that only the waits advance (no sleeping),
  * started at 0; and how far it has gone. */
 void store_test_lock_clock(bool fake);

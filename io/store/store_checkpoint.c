@@ -86,7 +86,7 @@ void store_test_boot_id(const char *id)
 }
 #endif
 
-static const char *boot_id(void)
+const char *store__boot_id(void)
 {
 	static char id[SW_XXH_HEX_LEN];
 	char raw[64];
@@ -178,7 +178,7 @@ int store__checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_l
 		   &jmtn, &jcts, &jctn, &psize, &dev, &ino, &mts, &mtn, &cts, &ctn, &llen, lhex,
 		   &blen, bhex, &used) != 22 || (size_t)used != hlen ||
 	    seq < 1 || jbytes < 1 || blen != flen - hlen - 1 || strlen(boot) != 32 ||
-	    strcmp(boot, boot_id()) != 0)
+	    strcmp(boot, store__boot_id()) != 0)
 		goto out;
 	snprintf(want_id, sizeof(want_id), IDENTITY_FMT, psize, dev, ino, mts, mtn, cts, ctn);
 	snprintf(want_jid, sizeof(want_jid), IDENTITY_FMT, jsize, jdev, jino, jmts, jmtn, jcts, jctn);
@@ -307,6 +307,118 @@ bool store__replace_leaf(struct run_dir *r, const char *name, const struct iovec
 	return true;
 }
 
+#ifdef SW_TESTING
+static const char *kill_name;
+static bool kill_torn;
+
+void store_test_kill_rewrite(const char *name, bool torn)
+{
+	kill_name = name;
+	kill_torn = torn;
+}
+#endif
+
+/* Writes bytes [done, limit) of iov[0..n), laid end to end from offset
+ * `at` of `fd`, piece by piece. */
+static bool pwrite_pieces(int fd, const struct iovec *iov, int n, off_t at, size_t done,
+			  size_t limit)
+{
+	size_t off = 0;
+
+	for (int k = 0; k < n && off < limit; k++) {
+		size_t len = iov[k].iov_len < limit - off ? iov[k].iov_len : limit - off;
+		size_t skip = done > off ? done - off : 0;
+
+		if (skip < len && !pwrite_all(fd, (const char *)iov[k].iov_base + skip, len - skip,
+					      at + (off_t)(off + skip)))
+			return false;
+		off += iov[k].iov_len;
+	}
+	return true;
+}
+
+/* pwritev is not POSIX.1-2008: each piece is written with pwrite. */
+bool store__pwrite_iov(int fd, const struct iovec *iov, int n, off_t at)
+{
+	size_t total = 0;
+
+	for (int k = 0; k < n; k++)
+		total += iov[k].iov_len;
+	return pwrite_pieces(fd, iov, n, at, 0, total);
+}
+
+#ifdef SW_TESTING
+bool store__test_kill_here(int fd, const char *name, const struct iovec *iov, int n, off_t at)
+{
+	size_t total = 0;
+
+	if (kill_name == NULL || strcmp(kill_name, name) != 0)
+		return false;
+	for (int k = 0; k < n; k++)
+		total += iov[k].iov_len;
+	if (kill_torn)
+		pwrite_pieces(fd, iov, n, at, 0, total / 2);
+	else
+		store__pwrite_iov(fd, iov, n, at);
+	_exit(STORE_FAULT_EXIT);
+}
+#endif
+
+/* Writes `name` in place (no fsync), for the caches a reader checks whole
+ * and only under the Run's lock: run.checkpoint (read under the exclusive
+ * lock its writer holds) and run.summary (under a shared one).  The file
+ * is opened without following a symlink, written from its start and cut
+ * to the new length: no temporary created, no name removed (on ext4 each
+ * is an inode and a directory change in its journal).  Nobody reads it
+ * meanwhile, and a write cut short (the process killed: the page cache
+ * keeps what was written) leaves new bytes before old ones or a stale
+ * tail, which each reader refuses: both check the exact length against
+ * their header and a digest of everything after it, as they must after a
+ * power loss anyway (which may keep any mix of old and new blocks).  So a
+ * cache torn here costs what a missing one costs: the checkpoint a full
+ * replay, the summary the listing's replay.  A file that is not a regular
+ * 0600 file of ours with one link (another link could reach a file outside
+ * the run directory) is replaced through a temporary instead. */
+bool store__leaf_is_ours(const struct stat *st)
+{
+	static uid_t uid = (uid_t)-1;
+
+	if (uid == (uid_t)-1)
+		uid = geteuid();
+	return S_ISREG(st->st_mode) && st->st_nlink == 1 && (st->st_mode & 07777) == 0600 &&
+	       st->st_uid == uid;
+}
+
+bool store__rewrite_leaf(struct run_dir *r, const char *name, const struct iovec *iov, int n)
+{
+	size_t total = 0;
+	struct stat st;
+	bool ok;
+	int fd;
+
+	for (int k = 0; k < n; k++)
+		total += iov[k].iov_len;
+	fd = openat(r->fd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		fd = openat(r->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return store__replace_leaf(r, name, iov, n);
+	if (fstat(fd, &st) != 0 || !store__leaf_is_ours(&st)) {
+		close(fd);
+		return store__replace_leaf(r, name, iov, n);
+	}
+#ifdef SW_TESTING
+	store__test_kill_here(fd, name, iov, n, 0);
+#endif
+	ok = store__pwrite_iov(fd, iov, n, 0) &&
+	     (st.st_size <= (off_t)total || ftruncate(fd, (off_t)total) == 0);
+	if (close(fd) != 0 || !ok) {
+		unlinkat(r->fd, name, 0);
+		return false;
+	}
+	return true;
+}
+
 /* Brings the checkpoint log to what m's checkpoint needs: the adopted log
  * with m->cp_log appended in place, or a new log of m->cp_log alone.
  * Leaves its digest in lhex, its length in *llen, its hash state in
@@ -371,7 +483,7 @@ bool store__checkpoint_write(struct run_dir *r, struct store_mutation *m,
 
 	if (fstatat(r->fd, PROJECTION_NAME, pst, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(pst->st_mode))
 		return false;
-	if (boot_id()[0] == '\0' || !checkpoint_log_write(r, m, lhex, &llen, lst)) {
+	if (store__boot_id()[0] == '\0' || !checkpoint_log_write(r, m, lhex, &llen, lst)) {
 		unlinkat(r->fd, CHECKPOINT_NAME, 0);
 		return false;
 	}
@@ -379,12 +491,12 @@ bool store__checkpoint_write(struct run_dir *r, struct store_mutation *m,
 	store__identity_text(jid, &m->jst);	/* all zero (never matching) when unknown */
 	sw_xxh_hex(m->cp_body, m->cp_len, bhex);
 	n = snprintf(hdr, sizeof(hdr), CHECKPOINT_MAGIC " %s %lld %lld %s %s %s %zu %s %zu %s\n",
-		     boot_id(), sequence, (long long)jlen, jhex, jid, id, llen, lhex, m->cp_len, bhex);
+		     store__boot_id(), sequence, (long long)jlen, jhex, jid, id, llen, lhex, m->cp_len, bhex);
 	if (n <= 0 || (size_t)n >= sizeof(hdr))
 		return false;
 	iov[0].iov_base = hdr;
 	iov[0].iov_len = (size_t)n;
 	iov[1].iov_base = (void *)m->cp_body;
 	iov[1].iov_len = m->cp_len;
-	return store__replace_leaf(r, CHECKPOINT_NAME, iov, 2);
+	return store__rewrite_leaf(r, CHECKPOINT_NAME, iov, 2);
 }

@@ -34,8 +34,9 @@ static int require_writable(struct store *s, struct txn *t, struct sw_error *err
  * of mutations killed before they finished.  A directory of such a name
  * (a damaged entry parked by a mutation killed before it removed it) goes
  * only when empty.  Only under the Run's exclusive lock, where no live
- * mutation owns one. */
-static int sweep_dir(int dfd, bool (*is_ours)(const char *name), struct sw_error *err)
+ * mutation owns one.  With `found` not NULL, only counts them there. */
+static int sweep_dir(int dfd, bool (*is_ours)(const char *name), size_t *found,
+		     struct sw_error *err)
 {
 	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
 	struct dirent *de;
@@ -54,6 +55,10 @@ static int sweep_dir(int dfd, bool (*is_ours)(const char *name), struct sw_error
 
 		if (!is_ours(de->d_name) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
+		if (found != NULL) {
+			(*found)++;
+			continue;
+		}
 		dir = S_ISDIR(st.st_mode);
 		if (store__f_unlink(dfd, de->d_name, dir ? AT_REMOVEDIR : 0) < 0 && errno != ENOENT &&
 		    !(dir && (errno == ENOTEMPTY || errno == EEXIST)))
@@ -63,23 +68,33 @@ static int sweep_dir(int dfd, bool (*is_ours)(const char *name), struct sw_error
 	return rc;
 }
 
+/* A mutation makes material temporaries only while its run.json temporary
+ * exists (commit_mutation prepares run.json before it puts materials, and
+ * renames or removes that temporary only after put_blob has renamed or
+ * removed each of its own; a new Run's are in its staged directory).  So
+ * a killed mutation that left one in materials/ left a leftover in the
+ * run directory too: materials/ (a blob an Action, a thousand names in a
+ * long Run) is listed only when the run directory holds any, and the run
+ * directory's own go last, so that a sweep killed half-way leaves them
+ * there to send the next one into materials/ again. */
 static int sweep_temporaries(struct run_dir *r, struct txn *t, struct sw_error *err)
 {
 	struct sw_error e = SW_ERROR_INIT;
 	struct stat mst;
+	size_t found = 0;
 	int mfd = -1, rc;
 
 	t->phase = "leftover_cleanup";
-	if ((rc = sweep_dir(r->fd, store__is_run_temporary, err)) < 0)
+	if ((rc = sweep_dir(r->fd, store__is_run_temporary, &found, err)) < 0 || found == 0)
 		return rc;
 	/* No materials/ (or one that is no directory) holds no leftover. */
-	if (store__open_dir_at(&mfd, &mst, NULL, r->fd, MATERIALS_NAME, false, false, &e) < 0)
-		return 0;
-	rc = sweep_dir(mfd, store__is_material_temporary, err);
-	if (rc == 0)
-		rc = store__check_dir_at(r->fd, MATERIALS_NAME, &mst, err);
-	store__close_fd(&mfd);
-	return rc;
+	if (store__open_dir_at(&mfd, &mst, NULL, r->fd, MATERIALS_NAME, false, false, &e) == 0) {
+		rc = sweep_dir(mfd, store__is_material_temporary, NULL, err);
+		if (rc == 0)
+			rc = store__check_dir_at(r->fd, MATERIALS_NAME, &mst, err);
+		store__close_fd(&mfd);
+	}
+	return rc < 0 ? rc : sweep_dir(r->fd, store__is_run_temporary, NULL, err);
 }
 
 /* Replaces a damaged run.lock marker with an empty regular one: the new
@@ -159,6 +174,7 @@ static int commit_mutation(struct store *s, struct run_dir *r,
 	if ((rc = store__prepare_projection(&p, r, m->piece ? m->piece : &whole,
 					    m->piece ? m->npiece : 1, &m->src_st, t, err)) < 0)
 		goto out;
+	/* After the run.json temporary exists: sweep_temporaries relies on it. */
 	if (!create && (rc = store__put_materials(r, m, t, err)) < 0)
 		goto out;
 #ifdef SW_TESTING
@@ -182,7 +198,7 @@ static int commit_mutation(struct store *s, struct run_dir *r,
 	t->phase = "journal_verify";
 	if ((rc = store__verify_materials(r, m, err)) < 0)
 		goto out;
-	if ((rc = store__install_projection(&p, s, r, t, err)) < 0)
+	if ((rc = store__install_projection(&p, r, t, err)) < 0)
 		goto out;
 	if (create) {
 		struct sw_lchain *h = NULL;
@@ -396,9 +412,6 @@ int store_update_resumable(struct store *s, const char *run_id,
 	t.phase = "replay";
 	if ((rc = replay_for_update(s, &r, resume, visit, payload, &count, &m, err)) < 0)
 		goto out;
-	t.phase = "lock_verify";
-	if ((rc = store__run_valid(s, &r, err)) < 0)
-		goto out;
 	m.base = count;
 	t.phase = "callback";
 	if ((rc = mutate(&m, payload, err)) < 0) {
@@ -406,11 +419,27 @@ int store_update_resumable(struct store *s, const char *run_id,
 			rc = sw_error_set(err, rc, "mutation callback failed");
 		goto out;
 	}
-	t.phase = "lock_verify";
-	if ((rc = store__run_valid(s, &r, err)) < 0)
+	/* The Run's directory is re-proved (store__run_valid: the anchors,
+	 * and the directory held still the one at runs/<id>) when the lock
+	 * is taken and around the journal append, the commit point
+	 * (store__append_journal: before it, and after the write and the
+	 * fsync, which tell a detached commit).  The steps in between need
+	 * no check of their own: each reads and writes through the directory
+	 * descriptor held, so what it does lands in the Run's own directory
+	 * wherever that is, and a directory moved meanwhile fails the check
+	 * before the append, which refuses the mutation with nothing
+	 * committed (its new blobs taken back and its temporaries removed or
+	 * swept, as after any refusal).  Once the append's last check has
+	 * proved the commit at its name, installing run.json and the caches
+	 * through the same descriptor cannot make it less so: a move after
+	 * that is a move after the reply (store__install_projection).  A
+	 * mutation with nothing to commit answers from what it read, which is
+	 * re-proved as a reader's is. */
+	if (m.nev == 0) {
+		t.phase = "lock_verify";
+		rc = store__run_valid(s, &r, err);
 		goto out;
-	if (m.nev == 0)
-		goto out;
+	}
 	rc = commit_mutation(s, &r, &m, false, &t, err);
 out:
 	store__run_close(&r);

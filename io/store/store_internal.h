@@ -220,8 +220,7 @@ void store__prepared_discard(struct prepared *p, struct run_dir *r);
 int store__prepare_projection(struct prepared *p, struct run_dir *r,
 			      const struct sw_piece *pc, size_t n, const struct stat *src,
 			      struct txn *t, struct sw_error *err);
-int store__install_projection(struct prepared *p, struct store *s,
-			      struct run_dir *r, struct txn *t,
+int store__install_projection(struct prepared *p, struct run_dir *r, struct txn *t,
 			      struct sw_error *err);
 
 /* store_append.c: the journal append and its fsync. */
@@ -236,6 +235,15 @@ char *store__read_leaf(size_t *len, struct stat *st, struct run_dir *r, const ch
 void store__identity_text(char out[160], const struct stat *st);
 bool store__hash_prefix(struct sw_lchain *h, int fd, off_t len);
 bool store__replace_leaf(struct run_dir *r, const char *name, const struct iovec *iov, int n);
+bool store__rewrite_leaf(struct run_dir *r, const char *name, const struct iovec *iov, int n);
+bool store__pwrite_iov(int fd, const struct iovec *iov, int n, off_t at);
+bool store__leaf_is_ours(const struct stat *st);
+const char *store__boot_id(void);
+#ifdef SW_TESTING
+/* store_test_kill_rewrite: when it names `name`, writes (half of) iov at
+ * `at` and exits; else false. */
+bool store__test_kill_here(int fd, const char *name, const struct iovec *iov, int n, off_t at);
+#endif
 int store__checkpoint_load(struct store_checkpoint *cp, char **file, struct sw_lchain **jhash,
 			   off_t *skip, struct sw_xxh **lhash, struct stat *lst,
 			   struct stat *pst, struct run_dir *r);

@@ -1,7 +1,8 @@
 /* Materials: content-addressed blobs under materials/ (temp, fsync,
- * rename-no-replace, compared byte for byte), their re-check before the
- * append and after the commit, the blobs a failed mutation takes back, and
- * store_read_material.  Never touches the journal or run.json. */
+ * rename-no-replace; one already there compared byte for byte), their
+ * re-check before the append and after the commit, the blobs a failed
+ * mutation takes back, and store_read_material.  Never touches the
+ * journal or run.json. */
 
 #include "io/store/store_internal.h"
 
@@ -72,7 +73,7 @@ static int put_blob(int mfd, struct mut_material *mm, struct sw_error *err)
 	char rnd[17], tmp[128] = "";
 	void *have = NULL;
 	size_t have_len = 0;
-	struct stat st;
+	struct stat st, wrote;
 	bool renamed = false;
 	int fd = -1, rc = 0;
 
@@ -91,7 +92,7 @@ static int put_blob(int mfd, struct mut_material *mm, struct sw_error *err)
 	}
 	if ((rc = store__check_leaf(mfd, tmp, fd, err)) < 0)
 		goto out;
-	if (store__f_fsync(fd) < 0) {
+	if (store__f_fsync(fd) < 0 || fstat(fd, &wrote) < 0) {
 		rc = sw_error_sys(err, errno, "cannot sync material temp");
 		goto out;
 	}
@@ -113,6 +114,12 @@ static int put_blob(int mfd, struct mut_material *mm, struct sw_error *err)
 	}
 	renamed = true;
 	mm->created = true;
+	/* The rename replaced nothing: the name is the very file this
+	 * process wrote whole and synced, which reading it back would only
+	 * repeat.  Its status is what verify_materials holds it to. */
+	if (fstatat(mfd, hex, &mm->st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(mm->st.st_mode) &&
+	    store__same_file(&mm->st, &wrote) && mm->st.st_size == (off_t)mm->len)
+		goto out;
 compare:
 	/* An existing or concurrent blob must match byte for byte. */
 	if ((rc = read_blob(&have, &have_len, &mm->st, mfd, hex, mm->digest, false, err)) < 0)
@@ -169,7 +176,7 @@ out:
 }
 
 /* Checks, through an anchored materials/, that every material of `m` is
- * still the file store__put_materials read back and compared byte for byte (same
+ * still the file store__put_materials wrote or compared byte for byte (same
  * inode, size, and modification and change times: any write or
  * replacement changes the change time): before the journal append (an
  * event must never reference a missing or altered blob) and after the

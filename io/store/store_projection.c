@@ -142,9 +142,10 @@ static int leaf_is(int dfd, const char *name, const struct stat *want)
  * leaving the previous run.json (or none, and a quarantine file); that is
  * the projection a crash just after the commit leaves too, and the next
  * mutation replaces it (a checkpoint naming the lost file is not adopted:
- * its identity differs). */
-int store__install_projection(struct prepared *p, struct store *s,
-			      struct run_dir *r, struct txn *t,
+ * its identity differs).  It follows a commit the journal append proved
+ * at the Run's name, and is made through the same directory descriptor:
+ * the Run's directory is not re-proved here (store_commit.c says why). */
+int store__install_projection(struct prepared *p, struct run_dir *r, struct txn *t,
 			      struct sw_error *err)
 {
 	char quarantine[96] = "";
@@ -158,8 +159,6 @@ int store__install_projection(struct prepared *p, struct store *s,
 		return sw_error_set(err, SW_EUNSAFE, "run projection appeared before rename");
 	if (!leaf_is(r->fd, p->tmp, &p->tmp_st))
 		return sw_error_set(err, SW_EUNSAFE, "run projection temp changed before rename");
-	if ((rc = store__run_valid(s, r, err)) < 0)
-		return rc;
 	if (p->damaged) {
 		if ((rc = store__park_entry(r, PROJECTION_NAME, &p->prev_st, quarantine, err)) < 0)
 			return rc;
@@ -200,8 +199,6 @@ int store__install_projection(struct prepared *p, struct store *s,
 		t->detached = true;
 		return sw_error_set(err, SW_EUNSAFE, "run projection changed after rename");
 	}
-	if ((rc = store__run_valid(s, r, err)) < 0)
-		return rc;
 	t->pending = false;
 	if (p->damaged) {
 		if ((rc = store__drop_parked(r, quarantine, &p->prev_st, err)) < 0)
@@ -214,5 +211,5 @@ int store__install_projection(struct prepared *p, struct store *s,
 		if (unlinkat(r->fd, quarantine, 0) < 0)
 			return sw_error_sys(err, errno, "cannot remove old projection");
 	}
-	return store__run_valid(s, r, err);
+	return 0;
 }

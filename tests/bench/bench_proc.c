@@ -28,13 +28,22 @@
  *   growth       a submit at Action ~1,000 against one at Action 1;
  *   mcp          one submit through `slipway mcp` (a client on its stdio,
  *                one server for the whole series) against the same
- *                submit through the CLI, in the same repository.
+ *                submit through the CLI, in the same repository;
+ *   syscalls     the system calls of one submit and of one `git status`
+ *                (strace -f -c; skipped, saying so, without strace) on a
+ *                copy of the first 20-file real-N repository, with the
+ *                index matching the worktree and with every tracked file
+ *                touched (stat-dirty: slipway never refreshes the index);
+ *   issue #37    the figures above that issue #37 holds slipway to, side
+ *                by side at the end: submit against git status at 20,
+ *                5,000 and 50,000 files, the system calls at 20 files,
+ *                and Action ~1,000 against Action 1.
  *
  * Usage: bench_proc SLIPWAY BENCH_DIR REPO...  (the first REPO is the
  * small one; the MCP series runs on every REPO named real-*).  Each line
- * ends in the target it is held to.  BENCH_PARTS=submit,mcp,misc,growth
- * (default: all) picks the parts; BENCH_MAX_ACTIONS the length of the
- * long Run. */
+ * ends in the target it is held to.
+ * BENCH_PARTS=submit,mcp,misc,growth,syscalls (default: all) picks the
+ * parts; BENCH_MAX_ACTIONS the length of the long Run. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -470,6 +479,181 @@ static void runs_repo(char *dir, size_t len, const char *bench_dir, int n)
 	fclose(f);
 }
 
+/* ---- what issue #37 holds slipway to, gathered for the closing lines ---- */
+
+static const double t_status[] = { 2.0, 1.0, 0.7 };	/* submit / git status */
+static const char *const class_name[] = { "20 files", "5,000 files", "50,000 files" };
+
+static struct {
+	char repo[64];
+	int k;
+	double ratio;
+} status_ratio[16];
+static int nstatus;
+static double growth_ratio, growth_cpu;
+static int growth_actions;
+static long sys_slipway[2] = { -1, -1 }, sys_git[2] = { -1, -1 };
+static char sys_repo[64], sys_skipped[160];
+
+static void note_status(const char *repo, int k, double ratio)
+{
+	if (nstatus < 16) {
+		snprintf(status_ratio[nstatus].repo, sizeof(status_ratio[nstatus].repo), "%s",
+			 base(repo));
+		status_ratio[nstatus].k = k;
+		status_ratio[nstatus++].ratio = ratio;
+	}
+}
+
+/* The calls of strace -c's "total" line in `path`, or -1. */
+static long strace_total(const char *path)
+{
+	char line[256];
+	long calls = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		double pct, secs;
+		long usecs, n;
+
+		if (strstr(line, " total") != NULL &&
+		    sscanf(line, "%lf %lf %ld %ld", &pct, &secs, &usecs, &n) == 4)
+			calls = n;
+	}
+	fclose(f);
+	return calls;
+}
+
+/* Runs argv under `strace -f -c -o out` in dir (stdout captured when
+ * `capture`); the total of its system calls, or -1. */
+static long straced(struct child *c, const char *dir, const char *const *argv, int capture,
+		    const char *out)
+{
+	const char *av[32] = { "strace", "-f", "-c", "-o", out };
+	int n = 5;
+
+	for (int i = 0; argv[i] != NULL && n < 31; i++)
+		av[n++] = argv[i];
+	av[n] = NULL;
+	run(c, dir, av, capture);
+	return c->status == 0 ? strace_total(out) : -1;
+}
+
+/* One submit of `b` under strace; the total, and b moved on. */
+static long straced_submit(struct brun *b, const char *out)
+{
+	char path[4096], text[1024];
+	const char *argv[] = { slipway, "protocol", "submit", "--run", b->run_id,
+			       "--action", b->action_id, "--outcome-file", path, NULL };
+	struct child c;
+	long n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/.git/bench-outcome.json", b->repo);
+	outcome_text(text, sizeof(text), b);
+	if ((f = fopen(path, "w")) == NULL)
+		exit(2);
+	fputs(text, f);
+	fclose(f);
+	n = straced(&c, b->repo, argv, 1, out);
+	if (c.status == 0)
+		remember(b, c.out);
+	free(c.out);
+	return n;
+}
+
+/* The system calls of one submit and one git status on a copy of `repo`
+ * (index matching, then every tracked file touched). */
+static void syscalls(const char *bench_dir, const char *repo)
+{
+	const char *gs[] = { "git", "status", "--porcelain=v2", "-z", "--untracked-files=all", NULL };
+	const char *ver[] = { "strace", "-V", NULL };
+	char copy[4096], out[4200], cmd[16384];
+	struct brun r;
+	struct child c;
+
+	snprintf(sys_repo, sizeof(sys_repo), "%s", base(repo));
+	run(&c, bench_dir, ver, 0);
+	if (c.status != 0) {
+		snprintf(sys_skipped, sizeof(sys_skipped), "strace is not installed (apt-get install strace)");
+		return;
+	}
+	snprintf(copy, sizeof(copy), "%s/strace-%s", bench_dir, base(repo));
+	snprintf(out, sizeof(out), "%s/strace.out", bench_dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -a '%s' '%s' && git -C '%s' update-index -q "
+		 "--refresh >/dev/null 2>&1; true", copy, repo, copy, copy);
+	if (system(cmd) != 0)
+		exit(2);
+	start(&r, copy);
+	for (int dirty = 0; dirty < 2; dirty++) {
+		if (dirty) {
+			snprintf(cmd, sizeof(cmd), "sleep 1.1 && cd '%s' && git ls-files -z | "
+				 "xargs -0 touch", copy);
+			if (system(cmd) != 0)
+				exit(2);
+		}
+		/* slipway first: git status refreshes the index it finds dirty. */
+		sys_slipway[dirty] = straced_submit(&r, out);
+		sys_git[dirty] = straced(&c, copy, gs, 0, out);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", copy, out);
+	if (system(cmd) != 0)
+		exit(2);
+}
+
+static void print_syscalls(void)
+{
+	if (sys_skipped[0]) {
+		printf("%-20s skipped: %s\n", "syscalls, submit", sys_skipped);
+		return;
+	}
+	printf("%-20s index matching: slipway %ld, git status %ld; stat-dirty: slipway %ld, "
+	       "git status %ld  (%s, strace -f -c)\n", "syscalls, submit", sys_slipway[0], sys_git[0],
+	       sys_slipway[1], sys_git[1], sys_repo);
+}
+
+/* Issue #37's figures of this run, side by side. */
+static void issue_37(void)
+{
+	printf("\nIssue #37, side by side (this run):\n");
+	for (int k = 0; k < 3; k++) {
+		int any = 0;
+
+		printf("  %-14s submit / git status ", class_name[k]);
+		for (int i = 0; i < nstatus; i++) {
+			if (status_ratio[i].k != k)
+				continue;
+			printf("%s%s %.2fx", any ? ", " : " ", status_ratio[i].repo, status_ratio[i].ratio);
+			any = 1;
+		}
+		if (!any) {
+			printf(" not measured\n");
+			continue;
+		}
+		{
+			int ok = 1;
+
+			for (int i = 0; i < nstatus; i++)
+				ok &= status_ratio[i].k != k || status_ratio[i].ratio <= t_status[k];
+			printf("  (target <= %.1f%s)\n", t_status[k], ok ? "" : ", MISSED");
+		}
+	}
+	if (sys_skipped[0])
+		printf("  %-14s skipped: %s\n", "syscalls", sys_skipped);
+	else if (sys_slipway[0] >= 0)
+		printf("  %-14s submit %ld, git status %ld (index matching); %ld, %ld (stat-dirty), %s\n",
+		       "syscalls", sys_slipway[0], sys_git[0], sys_slipway[1], sys_git[1], sys_repo);
+	else
+		printf("  %-14s not measured\n", "syscalls");
+	if (growth_actions > 0)
+		printf("  %-14s Action %d / Action 1 %.2fx, CPU %.2fx  (target <= 1.30%s)\n", "long Run",
+		       growth_actions, growth_ratio, growth_cpu, growth_ratio <= 1.30 ? "" : ", MISSED");
+	else
+		printf("  %-14s not measured\n", "long Run");
+}
+
 int main(int argc, char **argv)
 {
 	double a[ROUNDS], b[ROUNDS], c[ROUNDS], ac[ROUNDS], bc[ROUNDS];
@@ -489,7 +673,7 @@ int main(int argc, char **argv)
 		printf("%-20s %10s %10s %10s %8s %8s\n", "submit", "slipway", "status", "ref floor",
 		       "/status", "/floor");
 	for (int i = 3; i < argc && part("submit"); i++) {
-		static const double t_status[] = { 2.5, 1.3, 1.0 }, t_floor[] = { 0.10, 0.20, 0.5 };
+		static const double t_floor[] = { 0.10, 0.20, 0.5 };
 		struct brun r;
 		double s, g, f;
 		int k = size_class(argv[i]);
@@ -509,6 +693,7 @@ int main(int argc, char **argv)
 		s = bench_median(c, ROUNDS);
 		printf("%-20s %7.2f ms %7.2f ms %7.2f ms %7.2fx %7.3fx", base(argv[i]), s * 1e3,
 		       g * 1e3, f * 1e3, s / g, s / f);
+		note_status(argv[i], k, s / g);
 		printf("  (targets <= %.1fx, <= %.2fx%s)\n", t_status[k], t_floor[k],
 		       s / g <= t_status[k] && s / f <= t_floor[k] ? "" : ", MISSED");
 		fflush(stdout);
@@ -616,9 +801,25 @@ int main(int argc, char **argv)
 		l = bench_median(b, ROUNDS);
 		printf("submit at Action %d %6.2f ms  Action 1 %.2f ms  %.2fx", longest + 1, l * 1e3,
 		       s * 1e3, l / s);
+		growth_actions = longest + 1;
+		growth_ratio = l / s;
+		growth_cpu = bench_median(bc, ROUNDS) / bench_median(ac, ROUNDS);
 		printf("  (target <= 1.30%s)", l / s <= 1.30 ? "" : ", MISSED");
 		printf("  CPU %.2f / %.2f ms %.2fx\n", bench_median(bc, ROUNDS) * 1e3,
 		       bench_median(ac, ROUNDS) * 1e3, bench_median(bc, ROUNDS) / bench_median(ac, ROUNDS));
 	}
+
+	if (part("syscalls")) {
+		const char *repo = small;
+
+		for (int i = 3; i < argc; i++)
+			if (strncmp(base(argv[i]), "real-", 5) == 0 && size_class(argv[i]) == 0) {
+				repo = argv[i];
+				break;
+			}
+		syscalls(argv[2], repo);
+		print_syscalls();
+	}
+	issue_37();
 	return 0;
 }

@@ -110,7 +110,7 @@ def _runs(repo):
     ids = [a["run_id"], b["run_id"], c["run_id"], d["run_id"]]
     for i in ids:
         with open(os.path.join(run_dir(repo, i), "run.summary"), "rb") as f:
-            assert f.read().startswith(b"slipway-summary/2 ")
+            assert f.read().startswith(b"slipway-summary/3 ")
     return ids, c
 
 

@@ -663,3 +663,89 @@ Test(io_checkpoint, a_kept_checkpoint_is_dropped_when_a_file_is_replaced)
 	store_keep_warm(false);
 	store_free(s);
 }
+
+/* run.checkpoint is written in place (store_checkpoint.c
+ * store__rewrite_leaf).  A process killed in the middle of that write,
+ * after half the new bytes or after all of them but before the file was
+ * cut to its new length (a stale tail), leaves a file whose digest or
+ * length no longer matches its header: the next update refuses it and
+ * replays the whole journal, and the one after adopts the checkpoint that
+ * update wrote again. */
+Test(io_checkpoint, a_checkpoint_killed_while_written_in_place_is_refused_and_rebuilt)
+{
+	for (int torn = 0; torn < 2; torn++) {
+		struct store *s = prepared();
+		struct sw_error err = SW_ERROR_INIT;
+		char *before, *after;
+		struct both b;
+		size_t blen, alen;
+		pid_t pid;
+		int status;
+
+		if (!torn) {
+			/* Longer than the checkpoint the kill interrupts. */
+			append_bytes(run_path("r", "run.checkpoint"), "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+				     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+		}
+		before = slurp(run_path("r", "run.checkpoint"), &blen);
+		fflush(NULL);
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			store_test_kill_rewrite("run.checkpoint", torn);
+			update(s, &b, "B3", &err);
+			_exit(0);
+		}
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == STORE_FAULT_EXIT,
+			  "killed in the write (torn %d)", torn);
+		after = slurp(run_path("r", "run.checkpoint"), &alen);
+		cr_assert(alen != blen || memcmp(after, before, blen) != 0, "torn %d: unchanged", torn);
+		free(after);
+		/* The event committed before the checkpoint was written. */
+		cr_assert_eq(update(s, &b, "B4", &err), 0, "%s", err.msg);
+		cr_assert_eq(b.offer.calls, 0, "torn %d: the torn checkpoint was offered", torn);
+		cr_assert_eq(b.seen.n, 4, "torn %d: a full replay", torn);
+		seen_free(&b.seen);
+		cr_assert_eq(update(s, &b, "B5", &err), 0, "%s", err.msg);
+		cr_assert_eq(b.offer.calls, 1, "torn %d: rebuilt", torn);
+		cr_assert_str_eq(b.offer.body, "B4");
+		cr_assert_eq(b.seen.n, 0);
+		seen_free(&b.seen);
+		free(before);
+		store_free(s);
+		scratch_fini();
+		scratch_init();
+	}
+}
+
+/* Written in place only when it is a regular 0600 file of ours with one
+ * link: one with a second link (which could be outside the run
+ * directory) is replaced by a new file, and the other name keeps its
+ * bytes. */
+Test(io_checkpoint, a_checkpoint_with_a_second_link_is_replaced_not_written_through)
+{
+	struct store *s = prepared();
+	struct sw_error err = SW_ERROR_INIT;
+	char outside[PATH_MAX + 16], *before, *after;
+	struct stat st;
+	struct both b;
+
+	snprintf(outside, sizeof(outside), "%s/outside", g_root);
+	cr_assert_eq(link(run_path("r", "run.checkpoint"), outside), 0);
+	before = slurp(outside, NULL);
+	cr_assert_eq(update(s, &b, "B3", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 1);
+	seen_free(&b.seen);
+	after = slurp(outside, NULL);
+	cr_assert_str_eq(after, before);
+	cr_assert_eq(lstat(run_path("r", "run.checkpoint"), &st), 0);
+	cr_assert_eq(st.st_nlink, 1);
+	cr_assert_eq(update(s, &b, "B4", &err), 0, "%s", err.msg);
+	cr_assert_eq(b.offer.calls, 1);
+	cr_assert_str_eq(b.offer.body, "B3");
+	seen_free(&b.seen);
+	free(before);
+	free(after);
+	store_free(s);
+}

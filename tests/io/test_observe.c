@@ -1131,3 +1131,116 @@ Test(observe, staged_changes_from_the_cache_tree_match_git)
 	fx_rmrf(dir);
 	sw_free(dir);
 }
+
+/* vcs_discover keeps the handle it opened for the observation of that
+ * very workspace (vcs.c keep_discovered).  Another workspace, even a
+ * linked worktree of the same repository, must never be observed through
+ * it, and what changed in between must be seen. */
+Test(observe, the_handle_discovery_opened_serves_only_its_own_workspace)
+{
+	char *a = repo_with_commit(), *b = repo_with_commit(), *linked = NULL;
+	struct vcs_identity ia = VCS_IDENTITY_INIT, ib = VCS_IDENTITY_INIT,
+			    il = VCS_IDENTITY_INIT;
+	struct sw_error err = SW_ERROR_INIT;
+	struct vcs_observation o;
+	unsigned before;
+	size_t len = 0;
+	char *head;
+
+	linked = sw_asprintf("%s-linked", a);
+	cr_assert_not_null(linked);
+	fx_sh(a, "echo changed > a.txt && echo new > new.txt && git worktree add -q '%s' 2>/dev/null",
+	      linked);
+	fx_sh(b, "rm b.txt");
+	cr_assert_eq(vcs_discover(&ia, a, &err), 0, "%s", err.msg);
+	cr_assert_eq(vcs_discover(&ib, b, &err), 0, "%s", err.msg);
+	cr_assert_eq(vcs_discover(&il, linked, &err), 0, "%s", err.msg);
+
+	/* Kept for b, observed a: not taken, and a is observed. */
+	vcs_identity_release(&ib);
+	cr_assert_eq(vcs_discover(&ib, b, &err), 0, "%s", err.msg);
+	before = vcs_test_discovered_taken();
+	cr_assert_eq(vcs_observe(&o, &ia, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(vcs_test_discovered_taken(), before);
+	assert_matches_git(&o, a);
+	vcs_observation_release(&o);
+
+	/* Kept for the linked worktree (same common directory), observed a. */
+	vcs_identity_release(&il);
+	cr_assert_eq(vcs_discover(&il, linked, &err), 0, "%s", err.msg);
+	cr_assert_eq(vcs_observe(&o, &ia, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(vcs_test_discovered_taken(), before);
+	assert_matches_git(&o, a);
+	vcs_observation_release(&o);
+
+	/* Kept for a, then a commit and an edit: taken, and both seen. */
+	vcs_identity_release(&ia);
+	cr_assert_eq(vcs_discover(&ia, a, &err), 0, "%s", err.msg);
+	fx_sh(a, "git add a.txt && git commit -q -m two && echo again > b.txt");
+	cr_assert_eq(vcs_observe(&o, &ia, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(vcs_test_discovered_taken(), before + 1);
+	head = fx_sh_out(a, &len, "git rev-parse HEAD | tr -d '\\n'");
+	cr_assert_str_eq(o.head, head);
+	assert_matches_git(&o, a);
+	vcs_observation_release(&o);
+
+	/* Taken once only: the next observation opens its own. */
+	cr_assert_eq(vcs_observe(&o, &ia, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(vcs_test_discovered_taken(), before + 1);
+	assert_matches_git(&o, a);
+	vcs_observation_release(&o);
+
+	vcs_identity_release(&ia);
+	vcs_identity_release(&ib);
+	vcs_identity_release(&il);
+	sw_free(head);
+	fx_rmrf(linked);
+	fx_rmrf(a);
+	fx_rmrf(b);
+	sw_free(linked);
+	sw_free(a);
+	sw_free(b);
+}
+
+/* Each dirty path is hashed in its own directory, whether the directory
+ * of the path before it is kept open (the same one) or not: neighbours,
+ * names that share a prefix, nesting, the root, a symlinked directory
+ * and a nested repository.  Every file holds its own path. */
+Test(observe, every_dirty_path_is_hashed_from_its_own_directory)
+{
+	static const char *const files[] = {
+		"a/b/x", "a/x", "a/y", "a/z", "a.b/x", "ab/c/d/x", "ab/x", "x", "y", "z/x",
+	};
+	char *dir = repo_with_commit();
+	struct vcs_observation o;
+	size_t hashed = 0;
+
+	fx_sh(dir, "mkdir -p a/b a.b ab/c/d z real && for f in a/x a/b/x a.b/x ab/c/d/x x z/x; do "
+		   "echo old > $f; done && git add -A && git commit -q -m files && "
+		   "for f in a/x a/b/x a.b/x ab/c/d/x x z/x a/y a/z ab/x y; do printf '%%s' $f > $f; done && "
+		   "echo r > real/r && ln -s real lnk && git init -q nested && echo n > nested/n");
+	observe(&o, dir, NULL);
+	assert_matches_git(&o, dir);
+	for (size_t i = 0; i < o.retained; i++) {
+		const struct vcs_path_obs *p = &o.paths[i];
+		char want[SW_DIGEST_LEN];
+
+		for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+			if (strcmp(p->path, files[k]) != 0)
+				continue;
+			sw_sha256_prefixed(p->path, strlen(p->path), want);
+			cr_assert_str_eq(p->observation, "regular", "%s", p->path);
+			cr_assert_str_eq(p->content_sha256, want, "%s", p->path);
+			cr_assert_eq(p->size, (int64_t)strlen(p->path), "%s", p->path);
+			cr_assert(p->has_mtime, "%s", p->path);
+			hashed++;
+		}
+	}
+	cr_assert_eq(hashed, sizeof(files) / sizeof(files[0]));
+	cr_assert_str_eq(find(&o, "lnk")->observation, "symlink");
+	cr_assert_str_eq(find(&o, "nested/")->observation, "non_regular");
+	cr_assert_str_eq(find(&o, "real/r")->observation, "regular");
+	vcs_observation_release(&o);
+	fx_rmrf(dir);
+	sw_free(dir);
+}

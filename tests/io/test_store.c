@@ -1253,3 +1253,91 @@ Test(io_store, a_damaged_run_json_or_run_lock_is_replaced_by_the_next_commit)
 	store_free(r);
 	store_free(w);
 }
+
+/* Moves the Run's directory to root/moved from inside the mutation
+ * callback (and puts an empty directory under its name when `replace`),
+ * then adds what add_events adds. */
+struct move_spec {
+	struct add_spec add;
+	const char *id;
+	bool replace;
+};
+
+static int move_then_add(struct store_mutation *m, void *payload, struct sw_error *err)
+{
+	struct move_spec *mv = payload;
+	char to[PATH_MAX + 16];
+
+	snprintf(to, sizeof(to), "%s/moved", g_root);
+	cr_assert_eq(rename(run_path(mv->id, NULL), to), 0);
+	if (mv->replace)
+		cr_assert_eq(mkdir(run_path(mv->id, NULL), 0700), 0);
+	return add_events(m, &mv->add, err);
+}
+
+/* The Run's directory is re-proved at the lock and around the journal
+ * append only (store_commit.c): one moved while the mutation works is
+ * refused there, before anything is committed, and what the mutation
+ * wrote in the moved directory meanwhile (a new blob, the run.json
+ * temporary) is taken back, so that directory is as it was. */
+Test(io_store, a_run_moved_during_its_mutation_commits_nothing)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *w = open_store(true);
+	struct add_spec mat = { 1, TBL_JEVENT_OUTCOME_SUBMITTED, "{}", "{}", "old", "", 0 };
+	char moved[PATH_MAX + 16], cmd[2 * PATH_MAX + 64];
+
+	snprintf(moved, sizeof(moved), "%s/moved", g_root);
+	for (int replace = 0; replace < 2; replace++) {
+		struct move_spec mv = { { 1, TBL_JEVENT_OUTCOME_SUBMITTED, "{}", "{}", "new blob",
+					  "", 0 }, "mv", replace };
+		const struct store_failure *f;
+		char *before, *after;
+
+		make_run(w, "mv");
+		cr_assert_eq(store_update(w, "mv", NULL, add_events, &mat, &err), 0, "%s", err.msg);
+		before = tree_fingerprint(run_path("mv", NULL));
+		cr_expect_lt(store_update(w, "mv", NULL, move_then_add, &mv, &err), 0);
+		f = store_last_failure(w);
+		cr_expect_str_eq(f->phase, "journal_open", "replace %d", replace);
+		cr_expect_not(f->committed);
+		cr_expect_not(f->ambiguous);
+		after = tree_fingerprint(moved);
+		cr_expect_str_eq(after, before, "replace %d", replace);
+		sw_free(after);
+		sw_free(before);
+		sw_error_clear(&err);
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", moved, run_path("mv", NULL));
+		cr_assert_eq(system(cmd), 0);
+	}
+	store_free(w);
+}
+
+/* materials/ is swept only when the run directory holds a leftover: a
+ * killed mutation that left a material temporary left its run.json
+ * temporary too (store_commit.c sweep_temporaries).  Each of the run
+ * directory's shapes sends the sweep into materials/; a material
+ * temporary alone stays, and doctor still reports it. */
+Test(io_store, materials_are_swept_when_the_run_directory_holds_a_leftover)
+{
+	struct sw_error err = SW_ERROR_INIT;
+	struct store *w = open_store(true);
+	struct add_spec mat = { 1, TBL_JEVENT_OUTCOME_SUBMITTED, "{}", "{}", "mat", "", 0 };
+	struct add_spec one = { 1, TBL_JEVENT_RUN_STOPPED, "{}", "{}", NULL, "", 0 };
+	struct stat st;
+
+	make_run(w, "sw");
+	cr_assert_eq(store_update(w, "sw", NULL, add_events, &mat, &err), 0, "%s", err.msg);
+	put_file(run_path("sw", MAT_TMP), "half a material");
+	cr_assert_eq(store_update(w, "sw", NULL, add_events, &one, &err), 0, "%s", err.msg);
+	cr_expect_eq(lstat(run_path("sw", MAT_TMP), &st), 0, "swept with no run leftover");
+	cr_expect_eq(count_kind(w, STORE_FOUND_TEMPORARY, "sw"), 1);
+	for (size_t i = 0; i < sizeof(OURS) / sizeof(OURS[0]); i++) {
+		put_file(run_path("sw", MAT_TMP), "half a material");
+		put_file(run_path("sw", OURS[i]), "left over");
+		cr_assert_eq(store_update(w, "sw", NULL, add_events, &one, &err), 0, "%s", err.msg);
+		cr_expect_neq(lstat(run_path("sw", MAT_TMP), &st), 0, "kept beside %s", OURS[i]);
+		cr_expect_neq(lstat(run_path("sw", OURS[i]), &st), 0, "%s stayed", OURS[i]);
+	}
+	store_free(w);
+}

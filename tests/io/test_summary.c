@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <sys/file.h>
+#include <sys/wait.h>
 
 #include "tests/io/store_helpers.h"
 
@@ -129,7 +130,7 @@ Test(io_summary, written_by_create_and_update_with_every_material)
 
 	cr_assert_eq(lstat(run_path("r", "run.summary"), &st), 0);
 	cr_assert(S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600);
-	cr_assert(strncmp(file, "slipway-summary/2 ", 18) == 0, "%s", file);
+	cr_assert(strncmp(file, "slipway-summary/3 ", 18) == 0, "%s", file);
 	nl = strchr(file, '\n');
 	cr_assert_not_null(nl);
 	/* Both materials are listed, the one created with the Run first. */
@@ -340,4 +341,169 @@ Test(io_summary, a_busy_run_is_left_to_the_replay_and_reading_writes_nothing)
 	sw_free(before);
 	sw_free(after);
 	store_free(ro);
+}
+
+/* run.summary is written in place (store_checkpoint.c
+ * store__rewrite_leaf).  A process killed in the middle of that write,
+ * after half the new bytes or after all of them but before the file was
+ * cut to its new length (a stale tail), leaves a summary the listing
+ * refuses by its length and digest, so it replays the Run instead; and
+ * the next mutation, finding no summary that matched the journal, writes
+ * none (as after any summary lost), so nothing torn is ever offered. */
+Test(io_summary, a_summary_killed_while_written_in_place_is_never_offered)
+{
+	static const char *const body = "a long summary body, longer than the one the kill "
+					"interrupts, so that the new file is shorter than the old";
+
+	for (int torn = 0; torn < 2; torn++) {
+		struct store *s = open_store(true);
+		char *before, *after;
+		size_t blen, alen;
+		pid_t pid;
+		int status;
+
+		create_with(s, "r", "material one", body);
+		cr_assert_str_eq(offered(s, "r"), body);
+		before = slurp(run_path("r", "run.summary"), &blen);
+		fflush(NULL);
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			store_test_kill_rewrite("run.summary", torn);
+			update_with(s, "r", NULL, "S2");
+			_exit(0);
+		}
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == STORE_FAULT_EXIT,
+			  "killed in the write (torn %d)", torn);
+		after = slurp(run_path("r", "run.summary"), &alen);
+		cr_assert(alen != blen || memcmp(after, before, blen) != 0, "torn %d: unchanged", torn);
+		cr_assert_null(offered(s, "r"), "torn %d: offered", torn);
+		update_with(s, "r", "material two", "S3");
+		cr_assert_null(offered(s, "r"), "torn %d: offered after the next commit", torn);
+		free(after);
+		free(before);
+		store_free(s);
+		scratch_fini();
+		scratch_init();
+	}
+}
+
+/* Written in place only when it is a regular 0600 file of ours with one
+ * link: one with a second link (which could be outside the run
+ * directory) is replaced by a new file, and the other name keeps its
+ * bytes. */
+Test(io_summary, a_summary_with_a_second_link_is_replaced_not_written_through)
+{
+	struct store *s = prepared();
+	char outside[PATH_MAX + 80], *before, *after;
+	struct stat st;
+
+	snprintf(outside, sizeof(outside), "%s/outside", g_root);
+	cr_assert_eq(link(run_path("r", "run.summary"), outside), 0);
+	before = slurp(outside, NULL);
+	update_with(s, "r", NULL, "S3");
+	after = slurp(outside, NULL);
+	cr_assert_str_eq(after, before);
+	cr_assert_eq(lstat(run_path("r", "run.summary"), &st), 0);
+	cr_assert_eq(st.st_nlink, 1);
+	cr_assert_str_eq(offered(s, "r"), "S3");
+	free(before);
+	free(after);
+	store_free(s);
+}
+
+/* A mutation whose materials are all new appends their lines to the last
+ * summary in place, from its header alone: the file keeps its inode and
+ * every byte of the old lines, and is offered as a whole one is.  One that
+ * writes an existing blob again writes the summary whole (its line
+ * replaced, listed once). */
+Test(io_summary, new_materials_are_appended_in_place_from_the_header_alone)
+{
+	struct store *s = prepared();
+	struct stat before, after;
+	unsigned long appends = store_test_summary_appends();
+	char *old = slurp(run_path("r", "run.summary"), NULL), *now;
+	const char *lines = strchr(old, '\n') + 1;
+	size_t keep = strlen(lines) - strlen("S2");	/* the lines, before the body */
+
+	cr_assert_eq(lstat(run_path("r", "run.summary"), &before), 0);
+	update_with(s, "r", "material three", "S3");
+	cr_assert_eq(store_test_summary_appends(), appends + 1);
+	cr_assert_str_eq(offered(s, "r"), "S3");
+	cr_assert_eq(lstat(run_path("r", "run.summary"), &after), 0);
+	cr_assert_eq(after.st_ino, before.st_ino);
+	now = slurp(run_path("r", "run.summary"), NULL);
+	cr_assert_eq(strncmp(strchr(now, '\n') + 1, lines, keep), 0, "the old lines moved");
+	cr_assert(strstr(now, strrchr(material_path("r", "material three"), '/') + 1) != NULL);
+	free(now);
+	/* No material: appended too. */
+	update_with(s, "r", NULL, "S4");
+	cr_assert_eq(store_test_summary_appends(), appends + 2);
+	cr_assert_str_eq(offered(s, "r"), "S4");
+	/* An existing blob again: written whole. */
+	update_with(s, "r", "material one", "S5");
+	cr_assert_eq(store_test_summary_appends(), appends + 2);
+	cr_assert_str_eq(offered(s, "r"), "S5");
+	free(old);
+	store_free(s);
+}
+
+/* Appending trusts the old header's lines chain, so a line changed under
+ * it (a block lost to a power loss, an edit) is never offered, by this
+ * listing or after the appends that follow; after a reboot the next
+ * mutation reads the whole file, finds it damaged and removes it. */
+Test(io_summary, lines_changed_under_their_chain_are_never_offered)
+{
+	struct store *s = prepared();
+	char *file = slurp(run_path("r", "run.summary"), NULL);
+	struct stat st;
+	long at = (long)(strchr(file, '\n') + 1 - file) + 70;	/* in the first line's identity */
+
+	{
+		FILE *f = fopen(run_path("r", "run.summary"), "r+b");
+
+		cr_assert_not_null(f);
+		cr_assert_eq(fseek(f, at, SEEK_SET), 0);
+		cr_assert_eq(fputc(file[at] == '1' ? '2' : '1', f), file[at] == '1' ? '2' : '1');
+		fclose(f);
+	}
+	cr_assert_null(offered(s, "r"));
+	update_with(s, "r", "material three", "S3");
+	cr_assert_null(offered(s, "r"), "carried on by an append");
+	store_test_boot_id("0123456789abcdef0123456789abcdef");
+	update_with(s, "r", "material four", "S4");
+	cr_assert_eq(lstat(run_path("r", "run.summary"), &st), -1, "read whole after a reboot");
+	store_test_boot_id(NULL);
+	free(file);
+	store_free(s);
+}
+
+/* A version 2 summary (an earlier slipway) is offered while it matches,
+ * and the next mutation writes it again as version 3 with every line. */
+Test(io_summary, a_version_2_summary_is_read_and_written_again_as_version_3)
+{
+	struct store *s = prepared();
+	char *file = slurp(run_path("r", "run.summary"), NULL), *v2, boot[40], jhex[40];
+	char lhex[40], bhex[40], dhex[SW_XXH_HEX_LEN];
+	long long jlen;
+	size_t nlines, lines_len, body_len, hlen = (size_t)(strchr(file, '\n') + 1 - file);
+
+	cr_assert_eq(sscanf(file, "slipway-summary/3 %39s %lld %39s %zu %zu %39s %zu %39s", boot, &jlen,
+			    jhex, &nlines, &lines_len, lhex, &body_len, bhex), 8);
+	sw_xxh_hex(file + hlen, lines_len + body_len, dhex);
+	v2 = sw_asprintf("slipway-summary/2 %lld %s %zu %zu %zu %s\n%s", jlen, jhex, nlines,
+			 lines_len, body_len, dhex, file + hlen);
+	write_file(run_path("r", "run.summary"), v2);
+	cr_assert_str_eq(offered(s, "r"), "S2");
+	update_with(s, "r", "material three", "S3");
+	cr_assert_str_eq(offered(s, "r"), "S3");
+	free(file);
+	file = slurp(run_path("r", "run.summary"), NULL);
+	cr_assert(strncmp(file, "slipway-summary/3 ", 18) == 0);
+	cr_assert(strstr(file, strrchr(material_path("r", "material one"), '/') + 1) != NULL);
+	cr_assert(strstr(file, " 3 ") != NULL, "three material lines: %s", file);
+	sw_free(v2);
+	free(file);
+	store_free(s);
 }

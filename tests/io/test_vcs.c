@@ -183,3 +183,93 @@ Test(vcs, identity_json_round_trips_and_rejects_tampering)
 	fx_rmrf(dir);
 	sw_free(dir);
 }
+
+/* Discovery takes libgit2's names without realpath where they are
+ * provably canonical (vcs.c canonical_dir): each case must still give
+ * exactly the realpath of the expected worktree, Git directory and common
+ * directory, whether started from the current directory (NULL, "" or
+ * ".") or from a --root, through symlinks or not. */
+static void expect_paths(const char *cwd, const char *start, const char *wt, const char *gd,
+			 const char *cd)
+{
+	char *want[3] = { realpath(wt, NULL), realpath(gd, NULL), realpath(cd, NULL) };
+	struct vcs_identity id = VCS_IDENTITY_INIT;
+
+	cr_assert(want[0] && want[1] && want[2], "%s %s %s", wt, gd, cd);
+	if (cwd != NULL)
+		cr_assert_eq(chdir(cwd), 0, "%s", cwd);
+	discover_ok(&id, start);
+	cr_assert_str_eq(id.worktree_root, want[0], "from %s, %s", cwd, start);
+	cr_assert_str_eq(id.git_dir, want[1], "from %s, %s", cwd, start);
+	cr_assert_str_eq(id.git_common_dir, want[2], "from %s, %s", cwd, start);
+	vcs_identity_release(&id);
+	for (int i = 0; i < 3; i++)
+		free(want[i]);
+}
+
+Test(vcs, shortcut_paths_equal_their_realpath_in_every_layout)
+{
+	char *dir = fx_tmpdir();
+	char *r = join(dir, "r"), *rgd = join(dir, "r/.git"), *rsub = join(dir, "r/a/b");
+	char *lnk = join(dir, "lnk"), *lnksub = join(dir, "lnk/a/b"), *sublnk = join(dir, "r/sl");
+	char *lw = join(dir, "linked"), *lwsub = join(dir, "linked/a/b");
+	char *lwgd = join(dir, "r/.git/worktrees/linked");
+	char *cw = join(dir, "cw"), *cwsub = join(dir, "cw/a"), *meta = join(dir, "meta");
+	char *sg = join(dir, "sg"), *sggd = join(dir, "sg/.git"), *sgsub = join(dir, "sg/a");
+	char *file = join(dir, "r/a/b/f.txt");
+
+	fx_sh(dir, "git init -q r && cd r && mkdir -p a/b && echo x > a/b/f.txt && "
+		   "git add -A && git commit -q -m one && ln -s a/b sl && cd .. && ln -s r lnk && "
+		   "git -C r worktree add -q ../linked 2>/dev/null && "
+		   /* core.worktree named through a symlink, from a .git file */
+		   "mkdir -p cw/a && ln -s cw cwlink && git init -q --bare meta && "
+		   "git -C meta config core.bare false && "
+		   "git -C meta config core.worktree \"$PWD/cwlink\" && "
+		   "echo \"gitdir: $PWD/meta\" > cw/.git && "
+		   /* a .git that is a symlink to the real directory */
+		   "git init -q store && mkdir -p sg/a && mv store/.git sg/real.git && "
+		   "ln -s real.git sg/.git && git -C sg config core.worktree \"$PWD/sg\"");
+	/* From the current directory: root, subdirectory, reached through a
+	 * symlink, each spelling of "here". */
+	expect_paths(r, NULL, r, rgd, rgd);
+	expect_paths(rsub, "", r, rgd, rgd);
+	expect_paths(lnksub, ".", r, rgd, rgd);
+	expect_paths(sublnk, NULL, r, rgd, rgd);
+	/* --root: symlinked, a subdirectory, a file, relative with "..". */
+	expect_paths(dir, lnk, r, rgd, rgd);
+	expect_paths(dir, lnksub, r, rgd, rgd);
+	expect_paths(dir, sublnk, r, rgd, rgd);
+	expect_paths(dir, file, r, rgd, rgd);
+	expect_paths(rsub, "../..", r, rgd, rgd);
+	expect_paths(dir, "lnk/a/../a/b", r, rgd, rgd);
+	/* A linked worktree: its Git directory below the common one. */
+	expect_paths(lw, NULL, lw, lwgd, rgd);
+	expect_paths(lwsub, NULL, lw, lwgd, rgd);
+	expect_paths(dir, lwsub, lw, lwgd, rgd);
+	/* core.worktree. */
+	expect_paths(cw, NULL, cw, meta, meta);
+	expect_paths(cwsub, NULL, cw, meta, meta);
+	/* A symlinked .git. */
+	expect_paths(sg, NULL, sg, sggd, sggd);
+	expect_paths(sgsub, NULL, sg, sggd, sggd);
+	expect_paths(dir, sgsub, sg, sggd, sggd);
+	cr_assert_eq(chdir("/"), 0);
+	fx_rmrf(dir);
+	sw_free(file);
+	sw_free(sgsub);
+	sw_free(sggd);
+	sw_free(sg);
+	sw_free(meta);
+	sw_free(cwsub);
+	sw_free(cw);
+	sw_free(lwgd);
+	sw_free(lwsub);
+	sw_free(lw);
+	sw_free(sublnk);
+	sw_free(lnksub);
+	sw_free(lnk);
+	sw_free(rsub);
+	sw_free(rgd);
+	sw_free(r);
+	sw_free(dir);
+}
