@@ -308,11 +308,12 @@ E2E_LONG = $(addprefix tests/e2e/,test_real_hosts.py test_journal_fields.py test
 	test_host_texts.py test_adapters.py test_issue_path.py)
 E2E_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-# E2E_BIN (an absolute path) drives the suite with another binary, and
-# E2E_STEP_PREFIX keeps its logs apart (make release-check: the static one).
-E2E_BIN ?= $(CURDIR)/build/san/slipway
+# E2E_BIN drives the suite with another binary, and E2E_STEP_PREFIX keeps
+# its logs apart (make release-check: the static one).  The default is
+# named as its rule names it, so that make builds it first.
+E2E_BIN ?= build/san/slipway
 e2e: $(E2E_BIN) man $(MCP_SDK_STAMP)
-	@export SLIPWAY_BIN=$(E2E_BIN) $(TEST_ENV); \
+	@export SLIPWAY_BIN=$(abspath $(E2E_BIN)) $(TEST_ENV); \
 	{ for t in $(filter $(E2E_IN_TREE),$(E2E_TESTS)); do \
 		sh tests/step.sh $(E2E_STEP_PREFIX)$$t $(PYTHON) $$t || exit 1; done; } & lane=$$!; \
 	printf '%s\n' $(filter $(E2E_LONG),$(E2E_TESTS)) $(filter-out $(E2E_IN_TREE) $(E2E_LONG),$(E2E_TESTS)) | \

@@ -31,6 +31,6 @@ test-variant-clang:
 
 variant-step: DEVELOPER = 1
 variant-step: unit $(E2E_BIN) $(MCP_SDK_STAMP)
-	@export SLIPWAY_BIN=$(E2E_BIN) $(TEST_ENV); \
+	@export SLIPWAY_BIN=$(abspath $(E2E_BIN)) $(TEST_ENV); \
 	for t in $(VARIANT_E2E); do \
 		sh tests/step.sh $(VARIANT)/$$t $(PYTHON) $$t || exit 1; done
