@@ -161,12 +161,15 @@ class EnvelopeWalk(Walk):
     def test_run_points_to_the_installed_envelope_reference(self):
         self.assertRegex(self.texts["run"], r"`[^`]*/references/source-envelope\.md`")
 
-    def test_every_host_gets_the_reference_beside_its_run_text(self):
+    def test_every_host_gets_the_reference_where_its_run_text_names_it(self):
+        # One copy, at the path the run text names (beside the run text on
+        # most hosts; Copilot's and Kilo's sit in their own folders).
         for surface in SURFACES:
             texts, r = texts_for(surface)
             path = [p for p in r.docs if p.endswith("references/source-envelope.md")]
-            beside = os.path.dirname(Install.of(surface).cap_path("slipway-run"))
-            self.assertEqual(path, [beside + "/references/source-envelope.md"], surface)
+            named = set(re.findall(r"`([^`\s]*references/source-envelope\.md)`", texts["run"]))
+            self.assertEqual(len(path), 1, surface)
+            self.assertEqual(named, set(path), surface)
             self.assertEqual(unlinked(texts["envelope"]), unlinked(self.texts["envelope"]), surface)
 
     def test_envelope_from_the_procedure_starts_a_run_and_materials_read_back(self):

@@ -17,7 +17,7 @@ import jsonschema
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHARED = os.environ.get("SLIPWAY_SHARED", os.path.join(ROOT, "..", "shared"))
 OUT = os.path.join(ROOT, "build", "test-out", "source")
-UNIT = os.path.join(ROOT, "build", "san", "tests", "io", "test_source")
+UNIT = os.path.join(ROOT, "build", "san", "tests", "io", "test_source_json")
 
 DOCS = {
     "pinned.json": "pinnedSource",
