@@ -1,7 +1,7 @@
 /* The POSIX.1-2008 pieces of the OS seam that os_posix.c and os_linux.c
  * share (io/util/os_common.h): the link+unlink rename, the component walk
  * below a root, the buffered copy, the temp-file memfd and the stdout
- * filter through a temporary file.  Compiled strictly
+ * filter, through a temporary file or a stream of the C library.  Compiled strictly
  * (-D_XOPEN_SOURCE=700, no _GNU_SOURCE) in every build. */
 
 #include "io/util/os_common.h"
@@ -288,4 +288,64 @@ int sw_os__filter_fd_end(void)
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- the stdout filter as a stream of the C library ------------------- */
+
+static struct {
+	FILE **slot;		/* &stdout */
+	FILE *was;		/* the stdout put back at the end */
+	FILE *filtered;
+	sw_os_filter_write_fn *write;
+	sw_os_filter_end_fn *end;
+	void *cookie;
+} sf;
+
+ssize_t sw_os__filter_stream_write(const char *buf, size_t len)
+{
+	return sf.write(sf.cookie, STDOUT_FILENO, buf, len);
+}
+
+int sw_os__filter_stream_close(void)
+{
+	return sf.end(sf.cookie, STDOUT_FILENO);
+}
+
+int sw_os__filter_stream_begin(FILE **slot, FILE *(*open)(void), sw_os_filter_write_fn *write,
+			       sw_os_filter_end_fn *end, void *cookie)
+{
+	FILE *f;
+
+	if (sf.filtered != NULL) {
+		errno = EBUSY;
+		return -1;
+	}
+	if (fflush(*slot) == EOF)
+		return -1;
+	sf.write = write;
+	sf.end = end;
+	sf.cookie = cookie;
+	if ((f = open()) == NULL)
+		return -1;
+	sf.slot = slot;
+	sf.was = *slot;
+	sf.filtered = f;
+	*slot = f;
+	return 0;
+}
+
+int sw_os__filter_stream_flush(void)
+{
+	return fflush(stdout) == EOF ? -1 : 0;
+}
+
+int sw_os__filter_stream_end(void)
+{
+	FILE *f = sf.filtered;
+
+	if (f == NULL)
+		return 0;
+	*sf.slot = sf.was;
+	sf.filtered = NULL;
+	return fclose(f) == 0 ? 0 : -1;	/* flushes, then the close function */
 }

@@ -7,6 +7,8 @@
  * Linux call.  Only io/util/os_*.c include this header. */
 
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "io/util/os.h"
 
@@ -39,5 +41,17 @@ int sw_os__filter_fd_begin(int (*anon)(const char *name), sw_os_filter_write_fn 
 			   sw_os_filter_end_fn *end, void *cookie);
 int sw_os__filter_fd_flush(void);
 int sw_os__filter_fd_end(void);
+
+/* sw_os_filter_stdout for a C library whose stdout can be assigned and
+ * that makes a FILE over functions (glibc's fopencookie, the BSDs'
+ * funopen): `open` makes that FILE, writing through
+ * sw_os__filter_stream_write and closing through
+ * sw_os__filter_stream_close; `slot` is &stdout.  The flush is fflush. */
+int sw_os__filter_stream_begin(FILE **slot, FILE *(*open)(void), sw_os_filter_write_fn *write,
+			       sw_os_filter_end_fn *end, void *cookie);
+ssize_t sw_os__filter_stream_write(const char *buf, size_t len);
+int sw_os__filter_stream_close(void);
+int sw_os__filter_stream_flush(void);
+int sw_os__filter_stream_end(void);
 
 #endif

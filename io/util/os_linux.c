@@ -324,62 +324,39 @@ void *sw_os_map_file(int fd, size_t len)
 /* ---- the stdout filter ------------------------------------------------ */
 
 #ifdef __GLIBC__
-static struct {
-	FILE *was;		/* the stdout put back at the end */
-	FILE *filtered;
-	sw_os_filter_write_fn *write;
-	sw_os_filter_end_fn *end;
-	void *cookie;
-} cf;
-
 static ssize_t cookie_write(void *c, const char *buf, size_t len)
 {
 	(void)c;
-	return cf.write(cf.cookie, STDOUT_FILENO, buf, len);
+	return sw_os__filter_stream_write(buf, len);
 }
 
 static int cookie_close(void *c)
 {
 	(void)c;
-	return cf.end(cf.cookie, STDOUT_FILENO);
+	return sw_os__filter_stream_close();
+}
+
+static FILE *cookie_open(void)
+{
+	static const cookie_io_functions_t io = { NULL, cookie_write, NULL, cookie_close };
+
+	return fopencookie(NULL, "w", io);
 }
 
 int sw_os_filter_stdout(sw_os_filter_write_fn *write, sw_os_filter_end_fn *end, void *cookie)
 {
-	static const cookie_io_functions_t io = { NULL, cookie_write, NULL, cookie_close };
-	FILE *f;
-
-	if (cf.filtered != NULL) {
-		errno = EBUSY;
-		return -1;
-	}
-	if (fflush(stdout) == EOF)
-		return -1;
-	cf.write = write;
-	cf.end = end;
-	cf.cookie = cookie;
-	if ((f = fopencookie(NULL, "w", io)) == NULL)
-		return -1;
-	cf.was = stdout;
-	cf.filtered = f;
-	stdout = f;	/* glibc's stdout is a plain variable */
-	return 0;
+	/* glibc's stdout is a plain variable */
+	return sw_os__filter_stream_begin(&stdout, cookie_open, write, end, cookie);
 }
 
 int sw_os_filter_stdout_end(void)
 {
-	FILE *f = cf.filtered;
-
-	if (f == NULL)
-		return 0;
-	stdout = cf.was;
-	cf.filtered = NULL;
-	return fclose(f) == 0 ? 0 : -1;	/* flushes, then cookie_close */
+	return sw_os__filter_stream_end();
 }
 
 int sw_os_filter_stdout_flush(void)
 {
-	return fflush(stdout) == EOF ? -1 : 0;
+	return sw_os__filter_stream_flush();
 }
 #else
 /* musl's stdout is a const pointer: the POSIX way. */

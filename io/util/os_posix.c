@@ -377,64 +377,40 @@ void *sw_os_map_file(int fd, size_t len)
 /* ---- the stdout filter ------------------------------------------------ */
 
 #ifdef HAVE_FUNOPEN
-static struct {
-	FILE *was;		/* the stdout put back at the end */
-	FILE *filtered;
-	sw_os_filter_write_fn *write;
-	sw_os_filter_end_fn *end;
-	void *cookie;
-} cf;
-
 static int funopen_write(void *c, const char *buf, int len)
 {
 	ssize_t r;
 
 	(void)c;
-	r = cf.write(cf.cookie, STDOUT_FILENO, buf, (size_t)len);
+	r = sw_os__filter_stream_write(buf, (size_t)len);
 	return r < 0 ? -1 : (int)r;
 }
 
 static int funopen_close(void *c)
 {
 	(void)c;
-	return cf.end(cf.cookie, STDOUT_FILENO);
+	return sw_os__filter_stream_close();
+}
+
+static FILE *funopen_open(void)
+{
+	return funopen(NULL, NULL, funopen_write, NULL, funopen_close);
 }
 
 int sw_os_filter_stdout(sw_os_filter_write_fn *write, sw_os_filter_end_fn *end, void *cookie)
 {
-	FILE *f;
-
-	if (cf.filtered != NULL) {
-		errno = EBUSY;
-		return -1;
-	}
-	if (fflush(stdout) == EOF)
-		return -1;
-	cf.write = write;
-	cf.end = end;
-	cf.cookie = cookie;
-	if ((f = funopen(&cf, NULL, funopen_write, NULL, funopen_close)) == NULL)
-		return -1;
-	cf.was = stdout;
-	cf.filtered = f;
-	stdout = f;	/* an lvalue on macOS and FreeBSD (__stdoutp) */
-	return 0;
+	/* an lvalue on macOS and FreeBSD (__stdoutp) */
+	return sw_os__filter_stream_begin(&stdout, funopen_open, write, end, cookie);
 }
 
 int sw_os_filter_stdout_end(void)
 {
-	FILE *f = cf.filtered;
-
-	if (f == NULL)
-		return 0;
-	stdout = cf.was;
-	cf.filtered = NULL;
-	return fclose(f) == 0 ? 0 : -1;	/* flushes, then funopen_close */
+	return sw_os__filter_stream_end();
 }
 
 int sw_os_filter_stdout_flush(void)
 {
-	return fflush(stdout) == EOF ? -1 : 0;
+	return sw_os__filter_stream_flush();
 }
 #else
 int sw_os_filter_stdout(sw_os_filter_write_fn *write, sw_os_filter_end_fn *end, void *cookie)
