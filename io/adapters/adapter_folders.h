@@ -42,11 +42,4 @@ int adapter_folders_plan_uninstall(struct adapter_report *rep, struct adapter_tx
 				   const char *root, const char *host_id, const char *owner,
 				   struct adapter_strs *folders, struct sw_error *err);
 
-/* After a committed uninstall: removes each of `folders` (below `root`)
- * that is empty, deepest first, through the directories without following
- * a symlink, and lists each removed one in rep->removed as "PATH/".  What
- * cannot be removed stays, silently: it holds something. */
-void adapter_folders_remove_empty(struct adapter_report *rep, const char *root,
-				  const struct adapter_strs *folders);
-
 #endif
