@@ -97,6 +97,26 @@ def tree_digest(path):
     return out
 
 
+def tree_bytes(path):
+    """{relative path: (mode, bytes)} of every entry under path (None for a
+    folder's or a link's bytes, "unreadable" for a file that cannot be
+    read), to compare a run directory before and after."""
+    out = {}
+    for base, dirs, files in os.walk(path):
+        for name in sorted(dirs + files):
+            p = os.path.join(base, name)
+            st = os.lstat(p)
+            data = None
+            if os.path.isfile(p) and not os.path.islink(p):
+                try:
+                    with open(p, "rb") as f:
+                        data = f.read()
+                except OSError:
+                    data = "unreadable"
+            out[os.path.relpath(p, path)] = (st.st_mode, data)
+    return out
+
+
 def journal_lines(repo, run_id):
     with open(os.path.join(run_dir(repo, run_id), "journal.jsonl"), "rb") as f:
         return [l for l in f.read().split(b"\n") if l]

@@ -10,30 +10,12 @@ import subprocess
 import time
 import uuid
 
-from protocol_support import encode, outcome, start, submit, submit_raw
+from protocol_support import encode, outcome, start, submit, submit_raw, tree_bytes
 from slipway_e2e import BIN, FIXTURE, assert_cli_error, has_test_seams, main, run, scratch_repo, validate
 
 
 def run_dir(repo, run_id):
     return os.path.join(repo, ".git", "slipway", "runs", run_id)
-
-
-def tree(path):
-    """Every entry below path with its type, mode and bytes, to compare."""
-    out = {}
-    for base, dirs, files in os.walk(path):
-        for name in sorted(dirs + files):
-            p = os.path.join(base, name)
-            st = os.lstat(p)
-            data = None
-            if os.path.isfile(p) and not os.path.islink(p):
-                try:
-                    with open(p, "rb") as f:
-                        data = f.read()
-                except OSError:
-                    data = "unreadable"
-            out[os.path.relpath(p, path)] = (st.st_mode, data)
-    return out
 
 
 def checks_of(repo):
@@ -110,10 +92,10 @@ def test_leftovers_are_reported_with_their_size_and_cleared_by_the_next_commit()
     assert '"%s/%s" (1234 bytes)' % (rid, LEFT_RUN) in stale[0]["detail"], stale
     assert '"%s/materials/%s" (56 bytes)' % (rid, LEFT_MAT) in stale[1]["detail"], stale
     # A refused mutation leaves the run directory byte-identical.
-    before = tree(d)
+    before = tree_bytes(d)
     res = run("protocol", "resume", rid, cwd=repo)
     assert_cli_error(res, "run_not_resumable", 3)
-    assert tree(d) == before
+    assert tree_bytes(d) == before
     # The next mutation that commits removes ours, and only ours.
     submit(repo, st, suggest="clarify")
     assert not os.path.lexists(os.path.join(d, LEFT_RUN))
@@ -147,7 +129,7 @@ def test_a_copied_run_directory_is_unavailable_refused_and_reported():
     assert [v["id"] for v in said["next"]["variants"]] == ["list-runs"], said
     # Every mutation through the copy is refused, changes nothing and says
     # what status says: one code, message and recovery for one fact.
-    before, original = tree(run_dir(repo, copy)), tree(run_dir(repo, rid))
+    before, original = tree_bytes(run_dir(repo, copy)), tree_bytes(run_dir(repo, rid))
     path = os.path.join(repo, ".outcome.json")
     with open(path, "w") as f:
         json.dump({"contract_version": 2, "action_id": st["action"]["action_id"],
@@ -162,8 +144,8 @@ def test_a_copied_run_directory_is_unavailable_refused_and_reported():
                  ("protocol", "resume", copy)):
         err = assert_cli_error(run(*args, cwd=repo), "run_journal_invalid", 3)
         assert (err["message"], err["next"]) == (said["message"], said["next"]), (args, err)
-        assert tree(run_dir(repo, copy)) == before, args
-        assert tree(run_dir(repo, rid)) == original, args
+        assert tree_bytes(run_dir(repo, copy)) == before, args
+        assert tree_bytes(run_dir(repo, rid)) == original, args
     checks = [c for c in checks_of(repo) if c["code"] == "runstore_run_misnamed"]
     assert len(checks) == 1 and ('"%s"' % copy) in checks[0]["detail"] and \
         ('"%s"' % rid) in checks[0]["detail"], checks
@@ -196,9 +178,9 @@ def test_a_damaged_run_json_or_run_lock_is_reported_and_rebuilt_by_the_next_comm
             damage(os.path.join(d, leaf), how)
             rep = [c for c in checks_of(repo) if c["code"] == "runstore_file_repairable"]
             assert len(rep) == 1 and ('"%s/%s"' % (rid, leaf)) in rep[0]["detail"], (leaf, how, rep)
-            before = tree(d)
+            before = tree_bytes(d)
             assert_cli_error(run("protocol", "resume", rid, cwd=repo), "run_not_resumable", 3)
-            assert tree(d) == before, (leaf, how)
+            assert tree_bytes(d) == before, (leaf, how)
             nxt = submit(repo, st, suggest="clarify")
             assert os.path.isfile(os.path.join(d, leaf)) and \
                 not os.path.islink(os.path.join(d, leaf)), (leaf, how)
@@ -273,10 +255,10 @@ def test_a_damaged_context_material_hides_nothing_and_refuses_only_what_needs_it
     checks = [c for c in checks_of(repo) if c["code"] == "runstore_file_damaged"]
     assert len(checks) == 1 and target in checks[0]["detail"], checks
     # A replayed submit would answer with that Action: refused, nothing changed.
-    before = tree(d)
+    before = tree_bytes(d)
     err = assert_cli_error(submit_again(repo, st), "material_unavailable", 3)
     assert ("sha256:" + target) in err["message"], err
-    assert tree(d) == before
+    assert tree_bytes(d) == before
     # Completing the Action needs none of it: the Run goes on to its end.
     last = submit(repo, nxt)
     while last["state"] == "active":

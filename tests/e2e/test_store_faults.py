@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import tempfile
 
-from protocol_support import encode, outcome, start, write_tmp
+from protocol_support import encode, outcome, start, tree_bytes, write_tmp
 from slipway_e2e import BIN, main, run, scratch_repo, skip_test, validate
 
 LINE = re.compile(r"^(\d+)\s+(\w+)\((.*?)(?:\)\s+=\s+(-?\d+).*| <unfinished \.\.\.>)$")
@@ -94,21 +94,6 @@ def paths_of(call, args):
     return out
 
 
-def tree(path):
-    """Every entry below path with its type, mode and bytes, to compare."""
-    out = {}
-    for base, dirs, files in os.walk(path):
-        for name in sorted(dirs + files):
-            p = os.path.join(base, name)
-            st = os.lstat(p)
-            data = None
-            if os.path.isfile(p) and not os.path.islink(p):
-                with open(p, "rb") as f:
-                    data = f.read()
-            out[os.path.relpath(p, path)] = (st.st_mode, data)
-    return out
-
-
 def restore(repo, template):
     store = os.path.join(repo, ".git", "slipway")
     shutil.rmtree(store)
@@ -178,7 +163,7 @@ def refusals(repo, template, args, watched):
             if call == "read" and errno_name == "ENOSPC":
                 continue
             restore(repo, template)
-            before = tree(watched)
+            before = tree_bytes(watched)
             what = "%s #%d (%s) %s" % (call, n, errno_name, paths[-1])
             proc, _ = traced(args, repo, [call], "%s:error=%s:when=%d" % (call, errno_name, n))
             if proc.returncode == 0 and call == "openat" and role == "dir":
@@ -200,7 +185,7 @@ def refusals(repo, template, args, watched):
                 wrong.append("%s: %s %r" % (what, doc["code"], d))
             elif d["phase"] not in expected_phases(call, role):
                 wrong.append("%s: phase %s (%s)" % (what, d["phase"], doc["message"]))
-            after = tree(watched)
+            after = tree_bytes(watched)
             if after != before:
                 changed = sorted(k for k in set(after) | set(before) if after.get(k) != before.get(k))
                 wrong.append("%s: left the tree changed: %s" % (what, changed))
