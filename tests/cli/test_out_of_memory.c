@@ -20,6 +20,7 @@
 #include "service/adapters.h"
 #include "service/ops.h"
 #include "tests/support/vcs_fixture.h"
+#include "tests/support/tmp.h"
 
 static char *repo;
 static char *ids[2];
@@ -103,8 +104,11 @@ static char *slurp(int fd)
 
 static int scratch_file(void)
 {
-	char name[] = "/tmp/sw-oom-XXXXXX";
-	int fd = mkstemp(name);
+	char name[4096];
+	int fd;
+
+	test_tmp_name(name, sizeof(name), "sw-oom-XXXXXX");
+	fd = mkstemp(name);
 
 	cr_assert_geq(fd, 0);
 	unlink(name);

@@ -19,13 +19,14 @@
 #include "io/util/digest.h"
 #include "io/util/err.h"
 #include "io/store/store.h"
+#include "tests/support/tmp.h"
 
 static char g_root[PATH_MAX];
 static char g_common[PATH_MAX + 16];
 
 static void scratch_init(void)
 {
-	snprintf(g_root, sizeof(g_root), "/tmp/sw-store-XXXXXX");
+	test_tmp_name(g_root, sizeof(g_root), "sw-store-XXXXXX");
 	cr_assert_not_null(mkdtemp(g_root));
 	snprintf(g_common, sizeof(g_common), "%s/common", g_root);
 	cr_assert_eq(mkdir(g_common, 0700), 0);

@@ -18,6 +18,7 @@
 #include "io/adapters/adapter_doctor.h"
 #include "io/adapters/adapter_intent.h"
 #include "io/util/digest.h"
+#include "tests/support/tmp.h"
 
 TestSuite(io_adapter);
 
@@ -92,8 +93,10 @@ static int rm_one(const char *path, const struct stat *st, int type, struct FTW 
  * folder of the intent record here). */
 static char *scratch(void)
 {
-	char tmpl[] = "/tmp/sw-adapter-XXXXXX";
-	char *d = mkdtemp(tmpl), *git;
+	char tmpl[4096], *d, *git;
+
+	test_tmp_name(tmpl, sizeof(tmpl), "sw-adapter-XXXXXX");
+	d = mkdtemp(tmpl);
 
 	cr_assert_not_null(d);
 	git = sw_asprintf("%s/.git", d);
@@ -816,7 +819,10 @@ static int record_exists(const char *root)
  * in every tree compared. */
 static char *fixed_root(void)
 {
-	char *root = sw_asprintf("/tmp/sw-adapter-crash-%ld", (long)getpid()), *git;
+	char base[4096], *root, *git;
+
+	test_tmp_name(base, sizeof(base), "sw-adapter-crash-");
+	root = sw_asprintf("%s%ld", base, (long)getpid());
 
 	drop(strdup(root));
 	cr_assert_eq(mkdir(root, 0755), 0);

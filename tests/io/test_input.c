@@ -12,12 +12,13 @@
 
 #include "io/util/file.h"
 #include "io/wire/input.h"
+#include "tests/support/tmp.h"
 
-static char dir[64];
+static char dir[4096];
 
 static void setup(void)
 {
-	memcpy(dir, "/tmp/slipway-input-XXXXXX", 26);
+	test_tmp_name(dir, sizeof(dir), "slipway-input-XXXXXX");
 	cr_assert_not_null(mkdtemp(dir));
 }
 

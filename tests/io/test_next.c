@@ -16,6 +16,7 @@
 #include "io/util/json.h"
 #include "io/wire/next.h"
 #include "io/git/vcs.h"
+#include "tests/support/tmp.h"
 
 #define ID "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define DIGEST "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
@@ -370,12 +371,13 @@ Test(io_next, rule_nexts_reject_values_that_break_the_grammar)
 
 Test(io_next, discovered_identity_of_an_unusable_root_is_the_unavailable_one)
 {
-	char dir[] = "/tmp/next-XXXXXX";
+	char dir[4096];
 	char want[SW_DIGEST_LEN];
 	char *clean = NULL, *messy = NULL;
 	struct sw_error err = SW_ERROR_INIT;
 	struct next *n = NULL;
 
+	test_tmp_name(dir, sizeof(dir), "next-XXXXXX");
 	cr_assert_not_null(mkdtemp(dir));
 	cr_assert_eq(vcs_unavailable_identity(want, &clean, dir, &err), 0, "%s", err.msg);
 	cr_assert_eq(next_build_form(&n, NEXT_FORM_RETRY_DOCTOR, NULL, dir, NULL, &err), 0, "%s", err.msg);
@@ -880,7 +882,7 @@ Test(io_next, rule_nexts_survive_every_allocation_failure)
 Test(io_next, every_builder_json_is_written_for_the_schema_check)
 {
 	const char *dir = getenv("SLIPWAY_NEXT_JSON_DIR");
-	char tmp[] = "/tmp/next-json-XXXXXX";
+	char tmp[4096];
 	struct next_fill fill = { .run_id = R, .action_id = A };
 	struct next *all[96] = { 0 };
 	const char *names[96];
@@ -888,6 +890,7 @@ Test(io_next, every_builder_json_is_written_for_the_schema_check)
 	struct sw_error err = SW_ERROR_INIT;
 
 	if (dir == NULL || *dir == '\0') {
+		test_tmp_name(tmp, sizeof(tmp), "next-json-XXXXXX");
 		cr_assert_not_null(mkdtemp(tmp));
 		dir = tmp;
 	}

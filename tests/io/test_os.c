@@ -18,13 +18,14 @@
 #include "io/util/err.h"
 #include "io/util/os.h"
 #include "io/util/os_common.h"
+#include "tests/support/tmp.h"
 
 static char g_root[PATH_MAX];
 static int g_fd = -1;
 
 static void scratch_init(void)
 {
-	snprintf(g_root, sizeof(g_root), "/tmp/sw-os-XXXXXX");
+	test_tmp_name(g_root, sizeof(g_root), "sw-os-XXXXXX");
 	cr_assert_not_null(mkdtemp(g_root));
 	g_fd = open(g_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	cr_assert_geq(g_fd, 0);

@@ -16,6 +16,7 @@
 #include "io/store/run.h"
 #include "io/store/run_codec.h"
 #include "tests/support/schema.h"
+#include "tests/support/tmp.h"
 
 #define ID0 "00000000-0000-4000-8000-000000000000"
 #define DIGEST_A "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -256,9 +257,13 @@ static void assert_replay_equals(struct harness *h)
 			     "event %zu: %s: %s", i, err.msg,
 			     json_dumps(json_array_get(ev, 1), JSON_COMPACT));
 	if (!json_equal((json_t *)run_json(replayed), (json_t *)run_json(h->run))) {
-		json_dump_file(run_json(replayed), "/tmp/replayed.json", JSON_INDENT(1) | JSON_SORT_KEYS);
-		json_dump_file(run_json(h->run), "/tmp/record.json", JSON_INDENT(1) | JSON_SORT_KEYS);
-		cr_assert_fail("replay differs from the record");
+		char a[4096], b[4096];
+
+		test_tmp_name(a, sizeof(a), "replayed.json");
+		test_tmp_name(b, sizeof(b), "record.json");
+		json_dump_file(run_json(replayed), a, JSON_INDENT(1) | JSON_SORT_KEYS);
+		json_dump_file(run_json(h->run), b, JSON_INDENT(1) | JSON_SORT_KEYS);
+		cr_assert_fail("replay differs from the record: compare %s with %s", a, b);
 	}
 	run_free(replayed);
 }
@@ -667,8 +672,11 @@ static char *concat(const struct run_projection *p, int src, size_t *len)
 /* A file holding `len` bytes of `text`, open for reading. */
 static int file_of(const char *text, size_t len)
 {
-	char path[] = "/tmp/slipway-test-run-XXXXXX";
-	int fd = mkstemp(path);
+	char path[4096];
+	int fd;
+
+	test_tmp_name(path, sizeof(path), "slipway-test-run-XXXXXX");
+	fd = mkstemp(path);
 
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, text, len), (ssize_t)len);

@@ -5,6 +5,7 @@
  * mutation breaks exactly the rule a test names. */
 
 #include "tests/io/source_helpers.h"
+#include "tests/support/tmp.h"
 
 Test(io_source, fixture_parses_and_every_digest_matches_an_independent_computation)
 {
@@ -802,11 +803,11 @@ Test(io_source, source_parse_turns_body_failures_into_errors)
 
 /* ---- reading ------------------------------------------------------------ */
 
-static char tmpdir[64];
+static char tmpdir[4096];
 
 static void mk_tmp(void)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/sw-source-XXXXXX");
+	test_tmp_name(tmpdir, sizeof(tmpdir), "sw-source-XXXXXX");
 	cr_assert_not_null(mkdtemp(tmpdir));
 }
 

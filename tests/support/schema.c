@@ -5,17 +5,19 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "tests/support/tmp.h"
 
 int schema_valid(const char *defname, const char *json, char *why, size_t whylen)
 {
 	const char *root = getenv("SLIPWAY_TEST_ROOT");
-	char cmd[8192], tmpl[] = "/tmp/slipway-schema-XXXXXX";
-	int fd = mkstemp(tmpl), status;
+	char cmd[8192], tmpl[4096];
+	int fd, status;
 	FILE *p;
 	size_t n;
 
 	why[0] = '\0';
-	if (fd < 0)
+	test_tmp_name(tmpl, sizeof(tmpl), "slipway-schema-XXXXXX");
+	if ((fd = mkstemp(tmpl)) < 0)
 		return 0;
 	close(fd);
 	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 %s/tests/support/validate.py %s 2>%s",

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "io/util/err.h"
+#include "tests/support/tmp.h"
 
 #define GIT_ENV \
 	"export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null " \
@@ -16,9 +17,10 @@
 
 char *fx_tmpdir(void)
 {
-	char tmpl[] = "/tmp/sw-vcs-test-XXXXXX";
+	char tmpl[4096];
 	char *real;
 
+	test_tmp_name(tmpl, sizeof(tmpl), "sw-vcs-test-XXXXXX");
 	cr_assert_not_null(mkdtemp(tmpl));
 	real = realpath(tmpl, NULL);
 	cr_assert_not_null(real);

@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-/* A new empty directory under /tmp, symlink-resolved; sw_free it after
- * fx_rmrf. */
+/* A new empty directory under $TMPDIR or /tmp (tests/support/tmp.h),
+ * symlink-resolved; sw_free it after fx_rmrf. */
 char *fx_tmpdir(void);
 
 /* Runs `sh -c` with the formatted command inside `dir`, with an isolated
