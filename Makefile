@@ -394,7 +394,8 @@ build/rel/libsw.a: $(PURE_OBJS) $(patsubst %.c,build/rel/%.o,$(IO_SRCS)) $(OS_ST
 GENDOCS_SRCS = $(sort $(wildcard mk/gen/gendocs*.c)) mk/gen/gencap.c mk/gen/gencap_source.c \
 	       tests/support/fsm_explore.c
 
-build/gendocs: $(GENDOCS_SRCS) $(wildcard mk/gen/gen*.h mk/gen/gendocs*.def) tests/support/fsm_explore.h \
+build/gendocs: $(GENDOCS_SRCS) $(wildcard mk/gen/gen*.h mk/gen/gendocs*.def docs/*/reference/*.def) \
+	       tests/support/fsm_explore.h \
 	       $(HDRS) build/rel/libsw.a
 	$(QUIET_LINK)$(CC) $(CFLAGS_REL) -Wno-missing-prototypes $(LDFLAGS) -o $@ \
 		$(GENDOCS_SRCS) build/rel/libsw.a $(PKG_LIBS)

@@ -9,7 +9,8 @@
  *   mk/gen/gendocs_md.c        table heads, cells and failure messages
  *   mk/gen/gendocs_pages.c     the page templates and their table markers
  *   mk/gen/gendocs_protocol.c  the protocol tables (tables/, fsm/)
- *   mk/gen/gendocs_cli.c       commands, error codes, host adapters
+ *   mk/gen/gendocs_cli.c       commands, host adapters
+ *   mk/gen/gendocs_errors.c    exit statuses, error and Issue rejection codes
  *   mk/gen/gendocs_dot.c       the diagrams */
 
 #include <stdio.h>
@@ -29,6 +30,9 @@ void gendocs_set_lang(enum gendocs_lang lang);
  * remembered as missing (gendocs_i18n_check reports it).  A text in
  * backquotes (a wire name) is never translated. */
 const char *gendocs_tr(const char *en);
+
+/* The language tables are printed in now. */
+enum gendocs_lang gendocs_lang(void);
 
 /* The full stop ('.') or colon (':') that ends a sentence or a label in
  * the current language. */
@@ -69,10 +73,15 @@ int gendocs_next_variants(FILE *out, const char *arg);
 int gendocs_journal_events(FILE *out, const char *arg);
 int gendocs_example_outcome(FILE *out, const char *arg);
 
-/* mk/gen/gendocs_cli.c */
-int gendocs_commands(FILE *out, const char *arg);
+/* mk/gen/gendocs_errors.c: `error-codes` takes the exit status (2 or 3);
+ * each code's entry has a meaning and a fix from tables/error_help.def or
+ * its translation docs/<lang>/reference/error-codes.def */
 int gendocs_exit_statuses(FILE *out, const char *arg);
 int gendocs_error_codes(FILE *out, const char *arg);
+int gendocs_source_classes(FILE *out, const char *arg);
+
+/* mk/gen/gendocs_cli.c */
+int gendocs_commands(FILE *out, const char *arg);
 int gendocs_capabilities(FILE *out, const char *arg);
 int gendocs_hosts(FILE *out, const char *arg);
 int gendocs_host_files(FILE *out, const char *arg);

@@ -1,8 +1,8 @@
-/* The tables of the command, error-code and host-adapter reference pages:
- * the commands and their flags (cli/commands.def, cli/flags.def), the exit
- * statuses and error codes (tables/exit_statuses.def,
- * tables/error_codes.def) and what install writes for each host (the host
- * table of io/adapters/adapter.c, walked by the same code as install). */
+/* The tables of the command and host-adapter reference pages: the
+ * commands and their flags (cli/commands.def, cli/flags.def) and what
+ * install writes for each host (the host table of io/adapters/adapter.c,
+ * walked by the same code as install).  The error-code page is
+ * mk/gen/gendocs_errors.c's. */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,40 +153,6 @@ int gendocs_commands(FILE *out, const char *arg)
 			}
 	}
 	return 0;
-}
-
-/* ---- exit statuses and error codes ---- */
-
-int gendocs_exit_statuses(FILE *out, const char *arg)
-{
-	(void)arg;
-	gendocs_head(out, "status", "meaning", NULL);
-	for (size_t i = 0; i < tbl_exit_statuses_len; i++) {
-		fprintf(out, "| %d | ", tbl_exit_statuses[i].status);
-		gendocs_cell(out, gendocs_tr(tbl_exit_statuses[i].meaning));
-		fprintf(out, " |\n");
-	}
-	return 0;
-}
-
-/* The codes raised with exit status `arg` (2 or 3), in table order. */
-int gendocs_error_codes(FILE *out, const char *arg)
-{
-	int status = arg ? atoi(arg) : -1;
-	int n = 0;
-
-	if (status != 2 && status != 3)
-		return gendocs_fail("error-codes takes the exit status 2 or 3");
-	gendocs_head(out, "code", "`next` of the error", "`details`", NULL);
-	for (int e = 1; e < TBL_ERR__COUNT; e++) {
-		if (tbl_err_exit[e] != status)
-			continue;
-		fprintf(out, "| `%s` | ", tbl_err_wire[e]);
-		gendocs_cell(out, gendocs_tr(tbl_recovery_doc[tbl_err_recovery[e]]));
-		fprintf(out, " | %s |\n", tbl_details_doc[tbl_err_details[e]]);
-		n++;
-	}
-	return n ? 0 : gendocs_fail("no error code has exit status %d", status);
 }
 
 /* ---- host adapters ---- */

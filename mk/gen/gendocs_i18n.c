@@ -77,6 +77,11 @@ const char *gendocs_tr(const char *en)
 	return en;
 }
 
+enum gendocs_lang gendocs_lang(void)
+{
+	return lang;
+}
+
 const char *gendocs_punct(char c)
 {
 	static const char *const full[GENDOCS_LANG__COUNT][2] = {

@@ -38,6 +38,7 @@ static const struct table {
 	/* reference/error-codes.md */
 	{ "exit-statuses",   gendocs_exit_statuses,    0 },
 	{ "error-codes",     gendocs_error_codes,      1 },
+	{ "source-classes",  gendocs_source_classes,   0 },
 	/* reference/host-adapters.md */
 	{ "capabilities",    gendocs_capabilities,     0 },
 	{ "hosts",           gendocs_hosts,            0 },

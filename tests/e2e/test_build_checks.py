@@ -328,6 +328,81 @@ def test_a_source_code_without_a_fix_row_fails_the_build():
             assert "error code source_alias_limit has no row in tables/source_fixes.def" in err, err
 
 
+def build_gendocs_with(files):
+    """The generator built against copies of some of its tables ({path under
+    the root: text}, found first by -I); returns its path."""
+    flags = subprocess.run(["make", "-s", "-C", ROOT, "pkg-flags"], capture_output=True, text=True)
+    assert flags.returncode == 0, flags.stderr
+    pkg = dict(line.split("=", 1) for line in flags.stdout.splitlines())
+    d = tempfile.mkdtemp(prefix="gendocs-tables-")
+    for path, text in files.items():
+        os.makedirs(os.path.dirname(os.path.join(d, path)), exist_ok=True)
+        with open(os.path.join(d, path), "w") as f:
+            f.write(text)
+    exe = os.path.join(d, "gendocs")
+    srcs = sorted(glob.glob(os.path.join(ROOT, "mk/gen/gendocs*.c"))) + \
+        [os.path.join(ROOT, p) for p in ("mk/gen/gencap.c", "mk/gen/gencap_source.c",
+                                         "tests/support/fsm_explore.c", "build/rel/libsw.a")]
+    res = subprocess.run(["cc", "-std=c11", "-D_GNU_SOURCE", "-I", d, "-I", ROOT, "-o", exe] + srcs
+                         + pkg["PKG_CFLAGS"].split() + pkg["PKG_LIBS"].split(),
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return exe
+
+
+def gendocs_pages(exe):
+    """(rc, stderr, the pages written) of `exe pages` on the docs."""
+    out = tempfile.mkdtemp(prefix="gendocs-pages-")
+    res = subprocess.run([exe, "pages", os.path.join(ROOT, "docs"), out], capture_output=True, text=True)
+    written = sorted(os.path.relpath(os.path.join(d, f), out) for d, _, fs in os.walk(out) for f in fs)
+    return res.returncode, res.stderr, written
+
+
+def drop_row(text, macro, ident):
+    """`text` without the row `macro(ident, ...)`, which runs to the line
+    that ends with ')'."""
+    lines = text.split("\n")
+    start = next(i for i, l in enumerate(lines) if l.startswith("%s(%s," % (macro, ident)))
+    end = next(i for i in range(start, len(lines)) if lines[i].endswith(")"))
+    return "\n".join(lines[:start] + lines[end + 1:])
+
+
+def test_a_code_without_its_meaning_or_translation_fails_the_build():
+    """The error-code page needs a row of tables/error_help.def for every
+    code and, in docs/zh and docs/ja, a translation of each made from the
+    English of now: with every row the pages are written; without one
+    English row, one zh row, or after an English row changed under its
+    translations, the build fails naming each and writes nothing."""
+    build_gendocs()
+    paths = ("tables/error_help.def", "docs/zh/reference/error-codes.def", "docs/ja/reference/error-codes.def")
+    tables = {}
+    for p in paths:
+        with open(os.path.join(ROOT, p)) as f:
+            tables[p] = f.read()
+    rc, err, written = gendocs_pages(build_gendocs_with(tables))
+    assert rc == 0, err
+    assert "en/reference/error-codes.md" in written and "ja/reference/error-codes.md" in written, written
+    en = drop_row(tables["tables/error_help.def"], "ERR_HELP", "RUN_BUSY")
+    en = drop_row(en, "SOURCE_HELP", "SECTION_MINIMIZED")
+    assert en.count("ERR_HELP(") == tables["tables/error_help.def"].count("ERR_HELP(") - 1
+    stale = en.replace("`slipway help` was given a name that is not a command.",
+                       "`slipway help` was given a name that names no command.", 1)
+    assert stale != en
+    zh = drop_row(tables["docs/zh/reference/error-codes.def"], "TR_ERR", "GOAL_REQUIRED")
+    rc, err, written = gendocs_pages(build_gendocs_with({
+        "tables/error_help.def": stale,
+        "docs/zh/reference/error-codes.def": zh,
+        "docs/ja/reference/error-codes.def": tables["docs/ja/reference/error-codes.def"]}))
+    assert rc == 1 and written == [], (rc, written)
+    for want in ("tables/error_help.def: error code run_busy has no row",
+                 "tables/error_help.def: classification code source_section_minimized has no row",
+                 "docs/zh/reference/error-codes.def has no row for goal_required",
+                 "docs/zh/reference/error-codes.def: the row of unknown_help_topic translates another English text",
+                 "docs/ja/reference/error-codes.def: the row of unknown_help_topic translates another English text"):
+        assert want in err, want + "\n" + err
+    assert err.count("has no row") == 3 and err.count("translates another English text") == 2, err
+
+
 def test_binary_links_the_archives_without_tls_or_ssh():
     """With Debian's static archives, the binary needs no shared library but
     libc (and the sanitizer runtimes), and carries neither mbedTLS's CA
@@ -407,6 +482,7 @@ if __name__ == "__main__":
           test_a_reference_is_named_only_where_it_is_installed,
           test_a_failed_expansion_leaves_the_previous_output_alone,
           test_a_source_code_without_a_fix_row_fails_the_build,
+          test_a_code_without_its_meaning_or_translation_fails_the_build,
           test_binary_links_the_archives_without_tls_or_ssh,
           test_macos_check_fails_on_a_linux_only_call_outside_the_seam,
           test_macos_check_without_zig_is_a_skip_note])

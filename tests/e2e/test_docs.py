@@ -3,7 +3,10 @@ documentation and the state diagram, its synopsis names every flag of every
 command, and the diagram draws one edge per pair of states, none out of
 `ended` and only `start` out of `new`; the architecture page lists every
 file of io/ in each language, in an order in which each file calls only
-the files before it (read off the objects with nm)."""
+the files before it (read off the objects with nm).  The error-code page
+gives every error code and every Issue rejection code an entry, in each
+language, with its exit status, what happened and what to do, and every
+link to one of its entries finds the anchor."""
 
 import os
 import re
@@ -107,8 +110,136 @@ def test_architecture_lists_every_io_file_in_call_order():
             assert not late, "%s: %s calls %s, listed after it" % (folder, name, late)
 
 
+LANGS = ("en", "zh", "ja")
+# The labels of an entry of the error-code page, per language (the rows of
+# mk/gen/gendocs_words.def): what happened, what to do, the exit status.
+ENTRY_LABELS = {
+    "en": ("What happened", "What to do", "Exit status"),
+    "zh": ("发生了什么", "处理办法", "退出状态"),
+    "ja": ("何が起きたか", "対処", "終了ステータス"),
+}
+
+
+def table_codes():
+    """[(wire, exit status)] of tables/error_codes.def (but NONE), then of the
+    classification codes of tables/source_classes.def (but NONE and
+    valid_change), which `slipway run` reports as invalid_source."""
+    errors = re.findall(r'^ERR\(\w+,\s*"(\w*)",\s*(\d+),', read("tables", "error_codes.def"), re.M)
+    codes = [(w, int(x)) for w, x in errors if w]
+    status = dict(codes)["invalid_source"]
+    classes = re.findall(r'^SOURCE_CLASS\(\w+,\s*"(\w*)"\)', read("tables", "source_classes.def"), re.M)
+    return codes + [(w, status) for w in classes if w and w != "valid_change"]
+
+
+def code_entries(text, lang):
+    """{code: (meaning, fix, exit status or None)} of the entries of an
+    error-code page: a `### `code`` heading, then its labelled lines."""
+    happened, todo, status = ENTRY_LABELS[lang]
+    out = {}
+    for m in re.finditer(r"^### `([a-z_]+)`\n(.*?)(?=^#|\Z)", text, re.M | re.S):
+        body = m.group(2)
+        meaning = re.search(r"^\*\*%s\*\*[:：] ?(.*)$" % re.escape(happened), body, re.M)
+        fix = re.search(r"^\*\*%s\*\*[:：] ?(.*)$" % re.escape(todo), body, re.M)
+        exit_status = re.search(r"%s[:：] ?(\d+)" % re.escape(status), body)
+        out[m.group(1)] = (meaning.group(1).strip() if meaning else "",
+                           fix.group(1).strip() if fix else "",
+                           int(exit_status.group(1)) if exit_status else None)
+    return out
+
+
+def check_error_page(text, lang, codes):
+    problems = []
+    entries = code_entries(text, lang)
+    for code, status in codes:
+        if code not in entries:
+            problems.append("%s: no entry for %s" % (lang, code))
+            continue
+        meaning, fix, got = entries[code]
+        if not meaning or not fix:
+            problems.append("%s: %s lacks %s" % (lang, code, "a meaning" if not meaning else "a fix"))
+        if got != status:
+            problems.append("%s: %s gives exit status %s, the table %d" % (lang, code, got, status))
+    extra = set(entries) - {c for c, _ in codes}
+    if extra:
+        problems.append("%s: entries for codes the tables do not have: %s" % (lang, sorted(extra)))
+    return problems
+
+
+def test_error_page_gives_every_code_a_meaning_and_a_fix():
+    codes = table_codes()
+    assert len(codes) > 100 and ("change_marker_required", 2) in codes, codes[:3]
+    for lang in LANGS:
+        text = read("docs", lang, "reference", "error-codes.md")
+        problems = check_error_page(text, lang, codes)
+        assert not problems, "\n".join(problems)
+    # The check fails on a page whose entry lost its fix, or its entry.
+    text = read("docs", "zh", "reference", "error-codes.md")
+    broken = re.sub(r"(### `objective_marker`\n\n.*?\n\n\*\*处理办法\*\*：)[^\n]*", r"\1", text, flags=re.S)
+    assert broken != text
+    assert check_error_page(broken, "zh", codes) == ["zh: objective_marker lacks a fix"]
+    gone = text.replace("### `run_busy`", "### run busy")
+    assert check_error_page(gone, "zh", codes) == ["zh: no entry for run_busy"]
+
+
+def anchors(text):
+    """The anchors of a page as GitHub makes them: each heading's slug
+    (lower case, punctuation but '-' and '_' dropped, spaces as '-') and
+    each <a id="...">."""
+    out = set(re.findall(r'<a (?:id|name)="([^"]+)"', text))
+    fence = False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if m:
+            slug = re.sub(r"[^\w\- ]", "", m.group(1).lower()).replace(" ", "-")
+            out.add(slug)
+    return out
+
+
+def broken_error_links(pages):
+    """Links into the error-code page ({path: text}, paths relative to
+    docs/) whose anchor it does not have."""
+    problems = []
+    for path, text in sorted(pages.items()):
+        plain = re.sub(r"```.*?```", "", text, flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]*#[^)\s]+)\)", plain):
+            file, frag = target.split("#", 1)
+            dest = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
+            if not dest.endswith("reference/error-codes.md"):
+                continue
+            if dest not in pages:
+                problems.append("%s links %s, which is not a page" % (path, target))
+            elif frag not in anchors(pages[dest]):
+                problems.append("%s links %s: no such anchor" % (path, target))
+    return problems
+
+
+def test_every_link_into_the_error_page_finds_its_anchor():
+    pages = {}
+    for lang in LANGS:
+        base = os.path.join(ROOT, "docs")
+        for d, _, files in os.walk(os.path.join(base, lang)):
+            for f in files:
+                if f.endswith(".md"):
+                    full = os.path.join(d, f)
+                    pages[os.path.relpath(full, base)] = read(full)
+    problems = broken_error_links(pages)
+    assert not problems, "\n".join(problems)
+    for lang in LANGS:
+        own = pages["%s/reference/error-codes.md" % lang]
+        assert "](#invalid_source)" in own and "](#issue-rejection-codes)" in own, lang
+    assert "error-codes.md#issue-rejection-codes" in pages["en/guides/issue-backed-runs.md"]
+    # The check fails on a link to an anchor the page lacks.
+    pages["en/guides/first-run.md"] += "\n[x](../reference/error-codes.md#no_such_code)\n"
+    assert broken_error_links(pages) == [
+        "en/guides/first-run.md links ../reference/error-codes.md#no_such_code: no such anchor"]
+
+
 if __name__ == "__main__":
     main([test_readme_links_the_docs_and_the_diagram,
           test_readme_synopsis_names_every_flag,
           test_diagram_has_one_edge_per_pair_and_no_impossible_edge,
-          test_architecture_lists_every_io_file_in_call_order])
+          test_architecture_lists_every_io_file_in_call_order,
+          test_error_page_gives_every_code_a_meaning_and_a_fix,
+          test_every_link_into_the_error_page_finds_its_anchor])
