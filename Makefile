@@ -240,12 +240,14 @@ build/gen/version.h: FORCE
 
 build/rel/cli/main.o build/san/cli/main.o build/rel/cli/cmd_mcp.o build/san/cli/cmd_mcp.o: build/gen/version.h
 
-# Capability texts are embedded at build time.  Each template NAME.md has its
-# `<!-- slipway:... -->` markers expanded by build/gendocs (mk/gen/gencap.c)
-# from tables/, the Outcome decoder and the source parser's spellings.
-CAP_GEN = $(patsubst io/adapters/%,build/gen/%,$(sort $(wildcard io/adapters/capabilities/*.md)))
+# Capability texts are embedded at build time.  Each template NAME.md (and
+# each query file NAME.graphql or NAME.jq of the source envelope procedure)
+# has its `<!-- slipway:... -->` markers expanded by build/gendocs
+# (mk/gen/gencap.c) from tables/, the Outcome decoder and the source
+# parser's spellings.
+CAP_GEN = $(patsubst io/adapters/%,build/gen/%,$(sort $(wildcard $(addprefix io/adapters/capabilities/*.,md graphql jq))))
 
-build/gen/capabilities/%.md: io/adapters/capabilities/%.md build/gendocs
+build/gen/capabilities/%: io/adapters/capabilities/% build/gendocs
 	@mkdir -p $(dir $@)
 	$(QUIET_GEN)build/gendocs capability $< $@
 

@@ -29,6 +29,10 @@ const struct adapter_reference adapter_references[] = {
 	{ "recovery.md",           CAP_RUN },
 	{ "destructive.md",        CAP_RUN | CAP_IMPLEMENT },
 	{ "source-envelope.md",    CAP_RUN },
+	{ "manifest-ids.graphql",  CAP_RUN },	/* the envelope procedure's queries and filters, */
+	{ "manifest-ids.jq",       CAP_RUN },	/* which it passes to gh as files */
+	{ "envelope.graphql",      CAP_RUN },
+	{ "envelope.jq",           CAP_RUN },
 	{ "decision-interview.md", CAP_CLARIFY },
 	{ "change-issue.md",       CAP_PROPOSE | CAP_DECOMPOSE },
 	{ "publishing.md",         CAP_PROPOSE | CAP_DECOMPOSE },

@@ -202,21 +202,38 @@ static const struct surface_row {
 
 _Static_assert(sizeof(surfaces) / sizeof(surfaces[0]) == SURF_WINDSURF_V1 + 1, "a surface without its row");
 
-#define REF_MENTION "`references/"
+/* How a text names a reference: in prose "`references/NAME`", in a command
+ * "./references/NAME" (a file the command reads). */
+static const char *const ref_mentions[] = { "`references/", "./references/" };
+#define NMENTIONS (sizeof(ref_mentions) / sizeof(ref_mentions[0]))
 
-/* `text` with every mention "`references/NAME" written as "`DIR/references/
- * NAME", the path from the repository root of the copy installed beside the
- * capability in folder `dir`.  Takes `text` (owned); NULL when out of
- * memory. */
+/* The first mention in `p`, its index in *which; NULL when none. */
+static const char *next_mention(const char *p, size_t *which)
+{
+	const char *best = NULL, *q;
+
+	for (size_t i = 0; i < NMENTIONS; i++)
+		if ((q = strstr(p, ref_mentions[i])) != NULL && (best == NULL || q < best)) {
+			best = q;
+			*which = i;
+		}
+	return best;
+}
+
+/* `text` with every mention of a reference "`references/NAME" written as
+ * "`DIR/references/NAME" (and "./references/NAME" as
+ * "./DIR/references/NAME"), the path from the repository root of the copy
+ * installed beside the capability in folder `dir`.  Takes `text` (owned);
+ * NULL when out of memory. */
 static char *link_references(char *text, size_t *len, const char *dir)
 {
-	size_t n = 0, dlen = strlen(dir), mlen = strlen(REF_MENTION);
+	size_t n = 0, dlen = strlen(dir), w = 0;
 	const char *p, *q;
 	char *out, *o;
 
 	if (text == NULL)
 		return NULL;
-	for (p = text; (q = strstr(p, REF_MENTION)) != NULL; p = q + mlen)
+	for (p = text; (q = next_mention(p, &w)) != NULL; p = q + strlen(ref_mentions[w]))
 		n++;
 	if (n == 0)
 		return text;
@@ -224,15 +241,18 @@ static char *link_references(char *text, size_t *len, const char *dir)
 		sw_free(text);
 		return NULL;
 	}
-	for (p = text, o = out; (q = strstr(p, REF_MENTION)) != NULL; p = q + mlen) {
-		memcpy(o, p, (size_t)(q - p));
-		o += q - p;
-		*o++ = '`';
+	for (p = text, o = out; (q = next_mention(p, &w)) != NULL; p = q + strlen(ref_mentions[w])) {
+		/* the mention up to "references/" ("`" or "./"), the folder, then
+		 * "/references/" */
+		size_t mlen = strlen(ref_mentions[w]), plen = mlen - strlen("references/");
+
+		memcpy(o, p, (size_t)(q - p) + plen);
+		o += (size_t)(q - p) + plen;
 		memcpy(o, dir, dlen);
 		o += dlen;
 		*o++ = '/';
-		memcpy(o, &REF_MENTION[1], mlen - 1);
-		o += mlen - 1;
+		memcpy(o, q + plen, mlen - plen);
+		o += mlen - plen;
 	}
 	memcpy(o, p, *len - (size_t)(p - text));
 	o += *len - (size_t)(p - text);

@@ -7,10 +7,12 @@
  *
  * A marker `<!-- slipway:NAME -->` or `<!-- slipway:NAME ARG -->` is
  * replaced by what row NAME of `markers` below prints.  A block marker
- * (a contract section, an example, the rejection table) stands alone on its
- * line, indented or not, and replaces it; an inline marker (a spelling or a
- * limit of the source parser) may stand anywhere in a line, and in the fix
- * texts of tables/source_fixes.def.  Every example Outcome is decoded and
+ * (a contract section, an example) stands alone on its line, indented or
+ * not, and replaces it; an inline marker (a spelling or a limit of the
+ * source parser, a reference's path, a source rejection's fix) may stand
+ * anywhere in a line, and in the fix texts of tables/source_fixes.def.
+ * Templates are Markdown texts and the query files the source envelope
+ * procedure passes to gh (NAME.graphql, NAME.jq).  Every example Outcome is decoded and
  * validated by io/wire/outcome.c before it is printed.  An unknown or unclosed
  * marker, a wrong argument, a refused example, or a source rejection code
  * without a fix row prints a message naming the file and line, exits 1 and
@@ -712,7 +714,7 @@ static const char *template_src(void);
 
 /* A reference named by a text: it must be a row of the adapter's reference
  * table, installed beside every capability the text is installed for. */
-static int ref(FILE *out, const char *arg)
+static int ref_check(const char *arg)
 {
 	const struct adapter_reference *r = adapter_reference_find(arg);
 	unsigned caps = template_caps(template_src());
@@ -722,7 +724,26 @@ static int ref(FILE *out, const char *arg)
 	if ((r->caps & caps) != caps)
 		return fail("reference %s is not installed beside every capability "
 				    "this text is installed for", arg);
+	return 0;
+}
+
+/* In prose: `references/NAME`, which install writes as the path from the
+ * repository root of the copy it installed (io/adapters/adapter_gen.c). */
+static int ref(FILE *out, const char *arg)
+{
+	if (ref_check(arg) < 0)
+		return -1;
 	fprintf(out, "`references/%s`", arg);
+	return 0;
+}
+
+/* In a command: ./references/NAME, which install writes the same way, for
+ * a file a command reads (the query files of the source envelope). */
+static int ref_path(FILE *out, const char *arg)
+{
+	if (ref_check(arg) < 0)
+		return -1;
+	fprintf(out, "./references/%s", arg);
 	return 0;
 }
 
@@ -742,29 +763,20 @@ static int target_kinds(FILE *out, const char *arg)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-/* The rejection table: one row per line of tables/source_fixes.def (rows
- * from mk/gen/gencap_source.c), whose fix texts may hold inline markers. */
-static int rejection_table(FILE *out, const char *arg)
+/* The fix of source rejection code `arg` (its row in
+ * tables/source_fixes.def, whose inline markers are expanded); the page of
+ * every code is the documentation's error-code page. */
+static int source_fix(FILE *out, const char *arg)
 {
-	int rc = 0;
-
-	(void)arg;
-	fputs("| Code | Reported as | Fix |\n| --- | --- | --- |\n", out);
 	for (size_t i = 0; i < gencap_source_fix_count(); i++) {
 		const char *code;
 		int exit_status;
 		const char *fix = gencap_source_fix_row(i, &code, &exit_status);
 
-		if (exit_status)
-			fprintf(out, "| `%s` | error, exit %d | ", code, exit_status);
-		else
-			fprintf(out, "| `%s` | `classification_code` of an invalid candidate; at `slipway run`, `invalid_source` | ",
-				code);
-		if (inline_text(out, fix, "tables/source_fixes.def") < 0)
-			rc = -1;
-		fputs(" |\n", out);
+		if (strcmp(code, arg) == 0)
+			return inline_text(out, fix, "tables/source_fixes.def");
 	}
-	return rc;
+	return fail("source rejection code %s has no row in tables/source_fixes.def", arg);
 }
 
 /* A block marker prints a section of whole lines and must stand alone on
@@ -800,9 +812,10 @@ static const struct marker markers[] = {
 	{ "mcp-variants",          BLOCK,  ARG_NONE,     mcp_variants,                 NULL, 0 },
 	/* the installed files (io/adapters/adapter.c) */
 	{ "ref",                   INLINE, ARG_REQUIRED, ref,                          NULL, 0 },
+	{ "ref-path",              INLINE, ARG_REQUIRED, ref_path,                     NULL, 0 },
 	{ "target-kinds",          INLINE, ARG_NONE,     target_kinds,                 NULL, 0 },
 	/* the Change Issue format and the source envelope (io/source/source.h) */
-	{ "rejection-table",       BLOCK,  ARG_NONE,     rejection_table,              NULL, 0 },
+	{ "source-fix",            INLINE, ARG_REQUIRED, source_fix,                   NULL, 0 },
 	{ "roles",                 INLINE, ARG_NONE,     gencap_source_roles,          NULL, 0 },
 	{ "section-marker",        INLINE, ARG_REQUIRED, gencap_source_section_marker, NULL, 0 },
 	{ "change-marker",         INLINE, ARG_NONE,     NULL, SOURCE_CHANGE_MARKER, 0 },

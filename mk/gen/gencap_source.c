@@ -1,10 +1,12 @@
 /* The capability sections that teach a host the Change Issue format and the
  * source envelope: the roles and section markers the source parser accepts
- * (io/source/source.h, tables/source_roles.def) and the rejection table built from
- * tables/source_classes.def, tables/error_codes.def and
- * tables/source_fixes.def.  The markers that name them are listed with all
- * the others in mk/gen/gencap.c, which also draws the rejection table from
- * the rows given here: this file calls nothing of gencap.c. */
+ * (io/source/source.h, tables/source_roles.def) and the fix of each source
+ * rejection code, from tables/source_classes.def, tables/error_codes.def
+ * and tables/source_fixes.def, with the check that every such code has its
+ * fix row (run before every expansion, so a code added without one fails
+ * the build).  The markers that name them are listed with all the others in
+ * mk/gen/gencap.c, which also prints a code's fix from the rows given here:
+ * this file calls nothing of gencap.c. */
 
 #include <stdio.h>
 #include <string.h>

@@ -15,8 +15,8 @@ int gencap_source_roles(FILE *out, const char *arg);
 /* The first line of the section comment whose key is `arg`. */
 int gencap_source_section_marker(FILE *out, const char *arg);
 
-/* The rows of the rejection table, one per line of tables/source_fixes.def
- * in order.  Row `i` (below gencap_source_fix_count()) sets `*code` to the
+/* The fix rows of the source rejection codes, one per line of
+ * tables/source_fixes.def in order.  Row `i` (below gencap_source_fix_count()) sets `*code` to the
  * code's wire spelling and `*exit_status` to its exit status, or to 0 for a
  * body classification code, and returns the fix text, which may hold inline
  * markers: the caller (mk/gen/gencap.c) expands them. */

@@ -158,7 +158,14 @@ while i < len(argv):
         kv = argv[i + 1]
         i += 2
         key, eq, val = kv.partition("=")
-        if a in ("-F", "--field") and eq and re.fullmatch(r"-?[0-9]+", val):
+        if a in ("-F", "--field") and eq and val.startswith("@"):
+            # as gh: the rest is a file to read the value from
+            try:
+                with open(val[1:], encoding="utf-8", newline="") as f:
+                    val = f.read()
+            except OSError as e:
+                fail("fake gh: %s" % e)
+        elif a in ("-F", "--field") and eq and re.fullmatch(r"-?[0-9]+", val):
             val = int(val)
         if key.endswith("[]"):
             lst = fields.setdefault(key[:-2], [])
@@ -177,6 +184,7 @@ while i < len(argv):
 query = fields.pop("query", None)
 if query is None:
     fail("fake gh: no query")
+query = re.sub(r"#[^\n]*", "", query)  # GraphQL comments
 tokens = re.findall(r'\.\.\.|[A-Za-z_][A-Za-z0-9_]*|\$[A-Za-z_][A-Za-z0-9_]*|[{}()\[\]!:=,]|"[^"]*"|-?[0-9]+', query)
 if not tokens or tokens[0] != "query":
     fail("fake gh: only queries are recorded")

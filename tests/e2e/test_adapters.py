@@ -260,7 +260,7 @@ class LifecycleTest(Base):
         self.assertRegex(out, r"claude\s+yes\s+yes\s+-\s+7/7")
         rc, out, _ = r.run("doctor")
         self.assertEqual(rc, 0)
-        self.assertRegex(out, r"ok\s+claude\s+adapter_healthy\s+25 managed files")
+        self.assertRegex(out, r"ok\s+claude\s+adapter_healthy\s+29 managed files")
         rc, out, _ = r.run("uninstall")
         self.assertEqual(rc, 0)
         self.assertIn("Uninstall result for: claude\n", out)

@@ -224,14 +224,16 @@ def test_inline_markers_expand_to_the_parser_spellings():
                    "  `" + "`" * 3 + "slipway-manifest` 4194304 2"), out
 
 
-def test_the_rejection_table_expands_the_markers_of_its_fix_texts():
-    rc, out, err = gendocs_capability("<!-- slipway:rejection-table -->\n")
+def test_a_source_fix_expands_the_markers_of_its_fix_text():
+    rc, out, err = gendocs_capability("- <!-- slipway:source-fix source_section_too_large -->\n"
+                                      "- <!-- slipway:source-fix source_alias_limit -->\n")
     assert rc == 0, err
-    assert out.startswith("| Code | Reported as | Fix |\n| --- | --- | --- |\n"), out
-    assert "| `source_section_too_large` | `classification_code` of an invalid candidate; " in out
-    assert "over 262144 bytes" in out and "over 4194304 bytes" in out
-    assert "| `source_alias_limit` | error, exit 3 | " in out
-    assert "<!-- slipway:" not in out
+    assert out == ("- One section's text is over 262144 bytes. Shorten it or split it into two sections "
+                   "with their own keys.\n- The Issue moved too often to track. Start a new Run from its "
+                   "current envelope.\n"), out
+    rc, out, err = gendocs_capability("<!-- slipway:source-fix no_such_code -->\n")
+    assert rc == 1 and out is None
+    assert "source rejection code no_such_code has no row in tables/source_fixes.def" in err, err
 
 
 def test_a_bad_marker_fails_names_its_line_and_writes_nothing():
@@ -264,7 +266,8 @@ def test_a_reference_is_named_only_where_it_is_installed():
     d = tempfile.mkdtemp(prefix="gencap-")
     for cap, ref, ok in (("slipway-implement", "destructive.md", True),
                          ("slipway-review", "destructive.md", False),
-                         ("ground-rules", "recovery.md", False)):
+                         ("ground-rules", "recovery.md", False),
+                         ("slipway-review", "envelope.jq", False)):
         src, dst = os.path.join(d, cap + ".md"), os.path.join(d, cap + ".out")
         with open(src, "w") as f:
             f.write("see <!-- slipway:ref %s -->\n" % ref)
@@ -273,6 +276,13 @@ def test_a_reference_is_named_only_where_it_is_installed():
             assert res.returncode == 0, res.stderr
             with open(dst) as f:
                 assert f.read() == "see `references/%s`\n" % ref
+            # in a command, the file's path
+            with open(src, "w") as f:
+                f.write("cat <!-- slipway:ref-path %s -->\n" % ref)
+            res = subprocess.run([gendocs, "capability", src, dst], capture_output=True, text=True)
+            assert res.returncode == 0, res.stderr
+            with open(dst) as f:
+                assert f.read() == "cat ./references/%s\n" % ref
         else:
             assert res.returncode == 1 and not os.path.exists(dst), (cap, ref)
             assert "reference %s is not installed beside every capability" % ref in res.stderr, res.stderr
@@ -477,7 +487,7 @@ if __name__ == "__main__":
           test_every_error_code_is_raised_or_says_why_it_never_is,
           test_block_markers_expand_to_contract_sections,
           test_inline_markers_expand_to_the_parser_spellings,
-          test_the_rejection_table_expands_the_markers_of_its_fix_texts,
+          test_a_source_fix_expands_the_markers_of_its_fix_text,
           test_a_bad_marker_fails_names_its_line_and_writes_nothing,
           test_a_reference_is_named_only_where_it_is_installed,
           test_a_failed_expansion_leaves_the_previous_output_alone,

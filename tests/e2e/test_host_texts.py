@@ -39,6 +39,10 @@ SKILL_HOSTS = ("claude", "codex", "cursor", "pi", "qwen")
 KINDS = ["claude", "copilot", "kilo", "kiro-ide", "kiro-cli", "opencode", "windsurf"]
 # What issue 26 allows a host to read (installed for claude).
 LIMIT_RUN, LIMIT_OTHER, LIMIT_ALL = 12000, 8000, 45000
+# What issue 35 allows an Issue-backed Run from an existing Issue to read
+# before its first accepted submit, on every surface: 24 KB, in the
+# issue's own unit (it gives 11,852 bytes as "11.8 KB"), so 24,000 bytes.
+LIMIT_ISSUE = 24000
 REPORT = {}  # (flow, surface) -> (outcome, bytes read before the first accepted submit)
 ISSUE_FLOW = "issue-backed material reads, refresh, adopt"
 
@@ -100,8 +104,10 @@ def body(text):
 
 
 def unlinked(text):
-    """The text with every reference path cut back to `references/NAME`."""
-    return re.sub(r"`[^`\s]*/references/", "`references/", text)
+    """The text with every reference path cut back to `references/NAME`
+    (in a command, ./references/NAME)."""
+    return re.sub(r"\./[^`\s\"]*/references/", "./references/",
+                  re.sub(r"`[^`\s]*/references/", "`references/", text))
 
 
 class Reader:
@@ -645,6 +651,9 @@ def test_issue_backed_material_reads_and_refresh_with_a_candidate():
 
 
 def issue_backed(surface):
+    """A Run from an existing Issue: the envelope reference, the start, the
+    material reads and the first Orient's Outcome, within LIMIT_ISSUE bytes
+    read; then a stop, a refresh that makes a candidate, and its adoption."""
     ib = issue_fixture()
     h = Host(surface)
     h.t.r.ref("source-envelope.md")
@@ -659,6 +668,9 @@ def issue_backed(surface):
         res = run(*(reader["base_argv"][1:] + [reader["input"]["flag"], key]), cwd=h.repo)
         assert res.code == 0, res.err
         assert res.json_out()["section"]["key"] == key
+    h.submit("orient-completed")
+    assert issue_read_within(h.first_submit_bytes), \
+        "read %d bytes before the first accepted submit (at most %d)" % (h.first_submit_bytes, LIMIT_ISSUE)
     h.t.r.ref("recovery.md")
     stop = h.t.code("## Stop and resume", "slipway stop")
     h.st = h.command(stop, RUN=h.st["run_id"], WORKSPACE=h.repo).json_out()
@@ -760,6 +772,14 @@ def test_the_budget_check_holds_at_the_limits_and_fails_one_past():
         assert not within(past), (cap, past)
 
 
+def issue_read_within(n):
+    return n <= LIMIT_ISSUE
+
+
+def test_the_issue_read_check_holds_at_the_limit_and_fails_one_past():
+    assert issue_read_within(LIMIT_ISSUE) and not issue_read_within(LIMIT_ISSUE + 1)
+
+
 def test_rejections_name_the_missing_field_and_the_allowed_values():
     h = Host()
     h.start()
@@ -816,6 +836,9 @@ def test_report():
     for surface in SURFACES:
         print("  surface %-10s plain run: %d bytes read before the first accepted submit"
               % (surface, REPORT[("plain run", surface)][1]))
+    for surface in KINDS:
+        print("  surface %-10s issue-backed Run: %s bytes read before the first accepted submit (at most %d)"
+              % (surface, REPORT[(ISSUE_FLOW, surface)][1], LIMIT_ISSUE))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """From idea to Issue to Run, with the installed capability texts as the only
 guide.  Each walk installs the texts into a scratch repository, reads the
-installed files, and runs what they say: the envelope procedure's saved
-query and filter blocks and its shell commands against a fake `gh` on PATH
+installed files, and runs what they say: the envelope procedure's shell
+commands, with the query and filter files install put beside it, against a fake `gh` on PATH
 that answers from recorded GitHub JSON (tests/e2e/fake_github.py); the
 propose text's worked example as the Issue, published by running the
 propose text's own publication commands against a writable fake.  Slipway
@@ -67,36 +67,31 @@ def fences(text):
     return out
 
 
-def saved_blocks(text):
-    """`Save as NAME` blocks of the envelope procedure: {NAME: content}."""
-    out = {}
-    for m in re.finditer(r"^Save as `([^`]+)`[^\n]*\n\n```[a-z]*\n(.*?)\n```$", text, re.M | re.S):
-        out[m.group(1)] = m.group(2) + "\n"
-    return out
-
-
 def fetch_script(text):
     """The shell commands of "## The fetch", in order."""
     return [c for info, c in fences(section(text, "## The fetch")) if info == "sh"]
 
 
-def follow_envelope_procedure(texts, gh, owner=OWNER, repo=REPO, number=NUMBER, edit=None):
-    """Does what the envelope reference says, as a host would: saves its
-    blocks into a private directory, runs its commands with OWNER, REPO,
-    NUMBER set.  Returns (exit status, envelope path or None, stderr)."""
-    work = tempfile.mkdtemp(prefix="slipway-envelope-work-")
-    blocks = saved_blocks(texts["envelope"])
-    if edit:
-        blocks = edit(blocks)
-    for name, content in blocks.items():
-        with open(os.path.join(work, name), "w", encoding="utf-8") as f:
-            f.write(content)
+def query_files(text):
+    """The installed files the fetch commands pass to gh (`-F query=@FILE`,
+    `--jq "$(cat FILE)"`), paths from the repository root."""
+    script = "\n".join(fetch_script(text))
+    return re.findall(r"query=@(\S+)", script) + re.findall(r'--jq "\$\(cat (\S+)\)"', script)
+
+
+def follow_envelope_procedure(texts, gh, owner=OWNER, repo=REPO, number=NUMBER, root=None):
+    """Does what the envelope reference says, as a host would: runs its
+    commands from the root of the repository the texts were installed in
+    (`root`, claude's install by default), where the paths of the query
+    files it passes to gh start, with OWNER, REPO, NUMBER set.  Returns
+    (exit status, envelope path or None, stderr)."""
     out = os.path.join(tempfile.mkdtemp(prefix="slipway-envelope-out-"), "source-path")
     script = "set -e\n" + "\n".join(fetch_script(texts["envelope"])) + '\nprintf %s "$SOURCE" > "$OUT"\n'
     env = dict(os.environ)
     env.update(gh.env())
-    env.update({"WORK": work, "OWNER": owner, "REPO": repo, "NUMBER": str(number), "OUT": out})
-    p = subprocess.run(["sh", "-c", script], env=env, capture_output=True, timeout=60)
+    env.update({"OWNER": owner, "REPO": repo, "NUMBER": str(number), "OUT": out})
+    p = subprocess.run(["sh", "-c", script], env=env, capture_output=True, timeout=60,
+                       cwd=root or Install.of("claude").repo)
     path = None
     if os.path.exists(out):
         with open(out) as f:
@@ -172,6 +167,25 @@ class EnvelopeWalk(Walk):
             self.assertEqual(named, set(path), surface)
             self.assertEqual(unlinked(texts["envelope"]), unlinked(self.texts["envelope"]), surface)
 
+    def test_the_fetch_passes_the_query_files_installed_beside_the_reference(self):
+        # The two queries and two filters are files install wrote in the
+        # envelope reference's folder, named by their path from the
+        # repository root, the same bytes on every surface; the host never
+        # types them.
+        claude = Install.of("claude").repo
+        want = sorted(os.path.basename(p) for p in query_files(self.texts["envelope"]))
+        self.assertEqual(want, ["envelope.graphql", "envelope.jq", "manifest-ids.graphql", "manifest-ids.jq"])
+        for surface in SURFACES:
+            texts, r = texts_for(surface)
+            ref = [p for p in r.docs if p.endswith("references/source-envelope.md")][0]
+            for f in query_files(texts["envelope"]):
+                self.assertEqual(os.path.dirname(os.path.normpath(f)), os.path.dirname(ref), (surface, f))
+                with open(os.path.join(r.inst.repo, f), encoding="utf-8") as got, \
+                        open(os.path.join(claude, ".claude/skills/slipway-run/references",
+                                          os.path.basename(f)), encoding="utf-8") as base:
+                    self.assertEqual(got.read(), base.read(), (surface, f))
+            self.assertNotIn("Save as", texts["envelope"], surface)
+
     def test_envelope_from_the_procedure_starts_a_run_and_materials_read_back(self):
         manifest = publish(self.gh)
         rc, source, err = follow_envelope_procedure(self.texts, self.gh)
@@ -233,11 +247,14 @@ class EnvelopeWalk(Walk):
 
     def test_a_query_that_forgets_a_field_fails_the_walk(self):
         publish(self.gh)
-
-        def drop_minimized(blocks):
-            blocks["envelope.graphql"] = blocks["envelope.graphql"].replace("isMinimized ", "")
-            return blocks
-        rc, source, err = follow_envelope_procedure(self.texts, self.gh, edit=drop_minimized)
+        inst = Install("claude")  # a copy of its own, edited
+        query = [f for f in query_files(self.texts["envelope"]) if f.endswith("/envelope.graphql")][0]
+        with open(os.path.join(inst.repo, query), encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("isMinimized ", text)
+        with open(os.path.join(inst.repo, query), "w", encoding="utf-8") as f:
+            f.write(text.replace("isMinimized ", ""))
+        rc, source, err = follow_envelope_procedure(self.texts, self.gh, root=inst.repo)
         self.assertEqual(rc, 0, err)
         res = start_run(self.repo, source)
         self.assertEqual(res.code, 2)
@@ -254,8 +271,8 @@ class EnvelopeWalk(Walk):
         doc = res.json_err()
         self.assertEqual(doc["code"], "invalid_source")
         self.assertIn("change_marker_required", doc["message"])
-        # The rejection table tells the host what to do about it.
-        row = [l for l in self.texts["envelope"].splitlines() if l.startswith("| `change_marker_required`")]
+        # The commonest rejections say what to do about it.
+        row = [l for l in self.texts["envelope"].splitlines() if l.startswith("- `change_marker_required`: ")]
         self.assertEqual(len(row), 1)
         self.assertIn("slipway-propose", row[0])
 
@@ -323,16 +340,26 @@ class EnvelopeWalk(Walk):
         self.assertFalse(cand["valid"])
         self.assertEqual(cand["classification_code"], "unsupported_marker")
 
-    def test_every_source_code_in_the_tables_has_a_row_in_the_installed_table(self):
-        table = section(self.texts["envelope"], "## Rejections and their fixes")
-        codes = re.findall(r"^\| `([a-z_]+)` \|", table, re.M)
+    def test_the_rejections_name_real_codes_and_the_error_code_page(self):
+        # The host text keeps a few codes with their fixes and points to the
+        # documentation's error-code page for every code: the page of the
+        # sources, and the path it is installed at, from the binary's folder.
+        rej = section(self.texts["envelope"], "## Rejections")
         root = os.path.join(os.path.dirname(__file__), "../..")
         with open(os.path.join(root, "tables/source_classes.def")) as f:
-            classes = re.findall(r'^SOURCE_CLASS\(\w+,\s*"([a-z_]+)"\)', f.read(), re.M)
+            codes = re.findall(r'^SOURCE_CLASS\(\w+,\s*"([a-z_]+)"\)', f.read(), re.M)
         with open(os.path.join(root, "tables/error_codes.def")) as f:
-            errs = [c for c in re.findall(r'^ERR\(\w+,\s*"([a-z_]+)"', f.read(), re.M) if "source" in c]
-        want = [c for c in classes if c != "valid_change"] + errs
-        self.assertEqual(sorted(codes), sorted(want))
+            codes += re.findall(r'^ERR\(\w+,\s*"([a-z_]+)"', f.read(), re.M)
+        listed = re.findall(r"^- `([a-z_]+)`: \S", rej, re.M)
+        self.assertTrue(3 <= len(listed) <= 5, listed)
+        for code in listed + ["invalid_source", "invalid_source_candidate"]:
+            self.assertIn(code, codes)
+            self.assertIn("`%s`" % code, rej)
+        page = "docs/en/reference/error-codes.md"
+        self.assertIn("`%s`" % page, rej)
+        self.assertTrue(os.path.exists(os.path.join(root, page)))
+        self.assertIn('`$(dirname "$(command -v slipway)")/../share/doc/slipway/en/reference/error-codes.md`', rej)
+        self.assertNotIn("| Code |", self.texts["envelope"])
 
 
 # ---- propose: the worked example is a real Change Issue -------------------
@@ -517,7 +544,9 @@ class PublicationWalk(unittest.TestCase):
         out = self.sh(listing, NUMBER=self.number, OWNER=OWNER, REPO=REPO)
         self.assertEqual([l.split("\t") for l in out.strip().split("\n")], [[str(db), node] for _, db, node in ids])
 
-        rc, source, err = follow_envelope_procedure(texts, self.gh, number=int(self.number))
+        self.texts_root = reader.inst.repo  # where the query files the texts name are
+        rc, source, err = follow_envelope_procedure(texts, self.gh, number=int(self.number),
+                                                    root=self.texts_root)
         self.assertEqual(rc, 0, err)
         res = start_run(self.repo, source)
         self.assertEqual(res.code, 0, res.err)
@@ -561,7 +590,8 @@ class PublicationWalk(unittest.TestCase):
         run("stop", run_id, "--root", self.repo, "--json", cwd=self.repo)
         got = self.post_and_write(texts, self.number, [(k, t + "\n") for k, t in replacements], manifest, body_of)
         self.assertIsNotNone(got)
-        rc, source, err = follow_envelope_procedure(texts, self.gh, number=int(self.number))
+        rc, source, err = follow_envelope_procedure(texts, self.gh, number=int(self.number),
+                                                    root=self.texts_root)
         self.assertEqual(rc, 0, err)
         res = run("protocol", "resume", run_id, "--root", self.repo, "--source-file", source, cwd=self.repo)
         self.assertEqual(res.code, 0, res.err)
@@ -637,7 +667,7 @@ class RouteTexts(Walk):
         res = start_run(self.repo, source)
         self.assertIn("objective_marker", res.json_err()["message"])
         self.assertIn("slipway-decompose", [l for l in self.texts["envelope"].splitlines()
-                                           if l.startswith("| `objective_marker`")][0])
+                                           if l.startswith("- `objective_marker`: ")][0])
 
     def test_decompose_publishes_with_the_propose_rules(self):
         t = self.texts["decompose"]

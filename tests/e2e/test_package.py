@@ -5,6 +5,7 @@ from git describe (reproducible under SOURCE_DATE_EPOCH), and install /
 uninstall under DESTDIR with the Debian locations."""
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -114,6 +115,11 @@ def test_install_and_uninstall_honour_destdir_and_prefix():
     for path in want:
         assert os.path.isfile(os.path.join(dest, path)), path
     assert os.access(os.path.join(dest, "usr/bin/slipway"), os.X_OK)
+    # The envelope reference sends a host to the error-code page by its
+    # path from the binary's folder: it is there after an install.
+    with open(os.path.join(ROOT, "build/gen/capabilities/source-envelope.md"), encoding="utf-8") as f:
+        named = re.search(r'`\$\(dirname "\$\(command -v slipway\)"\)/([^`]+)`', f.read()).group(1)
+    assert os.path.isfile(os.path.normpath(os.path.join(dest, "usr/bin", named))), named
     res = make("uninstall", "DESTDIR=" + dest, "PREFIX=/usr")
     assert res.returncode == 0, res.stdout + res.stderr
     left = [os.path.join(d, f) for d, _, files in os.walk(dest) for f in files]
