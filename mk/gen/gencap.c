@@ -10,7 +10,7 @@
  * (a contract section, an example) stands alone on its line, indented or
  * not, and replaces it; an inline marker (a spelling or a limit of the
  * source parser, a reference's path, a source rejection's fix) may stand
- * anywhere in a line, and in the fix texts of tables/source_fixes.def.
+ * anywhere in a line, and in the fix texts of tables/error_help.def.
  * Templates are Markdown texts and the query files the source envelope
  * procedure passes to gh (NAME.graphql, NAME.jq).  Every example Outcome is decoded and
  * validated by io/wire/outcome.c before it is printed.  An unknown or unclosed
@@ -763,9 +763,10 @@ static int target_kinds(FILE *out, const char *arg)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-/* The fix of source rejection code `arg` (its row in
- * tables/source_fixes.def, whose inline markers are expanded); the page of
- * every code is the documentation's error-code page. */
+/* The fix of source rejection code `arg`: its row in tables/error_help.def,
+ * the text the documentation's error-code page prints for it (inline
+ * markers would be expanded; the rows hold none, as the page prints them
+ * as they are). */
 static int source_fix(FILE *out, const char *arg)
 {
 	for (size_t i = 0; i < gencap_source_fix_count(); i++) {
@@ -774,9 +775,9 @@ static int source_fix(FILE *out, const char *arg)
 		const char *fix = gencap_source_fix_row(i, &code, &exit_status);
 
 		if (strcmp(code, arg) == 0)
-			return inline_text(out, fix, "tables/source_fixes.def");
+			return inline_text(out, fix, "tables/error_help.def");
 	}
-	return fail("source rejection code %s has no row in tables/source_fixes.def", arg);
+	return fail("source rejection code %s has no row in tables/error_help.def", arg);
 }
 
 /* A block marker prints a section of whole lines and must stand alone on

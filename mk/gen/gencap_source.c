@@ -2,9 +2,9 @@
  * source envelope: the roles and section markers the source parser accepts
  * (io/source/source.h, tables/source_roles.def) and the fix of each source
  * rejection code, from tables/source_classes.def, tables/error_codes.def
- * and tables/source_fixes.def, with the check that every such code has its
- * fix row (run before every expansion, so a code added without one fails
- * the build).  The markers that name them are listed with all the others in
+ * and tables/error_help.def (whose rows the error-code page prints too),
+ * with the check that every such code has its row (run before every
+ * expansion, so a code added without one fails the build).  The markers that name them are listed with all the others in
  * mk/gen/gencap.c, which also prints a code's fix from the rows given here:
  * this file calls nothing of gencap.c. */
 
@@ -56,11 +56,11 @@ struct fix {
 };
 
 static const struct fix fixes[] = {
-#define SOURCE_FIX_CLASS(id, text) { 0, SC_##id, text },
-#define SOURCE_FIX_ERR(id, text) { 1, EC_##id, text },
-#include "tables/source_fixes.def"
-#undef SOURCE_FIX_CLASS
-#undef SOURCE_FIX_ERR
+#define SOURCE_HELP(id, meaning, fix) { 0, SC_##id, fix },
+#define ERR_HELP(id, meaning, fix) { 1, EC_##id, fix },
+#include "tables/error_help.def"
+#undef SOURCE_HELP
+#undef ERR_HELP
 };
 
 #define NFIXES (sizeof(fixes) / sizeof(fixes[0]))
@@ -79,13 +79,13 @@ int gencap_source_check_fixes(void)
 
 	for (int c = SC_NONE + 1; c < SC__COUNT; c++)
 		if (c != SC_VALID_CHANGE && !has_fix(0, c)) {
-			fprintf(stderr, "gendocs capability: classification code %s has no row in tables/source_fixes.def\n",
+			fprintf(stderr, "gendocs capability: classification code %s has no row in tables/error_help.def\n",
 				class_wire[c]);
 			rc = -1;
 		}
 	for (int e = EC_NONE + 1; e < EC__COUNT; e++)
 		if (strstr(errs[e].wire, "source") && !has_fix(1, e)) {
-			fprintf(stderr, "gendocs capability: error code %s has no row in tables/source_fixes.def\n",
+			fprintf(stderr, "gendocs capability: error code %s has no row in tables/error_help.def\n",
 				errs[e].wire);
 			rc = -1;
 		}

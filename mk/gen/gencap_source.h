@@ -15,8 +15,8 @@ int gencap_source_roles(FILE *out, const char *arg);
 /* The first line of the section comment whose key is `arg`. */
 int gencap_source_section_marker(FILE *out, const char *arg);
 
-/* The fix rows of the source rejection codes, one per line of
- * tables/source_fixes.def in order.  Row `i` (below gencap_source_fix_count()) sets `*code` to the
+/* The fix rows of the codes of tables/error_help.def (the source
+ * rejection codes among them), one per row in order.  Row `i` (below gencap_source_fix_count()) sets `*code` to the
  * code's wire spelling and `*exit_status` to its exit status, or to 0 for a
  * body classification code, and returns the fix text, which may hold inline
  * markers: the caller (mk/gen/gencap.c) expands them. */
@@ -25,7 +25,7 @@ const char *gencap_source_fix_row(size_t i, const char **code, int *exit_status)
 
 /* -1 (after naming each on stderr) when a body classification code other
  * than valid_change, or an error code whose wire spelling contains
- * "source", has no row in tables/source_fixes.def. */
+ * "source", has no row in tables/error_help.def. */
 int gencap_source_check_fixes(void);
 
 #endif

@@ -9,6 +9,7 @@ without a fix row, does not build."""
 
 import glob
 import os
+import re
 import subprocess
 import tempfile
 
@@ -224,16 +225,20 @@ def test_inline_markers_expand_to_the_parser_spellings():
                    "  `" + "`" * 3 + "slipway-manifest` 4194304 2"), out
 
 
-def test_a_source_fix_expands_the_markers_of_its_fix_text():
+def test_a_source_fix_prints_the_fix_of_the_error_code_page():
+    """The host text's fix of a source rejection code is the row the
+    error-code page prints (tables/error_help.def), written once."""
     rc, out, err = gendocs_capability("- <!-- slipway:source-fix source_section_too_large -->\n"
                                       "- <!-- slipway:source-fix source_alias_limit -->\n")
     assert rc == 0, err
-    assert out == ("- One section's text is over 262144 bytes. Shorten it or split it into two sections "
-                   "with their own keys.\n- The Issue moved too often to track. Start a new Run from its "
-                   "current envelope.\n"), out
+    with open(os.path.join(ROOT, "tables/error_help.def")) as f:
+        rows = f.read()
+    fixes = [re.search(r'HELP\(%s,\s*"(?:[^"\\]|\\.)*",\s*"((?:[^"\\]|\\.)*)"\)' % code, rows).group(1)
+             for code in ("SECTION_TOO_LARGE", "SOURCE_ALIAS_LIMIT")]
+    assert out == "- %s\n- %s\n" % tuple(fixes), out
     rc, out, err = gendocs_capability("<!-- slipway:source-fix no_such_code -->\n")
     assert rc == 1 and out is None
-    assert "source rejection code no_such_code has no row in tables/source_fixes.def" in err, err
+    assert "source rejection code no_such_code has no row in tables/error_help.def" in err, err
 
 
 def test_a_bad_marker_fails_names_its_line_and_writes_nothing():
@@ -304,22 +309,29 @@ def test_a_failed_expansion_leaves_the_previous_output_alone():
 
 
 def test_a_source_code_without_a_fix_row_fails_the_build():
-    """Rebuilds the generator against a copy of tables/source_fixes.def: as
+    """Rebuilds the generator against a copy of tables/error_help.def: as
     it is, then without two rows (found first by -I)."""
     build_gendocs()
     flags = subprocess.run(["make", "-s", "-C", ROOT, "pkg-flags"], capture_output=True, text=True)
     assert flags.returncode == 0, flags.stderr
     pkg = dict(line.split("=", 1) for line in flags.stdout.splitlines())
-    with open(os.path.join(ROOT, "tables/source_fixes.def")) as f:
+    with open(os.path.join(ROOT, "tables/error_help.def")) as f:
         fixes = f.read()
-    dropped = "\n".join(l for l in fixes.split("\n")
-                        if not l.startswith(("SOURCE_FIX_CLASS(SECTION_MINIMIZED,",
-                                             "SOURCE_FIX_ERR(SOURCE_ALIAS_LIMIT,")))
-    assert dropped.count("\n") == fixes.count("\n") - 2
+    # a row is two lines: the code and meaning, then the fix
+    lines, kept, skip = fixes.split("\n"), [], 0
+    for l in lines:
+        if l.startswith(("SOURCE_HELP(SECTION_MINIMIZED,", "ERR_HELP(SOURCE_ALIAS_LIMIT,")):
+            skip = 2
+        if skip:
+            skip -= 1
+            continue
+        kept.append(l)
+    dropped = "\n".join(kept)
+    assert dropped.count("\n") == fixes.count("\n") - 4
     for table, ok in ((fixes, True), (dropped, False)):
         d = tempfile.mkdtemp(prefix="gencap-fixes-")
         os.mkdir(os.path.join(d, "tables"))
-        with open(os.path.join(d, "tables/source_fixes.def"), "w") as f:
+        with open(os.path.join(d, "tables/error_help.def"), "w") as f:
             f.write(table)
         exe = os.path.join(d, "gendocs")
         srcs = sorted(glob.glob(os.path.join(ROOT, "mk/gen/gendocs*.c"))) + \
@@ -334,8 +346,8 @@ def test_a_source_code_without_a_fix_row_fails_the_build():
             assert rc == 0 and out == "change/v2\n", err
         else:
             assert rc == 1 and out is None
-            assert "classification code source_section_minimized has no row in tables/source_fixes.def" in err, err
-            assert "error code source_alias_limit has no row in tables/source_fixes.def" in err, err
+            assert "classification code source_section_minimized has no row in tables/error_help.def" in err, err
+            assert "error code source_alias_limit has no row in tables/error_help.def" in err, err
 
 
 def build_gendocs_with(files):
@@ -395,9 +407,8 @@ def test_a_code_without_its_meaning_or_translation_fails_the_build():
     en = drop_row(tables["tables/error_help.def"], "ERR_HELP", "RUN_BUSY")
     en = drop_row(en, "SOURCE_HELP", "SECTION_MINIMIZED")
     assert en.count("ERR_HELP(") == tables["tables/error_help.def"].count("ERR_HELP(") - 1
-    stale = en.replace("`slipway help` was given a name that is not a command.",
-                       "`slipway help` was given a name that names no command.", 1)
-    assert stale != en
+    row = re.search(r'ERR_HELP\(UNKNOWN_HELP_TOPIC,\s*"', en)
+    stale = en[:row.end()] + "Reworded: " + en[row.end():]
     zh = drop_row(tables["docs/zh/reference/error-codes.def"], "TR_ERR", "GOAL_REQUIRED")
     rc, err, written = gendocs_pages(build_gendocs_with({
         "tables/error_help.def": stale,
@@ -487,7 +498,7 @@ if __name__ == "__main__":
           test_every_error_code_is_raised_or_says_why_it_never_is,
           test_block_markers_expand_to_contract_sections,
           test_inline_markers_expand_to_the_parser_spellings,
-          test_a_source_fix_expands_the_markers_of_its_fix_text,
+          test_a_source_fix_prints_the_fix_of_the_error_code_page,
           test_a_bad_marker_fails_names_its_line_and_writes_nothing,
           test_a_reference_is_named_only_where_it_is_installed,
           test_a_failed_expansion_leaves_the_previous_output_alone,
