@@ -71,13 +71,15 @@ static json_t *next_calls(const json_t *doc)
 	return json_pack("{so}", "slipway/next", calls);
 }
 
-/* What a Run paused for the person waits on, read back from the Run (the
- * protocol state has no field for it): {action_id, reason, question[,
- * destructive_request: {request_id, targets, impact, scope_sha256}]}, or
- * NULL when the document offers no answer or the Run cannot be read. */
+/* What a paused Run waits on, read back from the Run (the protocol state
+ * has no field for it): the pause its current Action's Outcome asked for,
+ * as {action_id, reason, question[, destructive_request: {request_id,
+ * targets, impact, scope_sha256}]}; NULL when the Run is not paused, or
+ * paused without such an Outcome (budget, a source candidate), or cannot
+ * be read. */
 static json_t *pending_pause(const struct mcp_op_request *req, const json_t *doc)
 {
-	const char *op = json_string_value(json_object_get(json_object_get(doc, "next"), "operation"));
+	const char *state = json_string_value(json_object_get(doc, "state"));
 	const char *run_id = json_string_value(json_object_get(doc, "run_id"));
 	struct mcp_op_request st;
 	struct mcp_answer a;
@@ -86,7 +88,7 @@ static json_t *pending_pause(const struct mcp_op_request *req, const json_t *doc
 	json_t *out = NULL;
 	size_t i;
 
-	if (op == NULL || strcmp(op, "answer") != 0)
+	if (state == NULL || strcmp(state, "paused") != 0)
 		return NULL;
 	if (run_id == NULL)
 		run_id = json_string_value(json_object_get(doc, "id"));	/* a runStatus */
