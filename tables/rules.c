@@ -187,8 +187,7 @@ const struct fsm_rule tbl_rules[] = {
 	REJECT (83, EXISTS, CHOICES,       NEED(0), DENY(F(CANDIDATE)),       STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
 	REJECT (89, EXISTS, CHOOSE_ADOPT,  NEED(0), DENY(F(CANDIDATE_VALID)), INVALID_SOURCE_CANDIDATE_CHOICE, "an invalid candidate cannot be adopted"),
 	ISSUE  (84, EXISTS, CHOOSE_PINNED, NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(PIN) | O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR) | O(NOTE) | O(RESUME_RESULT) | O(CHOICE_RECEIPT), "keeping the pinned requirements re-orients"),
-	ISSUE  (104, EXISTS, CHOOSE_ADOPT, NEED(F(CHANGED) | F(REVIEW_ENABLED)), DENY(0), ORIENT, AFTER_ADOPT_CHANGED, O(PIN) | O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR) | O(NOTE) | O(RESUME_RESULT) | O(CHOICE_RECEIPT), "adopting after the worktree changed re-orients; Review follows, whatever Orient suggests"),
-	ISSUE  (90, EXISTS, CHOOSE_ADOPT,  NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(PIN) | O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR) | O(NOTE) | O(RESUME_RESULT) | O(CHOICE_RECEIPT), "adopting the amended requirements re-orients"),
+	ISSUE  (90, EXISTS, CHOOSE_ADOPT,  NEED(0), DENY(0),                  ORIENT, AFTER_ADOPT, O(PIN) | O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR) | O(NOTE) | O(RESUME_RESULT) | O(CHOICE_RECEIPT), "adopting the amended requirements re-orients"),
 };
 /* clang-format on */
 
@@ -214,7 +213,6 @@ const struct fsm_note_rule tbl_note_rules[] = {
 	{ 69, NEED(F(PROJECTION_CHANGED)), DENY(0), "source_projection_drift" },
 	{ 69, NEED(0),                     DENY(0), "source_refreshed_unchanged" },
 	{ 84, NEED(0),                     DENY(0), "source_pinned" },
-	{ 104, NEED(0),                    DENY(0), "source_amended" },
 	{ 90, NEED(0),                     DENY(0), "source_amended" },
 };
 /* clang-format on */
