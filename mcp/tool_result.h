@@ -23,8 +23,10 @@ void mcp_answer_release(struct mcp_answer *a);
 /* The CallToolResult for `req` (new reference): content holds the document
  * as text, structuredContent the document, isError whether it is the CLI's
  * error document, and, when the document's `next` has variants,
- * _meta["slipway/next"] the tool call of each (io/wire/next_call.h).  NULL when
- * out of memory. */
+ * _meta["slipway/next"] the tool call of each (io/wire/next_call.h); when
+ * the Run is paused, _meta["slipway/pending"] the question or destructive
+ * request it waits on; for the text forms of status,
+ * _meta["slipway/content-type"] "text/markdown".  NULL when out of memory. */
 struct json_t *mcp_tool_result_of(const struct mcp_op_request *req);
 
 #endif

@@ -66,14 +66,14 @@ static const struct tool_doc {
 	const char *description;
 } tool_docs[TBL_MCPTOOL__COUNT] = {
 	[TBL_MCPTOOL_RUN] = { "Start a Run", "Start a Run (slipway run --json); returns the protocolState with the first Action and next." },
-	[TBL_MCPTOOL_SUBMIT] = { "Submit an Outcome", "Report the current Action's Outcome (slipway protocol submit); returns the protocolState with the next Action." },
+	[TBL_MCPTOOL_SUBMIT] = { "Submit an Outcome", "Report the current Action's Outcome (slipway protocol submit); returns the protocolState with the next Action. When the Run pauses for the person, _meta[\"slipway/pending\"] holds what to show them: the question, or the destructive request with its targets and impact." },
 	[TBL_MCPTOOL_ANSWER] = { "Answer a pause", "Answer a waiting question, or confirm one exact destructive scope (slipway protocol answer); returns the protocolState." },
 	[TBL_MCPTOOL_SKIP] = { "Skip the Action", "Skip the current Action (slipway protocol skip); returns the protocolState." },
 	[TBL_MCPTOOL_RESUME] = { "Resume a Run", "Resume a stopped Run or a resumable pause (slipway protocol resume); returns the protocolState." },
 	[TBL_MCPTOOL_STOP] = { "Stop a Run", "Stop a Run (slipway stop --json), without run_id the one open Run; returns the protocolState." },
-	[TBL_MCPTOOL_STATUS] = { "Show Runs", "The Runs of this repository (slipway status --json: statusList); with run_id one runStatus with next; with section a pinnedMaterial." },
+	[TBL_MCPTOOL_STATUS] = { "Show Runs", "The Runs of this repository (slipway status --json: statusList); with run_id one runStatus with next; with section a pinnedMaterial. With markdown (or from_candidate) the answer is Markdown text in content alone, marked by _meta[\"slipway/content-type\"] text/markdown." },
 	[TBL_MCPTOOL_MATERIAL] = { "Read Action material", "One pinned source chapter of an Action (slipway protocol material, what action.requirements.reader runs): actionMaterial." },
-	[TBL_MCPTOOL_DOCTOR] = { "Check the set-up", "Diagnose the repository, host adapters, run store and GitHub CLI (slipway doctor --json)." },
+	[TBL_MCPTOOL_DOCTOR] = { "Check the set-up", "Diagnose the repository, host adapters, run store and GitHub CLI (slipway doctor --json). The one slipway operation that runs a program: gh --version, gh auth status and one read-only gh api request for the repository's permissions." },
 	[TBL_MCPTOOL_LIST] = { "List host adapters", "The capabilities installed per host (slipway list --json)." },
 	[TBL_MCPTOOL_INSTALL] = { "Install host adapters", "Install or refresh slipway's capability files for hosts (slipway install --json): a changeReport." },
 };

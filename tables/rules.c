@@ -187,7 +187,7 @@ const struct fsm_rule tbl_rules[] = {
 	REJECT (83, EXISTS, CHOICES,       NEED(0), DENY(F(CANDIDATE)),       STALE_SOURCE_CANDIDATE, "a source choice names no waiting candidate"),
 	REJECT (89, EXISTS, CHOOSE_ADOPT,  NEED(0), DENY(F(CANDIDATE_VALID)), INVALID_SOURCE_CANDIDATE_CHOICE, "an invalid candidate cannot be adopted"),
 	ISSUE  (84, EXISTS, CHOOSE_PINNED, NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(PIN) | O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR) | O(NOTE) | O(RESUME_RESULT) | O(CHOICE_RECEIPT), "keeping the pinned requirements re-orients"),
-	ISSUE  (90, EXISTS, CHOOSE_ADOPT,  NEED(0), DENY(0),                  ORIENT, AFTER_SOURCE_CHOICE, O(PIN) | O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR) | O(NOTE) | O(RESUME_RESULT) | O(CHOICE_RECEIPT), "adopting the amended requirements re-orients"),
+	ISSUE  (90, EXISTS, CHOOSE_ADOPT,  NEED(0), DENY(0),                  ORIENT, AFTER_ADOPT, O(PIN) | O(VOID) | O(CLEAR_QUEUE) | O(RESUME_BUDGET) | O(CANDIDATE_CLEAR) | O(NOTE) | O(RESUME_RESULT) | O(CHOICE_RECEIPT), "adopting the amended requirements re-orients"),
 };
 /* clang-format on */
 

@@ -75,7 +75,7 @@ const char *const tbl_event_name[FSM_EV__COUNT] = {
 };
 
 const char *const tbl_jevent_wire[TBL_JEVENT__COUNT] = {
-#define JEVENT(id, wire, resume_op) [TBL_JEVENT_##id] = wire,
+#define JEVENT(id, wire, resume_op, meaning) [TBL_JEVENT_##id] = wire,
 #include "tables/journal_events.def"
 #undef JEVENT
 };
@@ -93,7 +93,13 @@ const char *const tbl_event_choice[FSM_EV__COUNT] = {
 };
 
 const char *const tbl_jevent_resume_op[TBL_JEVENT__COUNT] = {
-#define JEVENT(id, wire, resume_op) [TBL_JEVENT_##id] = resume_op,
+#define JEVENT(id, wire, resume_op, meaning) [TBL_JEVENT_##id] = resume_op,
+#include "tables/journal_events.def"
+#undef JEVENT
+};
+
+const char *const tbl_jevent_resume_meaning[TBL_JEVENT__COUNT] = {
+#define JEVENT(id, wire, resume_op, meaning) [TBL_JEVENT_##id] = meaning,
 #include "tables/journal_events.def"
 #undef JEVENT
 };

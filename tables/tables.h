@@ -59,7 +59,7 @@ enum fsm_event {
 };
 
 enum tbl_jevent {
-#define JEVENT(id, wire, resume_op) TBL_JEVENT_##id,
+#define JEVENT(id, wire, resume_op, meaning) TBL_JEVENT_##id,
 #include "tables/journal_events.def"
 #undef JEVENT
 	TBL_JEVENT__COUNT
@@ -136,6 +136,8 @@ extern const enum tbl_jevent tbl_event_journal[FSM_EV__COUNT];
 extern const char *const tbl_event_choice[FSM_EV__COUNT];
 /* The operation a resume of journal type t reports, or NULL. */
 extern const char *const tbl_jevent_resume_op[TBL_JEVENT__COUNT];
+/* What each resume_operation tells a host (NULL: not a resume). */
+extern const char *const tbl_jevent_resume_meaning[TBL_JEVENT__COUNT];
 extern const enum tbl_nextop tbl_variant_op[TBL_VARIANT__COUNT];
 extern const unsigned char tbl_err_exit[TBL_ERR__COUNT];
 

@@ -30,12 +30,13 @@ static size_t confirmed_targets(const struct run_record *rec)
 
 /* What is still open, in the first paragraph: the last Review's findings,
  * the known issues, the checks still failing and an adopted amendment no
- * Implement followed. */
+ * Implement covered, with the sections it changed. */
 static void still_open(struct rr *r)
 {
 	const struct run_record *rec = r->rec;
 	const struct run_outcome *last;
-	const struct run_action_record *moved = report__unimplemented_move(rec);
+	const struct run_action_record *base;
+	const struct run_action_record *moved = report__unimplemented_move(rec, &base);
 	char **keys;
 	size_t earlier, known = report__known_issues(rec, &last, &keys, &earlier);
 	size_t failed = report__failed_checks(rec), findings = 0;
@@ -68,11 +69,14 @@ static void still_open(struct rr *r)
 		sep = ", ";
 	}
 	if (moved) {
-		report__putf(r, "%sno Implement ran after the adopted amendment (requirements revision ",
-			     sep[0] ? "; " : "");
+		/* No Implement of this Run covered the adopted requirements
+		 * (report__unimplemented_move): name what they newly ask. */
+		report__putf(r, "%sthe adopted amendment is not implemented (", sep[0] ? "; " : "");
+		report__new_requirements(r, base, moved);
+		report__put(r, ", requirements revision ");
 		snprintf(rev, sizeof(rev), "%.19s", moved->action.requirements->requirements_revision);
 		report__code(r, rev, 0);
-		report__put(r, ")");
+		report__put(r, "): a new Run from the amended Issue implements it");
 	}
 	report__put(r, ".\n");
 }

@@ -235,26 +235,44 @@ static const char *revision_of(const struct run_action_record *ar)
 	return ar->action.requirements ? ar->action.requirements->requirements_revision : NULL;
 }
 
-/* The first Action issued under the requirements an adopted amendment
- * moved the Run to, when no Implement completed after the move; else
- * NULL. */
-const struct run_action_record *report__unimplemented_move(const struct run_record *rec)
+/* Whether an Implement covered the requirements it was issued under: its
+ * Outcome was accepted (not voided, not skipped) with status completed.
+ * A partial or failed Implement, or one that paused, covers nothing. */
+static int covers(const struct run_action_record *ar)
 {
-	const struct run_action_record *moved = NULL;
-	const char *prev = NULL;
+	return ar->action.kind == FSM_KIND_IMPLEMENT && ar->outcome && !ar->voided && !ar->skipped &&
+	       ar->outcome->pause == NULL && strcmp(ar->outcome->status, "completed") == 0;
+}
+
+/* The adopted amendment this Run left unimplemented: the first Action
+ * issued under the requirements the last adoption moved the Run to, when
+ * no Implement issued under them covered them (`covers`: every such
+ * Implement was issued after the adoption); else NULL.  In *base (may be
+ * NULL) the last Action under the requirements before the adoptions since
+ * the last covered revision, against which the new requirements are
+ * named. */
+const struct run_action_record *report__unimplemented_move(const struct run_record *rec,
+							   const struct run_action_record **base)
+{
+	const struct run_action_record *moved = NULL, *from = NULL, *last = NULL;
 
 	for (size_t i = 0; i < rec->n_actions; i++) {
 		const struct run_action_record *ar = &rec->actions[i];
 		const char *rev = revision_of(ar);
 
-		if (rev && prev && strcmp(prev, rev) != 0)
+		if (rev == NULL)
+			continue;
+		if (last && strcmp(revision_of(last), rev) != 0) {
+			if (moved == NULL)
+				from = last;
 			moved = ar;
-		if (rev)
-			prev = rev;
-		if (moved && ar->action.kind == FSM_KIND_IMPLEMENT && ar->outcome && !ar->voided &&
-		    !ar->skipped && ar->outcome->pause == NULL)
-			moved = NULL;
+		}
+		last = ar;
+		if (moved && covers(ar))
+			moved = from = NULL;
 	}
+	if (base)
+		*base = moved ? from : NULL;
 	return moved;
 }
 

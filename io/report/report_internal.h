@@ -80,7 +80,10 @@ const struct run_action_record *report__last_review(const struct run_record *rec
 						    size_t *earlier);
 size_t report__failed_checks(const struct run_record *rec);
 int report__failed_last(const struct run_record *rec, size_t i);
-const struct run_action_record *report__unimplemented_move(const struct run_record *rec);
+const struct run_action_record *report__unimplemented_move(const struct run_record *rec,
+							   const struct run_action_record **base);
+void report__new_requirements(struct rr *r, const struct run_action_record *base,
+			      const struct run_action_record *moved);
 char *report__issue_key(const char *s);
 size_t report__known_issues(const struct run_record *rec, const struct run_outcome **last,
 			    char ***keys, size_t *earlier);

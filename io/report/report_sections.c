@@ -481,12 +481,45 @@ static void section_diff(struct rr *r, const struct run_section *from, size_t nf
 	report__putf(r, "; unchanged: %zu", unchanged);
 }
 
+/* The new requirements of an adoption `moved` no Implement covered, named
+ * against those of `base`: "`a`, `b` changed, `c` added" (the sections
+ * whose text differs or that are new; "no section changed" when only
+ * sections were removed). */
+void report__new_requirements(struct rr *r, const struct run_action_record *base,
+			      const struct run_action_record *moved)
+{
+	const struct run_requirements *from = base->action.requirements, *to = moved->action.requirements;
+	const char *sep = "";
+
+	for (int w = 0; w < 2; w++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < to->n_sections; i++) {
+			const struct run_section *f = run_section_find(from->sections, from->n_sections,
+									to->sections[i].key);
+
+			if (w == 0 ? f == NULL || strcmp(f->section_revision, to->sections[i].section_revision) == 0
+				   : f != NULL)
+				continue;
+			report__put(r, n ? ", " : sep);
+			report__code(r, to->sections[i].key, 0);
+			n++;
+		}
+		if (n) {
+			report__put(r, w == 0 ? " changed" : " added");
+			sep = ", ";
+		}
+	}
+	if (*sep == '\0')
+		report__put(r, "no section changed");
+}
+
 static void section_REQUIREMENTS(struct rr *r)
 {
 	const struct run_record *rec = r->rec;
 	const struct run_pinned_source *pinned = rec->pinned_source;
 	const struct run_source_candidate *cand = rec->source_candidate;
-	const struct run_action_record *prev = NULL;
+	const struct run_action_record *prev = NULL, *moved = report__unimplemented_move(rec, NULL);
 
 	if (pinned == NULL)
 		return;
@@ -513,6 +546,8 @@ static void section_REQUIREMENTS(struct rr *r)
 			report__put(r, " (an adopted amendment)");
 			section_diff(r, prev->action.requirements->sections, prev->action.requirements->n_sections,
 				     ar->action.requirements->sections, ar->action.requirements->n_sections, 0);
+			if (ar == moved)
+				report__put(r, "; not implemented in this Run");
 			report__put(r, "\n");
 		}
 		prev = ar;

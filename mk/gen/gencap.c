@@ -308,8 +308,10 @@ static int suggestions(FILE *out, const char *arg)
 	print_set(out, kinds, tbl_kind_wire, FSM_KIND__COUNT, ", ");
 	fprintf(out, ") with its `brief`. Without one the Run goes to Review (worktree changed, "
 		"review enabled) or to Summarize, so an `orient` that should lead to code changes "
-		"must suggest `implement`. A pending Review comes first and drops the suggestion "
-		"(recorded as an uncertainty). Each issued Action costs one unit of budget.\n");
+		"must suggest `implement`. Once the worktree differs from the Run's start (review "
+		"enabled), Review comes first whatever is suggested, then Summarize: the suggestion is "
+		"dropped (recorded as an uncertainty) and no Implement follows in this Run. Each issued "
+		"Action costs one unit of budget.\n");
 	return 0;
 }
 
@@ -780,6 +782,17 @@ static int source_fix(FILE *out, const char *arg)
 	return fail("source rejection code %s has no row in tables/error_help.def", arg);
 }
 
+/* Every resume_operation a resume can report, with what it tells a host
+ * (tables/journal_events.def). */
+static int resume_operations(FILE *out, const char *arg)
+{
+	(void)arg;
+	for (int t = 0; t < TBL_JEVENT__COUNT; t++)
+		if (tbl_jevent_resume_op[t])
+			fprintf(out, "- `%s`: %s.\n", tbl_jevent_resume_op[t], tbl_jevent_resume_meaning[t]);
+	return 0;
+}
+
 /* A block marker prints a section of whole lines and must stand alone on
  * its line, which the section replaces (indented like the marker); an inline
  * marker is replaced where it stands by a spelling. */
@@ -811,6 +824,7 @@ static const struct marker markers[] = {
 	{ "next-rules",            BLOCK,  ARG_NONE,     next_rules,                   NULL, 0 },
 	{ "next-variants",         BLOCK,  ARG_NONE,     next_variants,                NULL, 0 },
 	{ "mcp-variants",          BLOCK,  ARG_NONE,     mcp_variants,                 NULL, 0 },
+	{ "resume-operations",     BLOCK,  ARG_NONE,     resume_operations,            NULL, 0 },
 	/* the installed files (io/adapters/adapter.c) */
 	{ "ref",                   INLINE, ARG_REQUIRED, ref,                          NULL, 0 },
 	{ "ref-path",              INLINE, ARG_REQUIRED, ref_path,                     NULL, 0 },

@@ -100,7 +100,7 @@ def test_the_spec_event_table_is_events_def():
     with open(os.path.join(ROOT, "tables", "events.def"), encoding="utf-8") as f:
         rows = re.findall(r'^EVENT\(\w+,\s*"([^"]*)",\s*(\w+),\s*(?:NULL|"[^"]*")\)', f.read(), re.M)
     with open(os.path.join(ROOT, "tables", "journal_events.def"), encoding="utf-8") as f:
-        jrows = re.findall(r'^JEVENT\((\w+),\s*"([^"]*)",\s*(NULL|"[^"]*")\)', f.read(), re.M)
+        jrows = re.findall(r'^JEVENT\((\w+),\s*"([^"]*)",\s*(NULL|"[^"]*"),\s*(?:NULL|"[^"]*")\)', f.read(), re.M)
     jwire = {j: (w, op.strip('"') if op != "NULL" else "") for j, w, op in jrows}
     want = [(name,) + jwire[jtype] for name, jtype in rows if name]
     with open(os.path.join(ROOT, "spec", "run-state-machine.md"), encoding="utf-8") as f:

@@ -376,6 +376,64 @@ def test_status_answers_the_markdown_report_and_a_candidate_section_as_the_cli_t
     s.close()
 
 
+def test_a_paused_result_carries_what_to_show_in_meta_and_the_markdown_report_is_marked():
+    """Issue 35: a paused submit's result holds, beside slipway/next, the
+    question or the destructive request (targets, impact) to show the user;
+    the structured content stays the CLI's protocolState byte for byte.
+    The Markdown report is marked as Markdown."""
+    repo = scratch_repo()
+    s = Session(repo)
+
+    def raw_call(name, **arguments):
+        res = s.ok(op="call", name=name, arguments=arguments)
+        assert not res["isError"], res
+        return res
+    st = s.state("run", goal="delete old.txt", budget=8)
+    rid = st["run_id"]
+    # Active: nothing is pending.
+    assert "slipway/pending" not in raw_call("status", run_id=rid).get("_meta", {})
+    # A decision: the question, under the paused Action's id.
+    out = outcome(st["action"], status="needs_input", summary="one question",
+                  pause=decision_pause("Email or SMS? | <b>`x`</b>\nsecond line"))
+    res = raw_call("submit", run_id=rid, action_id=st["action"]["action_id"], outcome=out)
+    doc = res["structuredContent"]
+    assert doc["pause_reason"] == "decision_required", doc
+    assert res["_meta"]["slipway/pending"] == {
+        "action_id": st["action"]["action_id"], "reason": "decision_required",
+        "question": "Email or SMS? | <b>`x`</b>\nsecond line"}, res["_meta"]
+    assert [c["variant"] for c in res["_meta"]["slipway/next"]] == ["answer-decision", "skip-action"]
+    # The structured content is the CLI's document, nothing added.
+    same_as_cli(repo, rid, res["content"][0]["text"], "protocol", "submit", "--run", rid,
+                "--action", st["action"]["action_id"], "--outcome-stdin", stdin=encode(out))
+    assert as_js(json.loads(res["content"][0]["text"])) == as_js(doc)
+    assert "slipway/pending" in raw_call("status", run_id=rid)["_meta"]
+    st = s.state("answer", run_id=rid, action_id=st["action"]["action_id"], text="Email.")
+    st = submit(s, st, summary="facts", suggest="implement")
+    # A destructive request: its question, targets and impact.
+    pause = destructive_pause([{"kind": "path", "value": "old.txt"}], impact="old.txt is gone for good")
+    out = outcome(st["action"], status="needs_input", summary="must delete", pause=pause)
+    res = raw_call("submit", run_id=rid, action_id=st["action"]["action_id"], outcome=out)
+    assert res["structuredContent"]["pause_reason"] == "destructive_confirmation_required"
+    assert res["_meta"]["slipway/pending"] == dict(
+        action_id=st["action"]["action_id"], reason="destructive_confirmation_required",
+        question=pause["question"], destructive_request=pause["destructive_request"]), res["_meta"]
+    same_as_cli(repo, rid, res["content"][0]["text"], "protocol", "submit", "--run", rid,
+                "--action", st["action"]["action_id"], "--outcome-stdin", stdin=encode(out))
+    # Once confirmed the Run is active again: nothing pending.
+    res = raw_call("answer", run_id=rid, action_id=st["action"]["action_id"], confirm_destructive=True,
+                   scope_sha256=pause["destructive_request"]["scope_sha256"])
+    assert "slipway/pending" not in res["_meta"], res["_meta"]
+    # The Markdown report is text marked as Markdown; the JSON status is not.
+    res = raw_call("status", run_id=rid, markdown=True)
+    assert res["_meta"] == {"slipway/content-type": "text/markdown"}, res.get("_meta")
+    assert "slipway/content-type" not in raw_call("status", run_id=rid)["_meta"]
+    tools = {t["name"]: t for t in s.ok(op="listTools")["tools"]}
+    assert "slipway/content-type" in tools["status"]["description"]
+    assert "slipway/pending" in tools["submit"]["description"]
+    assert "slipway/pending" in s.hello["instructions"]
+    s.close()
+
+
 def test_failures_are_the_cli_error_documents_and_change_nothing():
     repo = scratch_repo()
     s = Session(repo)
@@ -763,6 +821,7 @@ if __name__ == "__main__":
           test_an_issue_backed_run_reads_materials_and_resolves_a_source_candidate,
           test_status_answers_the_markdown_report_and_a_candidate_section_as_the_cli_text,
           test_failures_are_the_cli_error_documents_and_change_nothing,
+          test_a_paused_result_carries_what_to_show_in_meta_and_the_markdown_report_is_marked,
           test_initialize_negotiates_the_protocol_version,
           test_malformed_input_gets_json_rpc_errors_and_the_server_keeps_serving,
           test_an_oversized_message_is_refused_and_the_next_one_served,

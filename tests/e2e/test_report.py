@@ -495,6 +495,11 @@ def codex_flow(repo):
     cand = res.json_out()["source_candidate"]
     res = ib.resume(repo, rid, "--source-choice", "adopt", "--candidate", cand["candidate_id"])
     assert res.code == 0, res.err
+    # The code changed before the adoption: the Orient's brief says that
+    # Review and Summarize follow, and that a new Run implements it.
+    brief = res.json_out()["action"]["brief"]
+    assert "goes on to Review and Summarize whatever you suggest" in brief and \
+        "a new Run from the amended Issue implements it" in brief, brief
     st = sub(repo, res.json_out(), obs=[READ, OBS], summary="Re-oriented on the amended requirements.",
              suggest="implement")
     assert st["action"]["kind"] == "review", st["action"]["kind"]
@@ -514,8 +519,11 @@ def test_codex_flow_report_names_everything_in_under_4_KB():
     lines = text.splitlines()
     # The first paragraph says what is left: findings, known issues, failed
     # checks and the amendment no Implement followed.
-    assert lines[2] == ("Still open: 2 Review findings, 1 known issue, 1 failed check; no Implement ran "
-                        "after the adopted amendment (requirements revision %s)." % after[:19]), lines[:4]
+    assert lines[2] == ("Still open: 2 Review findings, 1 known issue, 1 failed check; the adopted amendment "
+                        "is not implemented (requirements changed, requirements revision %s): a new Run "
+                        "from the amended Issue implements it." % after[:19]), lines[:4]
+    assert re.search(r"moved from revision \S+ to \S+ \(an adopted amendment\); changed: requirements; "
+                     r"unchanged: \d+; not implemented in this Run\n", s["Requirements"]), s["Requirements"]
     # Repeats: the test line once, with its count; the findings once, from
     # the last Review, which says it superseded the first.
     assert s["Observations"] == "  - %s (6 times)\n  - %s (7 times)\n" % (READ, OBS), s["Observations"]
@@ -544,6 +552,58 @@ def test_codex_flow_report_names_everything_in_under_4_KB():
                  "stopped by the person", "the person adopted the amended requirements"):
         assert fact in summary, (fact, summary)
     assert summary.count(FINDINGS[0]["summary"]) == 1
+
+
+def adopt_amendment(repo, doc, st=None):
+    """Stops the Run, refreshes its Issue with the requirements amended and
+    adopts the candidate; returns the Orient's protocolState."""
+    rid = doc["run_id"]
+    assert run("stop", rid, cwd=repo).code == 0
+    env = ib.amended(ib.fixture(), "requirements", "# Requirements\n\nAlso guard the empty list.\n",
+                     parent=doc["pinned_source"]["requirements_revision"])
+    res = ib.refresh(repo, rid, env)
+    assert res.code == 0, res.err
+    cand = res.json_out()["source_candidate"]
+    res = ib.resume(repo, rid, "--source-choice", "adopt", "--candidate", cand["candidate_id"])
+    assert res.code == 0, res.err
+    st = res.json_out()
+    assert st["resume_operation"] == "source_amended" and st["action"]["kind"] == "orient", st
+    return st
+
+
+def test_an_adopted_amendment_is_not_implemented_unless_a_completed_implement_covered_it():
+    # Adopted before any change: as the brief says, Implement follows the
+    # suggestion, runs under the amended requirements and completes: nothing
+    # is open.
+    repo, _ = installed_repo()
+    doc = ib.start(repo)
+    st = adopt_amendment(repo, doc)
+    assert "Otherwise suggest implement for it." in st["action"]["brief"], st["action"]["brief"]
+    st = submit(repo, st, summary="go", suggest="implement")
+    assert st["action"]["kind"] == "implement", st["action"]["kind"]
+    write(repo, "calc.py", "def mean(xs):\n    return sum(xs) / len(xs) if xs else None\n")
+    st = finish(repo, submit(repo, st, implementation=impl("applied", ["calc.py"])))
+    assert "not implemented" not in st["summary"], st["summary"]
+    # With --no-review an Implement follows the adoption even after a
+    # change, but a partial one does not cover the amendment.
+    repo, _ = installed_repo()
+    doc = ib.start(repo, None, "--no-review")
+    st = submit(repo, doc, summary="go", suggest="implement")
+    write(repo, "calc.py", "def mean(xs):\n    return sum(xs) / len(xs)\n")
+    st = submit(repo, st, implementation=impl("applied", ["calc.py"]))
+    assert st["action"]["kind"] == "summarize", st["action"]["kind"]
+    st = adopt_amendment(repo, doc)
+    st = submit(repo, st, summary="go", suggest="implement")
+    assert st["action"]["kind"] == "implement", st["action"]["kind"]
+    write(repo, "calc.py", "def mean(xs):\n    return sum(xs) / len(xs)  # half done\n")
+    st = finish(repo, submit(repo, st, status="partial", implementation=impl("partial", ["calc.py"])))
+    text = report(repo, doc["run_id"])
+    still = text.splitlines()[2]
+    assert still.startswith("Still open: the adopted amendment is not implemented (requirements changed, "
+                            "requirements revision sha256:") and \
+        still.endswith("): a new Run from the amended Issue implements it."), still
+    assert "; not implemented in this Run\n" in sections(text)["Requirements"], text
+    assert still in st["summary"], st["summary"]
 
 
 def test_a_path_dirty_before_is_marked_and_earlier_deletions_are_no_uncertainty():
