@@ -19,6 +19,9 @@ man: $(MAN_PAGES) $(COMPLETIONS)
 $(MAN_PAGES) $(COMPLETIONS): build/cli.stamp
 	@:
 
+.PHONY: FORCE
+FORCE:
+
 MCP_REFERENCE_ASK = \
 	'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"","capabilities":{},"clientInfo":{"name":"gencli","version":"1"}}}' \
 	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
@@ -26,10 +29,18 @@ MCP_REFERENCE_ASK = \
 	'{"jsonrpc":"2.0","id":3,"method":"resources/list"}' \
 	'{"jsonrpc":"2.0","id":4,"method":"resources/templates/list"}'
 
-build/cli.stamp: build/slipway mk/gencli.py tables/exit_statuses.def mcp/server.c
+# slipway(1) names where `make install` puts the schemas and the docs:
+# build/man-dirs holds DOCDIR and SCHEMADIR and changes only when they do,
+# so `make install PREFIX=/opt` after `make man` rebuilds the pages.
+MAN_DIRS = $(DOCDIR) $(SCHEMADIR)
+build/man-dirs: FORCE
+	@mkdir -p build && echo '$(MAN_DIRS)' | cmp -s - $@ || echo '$(MAN_DIRS)' > $@
+
+build/cli.stamp: build/slipway mk/gencli.py tables/exit_statuses.def mcp/server.c build/man-dirs
 	$(QUIET_GEN)build/slipway _reference > build/cli-reference.jsonl && \
 	d=$$(mktemp -d) && printf '%s\n' $(MCP_REFERENCE_ASK) | \
 		build/slipway mcp --root "$$d" > build/mcp-reference.jsonl 2>/dev/null; rc=$$?; rmdir "$$d"; \
 	[ $$rc = 0 ] && \
-	$(PYTHON) mk/gencli.py build/cli-reference.jsonl build/gen/version.h build build/mcp-reference.jsonl && \
+	$(PYTHON) mk/gencli.py --docdir='$(DOCDIR)' --schemadir='$(SCHEMADIR)' \
+		build/cli-reference.jsonl build/gen/version.h build build/mcp-reference.jsonl && \
 	touch $@

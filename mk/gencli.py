@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Writes the man pages and the bash, zsh and fish completions of slipway
-from the CLI's own tables: `gencli.py REFERENCE VERSION_H OUTDIR [MCP]`.
+from the CLI's own tables: `gencli.py [--docdir=D] [--schemadir=S]
+REFERENCE VERSION_H OUTDIR [MCP]`.
 
 REFERENCE is the output of `slipway _reference` (one JSON line per command,
 printed from cli/commands.def and cli/flags.def by the same code as
@@ -53,14 +54,17 @@ and a typed next object of argv variants.  Runs pause (decision, environment,
 destructive confirmation, budget), stop and resume.  slipway never touches
 the network or a model."""
 
-FILES = [
-    ("<git-common-dir>/slipway/runs/<run-id>/",
-     "one Run: its append-only journal, run.json and the pinned source materials"),
-    ("/usr/share/slipway/schemas/",
-     "the JSON Schemas of every document slipway prints or reads"),
-    ("/usr/share/doc/slipway/",
-     "the documentation, in English (en/), Chinese (zh/) and Japanese (ja/), and its diagrams"),
-]
+def files(docdir, schemadir):
+    """The FILES section's rows: where `make install` put the schemas and
+    the documentation (its DOCDIR and SCHEMADIR, from PREFIX)."""
+    return [
+        ("<git-common-dir>/slipway/runs/<run-id>/",
+         "one Run: its append-only journal, run.json and the pinned source materials"),
+        (schemadir.rstrip("/") + "/",
+         "the JSON Schemas of every document slipway prints or reads"),
+        (docdir.rstrip("/") + "/",
+         "the documentation, in English (en/), Chinese (zh/) and Japanese (ja/), and its diagrams"),
+    ]
 
 MCP_TEXT = """slipway mcp is a Model Context Protocol server for AI coding hosts that
 speak MCP.  It reads newline-delimited JSON-RPC 2.0 messages on stdin and
@@ -194,7 +198,7 @@ def page_for(cmd, ver, date, all_names, mcp=None):
     return "\n".join(out + common_tail(see)) + "\n"
 
 
-def root_page(root, cmds, ver, date):
+def root_page(root, cmds, ver, date, dirs):
     out = header("slipway", root["summary"], ver, date)
     out += [".SH SYNOPSIS", ".B slipway", "\\fICOMMAND\\fR [\\fIflags\\fR]", ".br",
             ".B slipway", "\\fB\\-\\-version\\fR | \\fB\\-\\-help\\fR",
@@ -204,7 +208,7 @@ def root_page(root, cmds, ver, date):
     out += [".SH OPTIONS", ".TP", "\\fB\\-h\\fR, \\fB\\-\\-help\\fR", "print the command list and exit",
             ".TP", "\\fB\\-v\\fR, \\fB\\-\\-version\\fR", "print the version, commit and build date"]
     out += [".SH FILES"]
-    for path, what in FILES:
+    for path, what in files(*dirs):
         out += [".TP", "\\fI%s\\fR" % esc(path), esc(what)]
     return "\n".join(out + common_tail(["slipway-" + c["path"] for c in cmds])) + "\n"
 
@@ -370,12 +374,23 @@ def write(path, text):
 
 
 def main():
-    root, cmds = load(sys.argv[1])
-    ver, date = version(sys.argv[2])
-    out = sys.argv[3]
+    # --docdir=D and --schemadir=S (make's DOCDIR and SCHEMADIR) name the
+    # installed places in slipway(1); the packages' /usr ones by default.
+    dirs = {"--docdir": "/usr/share/doc/slipway", "--schemadir": "/usr/share/slipway/schemas"}
+    args = []
+    for a in sys.argv[1:]:
+        key = a.split("=", 1)[0]
+        if key in dirs and "=" in a:
+            dirs[key] = a.split("=", 1)[1]
+        else:
+            args.append(a)
+    root, cmds = load(args[0])
+    ver, date = version(args[1])
+    out = args[2]
     names = ["slipway-" + c["path"] for c in cmds]
-    write(os.path.join(out, "man", "slipway.1"), root_page(root, cmds, ver, date))
-    mcp = mcp_reference(sys.argv[4]) if len(sys.argv) > 4 else None
+    write(os.path.join(out, "man", "slipway.1"),
+          root_page(root, cmds, ver, date, (dirs["--docdir"], dirs["--schemadir"])))
+    mcp = mcp_reference(args[3]) if len(args) > 3 else None
     for c in cmds:
         write(os.path.join(out, "man", "slipway-%s.1" % c["path"]), page_for(c, ver, date, names, mcp))
     write(os.path.join(out, "completion", "slipway.bash"), bash(root, cmds))

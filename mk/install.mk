@@ -5,7 +5,10 @@
 # package); `make install-strip` strips it.
 INSTALL_PROGRAM ?= $(INSTALL) -m 0755
 INSTALL_DATA    ?= $(INSTALL) -m 0644
-DOC_FILES  = README.md CHANGELOG.md LICENSE $(wildcard docs/*.md docs/*.svg)
+# docs/README.md is the users' README (the repository's README.md is for
+# people working on slipway); it is installed as README.md at the top of
+# DOCDIR, where its links to en/, zh/ and ja/ resolve as they do in docs/.
+DOC_FILES  = docs/README.md CHANGELOG.md LICENSE
 # The documentation tree, installed under DOCDIR as it is under docs/:
 # the pages of each language (not their templates) and the diagrams.
 DOC_TREE   = $(sort $(wildcard $(foreach l,en zh ja,docs/$(l)/*.md docs/$(l)/*/*.md)) \

@@ -16,11 +16,58 @@
 
 struct inspection {
 	int complete;
+	int refreshable;	/* install --refresh would write or claim a file */
 	int modified, stale;
 	int moved;		/* claims on files of the layout this build replaced */
 	int sentinel_missing, sentinel_modified;
 	int healthy_caps[ADAPTER_NCAPS];
+	/* Generated paths with no claim that hold a file: the person's (an
+	 * edit a refresh kept, or a file that was there first).  Neither
+	 * refresh nor uninstall touches them. */
+	struct adapter_strs kept;
 };
+
+static void inspection_release(struct inspection *in)
+{
+	adapter_strs_release(&in->kept);
+}
+
+/* What install --refresh does with the generated files that have no
+ * claim (see inspect_for_install in adapter_install.c): one that exists
+ * is kept as the person's; a missing one is written, unless it is an
+ * entrypoint whose capability has a support file kept.  Counts the kept
+ * ones into in->kept and sets in->refreshable when one would be written. */
+static int unclaimed_files(struct inspection *in, const char *root, const struct manifest *m,
+			   const struct gen_set *g, struct sw_error *err)
+{
+	int blocked[ADAPTER_NCAPS] = { 0 };
+	int rc = 0;
+
+	for (int phase = 0; phase < 2 && rc == 0; phase++) {
+		for (size_t i = 0; i < g->n && rc == 0; i++) {
+			const struct gen_file *f = &g->v[i];
+			struct sw_error ignore = SW_ERROR_INIT;
+			size_t ci;
+			char *abs;
+
+			if (f->callable != phase || adapter__claim_find(m, f->rel) != NULL)
+				continue;
+			for (ci = 0; ci < ADAPTER_NCAPS && strcmp(adapter_capabilities[ci], f->cap) != 0; ci++)
+				;
+			if ((abs = adapter__safe_path(root, f->rel, &ignore)) == NULL)
+				continue;
+			if (adapter__exists(abs)) {
+				rc = adapter_strs_add(&in->kept, f->rel, err);
+				if (!f->callable && ci < ADAPTER_NCAPS)
+					blocked[ci] = 1;
+			} else if (!(f->callable && ci < ADAPTER_NCAPS && blocked[ci])) {
+				in->refreshable = 1;
+			}
+			sw_free(abs);
+		}
+	}
+	return rc;
+}
 
 static int inspect(struct inspection *in, const char *root, const struct host *h,
 		   const struct manifest *m, enum surface s,
@@ -46,7 +93,11 @@ static int inspect(struct inspection *in, const char *root, const struct host *h
 
 		if (!c || strcmp(c->sha, g.v[i].sha) != 0)
 			in->complete = 0;
+		if (c && strcmp(c->sha, g.v[i].sha) != 0)
+			in->refreshable = 1;
 	}
+	if ((rc = unclaimed_files(in, root, m, &g, err)) < 0)
+		goto out;
 	for (size_t i = 0; i < m->n; i++) {
 		const struct gen_file *f = adapter__gen_claimed(&g, m->files[i].path, m->files[i].sha);
 		struct sw_error ignore = SW_ERROR_INIT;
@@ -103,10 +154,50 @@ static int inspect(struct inspection *in, const char *root, const struct host *h
 		in->modified++;
 	}
 out:
+	if (rc < 0)
+		inspection_release(in);
 	sw_free(spath);
 	sw_free(healthy);
 	adapter__gen_release(&g);
 	return rc;
+}
+
+/* "a, b, c" of `s`, sw_malloc'd; NULL when out of memory. */
+static char *joined(const struct adapter_strs *s)
+{
+	size_t len = 1;
+	char *out;
+
+	for (size_t i = 0; i < s->n; i++)
+		len += strlen(s->v[i]) + 2;
+	if ((out = sw_calloc(len, 1)) == NULL)
+		return NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		if (i)
+			strncat(out, ", ", len - 1 - strlen(out));
+		strncat(out, s->v[i], len - 1 - strlen(out));
+	}
+	return out;
+}
+
+/* The files a refresh kept as the person's, and the way back to what
+ * slipway generates: move the copy away, then refresh. */
+static char *kept_detail(const struct inspection *in, const struct host *h, int for_list)
+{
+	char *list = joined(&in->kept), *out;
+
+	if (list == NULL)
+		return NULL;
+	if (for_list)
+		out = sw_asprintf("%zu file(s) slipway generates are yours, not managed (edited, then kept by a refresh): %s; "
+				  "slipway doctor says how to get slipway's back", in->kept.n, list);
+	else
+		out = sw_asprintf("%zu file(s) slipway generates are yours now and no longer managed (you edited them and a refresh kept them): %s. "
+				  "install --refresh never overwrites them and uninstall leaves them; to get slipway's version back, "
+				  "move your copy out of %s (or delete it), then run slipway install --refresh --tool %s",
+				  in->kept.n, list, h->owner, h->id);
+	sw_free(list);
+	return out;
 }
 
 static enum surface manifest_surface(const struct host *h, const struct manifest *m)
@@ -183,15 +274,19 @@ int adapter_list(struct adapter_host_status out[ADAPTER_NHOSTS], const char *roo
 				want_warning = 1;
 				st->warning = sw_asprintf("the managed files cannot be inspected: %s", herr.msg);
 			} else {
-				st->needs_refresh = !in.complete || in.modified > 0 || in.moved > 0;
-				want_warning = in.stale > 0;
+				/* REFRESH needed only where a refresh changes something. */
+				st->needs_refresh = in.refreshable || in.modified > 0 || in.moved > 0;
+				want_warning = in.stale > 0 || in.kept.n > 0;
 				if (in.stale > 0)
 					st->warning = sw_asprintf(
 						"%d ownership claim(s) record bytes this slipway version does not generate; refresh or uninstall keeps those files and drops the claims",
 						in.stale);
+				else if (in.kept.n > 0)
+					st->warning = kept_detail(&in, h, 1);
 				for (size_t c = 0; c < ADAPTER_NCAPS; c++)
 					if (in.healthy_caps[c])
 						st->caps[st->ncaps++] = adapter_capabilities[c];
+				inspection_release(&in);
 			}
 		}
 		adapter__manifest_release(&m);
@@ -264,7 +359,6 @@ static char *unowned_detail(const char *root, const struct host *h,
 	enum surface probes[2] = { h->surface, SURF_NONE };
 	struct adapter_strs found = { NULL, 0 };
 	char *list = NULL, *out = NULL;
-	size_t len = 0;
 
 	if (h->choice == CHOSEN_SURFACE) {
 		probes[0] = SURF_KIRO_IDE;
@@ -285,17 +379,8 @@ static char *unowned_detail(const char *root, const struct host *h,
 		adapter__gen_release(&g);
 	}
 	adapter_strs_normalize(&found);
-	if (found.n == 0)
+	if (found.n == 0 || (list = joined(&found)) == NULL)
 		goto done;
-	for (size_t i = 0; i < found.n; i++)
-		len += strlen(found.v[i]) + 2;
-	if ((list = sw_calloc(len + 1, 1)) == NULL)
-		goto done;
-	for (size_t i = 0; i < found.n; i++) {
-		if (i)
-			strncat(list, ", ", len - strlen(list));
-		strncat(list, found.v[i], len - strlen(list));
-	}
 	out = sw_asprintf("detected without an ownership manifest; %zu generated capability file(s) are left unowned: %s. "
 			  "Uninstall will not remove them and --refresh will not adopt them; back them up, delete the ones to recreate, then run slipway install --tool %s%s",
 			  found.n, list, h->id, h->choice == CHOSEN_SURFACE ? " --surface ide|cli" : "");
@@ -381,6 +466,8 @@ static int doctor_host(struct adapter_checks *c, const char *root, const struct 
 		rc = add_own(c, "adapter_refresh_required", "warning", h->id, "adapter", sw_asprintf(
 			"%d ownership claim(s) record bytes this version does not generate; refresh or uninstall keeps those files and drops the claims; delete them first to regenerate",
 			in.stale), err);
+	else if (in.kept.n > 0)
+		rc = add_own(c, "adapter_modified", "warning", h->id, "adapter", kept_detail(&in, h, 0), err);
 	else if (!in.complete || in.sentinel_missing)
 		rc = adapter_checks_add(c, "adapter_refresh_required", "warning", h->id, "adapter",
 					"the managed capability set or its marker is incomplete or outdated; run slipway install --refresh", err);
@@ -390,6 +477,7 @@ static int doctor_host(struct adapter_checks *c, const char *root, const struct 
 	else
 		rc = add_own(c, "adapter_healthy", "ok", h->id, "adapter", sw_asprintf(
 			"%zu managed files", m.n), err);
+	inspection_release(&in);
 	if (rc == 0)
 		rc = doctor_mcp(c, root, h, err);
 out:

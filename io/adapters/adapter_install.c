@@ -105,7 +105,10 @@ static int plan_install(struct adapter_report *rep, struct adapter_txn *txn,
 	if ((rc = adapter__generate(&g, h, s, req->texts, err)) < 0)
 		goto out;
 	if (m.found && !req->refresh) {
-		rc = adapter_strs_addf_own(&rep->warnings, sw_asprintf(
+		/* With --mcp the registration still goes ahead (adapter_install). */
+		rc = adapter_strs_addf_own(&rep->warnings, req->mcp ? sw_asprintf(
+			"%s is already installed: --mcp registers the MCP server and leaves its files as they are; "
+			"slipway install --refresh updates the files slipway manages", h->id) : sw_asprintf(
 			"%s is already installed; run slipway install --refresh to update the files slipway manages", h->id), err);
 		goto out;
 	}

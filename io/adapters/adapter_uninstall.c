@@ -40,6 +40,19 @@ static int plan_uninstall(struct adapter_report *rep, struct adapter_txn *txn,
 	if ((rc = adapter__generate(&g, h, h->choice == CHOSEN_SURFACE ? adapter__kiro_surface(m.surface) : h->surface,
 			   req->texts, err)) < 0)
 		goto out;
+	/* A generated path with no claim is the person's (an edit that a
+	 * refresh kept): it stays, and the report says so. */
+	for (size_t i = 0; i < g.n; i++) {
+		if (adapter__claim_find(&m, g.v[i].rel) != NULL)
+			continue;
+		sw_free(abs);
+		if ((abs = adapter__safe_path(req->root, g.v[i].rel, err)) == NULL) {
+			rc = err->code;
+			goto out;
+		}
+		if (adapter__exists(abs) && (rc = adapter_strs_add(&rep->preserved, g.v[i].rel, err)) < 0)
+			goto out;
+	}
 	for (size_t i = 0; i < g.n; i++) {
 		const struct gen_file *f = &g.v[i];
 		const struct claim *c = adapter__claim_find(&m, f->rel);

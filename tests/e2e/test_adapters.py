@@ -648,6 +648,86 @@ class DoctorTest(Base):
         self.assertEqual(codes["codex"], ("adapter_not_detected", "ok"))
 
 
+class EditedFileTest(Base):
+    """A managed file edited and then kept by a refresh is the person's:
+    list does not ask for a refresh that cannot change anything, doctor
+    names the file and the way back, and following it ends healthy."""
+
+    def kept_then_way_back(self, rel):
+        r = self.repo
+        r.ok_json("changeReport", "install", "--tool", "claude")
+        with open(r.path(rel), "a") as f:
+            f.write("\nmy own note\n")
+        doc = r.ok_json("changeReport", "install", "--tool", "claude", "--refresh")
+        self.assertIn(rel, doc["preserved"])
+
+        st = r.list_host("claude")
+        self.assertFalse(st["needs_refresh"], st)
+        self.assertIn(rel, st["warning"])
+        rc, out, _ = r.run("list")
+        row = [ln for ln in out.splitlines() if ln.startswith("claude ")][0]
+        self.assertNotIn("needed", row)
+        self.assertIn(rel, out)
+
+        doctor = r.ok_json("doctorReport", "doctor")
+        mine = [c for c in doctor["checks"] if c["host_id"] == "claude"]
+        self.assertEqual([c["code"] for c in mine], ["adapter_modified"])
+        detail = mine[0]["detail"]
+        self.assertIn(rel, detail)
+        rc, out, _ = r.run("doctor")
+        self.assertIn(rel, out)
+        # A refresh alone changes nothing, and doctor says the same again.
+        r.ok_json("changeReport", "install", "--tool", "claude", "--refresh")
+        again = r.ok_json("doctorReport", "doctor")
+        self.assertEqual([c["detail"] for c in again["checks"] if c["host_id"] == "claude"], [detail])
+
+        # The person follows doctor's words: move the copy out, then the
+        # command it names.
+        self.assertIn("move your copy out of .claude (or delete it), then run ", detail)
+        command = detail.split("then run ", 1)[1].split()
+        self.assertEqual(command[:1], ["slipway"])
+        aside = tempfile.mkdtemp(prefix="slipway-mine-")
+        shutil.move(r.path(rel), os.path.join(aside, "mine.md"))
+        rc, out, err = r.run(*command[1:])
+        self.assertEqual(rc, 0, (out, err))
+        shutil.rmtree(aside)
+
+        doctor = r.ok_json("doctorReport", "doctor")
+        self.assertEqual([c["code"] for c in doctor["checks"] if c["host_id"] == "claude"], ["adapter_healthy"])
+        st = r.list_host("claude")
+        self.assertFalse(st["needs_refresh"])
+        self.assertNotIn("warning", st)
+        self.assertEqual(st["capabilities"], CAPS)
+
+    def test_edited_entrypoint_way_back(self):
+        self.kept_then_way_back(ENTRY["claude"])
+
+    def test_edited_reference_way_back(self):
+        # Its capability's entrypoint is withdrawn while the reference is
+        # the person's; the way back brings both.
+        self.kept_then_way_back(".claude/skills/slipway-review/references/ground-rules.md")
+
+    def test_uninstall_names_a_kept_file(self):
+        r = self.repo
+        r.ok_json("changeReport", "install", "--tool", "claude")
+        with open(r.path(ENTRY["claude"]), "a") as f:
+            f.write("\nmy own note\n")
+        r.ok_json("changeReport", "install", "--tool", "claude", "--refresh")
+        doc = r.ok_json("changeReport", "uninstall", "--tool", "claude")
+        self.assertIn(ENTRY["claude"], doc["preserved"])
+        self.assertTrue(os.path.exists(r.path(ENTRY["claude"])))
+
+    def test_mcp_on_an_installed_host_says_what_it_did(self):
+        r = self.repo
+        r.ok_json("changeReport", "install", "--tool", "claude")
+        doc = r.ok_json("changeReport", "install", "--tool", "claude", "--mcp")
+        self.assertIn(".mcp.json", doc["written"])
+        self.assertEqual(len(doc["warnings"]), 1, doc)
+        self.assertIn("--mcp registers the MCP server and leaves its files as they are", doc["warnings"][0])
+        doc = r.ok_json("changeReport", "install", "--tool", "claude")
+        self.assertIn("already installed; run slipway install --refresh", doc["warnings"][0])
+
+
 # Flags of the commands the capability texts may show (MAP section 1).
 KNOWN = {
     ("run",): {"--goal-file": 1, "--goal-stdin": 0, "--source-file": 1, "--budget": 1, "--no-review": 0,

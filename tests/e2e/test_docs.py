@@ -6,11 +6,16 @@ file of io/ in each language, in an order in which each file calls only
 the files before it (read off the objects with nm).  The error-code page
 gives every error code and every Issue rejection code an entry, in each
 language, with its exit status, what happened and what to do, and every
-link to one of its entries finds the anchor."""
+link to one of its entries finds the anchor.  The quick start of
+docs/en/index.md runs as written in a scratch repository and leaves one
+Run whose change holds none of the files `install` wrote."""
 
+import json
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 
 from slipway_e2e import ROOT, main, skip
 
@@ -236,10 +241,62 @@ def test_every_link_into_the_error_page_finds_its_anchor():
         "en/guides/first-run.md links ../reference/error-codes.md#no_such_code: no such anchor"]
 
 
+def quick_start_blocks():
+    """The sh blocks of index.md's quick start, and the build block left out
+    (make deps, make, sudo make install: the binary under test stands in)."""
+    section = read("docs", "en", "index.md").split("\n## A first Run in five minutes\n", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    blocks = re.findall(r"^```sh\n(.*?)^```", section, re.M | re.S)
+    build = [b for b in blocks if re.search(r"^(sudo )?make\b", b, re.M)]
+    assert len(build) == 1 and blocks[0] == build[0], blocks
+    return blocks[1:]
+
+
+def test_quick_start_runs_as_written():
+    base = os.path.realpath(tempfile.mkdtemp(prefix="slipway-quickstart-"))
+    try:
+        bindir = os.path.join(base, "bin")
+        os.mkdir(bindir)
+        os.symlink(os.path.abspath(BIN), os.path.join(bindir, "slipway"))
+        repo = os.path.join(base, "hello")
+        script = "set -e\n" + "".join(quick_start_blocks()).replace("/tmp/hello", repo)
+        env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"],
+                   GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org",
+                   GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.org")
+        res = subprocess.run(["bash", "-c", script], cwd=base, env=env, capture_output=True, text=True,
+                             timeout=120)
+        assert res.returncode == 0, (script, res.stdout, res.stderr)
+        assert "installed by slipway" not in res.stdout
+
+        def slipway(*args):
+            r = subprocess.run([BIN, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=60)
+            assert r.returncode == 0, (args, r.stdout, r.stderr)
+            return r.stdout
+        runs = json.loads(slipway("status", "--json"))["runs"]
+        assert len(runs) == 1, [r["id"] for r in runs]
+        run = runs[0]["id"]
+        report = slipway("status", run)
+        assert "What changed: none." in report and "installed by slipway" not in report, report
+        # Nothing the install wrote is this Run's change: an Orient that
+        # suggests nothing ends the Run without a Review.
+        action = json.loads(slipway("status", run, "--json"))["current_action"]["action_id"]
+        outcome = {"contract_version": 2, "action_id": action, "action_kind": "orient",
+                   "status": "completed", "summary": "nothing to do", "observations": [],
+                   "known_issues": [], "suggested_actions": [], "pause": None,
+                   "implementation": None, "review": None}
+        r = subprocess.run([BIN, "protocol", "submit", "--run", run, "--action", action, "--outcome-stdin"],
+                           cwd=repo, env=env, input=json.dumps(outcome), capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["action"]["kind"] == "summarize", r.stdout
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
 if __name__ == "__main__":
     main([test_readme_links_the_docs_and_the_diagram,
           test_readme_synopsis_names_every_flag,
           test_diagram_has_one_edge_per_pair_and_no_impossible_edge,
           test_architecture_lists_every_io_file_in_call_order,
           test_error_page_gives_every_code_a_meaning_and_a_fix,
-          test_every_link_into_the_error_page_finds_its_anchor])
+          test_every_link_into_the_error_page_finds_its_anchor,
+          test_quick_start_runs_as_written])

@@ -2,7 +2,9 @@
 pkg-config (also under -j), a clear message when the libraries are
 missing, user flags honoured, -Werror only in developer mode, --version
 from git describe (reproducible under SOURCE_DATE_EPOCH), and install /
-uninstall under DESTDIR with the Debian locations."""
+uninstall under DESTDIR with the Debian locations; every relative link of
+the Markdown resolves both in the repository and in the installed
+documentation, and slipway(1) names the installed places under PREFIX."""
 
 import os
 import re
@@ -131,10 +133,88 @@ def test_install_and_uninstall_honour_destdir_and_prefix():
     shutil.rmtree(dest)
 
 
+def link_targets(text):
+    """The relative link and image targets of a Markdown text (CommonMark
+    with tables, as markdown-it reads it), without their #anchors."""
+    from markdown_it import MarkdownIt
+    out = []
+
+    def walk(tokens):
+        for t in tokens:
+            if t.type == "link_open":
+                out.append(t.attrGet("href"))
+            elif t.type == "image":
+                out.append(t.attrGet("src"))
+            elif t.type in ("html_inline", "html_block"):
+                out.extend(re.findall(r'<(?:img|a)\s[^>]*(?:src|href)="([^"]+)"', t.content))
+            if t.children:
+                walk(t.children)
+    walk(MarkdownIt("commonmark").enable("table").parse(text))
+    return [t.split("#", 1)[0] for t in out
+            if t and not t.startswith("#") and not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", t)]
+
+
+def broken_links(top, skip=()):
+    """'page -> target' for every relative link under `top` that names no file."""
+    bad = []
+    for d, dirs, files in os.walk(top):
+        dirs[:] = [x for x in dirs if os.path.relpath(os.path.join(d, x), top) not in skip]
+        for f in sorted(files):
+            if f.endswith(".md"):
+                with open(os.path.join(d, f), encoding="utf-8") as fh:
+                    for t in link_targets(fh.read()):
+                        if not os.path.exists(os.path.normpath(os.path.join(d, t))):
+                            bad.append("%s -> %s" % (os.path.relpath(os.path.join(d, f), top), t))
+    return bad
+
+
+def test_links_resolve_in_the_repository_and_the_installed_tree():
+    prefix = tempfile.mkdtemp(prefix="slipway-prefix-")
+    try:
+        res = make("install", "PREFIX=" + prefix)
+        assert res.returncode == 0, res.stdout + res.stderr
+        docdir = os.path.join(prefix, "share", "doc", "slipway")
+        pages = [os.path.relpath(os.path.join(d, f), docdir)
+                 for d, _, files in os.walk(docdir) for f in files if f.endswith(".md")]
+        assert "README.md" in pages and "en/index.md" in pages and len(pages) > 40, pages
+        with open(os.path.join(docdir, "README.md"), encoding="utf-8") as f:
+            readme = f.read()
+        assert "en/index.md" in link_targets(readme) and "mk/gen" not in readme, readme
+        assert broken_links(docdir) == []
+        assert broken_links(ROOT, skip=("build", ".git", "tests", "dist")) == []
+        # slipway(1) names where this install put the schemas and the docs.
+        with open(os.path.join(prefix, "share", "man", "man1", "slipway.1"), encoding="utf-8") as f:
+            page = f.read().replace("\\-", "-")
+        files = page.split(".SH FILES", 1)[1].split(".SH ", 1)[0]
+        assert os.path.join(prefix, "share", "doc", "slipway") + "/" in files, files
+        assert os.path.join(prefix, "share", "slipway", "schemas") + "/" in files, files
+        assert "/usr/share" not in files, files
+    finally:
+        make("uninstall", "PREFIX=" + prefix)
+        shutil.rmtree(prefix, ignore_errors=True)
+        make("man")
+
+
+def test_self_a_link_missing_from_one_tree_is_found():
+    d = tempfile.mkdtemp(prefix="slipway-links-")
+    try:
+        os.makedirs(os.path.join(d, "en"))
+        with open(os.path.join(d, "en", "a.md"), "w") as f:
+            f.write("[b](b.md#x) [spec](../../spec/s.md) `[no](c.md)` ![d](../diagrams/d.svg) [w](https://x.org)\n")
+        with open(os.path.join(d, "en", "b.md"), "w") as f:
+            f.write("| a | [c](c.md) |\n| --- | --- |\n")
+        assert broken_links(d) == ["en/a.md -> ../../spec/s.md", "en/a.md -> ../diagrams/d.svg",
+                                   "en/b.md -> c.md"], broken_links(d)
+    finally:
+        shutil.rmtree(d)
+
+
 if __name__ == "__main__":
     main([test_missing_libraries_give_a_clear_message,
           test_deps_then_build_reads_pkg_config_after_installing,
           test_user_flags_are_honoured_and_werror_is_for_developers,
           test_version_is_reproducible_under_source_date_epoch,
           test_version_flag_names_the_commit_and_date,
-          test_install_and_uninstall_honour_destdir_and_prefix])
+          test_install_and_uninstall_honour_destdir_and_prefix,
+          test_self_a_link_missing_from_one_tree_is_found,
+          test_links_resolve_in_the_repository_and_the_installed_tree])
