@@ -6,11 +6,14 @@
  *   protocol-sequence  a spec/scenarios file replayed through fsm_step
  *   run-store          io/store/store_layout.def, as a tree listing
  *   issue-source       the source tables, io/source/source.h and the resume rows
- *   adapter-ownership  the host table, walked by the same code as install
+ *   adapter-ownership  the life of a managed file under install, refresh,
+ *                      uninstall and the user's edits (adapter_install.c,
+ *                      adapter_uninstall.c), named with the first host's paths
  *   layers             the #include lines of the sources given, by folder
  *
  * Labels are the code's own words (wire names, file names, row texts), in
- * English in every language. */
+ * English in every language.  Each must read at page width:
+ * tests/e2e/test_diagrams.py renders them and bounds their size. */
 
 #include <jansson.h>
 #include <stdio.h>
