@@ -93,7 +93,7 @@ const struct fsm_rule tbl_rules[] = {
 
 	/* ---- submit: routing after a finished Action ---- */
 	MOVE   (17, ACTIVE_, SUBMIT, NEED(F(OBSERVES) | F(GIT_FAILED)),                  DENY(0), PAUSED_ENVIRONMENT, O(RECORD_OUTCOME) | O(QUEUE) | O(GIT_FAILED), "Git observation failed after the Action"),
-	ISSUE  (18, ACTIVE_, SUBMIT, NEED(F(OBSERVES) | F(REVIEW_ENABLED) | F(CHANGED)), DENY(0), REVIEW, DEFAULT, O(RECORD_OUTCOME) | O(OBSERVE) | O(QUEUE) | O(DROP_QUEUE), "a change was observed: Review comes first and the queue is dropped"),
+	ISSUE  (18, ACTIVE_, SUBMIT, NEED(F(OBSERVES) | F(REVIEW_ENABLED) | F(CHANGED)), DENY(0), REVIEW, DEFAULT, O(RECORD_OUTCOME) | O(OBSERVE) | O(QUEUE) | O(DROP_QUEUE), "a change was observed: Review comes first; suggestions are recorded, not issued"),
 	SUGGEST(19, ACTIVE_, SUBMIT, NEED(F(SUGGESTION)),                                DENY(0), O(RECORD_OUTCOME) | O(OBSERVE) | O(QUEUE) | O(POP), "the host's suggestion is issued"),
 	END    (20, ACTIVE_, SUBMIT, NEED(F(KIND_SUMMARIZE)),                            DENY(0), O(RECORD_OUTCOME) | O(END), "Summarize ends the Run"),
 	ISSUE  (21, ACTIVE_, SUBMIT, NEED(F(KIND_REVIEW)),                               DENY(0), SUMMARIZE, DEFAULT, O(RECORD_OUTCOME) | O(CLEAR_REVIEW), "Review is followed by Summarize"),

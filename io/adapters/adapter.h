@@ -191,6 +191,7 @@ enum adapter_path_role {
 	ADAPTER_PATH_GENERATED,		/* a file install generates for capability `cap` */
 	ADAPTER_PATH_MANIFEST,		/* the ownership manifest */
 	ADAPTER_PATH_SENTINEL,		/* the .adapter-generated marker */
+	ADAPTER_PATH_FOLDERS,		/* the record of the folders install created (when it created one) */
 	ADAPTER_PATH_MCP_RECORD,	/* install --mcp: the record of slipway's entry */
 	ADAPTER_PATH_MCP_CONFIG		/* install --mcp: the shared file slipway adds one entry to */
 };

@@ -2,6 +2,7 @@
  * row per host, and every path install writes or claims for it, walked by
  * the same generation code as install.  Writes nothing. */
 #include "io/adapters/adapter_internal.h"
+#include "io/adapters/adapter_folders.h"
 #include "io/adapters/adapter_mcp.h"
 
 #include <string.h>
@@ -51,14 +52,15 @@ int adapter_host_walk(size_t i, const char *surface, const struct adapter_text *
 	{
 		const char *configs[ADAPTER_MCP_MAX], *records[ADAPTER_MCP_MAX];
 		size_t n = adapter_mcp_configs(h->id, configs, records);
-		const char *own[2 + ADAPTER_MCP_MAX] = { MANIFEST_NAME, SENTINEL_NAME };
-		enum adapter_path_role role[2 + ADAPTER_MCP_MAX] = { ADAPTER_PATH_MANIFEST, ADAPTER_PATH_SENTINEL };
+		const char *own[3 + ADAPTER_MCP_MAX] = { MANIFEST_NAME, SENTINEL_NAME, ADAPTER_FOLDERS_RECORD };
+		enum adapter_path_role role[3 + ADAPTER_MCP_MAX] = { ADAPTER_PATH_MANIFEST, ADAPTER_PATH_SENTINEL,
+								    ADAPTER_PATH_FOLDERS };
 
 		for (size_t k = 0; k < n; k++) {
-			own[2 + k] = records[k];
-			role[2 + k] = ADAPTER_PATH_MCP_RECORD;
+			own[3 + k] = records[k];
+			role[3 + k] = ADAPTER_PATH_MCP_RECORD;
 		}
-		for (size_t k = 0; k < 2 + n; k++) {
+		for (size_t k = 0; k < 3 + n; k++) {
 			if ((rel = adapter__owner_rel(h, own[k])) == NULL)
 				return sw_error_set(err, SW_ENOMEM, "out of memory");
 			fn(role[k], rel, NULL, payload);

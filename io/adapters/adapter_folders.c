@@ -16,7 +16,7 @@
 #include "io/util/digest.h"
 #include "io/util/file.h"
 
-#define RECORD_NAME "created-folders.json"
+#define RECORD_NAME ADAPTER_FOLDERS_RECORD
 #define RECORD_MAX (64u << 10)
 
 /* A clean repository-relative folder path: no empty, "." or ".." part,

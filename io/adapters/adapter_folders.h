@@ -28,6 +28,9 @@
 #include "io/adapters/adapter_txn.h"
 #include "io/util/err.h"
 
+/* The record's file name, in `<ownership root>/slipway/`. */
+#define ADAPTER_FOLDERS_RECORD "created-folders.json"
+
 /* Queues the record for host `host_id` (ownership root `owner`): the
  * folders missing now among the parents of the files its ops from index
  * `first` of `txn` write, and of the record itself, with those recorded
