@@ -279,17 +279,22 @@ static int file_has_rules(const char *path)
 	char buf[4096];
 	struct stat st;
 	int fd, state = 0, rules = 0;	/* state: 0 line start, 1 comment, 2 CR */
+	off_t left = 0;
 	ssize_t n;
 
 	if ((fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return errno != ENOENT && errno != ENOTDIR;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		rules = 1;
-	while (!rules && (n = read(fd, buf, sizeof(buf))) != 0) {
+	else
+		left = st.st_size;	/* what libgit2 reads too: no read for the end */
+	while (!rules && left > 0 &&
+	       (n = read(fd, buf, left < (off_t)sizeof(buf) ? (size_t)left : sizeof(buf))) != 0) {
 		if (n < 0) {
 			rules = errno != EINTR;
 			continue;
 		}
+		left -= n;
 		for (ssize_t i = 0; i < n && !rules; i++) {
 			char ch = buf[i];
 
