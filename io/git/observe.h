@@ -110,6 +110,9 @@ void vcs_test_counts(unsigned out[4]);
 /* How many worktree files the fast scan hashed without loading filters,
  * having proved that none applies. */
 unsigned vcs_test_unfiltered(void);
+/* How many untracked paths the fast scan found not ignored without asking
+ * libgit2, having proved that no ignore rule can apply to them. */
+unsigned vcs_test_unignored(void);
 /* How many observations took the handle vcs_discover had opened. */
 unsigned vcs_test_discovered_taken(void);
 #endif

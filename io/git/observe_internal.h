@@ -198,6 +198,7 @@ struct hdiff {
 struct dtask {
 	char *rel;		/* its path, "" for the root (sw_malloc'd) */
 	size_t rl, lo, hi;
+	int ign_above;		/* a directory above it may hold a .gitignore */
 };
 
 struct scan {
@@ -239,6 +240,14 @@ struct scan {
 	 * a directory or tracked in the index, or a directory it could
 	 * search but not list.  Read after the workers are joined. */
 	int attr_seen;
+	/* Whether an ignore rule can come from outside the worktree
+	 * (info/exclude, core.excludesFile or the XDG ignore file): -1 not
+	 * asked yet, 0 none can, 1 one may.  Asked once, under ignmu, from
+	 * the paths below, taken before the workers start. */
+	int ign_outside;
+	char *ign_exclude;	/* $GIT_COMMON_DIR/info/exclude, or NULL */
+	char *ign_file;		/* core.excludesFile, or NULL when unset */
+	int ign_file_rc;	/* 0 set, 1 unset (XDG's ignore), -1 unknown */
 };
 
 /* What the fast scan works from. */
@@ -270,6 +279,7 @@ int vcs__cache_tree_diff(struct scan *s);
 #ifdef SW_TESTING
 extern unsigned vcs__test_ct_diffs;	/* head-to-index sides taken from the cache tree */
 extern unsigned vcs__test_unfiltered;	/* files the scan hashed with no filter */
+extern unsigned vcs__test_unignored;	/* paths found not ignored without libgit2 */
 #endif
 
 /* 1 when the fast scan computes what git status would for this repository. */

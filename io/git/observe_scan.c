@@ -188,8 +188,10 @@ static int scan_push_untracked(struct scan *s, const char *path)
 	return rc;
 }
 
-/* Queues a visit of tracked directory `rel` (rl bytes, taken over). */
-static int scan_push_dir(struct scan *s, char *rel, size_t rl, size_t lo, size_t hi)
+/* Queues a visit of tracked directory `rel` (rl bytes, taken over);
+ * `ign_above`: a directory above it may hold a .gitignore. */
+static int scan_push_dir(struct scan *s, char *rel, size_t rl, size_t lo, size_t hi,
+			 int ign_above)
 {
 	int rc = 0;
 
@@ -205,7 +207,7 @@ static int scan_push_dir(struct scan *s, char *rel, size_t rl, size_t lo, size_t
 		s->tasks = n;
 		s->captasks = cap;
 	}
-	s->tasks[s->ntasks++] = (struct dtask){ rel, rl, lo, hi };
+	s->tasks[s->ntasks++] = (struct dtask){ rel, rl, lo, hi, ign_above };
 	rel = NULL;
 	pthread_cond_signal(&s->cv);
 out:
@@ -262,6 +264,101 @@ static int is_ignored(struct scan *s, const char *path)
 	return ign;
 }
 
+#ifdef SW_TESTING
+unsigned vcs__test_unignored;
+#endif
+
+static int in_search_path(int level, const char *name);
+
+/* 1 unless the file at `path` is absent or holds no rule: every line
+ * empty, a comment or a lone CR, the lines libgit2's parser skips
+ * (attr_file.c git_attr_fnmatch__parse).  Anything else, and a file that
+ * is not regular or cannot be read, may hold one. */
+static int file_has_rules(const char *path)
+{
+	char buf[4096];
+	struct stat st;
+	int fd, state = 0, rules = 0;	/* state: 0 line start, 1 comment, 2 CR */
+	off_t left = 0;
+	ssize_t n;
+
+	if ((fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return errno != ENOENT && errno != ENOTDIR;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		rules = 1;
+	else
+		left = st.st_size;	/* what libgit2 reads too: no read for the end */
+	while (!rules && left > 0 &&
+	       (n = read(fd, buf, left < (off_t)sizeof(buf) ? (size_t)left : sizeof(buf))) != 0) {
+		if (n < 0) {
+			rules = errno != EINTR;
+			continue;
+		}
+		left -= n;
+		for (ssize_t i = 0; i < n && !rules; i++) {
+			char ch = buf[i];
+
+			if (state == 1)
+				state = ch == '\n' ? 0 : 1;
+			else if (ch == '\n')
+				state = 0;
+			else if (state == 0 && (ch == '#' || ch == '\r'))
+				state = ch == '#' ? 1 : 2;
+			else
+				rules = 1;
+		}
+	}
+	close(fd);
+	return rules || state == 2;
+}
+
+/* 1 when an ignore rule may come from outside the worktree: libgit2's
+ * ign_global, info/exclude of the common directory and core.excludesFile
+ * or, unset, `ignore` on the XDG search path (ignore.c
+ * git_ignore__for_path, attrcache.c attr_cache__lookup_path).  Its
+ * internal rules (".", "..", ".git") never match a path the walk asks
+ * about: it skips ".git", and the seam's reader never returns the other
+ * two.  A kept handle remembers core.excludesFile from its first lookup;
+ * this reads the observation's configuration, as git does. */
+static int ignore_outside(struct scan *s)
+{
+	int v = __atomic_load_n(&s->ign_outside, __ATOMIC_ACQUIRE);
+
+	if (v >= 0)
+		return v;
+	pthread_mutex_lock(&s->ignmu);
+	if ((v = s->ign_outside) < 0) {
+		v = s->ign_exclude == NULL || s->ign_file_rc < 0 || file_has_rules(s->ign_exclude) ||
+		    (s->ign_file_rc == 0 ? file_has_rules(s->ign_file)
+					 : in_search_path(GIT_CONFIG_LEVEL_XDG, "ignore"));
+		__atomic_store_n(&s->ign_outside, v, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&s->ignmu);
+	return v;
+}
+
+/* Whether untracked `path`, an entry of the directory `fd` is open on, is
+ * ignored.  libgit2 reads the .gitignore of every directory from the root
+ * down to the path's own and the files outside the worktree, every time
+ * (five stats for a file two levels down).  When none of them can hold a
+ * rule, nothing can ignore it: `above` says whether a directory above `fd`
+ * may hold a .gitignore, *here whether `fd` does (-1: not asked yet). */
+static int ignored(struct scan *s, int fd, const char *path, int above, int *here)
+{
+	if (!above && !ignore_outside(s)) {
+		if (*here < 0)
+			*here = faccessat(fd, ".gitignore", F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+				(errno != ENOENT && errno != ENOTDIR);
+		if (*here == 0) {
+#ifdef SW_TESTING
+			__atomic_add_fetch(&vcs__test_unignored, 1, __ATOMIC_RELAXED);
+#endif
+			return 0;
+		}
+	}
+	return is_ignored(s, path);
+}
+
 /* The index entries are sorted bytewise by path (vcs__scan_status checks it), so
  * the entries below a directory form one contiguous range and membership
  * is a binary search: no set is built and no memory is touched for it. */
@@ -303,12 +400,15 @@ static int ent_tracked(const struct scan *s, size_t lo, size_t hi, const char *p
  * --untracked-files=all lists them.  Tracked subdirectories are left to
  * their own visit; an untracked one is listed here, recursively.  Reads
  * the directory with the seam's reader (getdents64 on Linux: a DIR stream
- * costs an fstat and two fcntl per directory). */
-static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, size_t hi)
+ * costs an fstat and two fcntl per directory).  `above` says whether a
+ * directory above it may hold a .gitignore; *has is set to whether this
+ * one may. */
+static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, size_t hi,
+		     int above, int *has)
 {
 	struct sw_os_dir *dir;
 	struct sw_os_dirent de;
-	int rc = 0;
+	int rc = 0, here = -1, seen = 0;
 
 	if (sw_os_dir_open(&dir, fd) < 0)
 		return SW_ENOMEM;
@@ -320,6 +420,8 @@ static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, si
 
 			if (strcmp(name, ".gitattributes") == 0)
 				__atomic_store_n(&s->attr_seen, 1, __ATOMIC_RELAXED);
+			if (strcmp(name, ".gitignore") == 0)
+				seen = 1;
 			if (strcmp(name, ".git") == 0 || fl + 2 >= PATH_MAX)
 				continue;
 			if (rl) {
@@ -338,10 +440,10 @@ static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, si
 			}
 			if (type == SW_OS_FT_DIR) {
 				size_t clo = lo, chi = hi;
-				int sub;
+				int sub, sub_has;
 
 				ent_dir_range(s, rel, fl, &clo, &chi);
-				if (clo < chi || is_ignored(s, rel))
+				if (clo < chi || ignored(s, fd, rel, above, &here))
 					continue;	/* tracked: visited on its own */
 				sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 				if (sub < 0)
@@ -354,16 +456,20 @@ static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, si
 					rc = scan_push_untracked(s, rel);
 					continue;
 				}
-				rc = scan_list(s, sub, rel, fl, clo, chi);
+				/* here is known unless above or outside
+				 * rules already send every lookup to libgit2 */
+				rc = scan_list(s, sub, rel, fl, clo, chi, above || here != 0, &sub_has);
 				close(sub);
 			} else if (type == SW_OS_FT_REG || type == SW_OS_FT_LNK) {
-				if (!ent_tracked(s, lo, hi, rel) && !is_ignored(s, rel))
+				if (!ent_tracked(s, lo, hi, rel) && !ignored(s, fd, rel, above, &here))
 					rc = scan_push_untracked(s, rel);
 			}
 		}
 	}
 	sw_os_dir_free(dir);
 	rel[rl] = '\0';
+	/* The whole listing was read: no .gitignore in it means none. */
+	*has = seen || here == 1;
 	return rc;
 }
 
@@ -376,14 +482,14 @@ static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, si
 static int scan_dir(struct scan *s, const struct dtask *t, char *rel)
 {
 	size_t pl = t->rl ? t->rl + 1 : 0;
-	int fd, rc = 0;
+	int fd, rc = 0, has = 1;	/* not listed: it may hold a .gitignore */
 
 	if (t->rl + 2 >= PATH_MAX)
 		return 0;
 	if ((fd = sw_os_open_beneath(s->rootfd, t->rel, SW_OS_BENEATH_LIST |
 				     VCS_BENEATH_HOW(s->openat2))) >= 0) {
 		memcpy(rel, t->rel, t->rl + 1);
-		rc = scan_list(s, fd, rel, t->rl, t->lo, t->hi);
+		rc = scan_list(s, fd, rel, t->rl, t->lo, t->hi, t->ign_above, &has);
 	} else if (errno != EACCES ||
 		   (fd = sw_os_open_beneath(s->rootfd, t->rel, SW_OS_BENEATH_ANCHOR |
 					    VCS_BENEATH_HOW(s->openat2))) < 0) {
@@ -424,7 +530,7 @@ static int scan_dir(struct scan *s, const struct dtask *t, char *rel)
 		    cl == 0)
 			sw_free(sub);	/* not a path git writes: left 'D' */
 		else
-			rc = scan_push_dir(s, sub, sl, i, j);
+			rc = scan_push_dir(s, sub, sl, i, j, t->ign_above || has);
 		i = j;
 	}
 	close(fd);
@@ -688,6 +794,35 @@ static char scan_check(struct scan *s, size_t i, int plain)
 	return git_oid_equal(&oid, &e->id) ? '.' : 'M';
 }
 
+/* Takes the paths ignore_outside reads, before the workers start (they
+ * read the configuration and `repo`): 0 or SW_ENOMEM.  What cannot be
+ * read leaves ign_file_rc at -1 (a rule may apply). */
+static int ignore_paths(struct scan *s, git_config *cfg)
+{
+	git_buf path = { 0 };
+	int rc = 0, got;
+
+	s->ign_outside = -1;
+	s->ign_file_rc = -1;
+	if (cfg == NULL)
+		return 0;
+	got = git_config_get_path(&path, cfg, "core.excludesfile");
+	if (got == 0 && path.ptr != NULL && path.ptr[0] != '\0') {
+		if ((s->ign_file = sw_strdup(path.ptr)) == NULL)
+			rc = SW_ENOMEM;
+		s->ign_file_rc = 0;
+	} else if (got == GIT_ENOTFOUND) {
+		s->ign_file_rc = 1;
+	}
+	git_buf_dispose(&path);
+	if (rc == 0 && git_repository_item_path(&path, s->repo, GIT_REPOSITORY_ITEM_INFO) == 0 &&
+	    (s->ign_exclude = sw_asprintf("%sexclude", path.ptr)) == NULL)
+		rc = SW_ENOMEM;
+	git_buf_dispose(&path);
+	git_error_clear();
+	return rc;
+}
+
 /* Fills `c` from the fast scan.  Returns 1 when not eligible (caller falls
  * back to libgit2's status), 0 on success, or a negative code. */
 int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_error *err)
@@ -761,8 +896,13 @@ int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_erro
 	}
 	s.tasks[0].rl = s.tasks[0].lo = 0;
 	s.tasks[0].hi = s.n;
+	s.tasks[0].ign_above = 0;
 	s.ntasks = 1;
 	s.captasks = 64;
+	if ((rc = ignore_paths(&s, in->cfg)) < 0) {
+		rc = sw_error_set(err, rc, "cannot scan worktree");
+		goto out;
+	}
 	pthread_mutex_init(&s.mu, NULL);
 	pthread_cond_init(&s.cv, NULL);
 	pthread_mutex_init(&s.gitmu, NULL);
@@ -785,6 +925,9 @@ int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_erro
 	git_repository_free(s.irepo);
 	sw_free(s.wd);
 	sw_free(s.gd);
+	sw_free(s.ign_exclude);
+	sw_free(s.ign_file);
+	s.ign_exclude = s.ign_file = NULL;
 	if (s.diff_rc < 0) {
 		rc = sw_error_set(err, s.diff_rc, "%s", s.diff_err);
 		goto out;
@@ -868,6 +1011,8 @@ int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_erro
 	}
 	rc = 0;
 out:
+	sw_free(s.ign_exclude);	/* left by a failure before the walk */
+	sw_free(s.ign_file);
 	if (rc == SW_ENOMEM)	/* add_* report allocation failure bare */
 		sw_error_set(err, SW_ENOMEM, "cannot record status");
 	for (size_t i = 0; i < s.nunt; i++)

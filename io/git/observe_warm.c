@@ -49,6 +49,11 @@ unsigned vcs_test_unfiltered(void)
 {
 	return __atomic_load_n(&vcs__test_unfiltered, __ATOMIC_RELAXED);
 }
+
+unsigned vcs_test_unignored(void)
+{
+	return __atomic_load_n(&vcs__test_unignored, __ATOMIC_RELAXED);
+}
 #endif
 
 void vcs_keep_warm(int on)
