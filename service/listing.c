@@ -260,6 +260,9 @@ int svc_list(struct svc *d, struct svc_listing *out, int brief)
 					      json_pack("{s:s, s:s, s:s}", "id", ids[i], "code", wire,
 							"detail", unreadable
 							? "the run directory cannot be read (see slipway doctor)"
+							: code == TBL_ERR_RUN_BUSY
+							? "another slipway process holds the Run's lock; "
+							  "list again once it has ended"
 							: "the run journal cannot be replayed"));
 			continue;
 		}

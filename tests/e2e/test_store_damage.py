@@ -61,9 +61,12 @@ def test_three_busy_runs_cost_one_lock_wait_and_are_listed_busy():
                 assert doc["runs"] == [], doc
                 assert [(u["id"], u["code"]) for u in doc["unavailable_runs"]] == \
                     [(i, "run_busy") for i in ids], doc
+                # the reason is the lock, not a damaged journal
+                assert all("holds the Run's lock" in u["detail"] for u in doc["unavailable_runs"]), doc
             else:
                 for i in ids:
                     assert ("%s  unavailable  code=run_busy" % i).encode() in res.out, res.out
+                assert b"cannot be replayed" not in res.out, res.out
     finally:
         for fd in fds:
             os.close(fd)
