@@ -605,8 +605,9 @@ static void section_KNOWN_ISSUES(struct rr *r)
 	}
 	if (earlier) {
 		report__item(r);
-		report__putf(r, "%zu reported by earlier Actions and not repeated by the last report; "
-			"taken as resolved.\n", earlier);
+		report__putf(r, "%zu reported by earlier Actions and not repeated by the last report: "
+			"resolved, or said again in other words; the Action log has %s.\n", earlier,
+			earlier == 1 ? "it" : "them");
 	}
 	for (size_t k = 0; k < n; k++)
 		sw_free(keys[k]);

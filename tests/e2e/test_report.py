@@ -381,6 +381,30 @@ def test_known_issues_are_those_of_the_last_report_and_checks_mark_old_failures(
     assert "exited 2 (a known issue: the host reported it failing before the Run)" in s["Checks"], s
 
 
+def test_a_known_issue_the_last_report_does_not_repeat_is_counted_not_called_resolved():
+    """An earlier Action's known issue that the last report leaves out may
+    be resolved or reworded: the report counts it and says so, never
+    that it is resolved."""
+    repo, _ = installed_repo()
+    st = start(repo, "add mode")
+    st = submit(repo, st, summary="found it", suggest="implement")
+    write(repo, "keep.py", "x = 5\n")
+    from protocol_support import encode, outcome, submit_raw
+    o = outcome(st["action"], implementation=impl("applied", ["keep.py"]))
+    o["known_issues"] = ["Tied values must be orderable."]
+    st = state_of(submit_raw(repo, st, encode(o)))
+    st = submit(repo, st, summary="Reviewed.", review=review_block())
+    o = outcome(st["action"], summary=FINAL)
+    o["known_issues"] = ["On a tie, the values must compare with <."]
+    st = state_of(submit_raw(repo, st, encode(o)))
+    assert st["state"] == "ended", st
+    s = sections(report(repo, st["run_id"]))
+    assert s["Known issues"] == ("  - On a tie, the values must compare with <.\n"
+                                 "  - 1 reported by earlier Actions and not repeated by the last report: "
+                                 "resolved, or said again in other words; the Action log has it.\n"), s
+    assert "resolved." not in s["Known issues"], s
+
+
 def test_issue_backed_amendment_is_judged_by_section_and_the_report_says_the_move():
     repo, n = installed_repo()
     doc = ib.start(repo)
