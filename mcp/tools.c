@@ -69,7 +69,7 @@ static const struct tool_doc {
 	[TBL_MCPTOOL_SUBMIT] = { "Submit an Outcome", "Report the current Action's Outcome (slipway protocol submit); returns the protocolState with the next Action. When the Run pauses for the person, _meta[\"slipway/pending\"] holds what to show them: the question, or the destructive request with its targets and impact." },
 	[TBL_MCPTOOL_ANSWER] = { "Answer a pause", "Answer a waiting question, or confirm one exact destructive scope (slipway protocol answer); returns the protocolState." },
 	[TBL_MCPTOOL_SKIP] = { "Skip the Action", "Skip the current Action (slipway protocol skip); returns the protocolState." },
-	[TBL_MCPTOOL_RESUME] = { "Resume a Run", "Resume a stopped Run or a resumable pause (slipway protocol resume); returns the protocolState." },
+	[TBL_MCPTOOL_RESUME] = { "Resume a Run", "Resume a stopped Run or a resumable pause (slipway protocol resume); returns the protocolState. A resume always starts with a fresh Orient, which counts against the budget." },
 	[TBL_MCPTOOL_STOP] = { "Stop a Run", "Stop a Run (slipway stop --json), without run_id the one open Run; returns the protocolState." },
 	[TBL_MCPTOOL_STATUS] = { "Show Runs", "The Runs of this repository (slipway status --json: statusList); with run_id one runStatus with next; with section a pinnedMaterial. With markdown (or from_candidate) the answer is Markdown text in content alone, marked by _meta[\"slipway/content-type\"] text/markdown." },
 	[TBL_MCPTOOL_MATERIAL] = { "Read Action material", "One pinned source chapter of an Action (slipway protocol material, what action.requirements.reader runs): actionMaterial." },
