@@ -74,9 +74,9 @@ static json_t *next_calls(const json_t *doc)
 /* What a paused Run waits on, read back from the Run (the protocol state
  * has no field for it): the pause its current Action's Outcome asked for,
  * as {action_id, reason, question[, destructive_request: {request_id,
- * targets, impact, scope_sha256}]}; NULL when the Run is not paused, or
- * paused without such an Outcome (budget, a source candidate), or cannot
- * be read. */
+ * targets, impact, scope_sha256}]}; for a spent budget {reason,
+ * actions_issued, review_pending}; NULL when the Run is not paused, or
+ * paused otherwise (a source candidate), or cannot be read. */
 static json_t *pending_pause(const struct mcp_op_request *req, const json_t *doc)
 {
 	const char *state = json_string_value(json_object_get(doc, "state"));
@@ -108,8 +108,16 @@ static json_t *pending_pause(const struct mcp_op_request *req, const json_t *doc
 		if (cur && id && strcmp(cur, id) == 0)
 			pause = json_object_get(json_object_get(act, "outcome"), "pause");
 	}
-	if (!json_is_object(pause))
+	if (!json_is_object(pause)) {
+		/* A spent budget: what ran, and whether a Review still waits. */
+		const json_t *why = json_object_get(doc, "pause_reason");
+
+		if (json_is_string(why) && strcmp(json_string_value(why), "budget_exhausted") == 0)
+			out = json_pack("{ss sI sO*}", "reason", "budget_exhausted", "actions_issued",
+					(json_int_t)json_array_size(json_object_get(a.doc, "actions")),
+					"review_pending", json_object_get(a.doc, "review_pending"));
 		goto out;
+	}
 	out = json_pack("{ss sO* sO*}", "action_id", cur, "reason", json_object_get(pause, "reason"),
 			"question", json_object_get(pause, "question"));
 	dr = json_object_get(pause, "destructive_request");

@@ -66,7 +66,7 @@ static const struct tool_doc {
 	const char *description;
 } tool_docs[TBL_MCPTOOL__COUNT] = {
 	[TBL_MCPTOOL_RUN] = { "Start a Run", "Start a Run (slipway run --json); returns the protocolState with the first Action and next." },
-	[TBL_MCPTOOL_SUBMIT] = { "Submit an Outcome", "Report the current Action's Outcome (slipway protocol submit); returns the protocolState with the next Action. When the Run pauses for the person, _meta[\"slipway/pending\"] holds what to show them: the question, or the destructive request with its targets and impact." },
+	[TBL_MCPTOOL_SUBMIT] = { "Submit an Outcome", "Report the current Action's Outcome (slipway protocol submit); returns the protocolState with the next Action. When the Run pauses for the person, _meta[\"slipway/pending\"] holds what to show them: the question, the destructive request with its targets and impact, or for a spent budget how many Actions were issued and whether a Review is pending." },
 	[TBL_MCPTOOL_ANSWER] = { "Answer a pause", "Answer a waiting question, or confirm one exact destructive scope (slipway protocol answer); returns the protocolState." },
 	[TBL_MCPTOOL_SKIP] = { "Skip the Action", "Skip the current Action (slipway protocol skip); returns the protocolState." },
 	[TBL_MCPTOOL_RESUME] = { "Resume a Run", "Resume a stopped Run or a resumable pause (slipway protocol resume); returns the protocolState. A resume always starts with a fresh Orient, which counts against the budget." },

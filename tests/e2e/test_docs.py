@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import tempfile
 
-from slipway_e2e import ROOT, main, skip
+from slipway_e2e import BIN, ROOT, main, scratch_repo, skip
 
 BIN = os.environ.get("SLIPWAY_BIN", os.path.join(ROOT, "build", "slipway"))
 
@@ -258,6 +258,58 @@ def quick_start_blocks():
     return blocks[1:]
 
 
+# The counts the pages quote from a Claude Code install, per language:
+# (what it counts, pattern).  "installed" is every file install wrote (the
+# report's line), "managed" what doctor counts.
+QUOTED_COUNTS = [
+    ("installed", r"(\d+) files installed by slipway for claude"),
+    ("managed", r"adapter_healthy\s+(\d+) managed files"),
+    ("installed", r"\((\d+) files for Claude Code\)"),
+    ("installed", r"Claude Code 为 (\d+) 个文件"),
+    ("installed", r"Claude Code では\n?(\d+) ファイル"),
+]
+
+
+def quoted_count_problems(pages, counts):
+    """[problem] for each count a page quotes that is not the binary's."""
+    problems = []
+    for path, text in sorted(pages.items()):
+        for what, pattern in QUOTED_COUNTS:
+            for m in re.finditer(pattern, text):
+                if int(m.group(1)) != counts[what]:
+                    problems.append("%s: quotes %s where %s is %d" % (path, m.group(0), what, counts[what]))
+    return problems
+
+
+def test_the_install_counts_the_pages_quote_are_the_binarys():
+    """The pages quote how many files `install --tool claude` writes and how
+    many doctor manages; both follow what the binary does (they drifted
+    each time the installed texts gained a file)."""
+    repo = scratch_repo()
+    res = subprocess.run([BIN, "install", "--tool", "claude", "--json"], cwd=repo, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    installed = len(json.loads(res.stdout)["written"])
+    res = subprocess.run([BIN, "doctor"], cwd=repo, capture_output=True, text=True)
+    managed = int(re.search(r"adapter_healthy\s+(\d+) managed files", res.stdout).group(1))
+    counts = {"installed": installed, "managed": managed}
+    pages = {}
+    for lang in ("en", "zh", "ja"):
+        for base, _dirs, files in os.walk(os.path.join(ROOT, "docs", lang)):
+            for name in files:
+                if name.endswith(".md"):
+                    with open(os.path.join(base, name), encoding="utf-8") as f:
+                        pages[os.path.relpath(os.path.join(base, name), ROOT)] = f.read()
+    found = sum(len(re.findall(p, t)) for t in pages.values() for _, p in QUOTED_COUNTS)
+    assert found >= 9, "the pages quote %d counts; the patterns no longer find them" % found
+    problems = quoted_count_problems(pages, counts)
+    assert not problems, "\n".join(problems)
+    # One count off is found.
+    wrong = {"docs/en/x.md": "  - %d files installed by slipway for claude" % (installed + 1)}
+    assert quoted_count_problems(wrong, counts) == [
+        "docs/en/x.md: quotes %d files installed by slipway for claude where installed is %d"
+        % (installed + 1, installed)]
+
+
 def test_quick_start_runs_as_written():
     base = os.path.realpath(tempfile.mkdtemp(prefix="slipway-quickstart-"))
     try:
@@ -305,4 +357,5 @@ if __name__ == "__main__":
           test_architecture_lists_every_io_file_in_call_order,
           test_error_page_gives_every_code_a_meaning_and_a_fix,
           test_every_link_into_the_error_page_finds_its_anchor,
-          test_quick_start_runs_as_written])
+          test_quick_start_runs_as_written,
+          test_the_install_counts_the_pages_quote_are_the_binarys])

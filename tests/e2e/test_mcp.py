@@ -427,6 +427,17 @@ def test_a_paused_result_carries_what_to_show_in_meta_and_the_markdown_report_is
     res = raw_call("status", run_id=rid, markdown=True)
     assert res["_meta"] == {"slipway/content-type": "text/markdown"}, res.get("_meta")
     assert "slipway/content-type" not in raw_call("status", run_id=rid)["_meta"]
+    # A spent budget: how many Actions ran and whether a Review waits.
+    st = s.state("run", goal="two steps", budget=2)
+    st = submit(s, st, summary="facts", suggest="implement")
+    res = raw_call("submit", run_id=st["run_id"], action_id=st["action"]["action_id"],
+                   outcome=outcome(st["action"], summary="done",
+                                   implementation=impl("applied", [])))
+    assert res["structuredContent"]["pause_reason"] == "budget_exhausted", res["structuredContent"]
+    status = raw_call("status", run_id=st["run_id"])["structuredContent"]
+    assert res["_meta"]["slipway/pending"] == {
+        "reason": "budget_exhausted", "actions_issued": 2,
+        "review_pending": status["review_pending"]}, res["_meta"]
     tools = {t["name"]: t for t in s.ok(op="listTools")["tools"]}
     assert "slipway/content-type" in tools["status"]["description"]
     assert "slipway/pending" in tools["submit"]["description"]
