@@ -13,6 +13,7 @@ log=build/test-logs/$(printf '%s' "$name" | tr '/' '_').log
 mkdir -p build/test-logs
 rm -f "$log" "$log.count"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/slipway-step.XXXXXX") || exit 1
+chmod 1777 "$tmp"	# as /tmp: the tests that drop to another user make files there
 start=$(date +%s)
 TMPDIR=$tmp "$@" >"$log" 2>&1
 rc=$?
