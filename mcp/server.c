@@ -46,7 +46,7 @@ static const char instructions[] =
 	"in the Git directory; collect no tokens, environment dumps or transcripts.\n"
 	"4. Redact every credential you recognise as [REDACTED] in what you send, keeping "
 	"commands truthful.\n"
-	"Answers carry the user's own words and stand alone (the report shows them without the "
+	"Answers carry the user's own words and stand alone (later Actions see them without the "
 	"question). Report only commands you ran, with their real exit codes.";
 
 struct server {
