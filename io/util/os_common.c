@@ -334,12 +334,12 @@ int sw_os__filter_stream_begin(FILE **slot, FILE *(*open)(void), sw_os_filter_wr
 	return 0;
 }
 
-int sw_os__filter_stream_flush(void)
+static int filter_stream_flush(void)
 {
 	return fflush(stdout) == EOF ? -1 : 0;
 }
 
-int sw_os__filter_stream_end(void)
+static int filter_stream_end(void)
 {
 	FILE *f = sf.filtered;
 
@@ -348,4 +348,16 @@ int sw_os__filter_stream_end(void)
 	*sf.slot = sf.was;
 	sf.filtered = NULL;
 	return fclose(f) == 0 ? 0 : -1;	/* flushes, then the close function */
+}
+
+/* ---- whichever filter is active ---------------------------------------- */
+
+int sw_os__filter_flush(void)
+{
+	return sf.filtered != NULL ? filter_stream_flush() : sw_os__filter_fd_flush();
+}
+
+int sw_os__filter_end(void)
+{
+	return sf.filtered != NULL ? filter_stream_end() : sw_os__filter_fd_end();
 }

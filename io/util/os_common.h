@@ -51,7 +51,11 @@ int sw_os__filter_stream_begin(FILE **slot, FILE *(*open)(void), sw_os_filter_wr
 			       sw_os_filter_end_fn *end, void *cookie);
 ssize_t sw_os__filter_stream_write(const char *buf, size_t len);
 int sw_os__filter_stream_close(void);
-int sw_os__filter_stream_flush(void);
-int sw_os__filter_stream_end(void);
+
+/* sw_os_filter_stdout_flush and sw_os_filter_stdout_end of whichever
+ * filter began (the stream or the descriptor one; without a filter, a
+ * plain fflush and 0). */
+int sw_os__filter_flush(void);
+int sw_os__filter_end(void);
 
 #endif

@@ -348,30 +348,20 @@ int sw_os_filter_stdout(sw_os_filter_write_fn *write, sw_os_filter_end_fn *end, 
 	/* glibc's stdout is a plain variable */
 	return sw_os__filter_stream_begin(&stdout, cookie_open, write, end, cookie);
 }
-
-int sw_os_filter_stdout_end(void)
-{
-	return sw_os__filter_stream_end();
-}
-
-int sw_os_filter_stdout_flush(void)
-{
-	return sw_os__filter_stream_flush();
-}
 #else
 /* musl's stdout is a const pointer: the POSIX way. */
 int sw_os_filter_stdout(sw_os_filter_write_fn *write, sw_os_filter_end_fn *end, void *cookie)
 {
 	return sw_os__filter_fd_begin(sw_os_memfd, write, end, cookie);
 }
+#endif
 
 int sw_os_filter_stdout_flush(void)
 {
-	return sw_os__filter_fd_flush();
+	return sw_os__filter_flush();
 }
 
 int sw_os_filter_stdout_end(void)
 {
-	return sw_os__filter_fd_end();
+	return sw_os__filter_end();
 }
-#endif

@@ -402,29 +402,19 @@ int sw_os_filter_stdout(sw_os_filter_write_fn *write, sw_os_filter_end_fn *end, 
 	/* an lvalue on macOS and FreeBSD (__stdoutp) */
 	return sw_os__filter_stream_begin(&stdout, funopen_open, write, end, cookie);
 }
-
-int sw_os_filter_stdout_end(void)
-{
-	return sw_os__filter_stream_end();
-}
-
-int sw_os_filter_stdout_flush(void)
-{
-	return sw_os__filter_stream_flush();
-}
 #else
 int sw_os_filter_stdout(sw_os_filter_write_fn *write, sw_os_filter_end_fn *end, void *cookie)
 {
 	return sw_os__filter_fd_begin(sw_os_memfd, write, end, cookie);
 }
+#endif
 
 int sw_os_filter_stdout_flush(void)
 {
-	return sw_os__filter_fd_flush();
+	return sw_os__filter_flush();
 }
 
 int sw_os_filter_stdout_end(void)
 {
-	return sw_os__filter_fd_end();
+	return sw_os__filter_end();
 }
-#endif
