@@ -312,35 +312,12 @@ def test_a_source_code_without_a_fix_row_fails_the_build():
     """Rebuilds the generator against a copy of tables/error_help.def: as
     it is, then without two rows (found first by -I)."""
     build_gendocs()
-    flags = subprocess.run(["make", "-s", "-C", ROOT, "pkg-flags"], capture_output=True, text=True)
-    assert flags.returncode == 0, flags.stderr
-    pkg = dict(line.split("=", 1) for line in flags.stdout.splitlines())
     with open(os.path.join(ROOT, "tables/error_help.def")) as f:
         fixes = f.read()
-    # a row is two lines: the code and meaning, then the fix
-    lines, kept, skip = fixes.split("\n"), [], 0
-    for l in lines:
-        if l.startswith(("SOURCE_HELP(SECTION_MINIMIZED,", "ERR_HELP(SOURCE_ALIAS_LIMIT,")):
-            skip = 2
-        if skip:
-            skip -= 1
-            continue
-        kept.append(l)
-    dropped = "\n".join(kept)
-    assert dropped.count("\n") == fixes.count("\n") - 4
+    dropped = drop_row(drop_row(fixes, "SOURCE_HELP", "SECTION_MINIMIZED"), "ERR_HELP", "SOURCE_ALIAS_LIMIT")
+    assert dropped.count("\n") == fixes.count("\n") - 4  # a row is two lines
     for table, ok in ((fixes, True), (dropped, False)):
-        d = tempfile.mkdtemp(prefix="gencap-fixes-")
-        os.mkdir(os.path.join(d, "tables"))
-        with open(os.path.join(d, "tables/error_help.def"), "w") as f:
-            f.write(table)
-        exe = os.path.join(d, "gendocs")
-        srcs = sorted(glob.glob(os.path.join(ROOT, "mk/gen/gendocs*.c"))) + \
-            [os.path.join(ROOT, p) for p in ("mk/gen/gencap.c", "mk/gen/gencap_source.c",
-                                             "tests/support/fsm_explore.c", "build/rel/libsw.a")]
-        res = subprocess.run(["cc", "-std=c11", "-D_GNU_SOURCE", "-I", d, "-I", ROOT, "-o", exe] + srcs
-                             + pkg["PKG_CFLAGS"].split() + pkg["PKG_LIBS"].split(),
-                             capture_output=True, text=True)
-        assert res.returncode == 0, res.stderr
+        exe = build_gendocs_with({"tables/error_help.def": table})
         rc, out, err = gendocs_capability("<!-- slipway:profile -->\n", gendocs=exe)
         if ok:
             assert rc == 0 and out == "change/v2\n", err
