@@ -511,20 +511,13 @@ def codex_flow(repo):
     st = sub(repo, st, obs=[READ, OBS], known=[KNOWN], summary="Two findings.",
              review=review_block("findings_reported", FINDINGS))
     assert st["action"]["kind"] == "summarize", st["action"]["kind"]
-    assert run("stop", rid, cwd=repo).code == 0
-    env = ib.amended(ib.fixture(), "requirements", "# Requirements\n\nAlso guard the empty list.\n",
-                     parent=doc["pinned_source"]["requirements_revision"])
-    res = ib.refresh(repo, rid, env)
-    assert res.code == 0, res.err
-    cand = res.json_out()["source_candidate"]
-    res = ib.resume(repo, rid, "--source-choice", "adopt", "--candidate", cand["candidate_id"])
-    assert res.code == 0, res.err
+    adopted, cand = adopt_amendment(repo, doc)
     # The code changed before the adoption: the Orient's brief says that
     # Review and Summarize follow, and that a new Run implements it.
-    brief = res.json_out()["action"]["brief"]
+    brief = adopted["action"]["brief"]
     assert "goes on to Review and Summarize whatever you suggest" in brief and \
         "a new Run from the amended Issue implements it" in brief, brief
-    st = sub(repo, res.json_out(), obs=[READ, OBS], summary="Re-oriented on the amended requirements.",
+    st = sub(repo, adopted, obs=[READ, OBS], summary="Re-oriented on the amended requirements.",
              suggest="implement")
     assert st["action"]["kind"] == "review", st["action"]["kind"]
     st = sub(repo, st, obs=[READ, OBS], known=[KNOWN], summary="The same two findings.",
@@ -578,9 +571,10 @@ def test_codex_flow_report_names_everything_in_under_4_KB():
     assert summary.count(FINDINGS[0]["summary"]) == 1
 
 
-def adopt_amendment(repo, doc, st=None):
+def adopt_amendment(repo, doc):
     """Stops the Run, refreshes its Issue with the requirements amended and
-    adopts the candidate; returns the Orient's protocolState."""
+    adopts the candidate; returns the Orient's protocolState and the
+    candidate."""
     rid = doc["run_id"]
     assert run("stop", rid, cwd=repo).code == 0
     env = ib.amended(ib.fixture(), "requirements", "# Requirements\n\nAlso guard the empty list.\n",
@@ -592,7 +586,7 @@ def adopt_amendment(repo, doc, st=None):
     assert res.code == 0, res.err
     st = res.json_out()
     assert st["resume_operation"] == "source_amended" and st["action"]["kind"] == "orient", st
-    return st
+    return st, cand
 
 
 def test_an_adopted_amendment_is_not_implemented_unless_a_completed_implement_covered_it():
@@ -601,7 +595,7 @@ def test_an_adopted_amendment_is_not_implemented_unless_a_completed_implement_co
     # is open.
     repo, _ = installed_repo()
     doc = ib.start(repo)
-    st = adopt_amendment(repo, doc)
+    st, _ = adopt_amendment(repo, doc)
     assert "Otherwise suggest implement for it." in st["action"]["brief"], st["action"]["brief"]
     st = submit(repo, st, summary="go", suggest="implement")
     assert st["action"]["kind"] == "implement", st["action"]["kind"]
@@ -616,7 +610,7 @@ def test_an_adopted_amendment_is_not_implemented_unless_a_completed_implement_co
     write(repo, "calc.py", "def mean(xs):\n    return sum(xs) / len(xs)\n")
     st = submit(repo, st, implementation=impl("applied", ["calc.py"]))
     assert st["action"]["kind"] == "summarize", st["action"]["kind"]
-    st = adopt_amendment(repo, doc)
+    st, _ = adopt_amendment(repo, doc)
     st = submit(repo, st, summary="go", suggest="implement")
     assert st["action"]["kind"] == "implement", st["action"]["kind"]
     write(repo, "calc.py", "def mean(xs):\n    return sum(xs) / len(xs)  # half done\n")
