@@ -79,17 +79,6 @@ static void build(const struct world *w, const char *setup, const char *add, con
 	      setup, add, after);
 }
 
-static void observe(struct vcs_observation *o, const char *dir, int libgit2_status)
-{
-	struct vcs_observe_opts opts = { .libgit2_status = libgit2_status };
-	struct vcs_identity id = VCS_IDENTITY_INIT;
-	struct sw_error err = SW_ERROR_INIT;
-
-	cr_assert_eq(vcs_discover(&id, dir, &err), 0, "%s", err.msg);
-	cr_assert_eq(vcs_observe(o, &id, &opts, &err), 0, "%s", err.msg);
-	vcs_identity_release(&id);
-}
-
 /* The fast scan equals libgit2's status (and git's, when git can see the
  * condition), its dirty paths are exactly `want` (comma-separated, "" for
  * none), and it hashed without filters only when `plain`. */
@@ -100,12 +89,12 @@ static void check(const struct world *w, const char *want, int git_sees, int pla
 	char got[1024] = "";
 	size_t used = 0;
 
-	observe(&fast, w->repo, 0);
+	fx_observe(&fast, w->repo, 0);
 	if (plain)
 		cr_assert_gt(vcs_test_unfiltered(), before, "no file was hashed without filters");
 	else
 		cr_assert_eq(vcs_test_unfiltered(), before, "a file was hashed without filters");
-	observe(&slow, w->repo, 1);
+	fx_observe(&slow, w->repo, 1);
 	for (size_t i = 0; i < fast.retained; i++)
 		used += (size_t)snprintf(got + used, sizeof(got) - used, "%s%s", i ? "," : "",
 					 fast.paths[i].path);

@@ -69,17 +69,6 @@ static void world_free(struct world *w)
 	git_libgit2_shutdown();
 }
 
-static void observe(struct vcs_observation *o, const char *dir, int libgit2_status)
-{
-	struct vcs_observe_opts opts = { .libgit2_status = libgit2_status };
-	struct vcs_identity id = VCS_IDENTITY_INIT;
-	struct sw_error err = SW_ERROR_INIT;
-
-	cr_assert_eq(vcs_discover(&id, dir, &err), 0, "%s", err.msg);
-	cr_assert_eq(vcs_observe(o, &id, &opts, &err), 0, "%s", err.msg);
-	vcs_identity_release(&id);
-}
-
 /* The fast scan equals libgit2's status and git, its dirty paths are
  * exactly `want` (comma-separated), and it skipped libgit2's ignore
  * lookup for `skipped` untracked paths (-1: for at least one). */
@@ -91,14 +80,14 @@ static void check(const struct world *w, const char *want, int skipped)
 	char got[2048] = "";
 	size_t used = 0, n;
 
-	observe(&fast, w->repo, 0);
+	fx_observe(&fast, w->repo, 0);
 	after = vcs_test_unignored();
 	if (skipped < 0)
 		cr_assert_gt(after, before, "every ignore lookup went to libgit2");
 	else
 		cr_assert_eq(after - before, (unsigned)skipped, "ignore lookups skipped: %u",
 			     after - before);
-	observe(&slow, w->repo, 1);
+	fx_observe(&slow, w->repo, 1);
 	for (size_t i = 0; i < fast.retained; i++)
 		used += (size_t)snprintf(got + used, sizeof(got) - used, "%s%s", i ? "," : "",
 					 fast.paths[i].path);

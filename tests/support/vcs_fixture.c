@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/git/observe.h"
+#include "io/git/vcs.h"
 #include "io/util/err.h"
 #include "tests/support/tmp.h"
 
@@ -186,4 +188,15 @@ void fx_dirty_free(struct fx_dirty *d, size_t n)
 		sw_free(d[i].state);
 	}
 	sw_free(d);
+}
+
+void fx_observe(struct vcs_observation *o, const char *dir, int libgit2_status)
+{
+	struct vcs_observe_opts opts = { .libgit2_status = libgit2_status };
+	struct vcs_identity id = VCS_IDENTITY_INIT;
+	struct sw_error err = SW_ERROR_INIT;
+
+	cr_assert_eq(vcs_discover(&id, dir, &err), 0, "%s", err.msg);
+	cr_assert_eq(vcs_observe(o, &id, &opts, &err), 0, "%s", err.msg);
+	vcs_identity_release(&id);
 }

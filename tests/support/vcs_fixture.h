@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+struct vcs_observation;
+
 /* A new empty directory under $TMPDIR or /tmp (tests/support/tmp.h),
  * symlink-resolved; sw_free it after fx_rmrf. */
 char *fx_tmpdir(void);
@@ -36,5 +38,10 @@ struct fx_dirty {
  * count; release with fx_dirty_free. */
 size_t fx_git_dirty(const char *dir, struct fx_dirty **out);
 void fx_dirty_free(struct fx_dirty *d, size_t n);
+
+/* Discovers the repository at `dir` and observes it into *o (with
+ * libgit2's own status when `libgit2_status`); release with
+ * vcs_observation_release. */
+void fx_observe(struct vcs_observation *o, const char *dir, int libgit2_status);
 
 #endif
