@@ -66,18 +66,6 @@ void adapter_intent_release(struct adapter_intent *in)
 
 /* ---- encoding ---- */
 
-static json_t *str_array(char *const *v, size_t n)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; a && i < n; i++)
-		if (json_array_append_new(a, json_string(v[i])) < 0) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
-}
-
 static json_t *op_json(const struct adapter_intent_op *o)
 {
 	json_t *j = json_pack("{s:s, s:s}", "path", o->path, "kind", kind_wire[o->kind]);
@@ -111,9 +99,9 @@ char *adapter_intent_encode(const struct adapter_intent *in, size_t *len)
 		return NULL;
 	doc = json_pack("{s:i, s:s, s:s, s:o*, s:I, s:o, s:o*, s:o*}", "version", 1,
 			"phase", phase_wire[in->phase], "operation", in->operation ? in->operation : "",
-			"hosts", str_array(in->hosts, in->nhosts), "pid", (json_int_t)in->pid,
-			"ops", ops, "dirs", str_array(in->dirs, in->ndirs),
-			"folders", str_array(in->folders, in->nfolders));
+			"hosts", sw_json_strings(in->hosts, in->nhosts), "pid", (json_int_t)in->pid,
+			"ops", ops, "dirs", sw_json_strings(in->dirs, in->ndirs),
+			"folders", sw_json_strings(in->folders, in->nfolders));
 	if (doc == NULL || json_object_size(doc) != 8 ||
 	    (body = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER)) == NULL)
 		goto out;

@@ -6,6 +6,8 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "io/util/json.h"
+
 /* Adds a member built by a Jansson constructor; NULL values mean ENOMEM. */
 static int put(json_t *o, const char *k, json_t *v)
 {
@@ -22,18 +24,6 @@ static json_t *parent_json(const struct source_parent *p)
 		return o;
 	json_decref(o);
 	return NULL;
-}
-
-static json_t *aliases_json(char *const *v, size_t n)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; a && i < n; i++)
-		if (json_array_append_new(a, json_string(v[i])) < 0) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
 }
 
 json_t *source_aliases_merged(const struct source_pinned *cur, const char *canonical_url)
@@ -98,7 +88,7 @@ int source_pinned_to_json(struct json_t **out, const struct source_pinned *p,
 		 put(o, "issue_id", json_string(p->issue_id)) &&
 		 put(o, "issue_number", json_integer(p->issue_number)) &&
 		 put(o, "canonical_url", json_string(p->canonical_url)) &&
-		 put(o, "url_aliases", aliases_json(p->url_aliases, p->n_url_aliases)) &&
+		 put(o, "url_aliases", sw_json_strings(p->url_aliases, p->n_url_aliases)) &&
 		 put(o, "source_revision", json_string(p->source_revision)) &&
 		 put(o, "manifest_revision", json_string(p->manifest_revision)) &&
 		 put(o, "requirements_revision", json_string(p->requirements_revision)) &&
@@ -144,7 +134,7 @@ int source_candidate_to_json(struct json_t **out,
 	     put(o, "issue_id", json_string(c->issue_id)) &&
 	     put(o, "issue_number", json_integer(c->issue_number)) &&
 	     put(o, "canonical_url", json_string(c->canonical_url)) &&
-	     put(o, "url_aliases", aliases_json(c->url_aliases, c->n_url_aliases)) &&
+	     put(o, "url_aliases", sw_json_strings(c->url_aliases, c->n_url_aliases)) &&
 	     (!c->observation_sha256[0] ||
 	      put(o, "observation_sha256", json_string(c->observation_sha256))) &&
 	     (!c->source_revision[0] ||

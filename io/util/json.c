@@ -94,6 +94,18 @@ json_t *sw_json_text(const char *s)
 	return s ? json_stringn_nocheck(s, strlen(s)) : NULL;
 }
 
+json_t *sw_json_strings(char *const *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		if (json_array_append_new(a, json_string(v[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
 int sw_hex_digit(int c)
 {
 	if (c >= '0' && c <= '9')

@@ -57,6 +57,10 @@ char *sw_utf8_lossy(const char *s, size_t len, size_t *out_len);
  * (or when `s` is NULL). */
 struct json_t *sw_json_text(const char *s);
 
+/* A JSON array of the `n` UTF-8 strings at `v`: a new reference, or NULL
+ * on ENOMEM or when one of them is not valid UTF-8. */
+struct json_t *sw_json_strings(char *const *v, size_t n);
+
 /* Encodes `v` compactly, keys in insertion order, byte for byte as the
  * reference's Go encoder with HTML escaping off: non-ASCII kept as UTF-8
  * except U+2028 and U+2029 (always \u2028, \u2029); `\" \\ \b \f \n \r \t`

@@ -17,17 +17,7 @@ static int set(json_t *obj, const char *key, json_t *v, int *bad)
 
 static json_t *strings_json(const struct outcome_strings *l)
 {
-	json_t *arr = json_array();
-	size_t i;
-
-	if (arr == NULL)
-		return NULL;
-	for (i = 0; i < l->len; i++)
-		if (json_array_append_new(arr, json_string(l->items[i])) < 0) {
-			json_decref(arr);
-			return NULL;
-		}
-	return arr;
+	return sw_json_strings(l->items, l->len);
 }
 
 static json_t *request_json(const struct outcome_request *r)
