@@ -113,6 +113,8 @@ unsigned vcs_test_unfiltered(void);
 /* How many untracked paths the fast scan found not ignored without asking
  * libgit2, having proved that no ignore rule can apply to them. */
 unsigned vcs_test_unignored(void);
+/* Index fingerprints hashed on a thread of their own so far. */
+unsigned vcs_test_fp_threads(void);
 /* How many observations took the handle vcs_discover had opened. */
 unsigned vcs_test_discovered_taken(void);
 #endif

@@ -92,63 +92,97 @@ int vcs__path_fingerprint_of(const struct vcs_observation *o,
 
 /* ---- index fingerprint ------------------------------------------------- */
 
-/* sha256 over the ls-files --stage -z form of every index entry. */
-int vcs__index_fingerprint(const git_index_entry *const *ents, size_t n,
-			     char out[SW_DIGEST_LEN], struct sw_error *err)
+/* The two hex digits of every byte: formatting an id is then 20 copies,
+ * where git_oid_fmt is a call, a length check and 40 stores. */
+static const char hex_pairs[256][2] = {
+#define HD(v) (char)((v) < 10 ? '0' + (v) : 'a' + (v) - 10)
+#define HP(x) { HD((x) >> 4), HD((x) & 15) }
+#define HP4(x) HP(x), HP((x) + 1), HP((x) + 2), HP((x) + 3)
+#define HP16(x) HP4(x), HP4((x) + 4), HP4((x) + 8), HP4((x) + 12)
+	HP16(0x00), HP16(0x10), HP16(0x20), HP16(0x30), HP16(0x40), HP16(0x50), HP16(0x60), HP16(0x70),
+	HP16(0x80), HP16(0x90), HP16(0xa0), HP16(0xb0), HP16(0xc0), HP16(0xd0), HP16(0xe0), HP16(0xf0),
+#undef HP16
+#undef HP4
+#undef HP
+#undef HD
+};
+
+#ifdef SW_TESTING
+unsigned vcs__test_fp_threads;	/* counted by observe.c, which starts the threads */
+#endif
+
+/* The buffer the listing is formed in before it is hashed. */
+#define FP_BUF (1 << 16)
+
+int vcs__index_fingerprint_prepare(struct vcs_index_fp *f, struct sw_error *err)
 {
-	struct sw_sha256 *h = NULL;
-	char *buf = NULL;
-	size_t cap = 1 << 16, used = 0;
 	int rc;
 
-	if ((buf = sw_malloc(cap)) == NULL)
+	f->h = NULL;
+	if ((f->buf = sw_malloc(FP_BUF)) == NULL)
 		return sw_error_set(err, SW_ENOMEM, "cannot allocate index buffer");
-	if ((rc = sw_sha256_new(&h, err)) < 0)
-		goto out;
+	if ((rc = sw_sha256_new(&f->h, err)) < 0) {
+		sw_free(f->buf);
+		f->buf = NULL;
+	}
+	return rc;
+}
+
+void vcs__index_fingerprint_release(struct vcs_index_fp *f)
+{
+	sw_sha256_free(f->h);
+	sw_free(f->buf);
+	f->h = NULL;
+	f->buf = NULL;
+}
+
+/* sha256 over the ls-files --stage -z form of every index entry. */
+void vcs__index_fingerprint_compute(struct vcs_index_fp *f, const git_index_entry *const *ents,
+				    size_t n, char out[SW_DIGEST_LEN])
+{
+	char *buf = f->buf;
+	size_t used = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		const git_index_entry *e = ents[i];
 		size_t pl = strlen(e->path);
-		char hex[GIT_OID_HEXSZ + 1];
+		char *o;
 
-		if (used + pl + 64 > cap) {
-			sw_sha256_update(h, buf, used);
+		/* 64 bytes hold the mode, the id, the stage and the tab. */
+		if (used + pl + 1 + 64 > FP_BUF) {
+			sw_sha256_update(f->h, buf, used);
 			used = 0;
-			if (pl + 64 > cap) {
-				char *nb = sw_realloc(buf, pl + 64);
-
-				if (nb == NULL) {
-					sw_sha256_free(h);
-					rc = sw_error_set(err, SW_ENOMEM, "cannot allocate index buffer");
-					goto out;
-				}
-				buf = nb;
-				cap = pl + 64;
-			}
 		}
+		o = buf + used;
 		if (e->mode <= 0777777) {
 			/* "%06o %s %d\t" by hand: this runs once per entry. */
-			char *o = buf + used;
-
 			for (int k = 5; k >= 0; k--)
 				*o++ = (char)('0' + ((e->mode >> (3 * k)) & 7));
-			*o++ = ' ';
-			git_oid_fmt(o, &e->id);
-			o += GIT_OID_HEXSZ;
-			*o++ = ' ';
-			*o++ = (char)('0' + GIT_INDEX_ENTRY_STAGE(e));
-			*o++ = '\t';
-			used = (size_t)(o - buf);
 		} else {
-			git_oid_tostr(hex, sizeof(hex), &e->id);
-			used += (size_t)snprintf(buf + used, cap - used, "%06o %s %d\t",
-						 e->mode, hex, GIT_INDEX_ENTRY_STAGE(e));
+			o += snprintf(o, 24, "%o", e->mode);
+		}
+		*o++ = ' ';
+		for (int k = 0; k < GIT_OID_RAWSZ; k++) {
+			memcpy(o, hex_pairs[e->id.id[k]], 2);
+			o += 2;
+		}
+		*o++ = ' ';
+		*o++ = (char)('0' + GIT_INDEX_ENTRY_STAGE(e));
+		*o++ = '\t';
+		used = (size_t)(o - buf);
+		if (pl + 1 + 64 > FP_BUF) {
+			/* A path longer than the buffer is hashed where it is. */
+			sw_sha256_update(f->h, buf, used);
+			sw_sha256_update(f->h, e->path, pl + 1);
+			used = 0;
+			continue;
 		}
 		memcpy(buf + used, e->path, pl + 1);	/* with the NUL */
 		used += pl + 1;
 	}
-	sw_sha256_update(h, buf, used);
-	sw_sha256_final_prefixed(h, out);
-out:
-	sw_free(buf);
-	return rc;
+	sw_sha256_update(f->h, buf, used);
+	sw_sha256_final_prefixed(f->h, out);	/* frees the hash */
+	f->h = NULL;
+	sw_free(f->buf);
+	f->buf = NULL;
 }

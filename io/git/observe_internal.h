@@ -147,9 +147,19 @@ int64_t vcs__detail_cost(const struct vcs_path_obs *p);
 /* path_fingerprint over the retained details of `o`.  SW_ENOMEM. */
 int vcs__path_fingerprint_of(const struct vcs_observation *o,
 			     char out[SW_DIGEST_LEN], struct sw_error *err);
-/* index_fingerprint of entries ents[0..n).  SW_ENOMEM. */
-int vcs__index_fingerprint(const git_index_entry *const *ents, size_t n,
-			   char out[SW_DIGEST_LEN], struct sw_error *err);
+/* index_fingerprint of entries ents[0..n), in two steps: _prepare
+ * allocates all it needs (SW_ENOMEM), _compute only reads the entries and
+ * hashes, so it cannot fail and may run on a thread of its own; it
+ * releases what _prepare took.  _release is for a prepared fingerprint
+ * never computed. */
+struct vcs_index_fp {
+	struct sw_sha256 *h;
+	char *buf;
+};
+int vcs__index_fingerprint_prepare(struct vcs_index_fp *f, struct sw_error *err);
+void vcs__index_fingerprint_compute(struct vcs_index_fp *f, const git_index_entry *const *ents,
+				    size_t n, char out[SW_DIGEST_LEN]);
+void vcs__index_fingerprint_release(struct vcs_index_fp *f);
 
 /* ---- the index file, read directly (observe_index.c) --------------------- */
 
@@ -279,6 +289,7 @@ int vcs__cache_tree_diff(struct scan *s);
 #ifdef SW_TESTING
 extern unsigned vcs__test_ct_diffs;	/* head-to-index sides taken from the cache tree */
 extern unsigned vcs__test_unfiltered;	/* files the scan hashed with no filter */
+extern unsigned vcs__test_fp_threads;	/* index fingerprints hashed on a thread */
 extern unsigned vcs__test_unignored;	/* paths found not ignored without libgit2 */
 #endif
 

@@ -54,6 +54,11 @@ unsigned vcs_test_unignored(void)
 {
 	return __atomic_load_n(&vcs__test_unignored, __ATOMIC_RELAXED);
 }
+
+unsigned vcs_test_fp_threads(void)
+{
+	return __atomic_load_n(&vcs__test_fp_threads, __ATOMIC_RELAXED);
+}
 #endif
 
 void vcs_keep_warm(int on)

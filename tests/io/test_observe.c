@@ -99,6 +99,45 @@ Test(observe, index_fingerprint_is_the_digest_of_ls_files_stage)
 	sw_free(dir);
 }
 
+/* From 1,024 index entries the fingerprint is hashed on a thread of its
+ * own, beside the walk (1,023: on the caller's), and it must be the same
+ * digest of git ls-files --stage -z either way: with a staged change, an
+ * executable, a symlink and a path longer than the 64 KiB the listing is
+ * formed in (written to the index only: no filesystem takes it). */
+Test(observe, a_large_index_is_fingerprinted_beside_the_walk_to_the_same_digest)
+{
+	static const unsigned sizes[] = { 1023, 1024 };
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(*sizes); k++) {
+		char *dir = fx_tmpdir(), *raw;
+		char want[SW_DIGEST_LEN];
+		struct vcs_observation o;
+		unsigned before = vcs_test_fp_threads();
+		size_t len;
+
+		/* sizes[k] entries: 1019 or 1020 files, run.sh, sl, staged.txt
+		 * and the long path. */
+		fx_sh(dir, "git init -q . && mkdir d && i=0; while [ $i -lt %u ]; do "
+			   "echo $i > d/f$i.txt; i=$((i + 1)); done && echo r > run.sh && chmod +x run.sh && "
+			   "ln -s run.sh sl && git add -A && git commit -q -m init && "
+			   "echo s > staged.txt && git add staged.txt && "
+			   "p=$(i=0; while [ $i -lt 6600 ]; do printf 'abcdefghij/'; i=$((i + 1)); done)f && "
+			   "git update-index --add --cacheinfo 100644,$(git rev-parse HEAD:run.sh),\"$p\"",
+		      sizes[k] - 4);
+		raw = fx_sh_out(dir, &len, "git ls-files --stage -z");
+		cr_assert_gt(len, 70000, "the long path is in the index");
+		sw_sha256_prefixed(raw, len, want);
+		observe(&o, dir, NULL);
+		cr_assert_str_eq(o.index_fingerprint, want, "%u entries", sizes[k]);
+		cr_assert_eq(vcs_test_fp_threads() - before, sizes[k] >= 1024 ? 1u : 0u,
+			     "%u entries", sizes[k]);
+		vcs_observation_release(&o);
+		sw_free(raw);
+		fx_rmrf(dir);
+		sw_free(dir);
+	}
+}
+
 Test(observe, categories_and_states_match_git_status)
 {
 	char *dir = repo_with_commit();
