@@ -176,25 +176,31 @@ clean-dist:
 
 .PHONY: dist deb rpm release rpm-tools clean-dist
 
-# make bench: start-up of the static binary beside the dynamic builds
-# (tests/bench/bench_start.c): every library shared (STATIC=0), the default
-# build (archives, glibc shared) and `make static`, in a one-commit
-# repository.
+# make bench: start-up of each way of linking slipway
+# (tests/bench/bench_start.c), in a one-commit repository: every library
+# shared (STATIC=0), the libraries' archives with glibc shared
+# (STATIC_LIBC=0), the default build (build/slipway: static-pie when
+# glibc's archive is there) and `make static`.
 build/bench/slipway-shared: build/rel/cli/main.o $(REL_OBJS)
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+build/bench/slipway-glibc: build/rel/cli/main.o $(REL_OBJS)
+	@mkdir -p $(dir $@)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BIN_LIBS)
 
 build/bench/bench_start: tests/bench/bench_start.c tests/bench/bench_clock.h
 	@mkdir -p $(dir $@)
 	$(QUIET_LINK)$(CC) $(CFLAGS_REL) -o $@ $<
 
 BENCH_START_RUNS ?= 200
-bench:: build/bench/bench_start build/bench/slipway-shared build/slipway build/static/amd64/slipway
+bench:: build/bench/bench_start build/bench/slipway-shared build/bench/slipway-glibc build/slipway \
+	build/static/amd64/slipway
 	@d=build/bench/start-repo; if [ ! -d $$d/.git ]; then rm -rf $$d && mkdir -p $$d && \
 		git -C $$d init -q && echo hi > $$d/README && git -C $$d add README && \
 		git -C $$d -c user.name=b -c user.email=b@example.com commit -qm first; fi; \
 	build/bench/bench_start $$d $(BENCH_START_RUNS) shared=build/bench/slipway-shared \
-		archives=build/slipway static=build/static/amd64/slipway
+		glibc-shared=build/bench/slipway-glibc default=build/slipway static=build/static/amd64/slipway
 
 bench-build:: build/bench/bench_start
 

@@ -2,9 +2,9 @@
  * build of the binary: `bench_start REPO N NAME=BINARY...` runs each
  * binary N times as `--version` and N times as `status --json` in REPO,
  * and prints the median and the 90th percentile of the wall time.  The
- * builds compared by `make bench`: every library shared, the default build
- * (the libraries' archives, glibc shared) and `make static` (nothing
- * shared). */
+ * builds compared by `make bench`: every library shared, the libraries'
+ * archives with glibc shared, the default build (static-pie when glibc's
+ * archive is there: nothing shared) and `make static` (the release's). */
 
 #include <fcntl.h>
 #include <limits.h>
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("start-up: wall time from spawn to exit, median (90th percentile) of %d runs, ms\n", n);
-	printf("%-10s %-12s %-22s %-22s\n", "build", "size", "--version", "status --json");
+	printf("%-13s %-12s %-22s %-22s\n", "build", "size", "--version", "status --json");
 	for (int i = 3; i < argc; i++) {
 		char *eq = strchr(argv[i], '='), size[32] = "?", path[PATH_MAX];
 		char a0[] = "slipway", a1[] = "--version", a2[] = "status", a3[] = "--json";
@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 			fclose(f);
 		measure(path, argv[1], version, n, &m1, &p1);
 		measure(path, argv[1], status, n, &m2, &p2);
-		printf("%-10s %-12s %6.2f (%6.2f)        %6.2f (%6.2f)\n", argv[i], size, m1, p1, m2, p2);
+		printf("%-13s %-12s %6.2f (%6.2f)        %6.2f (%6.2f)\n", argv[i], size, m1, p1, m2, p2);
 	}
 	return 0;
 }

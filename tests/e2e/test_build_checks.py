@@ -432,6 +432,59 @@ def check_macos(*srcs, zig=None):
     return subprocess.run(args, capture_output=True, text=True)
 
 
+def test_the_installed_binary_is_static_pie_when_glibcs_archive_is_there():
+    """build/slipway, what make install installs, links glibc's archive too
+    when the compiler has one: no shared library, no interpreter, and it
+    runs.  The libraries' archives with glibc shared (STATIC_LIBC=0, the
+    variant make bench times beside it) need libc.so.6."""
+    libdir = subprocess.run(["pkg-config", "--variable=libdir", "libgit2"],
+                            capture_output=True, text=True).stdout.strip()
+    if not os.path.exists(os.path.join(libdir, "libgit2.a")):
+        skip_test("no %s/libgit2.a: the binary links the shared libraries" % libdir)
+    libc = subprocess.run(["cc", "-print-file-name=libc.a"], capture_output=True, text=True).stdout.strip()
+    if not (libc.startswith("/") and os.path.exists(libc)):
+        skip_test("the compiler has no libc.a: build/slipway keeps glibc shared")
+    for target in ("build/slipway", "build/bench/slipway-glibc"):
+        res = subprocess.run(["make", "-s", "-C", ROOT, target], capture_output=True, text=True)
+        assert res.returncode == 0, res.stdout + res.stderr
+    binary = os.path.join(ROOT, "build/slipway")
+    dyn = subprocess.run(["readelf", "-d", "-l", binary], capture_output=True, text=True).stdout
+    assert "NEEDED" not in dyn and "INTERP" not in dyn, dyn
+    res = subprocess.run([binary, "--version"], capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.startswith("slipway "), res.stdout + res.stderr
+    dyn = subprocess.run(["readelf", "-d", os.path.join(ROOT, "build/bench/slipway-glibc")],
+                         capture_output=True, text=True).stdout
+    assert "libc.so.6" in dyn, dyn
+
+
+def test_the_link_drops_only_glibcs_static_link_notes_and_keeps_the_status():
+    """The link of build/slipway leaves out glibc's notes on getpwuid_r and
+    getaddrinfo in libgit2's archive (mk/release.mk says why they do not
+    apply), and shows every other message with the link's exit status."""
+    lines = ["/usr/bin/ld: /usr/lib/x/libgit2.a(sysdir.c.o): in function `get_passwd_home':",
+             "(.text+0xeb): warning: Using 'getpwuid_r' in statically linked applications "
+             "requires at runtime the shared libraries from the glibc version used for linking",
+             "/usr/bin/ld: /usr/lib/x/libgit2.a(socket.c.o): in function `socket_connect':",
+             "(.text+0x254): warning: Using 'getaddrinfo' in statically linked applications "
+             "requires at runtime the shared libraries from the glibc version used for linking",
+             "/usr/bin/ld: other.o: warning: a note of another kind"]
+    d = tempfile.mkdtemp()
+    script = os.path.join(d, "link.sh")
+    with open(script, "w") as f:
+        f.write("printf '%s\\n' " + " ".join("'" + l.replace("'", "'\\''") + "'" for l in lines)
+                + " >&2\nexit $1\n")
+    for status in (0, 3):
+        target = os.path.join(d, "out%d" % status)
+        res = subprocess.run(["make", "-s", "-C", ROOT, "--eval",
+                              "%s: ; @sh %s %d $(LINK_NOTES)" % (target, script, status), target],
+                             capture_output=True, text=True)
+        assert (res.returncode == 0) == (status == 0), res.stdout + res.stderr
+        assert "a note of another kind" in res.stderr, res.stderr
+        for gone in ("getpwuid_r", "getaddrinfo", "get_passwd_home", "socket_connect"):
+            assert gone not in res.stderr, res.stderr
+        assert not os.path.exists(target + ".notes")
+
+
 def test_macos_check_fails_on_a_linux_only_call_outside_the_seam():
     """The same pipe, through the OS seam and straight from Linux: macOS's
     headers (zig's) accept the first and name pipe2 in the second, for
@@ -484,5 +537,7 @@ if __name__ == "__main__":
           test_a_source_code_without_a_fix_row_fails_the_build,
           test_a_code_without_its_meaning_or_translation_fails_the_build,
           test_binary_links_the_archives_without_tls_or_ssh,
+          test_the_installed_binary_is_static_pie_when_glibcs_archive_is_there,
+          test_the_link_drops_only_glibcs_static_link_notes_and_keeps_the_status,
           test_macos_check_fails_on_a_linux_only_call_outside_the_seam,
           test_macos_check_without_zig_is_a_skip_note])
