@@ -128,14 +128,6 @@ int vcs__index_fingerprint_prepare(struct vcs_index_fp *f, struct sw_error *err)
 	return rc;
 }
 
-void vcs__index_fingerprint_release(struct vcs_index_fp *f)
-{
-	sw_sha256_free(f->h);
-	sw_free(f->buf);
-	f->h = NULL;
-	f->buf = NULL;
-}
-
 /* sha256 over the ls-files --stage -z form of every index entry. */
 void vcs__index_fingerprint_compute(struct vcs_index_fp *f, const git_index_entry *const *ents,
 				    size_t n, char out[SW_DIGEST_LEN])

@@ -150,8 +150,8 @@ int vcs__path_fingerprint_of(const struct vcs_observation *o,
 /* index_fingerprint of entries ents[0..n), in two steps: _prepare
  * allocates all it needs (SW_ENOMEM), _compute only reads the entries and
  * hashes, so it cannot fail and may run on a thread of its own; it
- * releases what _prepare took.  _release is for a prepared fingerprint
- * never computed. */
+ * releases what _prepare took, and every prepared fingerprint is
+ * computed. */
 struct vcs_index_fp {
 	struct sw_sha256 *h;
 	char *buf;
@@ -159,7 +159,6 @@ struct vcs_index_fp {
 int vcs__index_fingerprint_prepare(struct vcs_index_fp *f, struct sw_error *err);
 void vcs__index_fingerprint_compute(struct vcs_index_fp *f, const git_index_entry *const *ents,
 				    size_t n, char out[SW_DIGEST_LEN]);
-void vcs__index_fingerprint_release(struct vcs_index_fp *f);
 
 /* ---- the index file, read directly (observe_index.c) --------------------- */
 
