@@ -110,8 +110,8 @@ BIN_LIBS    = $(if $(filter 1,$(STATIC)),$(PKG_LIBS_STATIC),$(PKG_LIBS))
 # the compiler has one (libc6-dev ships libc.a) and builds position-
 # independent code: a static-pie binary like the release's (mk/release.mk),
 # with no dynamic loader.  Measured side by side (issue #37), a submit in a
-# 20-file repository takes 8% less wall time and 12% less CPU than with glibc
-# shared, the loader's relocations and symbol lookups being most of the
+# 20-file repository takes 8-10% less wall time and 12% less CPU than with
+# glibc shared, the loader's relocations and symbol lookups being most of the
 # difference; `make bench` times the start of both.  STATIC_LIBC=0 keeps
 # glibc shared; the sanitizer builds always do.
 LIBC_A      := $(if $(filter 1,$(STATIC)),$(shell $(CC) -print-file-name=libc.a 2>/dev/null))
