@@ -361,13 +361,16 @@ static int ignored(struct scan *s, int fd, const char *path, int above, int *her
 
 /* The index entries are sorted bytewise by path (vcs__scan_status checks it), so
  * the entries below a directory form one contiguous range and membership
- * is a binary search: no set is built and no memory is touched for it. */
-static size_t ent_lower_bound(const struct scan *s, size_t lo, size_t hi, const char *key)
+ * is a binary search: no set is built and no memory is touched for it.
+ * Every entry of [lo, hi) starts with the same `pl` bytes, so the search
+ * compares what follows them with `key` (0: the whole path). */
+static size_t ent_lower_bound(const struct scan *s, size_t lo, size_t hi, size_t pl,
+			      const char *key)
 {
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (strcmp(s->ent[mid]->path, key) < 0)
+		if (strcmp(s->ent[mid]->path + pl, key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -382,31 +385,21 @@ static void ent_dir_range(const struct scan *s, char *rel, size_t rl, size_t *lo
 {
 	rel[rl] = '/';
 	rel[rl + 1] = '\0';
-	*lo = ent_lower_bound(s, *lo, *hi, rel);
+	*lo = ent_lower_bound(s, *lo, *hi, 0, rel);
 	rel[rl] = '0';
-	*hi = ent_lower_bound(s, *lo, *hi, rel);
+	*hi = ent_lower_bound(s, *lo, *hi, 0, rel);
 	rel[rl] = '\0';
 }
 
 /* Whether `name` is tracked directly in the directory whose entries are
- * [lo, hi), each starting with its `pl`-byte path and a slash.  Those
- * prefixes are equal, so the search compares what follows them: a few
- * bytes instead of the whole path, for each of the ~7 probes of every
- * file a listing finds. */
+ * [lo, hi), each starting with its `pl`-byte path and a slash: the search
+ * compares only what follows them, a few bytes instead of the whole path
+ * for each of the ~7 probes of every file a listing finds. */
 static int ent_tracked(const struct scan *s, size_t lo, size_t hi, size_t pl, const char *name)
 {
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(s->ent[mid]->path + pl, name);
+	size_t i = ent_lower_bound(s, lo, hi, pl, name);
 
-		if (c == 0)
-			return 1;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	return i < hi && strcmp(s->ent[i]->path + pl, name) == 0;
 }
 
 /* Lists directory `fd` (path `rel`, rl bytes, in a PATH_MAX buffer;
@@ -433,11 +426,15 @@ static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, si
 			enum sw_os_ftype type = de.type;
 
 			/* Most names start with no dot: one byte decides. */
-			if (name[0] == '.' && strcmp(name, ".gitattributes") == 0)
-				__atomic_store_n(&s->attr_seen, 1, __ATOMIC_RELAXED);
-			if (name[0] == '.' && strcmp(name, ".gitignore") == 0)
-				seen = 1;
-			if ((name[0] == '.' && strcmp(name, ".git") == 0) || fl + 2 >= PATH_MAX)
+			if (name[0] == '.') {
+				if (strcmp(name, ".gitattributes") == 0)
+					__atomic_store_n(&s->attr_seen, 1, __ATOMIC_RELAXED);
+				else if (strcmp(name, ".gitignore") == 0)
+					seen = 1;
+				else if (strcmp(name, ".git") == 0)
+					continue;
+			}
+			if (fl + 2 >= PATH_MAX)
 				continue;
 			if (rl) {
 				rel[rl] = '/';
@@ -540,7 +537,7 @@ static int scan_dir(struct scan *s, const struct dtask *t, char *rel)
 		memcpy(sub, s->ent[i]->path, sl);
 		sub[sl] = '0';
 		sub[sl + 1] = '\0';
-		j = ent_lower_bound(s, i, t->hi, sub);
+		j = ent_lower_bound(s, i, t->hi, 0, sub);
 		sub[sl] = '\0';
 		if ((cl == 1 && name[0] == '.') || (cl == 2 && name[0] == '.' && name[1] == '.') ||
 		    cl == 0)
