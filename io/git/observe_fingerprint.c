@@ -92,21 +92,6 @@ int vcs__path_fingerprint_of(const struct vcs_observation *o,
 
 /* ---- index fingerprint ------------------------------------------------- */
 
-/* The two hex digits of every byte: formatting an id is then 20 copies,
- * where git_oid_fmt is a call, a length check and 40 stores. */
-static const char hex_pairs[256][2] = {
-#define HD(v) (char)((v) < 10 ? '0' + (v) : 'a' + (v) - 10)
-#define HP(x) { HD((x) >> 4), HD((x) & 15) }
-#define HP4(x) HP(x), HP((x) + 1), HP((x) + 2), HP((x) + 3)
-#define HP16(x) HP4(x), HP4((x) + 4), HP4((x) + 8), HP4((x) + 12)
-	HP16(0x00), HP16(0x10), HP16(0x20), HP16(0x30), HP16(0x40), HP16(0x50), HP16(0x60), HP16(0x70),
-	HP16(0x80), HP16(0x90), HP16(0xa0), HP16(0xb0), HP16(0xc0), HP16(0xd0), HP16(0xe0), HP16(0xf0),
-#undef HP16
-#undef HP4
-#undef HP
-#undef HD
-};
-
 #ifdef SW_TESTING
 unsigned vcs__test_fp_threads;	/* counted by observe.c, which starts the threads */
 #endif
@@ -154,10 +139,8 @@ void vcs__index_fingerprint_compute(struct vcs_index_fp *f, const git_index_entr
 			o += snprintf(o, 24, "%o", e->mode);
 		}
 		*o++ = ' ';
-		for (int k = 0; k < GIT_OID_RAWSZ; k++) {
-			memcpy(o, hex_pairs[e->id.id[k]], 2);
-			o += 2;
-		}
+		/* Not git_oid_fmt: a call, a length check and 40 stores. */
+		o = sw_hex_bytes(o, e->id.id, GIT_OID_RAWSZ);
 		*o++ = ' ';
 		*o++ = (char)('0' + GIT_INDEX_ENTRY_STAGE(e));
 		*o++ = '\t';

@@ -87,15 +87,33 @@ void sw_sha256_field(struct sw_sha256 *h, const void *bytes, size_t len)
 	sw_sha256_update(h, bytes, len);
 }
 
+/* The two lowercase hex digits of every byte: a byte is one 2-byte copy
+ * (the index fingerprint formats 50,000 ids with it). */
+static const char hex_pairs[256][2] = {
+#define HD(v) (char)((v) < 10 ? '0' + (v) : 'a' + (v) - 10)
+#define HP(x) { HD((x) >> 4), HD((x) & 15) }
+#define HP4(x) HP(x), HP((x) + 1), HP((x) + 2), HP((x) + 3)
+#define HP16(x) HP4(x), HP4((x) + 4), HP4((x) + 8), HP4((x) + 12)
+	HP16(0x00), HP16(0x10), HP16(0x20), HP16(0x30), HP16(0x40), HP16(0x50), HP16(0x60), HP16(0x70),
+	HP16(0x80), HP16(0x90), HP16(0xa0), HP16(0xb0), HP16(0xc0), HP16(0xd0), HP16(0xe0), HP16(0xf0),
+#undef HP16
+#undef HP4
+#undef HP
+#undef HD
+};
+
+char *sw_hex_bytes(char *out, const void *bytes, size_t n)
+{
+	const unsigned char *b = bytes;
+
+	for (size_t i = 0; i < n; i++, out += 2)
+		memcpy(out, hex_pairs[b[i]], 2);
+	return out;
+}
+
 static void to_hex_n(const unsigned char *md, size_t n, char *out)
 {
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[md[i] >> 4];
-		out[2 * i + 1] = digits[md[i] & 0xf];
-	}
-	out[2 * n] = '\0';
+	*sw_hex_bytes(out, md, n) = '\0';
 }
 
 static void to_hex(const unsigned char *md, char *out)

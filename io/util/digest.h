@@ -42,6 +42,10 @@ void sw_sha256_free(struct sw_sha256 *h);
 int sw_material_digest(char out[SW_DIGEST_LEN], const void *bytes, size_t len,
 		       struct sw_error *err);
 
+/* Writes the 2n lowercase hex digits of bytes[0..n) at `out`, with no
+ * NUL; returns the end. */
+char *sw_hex_bytes(char *out, const void *bytes, size_t n);
+
 /* One-shot plain digests of a buffer. */
 void sw_sha256_hex(const void *buf, size_t len, char out[SW_HEX_LEN]);
 void sw_sha256_prefixed(const void *buf, size_t len, char out[SW_DIGEST_LEN]);

@@ -53,3 +53,22 @@ Test(io_digest, a_section_hashes_its_framing_for_every_name_and_length)
 		}
 	}
 }
+
+/* sw_hex_bytes writes every byte value as printf's %02x does, two digits
+ * each with nothing after them, and returns the end. */
+Test(io_digest, hex_bytes_writes_every_byte_value_as_two_lowercase_digits)
+{
+	unsigned char all[256];
+	char got[2 * 256 + 1], want[2 * 256 + 1];
+
+	for (int i = 0; i < 256; i++) {
+		all[i] = (unsigned char)i;
+		snprintf(want + 2 * i, 3, "%02x", i);
+	}
+	memset(got, '#', sizeof(got));
+	cr_assert_eq(sw_hex_bytes(got, all, 256), got + 512);
+	cr_assert_eq(got[512], '#', "nothing is written past the digits");
+	got[512] = '\0';
+	cr_assert_str_eq(got, want);
+	cr_assert_eq(sw_hex_bytes(got, all, 0), got);
+}
