@@ -103,8 +103,9 @@ PKG_OK     := $(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo yes)
 # the shared libraries instead.
 PKG_LIBDIR := $(shell $(PKG_CONFIG) --variable=libdir libgit2 2>/dev/null)
 STATIC     ?= $(if $(wildcard $(PKG_LIBDIR)/libgit2.a),1,0)
-PKG_LIBS_STATIC := -Wl,-Bstatic $(filter-out -lrt -ldl -lpthread,$(shell $(PKG_CONFIG) --static \
-	--libs-only-l $(PKGS) 2>/dev/null)) -Wl,-Bdynamic -lpthread -ldl -lrt
+PKG_LIBS_ALL := $(shell $(PKG_CONFIG) --static --libs-only-l $(PKGS) 2>/dev/null)
+PKG_LIBS_STATIC := -Wl,-Bstatic $(filter-out -lrt -ldl -lpthread,$(PKG_LIBS_ALL)) \
+	-Wl,-Bdynamic -lpthread -ldl -lrt
 BIN_LIBS    = $(if $(filter 1,$(STATIC)),$(PKG_LIBS_STATIC),$(PKG_LIBS))
 # build/slipway (what `make install` installs) links glibc's archive too when
 # the compiler has one (libc6-dev ships libc.a) and builds position-
@@ -117,8 +118,7 @@ BIN_LIBS    = $(if $(filter 1,$(STATIC)),$(PKG_LIBS_STATIC),$(PKG_LIBS))
 LIBC_A      := $(if $(filter 1,$(STATIC)),$(shell $(CC) -print-file-name=libc.a 2>/dev/null))
 CC_PIE      := $(if $(filter /%,$(LIBC_A)),$(shell $(CC) -dM -E -x c /dev/null 2>/dev/null | grep -c __PIE__))
 STATIC_LIBC ?= $(if $(and $(filter /%,$(LIBC_A)),$(wildcard $(LIBC_A)),$(filter-out 0,$(CC_PIE))),1,0)
-PROG_LIBS    = $(if $(filter 1,$(STATIC_LIBC)),-static-pie $(shell $(PKG_CONFIG) --static \
-	--libs-only-l $(PKGS) 2>/dev/null),$(BIN_LIBS))
+PROG_LIBS    = $(if $(filter 1,$(STATIC_LIBC)),-static-pie $(PKG_LIBS_ALL),$(BIN_LIBS))
 # glibc's linker notes on getpwuid_r and getaddrinfo in a static link, which
 # mk/release.mk explains (libgit2 calls neither in slipway's use), are left
 # out of the build's output; every other message of the link is shown.
