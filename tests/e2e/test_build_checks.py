@@ -401,15 +401,21 @@ def test_a_code_without_its_meaning_or_translation_fails_the_build():
     assert err.count("has no row") == 3 and err.count("translates another English text") == 2, err
 
 
+def skip_without_libgit2_archive():
+    """The binaries link the libraries' static archives only where
+    libgit2.a is; elsewhere the checks of that link are skips."""
+    libdir = subprocess.run(["pkg-config", "--variable=libdir", "libgit2"],
+                            capture_output=True, text=True).stdout.strip()
+    if not os.path.exists(os.path.join(libdir, "libgit2.a")):
+        skip_test("no %s/libgit2.a: the binary links the shared libraries" % libdir)
+
+
 def test_binary_links_the_archives_without_tls_or_ssh():
     """With Debian's static archives, the binary needs no shared library but
     libc (and the sanitizer runtimes), and carries neither mbedTLS's CA
     parsing nor libssh2: io/git/vcs_notls.c stood in for the members that use
     them, so git_libgit2_init parses no CA bundle."""
-    libdir = subprocess.run(["pkg-config", "--variable=libdir", "libgit2"],
-                            capture_output=True, text=True).stdout.strip()
-    if not os.path.exists(os.path.join(libdir, "libgit2.a")):
-        skip_test("no %s/libgit2.a: the binary links the shared libraries" % libdir)
+    skip_without_libgit2_archive()
     ldd = subprocess.run(["ldd", BIN], capture_output=True, text=True).stdout
     for lib in ("libgit2", "libjansson", "libcrypto", "libxxhash", "libmbed", "libssh2", "libpcre2"):
         assert lib not in ldd, lib + " is linked shared:\n" + ldd
@@ -437,10 +443,7 @@ def test_the_installed_binary_is_static_pie_when_glibcs_archive_is_there():
     when the compiler has one: no shared library, no interpreter, and it
     runs.  The libraries' archives with glibc shared (STATIC_LIBC=0, the
     variant make bench times beside it) need libc.so.6."""
-    libdir = subprocess.run(["pkg-config", "--variable=libdir", "libgit2"],
-                            capture_output=True, text=True).stdout.strip()
-    if not os.path.exists(os.path.join(libdir, "libgit2.a")):
-        skip_test("no %s/libgit2.a: the binary links the shared libraries" % libdir)
+    skip_without_libgit2_archive()
     libc = subprocess.run(["cc", "-print-file-name=libc.a"], capture_output=True, text=True).stdout.strip()
     if not (libc.startswith("/") and os.path.exists(libc)):
         skip_test("the compiler has no libc.a: build/slipway keeps glibc shared")
