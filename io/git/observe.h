@@ -115,6 +115,12 @@ unsigned vcs_test_unfiltered(void);
 unsigned vcs_test_unignored(void);
 /* Index fingerprints hashed on a thread of their own so far. */
 unsigned vcs_test_fp_threads(void);
+/* How many listed names the fast scan looked up by binary search, having
+ * no table of its directory's tracked names. */
+unsigned vcs_test_name_searches(void);
+/* Keeps only the low `bits` bits of the fast scan's name hash (0: every
+ * name collides); 32 is the whole hash. */
+void vcs_test_name_hash_bits(unsigned bits);
 /* How many observations took the handle vcs_discover had opened. */
 unsigned vcs_test_discovered_taken(void);
 #endif

@@ -290,6 +290,8 @@ extern unsigned vcs__test_ct_diffs;	/* head-to-index sides taken from the cache 
 extern unsigned vcs__test_unfiltered;	/* files the scan hashed with no filter */
 extern unsigned vcs__test_fp_threads;	/* index fingerprints hashed on a thread */
 extern unsigned vcs__test_unignored;	/* paths found not ignored without libgit2 */
+extern unsigned vcs__test_name_searches;	/* listed names searched for, not hashed */
+extern uint32_t vcs__test_name_hash_mask;	/* the name hash's bits kept */
 #endif
 
 /* 1 when the fast scan computes what git status would for this repository. */

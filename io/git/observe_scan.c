@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -391,14 +392,158 @@ static void ent_dir_range(const struct scan *s, char *rel, size_t rl, size_t *lo
 	rel[rl] = '\0';
 }
 
+/* The names tracked directly in the directory a worker lists, hashed:
+ * the listing's "is this name tracked" is one probe and, on a hit, one
+ * compare, where a binary search over the directory's entries took ~7
+ * (each following two pointers into an entry array of megabytes).  Built
+ * from the directory's index range, stepping over its subdirectories;
+ * kept by the worker and reused directory after directory. */
+struct names {
+	size_t *found;		/* the direct entries of the directory */
+	uint32_t *fhash;	/* and their names' hashes */
+	size_t nfound, capfound;
+	size_t *slot;		/* the table: entry + 1, 0 empty */
+	uint32_t *shash;	/* the slot's name hash */
+	size_t cap, mask;
+};
+
+static void names_free(struct names *t)
+{
+	sw_free(t->found);
+	sw_free(t->fhash);
+	sw_free(t->slot);
+	sw_free(t->shash);
+	memset(t, 0, sizeof(*t));
+}
+
+#ifdef SW_TESTING
+unsigned vcs__test_name_searches;
+uint32_t vcs__test_name_hash_mask = UINT32_MAX;
+#endif
+
+/* FNV-1a of the name at p, up to its NUL or a slash; *end gets where it
+ * stopped. */
+static uint32_t name_hash(const char *p, const char **end)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *p != '\0' && *p != '/'; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	*end = p;
+#ifdef SW_TESTING
+	h &= vcs__test_name_hash_mask;
+#endif
+	return h;
+}
+
+/* The end of the entries of [i, hi) below subdirectory `name` (cl bytes,
+ * after the range's common `pl` bytes), entry i being the first: they
+ * share the prefix "name/", so they lie together. */
+static size_t ent_subdir_end(const struct scan *s, size_t i, size_t hi, size_t pl,
+			     const char *name, size_t cl)
+{
+	size_t lo = i + 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *p = s->ent[mid]->path + pl;
+
+		if (strncmp(p, name, cl) == 0 && p[cl] == '/')
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Gives an array of entries and its array of hashes room for n each;
+ * false, leaving each as it was or grown, when one cannot be had. */
+static bool names_grow(size_t **idx, uint32_t **hash, size_t n)
+{
+	size_t *ni = sw_realloc(*idx, n * sizeof(*ni));
+	uint32_t *nh;
+
+	if (ni == NULL)
+		return false;
+	*idx = ni;
+	if ((nh = sw_realloc(*hash, n * sizeof(*nh))) == NULL)
+		return false;
+	*hash = nh;
+	return true;
+}
+
+/* Fills `t` with the entries of [lo, hi) that lie directly in the
+ * directory (each entry's path starts with the directory's `pl` bytes);
+ * false on allocation failure, when the caller searches instead. */
+static bool names_build(struct names *t, const struct scan *s, size_t lo, size_t hi, size_t pl)
+{
+	size_t cap = 16;
+
+	t->nfound = 0;
+	for (size_t i = lo; i < hi;) {
+		const char *name = s->ent[i]->path + pl, *end;
+		uint32_t h = name_hash(name, &end);
+		size_t cl = (size_t)(end - name);
+
+		if (*end == '/') {	/* a subdirectory: stepped over */
+			i = ent_subdir_end(s, i, hi, pl, name, cl);
+			continue;
+		}
+		if (t->nfound == t->capfound) {
+			size_t nc = t->capfound ? 2 * t->capfound : 64;
+
+			if (!names_grow(&t->found, &t->fhash, nc))
+				return false;
+			t->capfound = nc;
+		}
+		t->found[t->nfound] = i;
+		t->fhash[t->nfound++] = h;
+		i++;
+	}
+	while (cap < 2 * t->nfound)
+		cap <<= 1;
+	if (cap > t->cap) {
+		if (!names_grow(&t->slot, &t->shash, cap))
+			return false;
+		t->cap = cap;
+	}
+	t->mask = cap - 1;
+	memset(t->slot, 0, cap * sizeof(*t->slot));
+	for (size_t k = 0; k < t->nfound; k++) {
+		size_t j = t->fhash[k] & t->mask;
+
+		while (t->slot[j] != 0)
+			j = (j + 1) & t->mask;
+		t->slot[j] = t->found[k] + 1;
+		t->shash[j] = t->fhash[k];
+	}
+	return true;
+}
+
+/* Whether `name` is tracked directly in the directory `t` was built for
+ * (whose entries' paths start with `pl` bytes). */
+static int names_has(const struct names *t, const struct scan *s, size_t pl, const char *name)
+{
+	const char *end;
+	uint32_t h = name_hash(name, &end);
+
+	for (size_t j = h & t->mask; t->slot[j] != 0; j = (j + 1) & t->mask)
+		if (t->shash[j] == h && strcmp(s->ent[t->slot[j] - 1]->path + pl, name) == 0)
+			return 1;
+	return 0;
+}
+
 /* Whether `name` is tracked directly in the directory whose entries are
  * [lo, hi), each starting with its `pl`-byte path and a slash: the search
- * compares only what follows them, a few bytes instead of the whole path
- * for each of the ~7 probes of every file a listing finds. */
+ * compares only what follows them.  For a directory names_build could
+ * not hash. */
 static int ent_tracked(const struct scan *s, size_t lo, size_t hi, size_t pl, const char *name)
 {
 	size_t i = ent_lower_bound(s, lo, hi, pl, name);
 
+#ifdef SW_TESTING
+	__atomic_add_fetch(&vcs__test_name_searches, 1, __ATOMIC_RELAXED);
+#endif
 	return i < hi && strcmp(s->ent[i]->path + pl, name) == 0;
 }
 
@@ -409,13 +554,14 @@ static int ent_tracked(const struct scan *s, size_t lo, size_t hi, size_t pl, co
  * the directory with the seam's reader (getdents64 on Linux: a DIR stream
  * costs an fstat and two fcntl per directory).  `above` says whether a
  * directory above it may hold a .gitignore; *has is set to whether this
- * one may. */
-static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, size_t hi,
-		     int above, int *has)
+ * one may.  `t` is the worker's table, built here for the names tracked
+ * in this directory when it lists a file. */
+static int scan_list(struct scan *s, struct names *t, int fd, char *rel, size_t rl, size_t lo,
+		     size_t hi, int above, int *has)
 {
 	struct sw_os_dir *dir;
 	struct sw_os_dirent de;
-	int rc = 0, here = -1, seen = 0;
+	int rc = 0, here = -1, seen = 0, hashed = 0;	/* t built for this directory: 1, failed: -1 */
 
 	if (sw_os_dir_open(&dir, fd) < 0)
 		return SW_ENOMEM;
@@ -470,11 +616,20 @@ static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, si
 				}
 				/* here is known unless above or outside
 				 * rules already send every lookup to libgit2 */
-				rc = scan_list(s, sub, rel, fl, clo, chi, above || here != 0, &sub_has);
+				rc = scan_list(s, t, sub, rel, fl, clo, chi, above || here != 0, &sub_has);
 				close(sub);
 			} else if (type == SW_OS_FT_REG || type == SW_OS_FT_LNK) {
-				if (!ent_tracked(s, lo, hi, rl ? rl + 1 : 0, name) &&
-				    !ignored(s, fd, rel, above, &here))
+				size_t pl = rl ? rl + 1 : 0;
+				int tracked = 0;
+
+				/* An untracked directory (listed recursively)
+				 * has no entries and needs no table. */
+				if (lo < hi && hashed == 0)
+					hashed = names_build(t, s, lo, hi, pl) ? 1 : -1;
+				if (lo < hi)
+					tracked = hashed > 0 ? names_has(t, s, pl, name) :
+						  ent_tracked(s, lo, hi, pl, name);
+				if (!tracked && !ignored(s, fd, rel, above, &here))
 					rc = scan_push_untracked(s, rel);
 			}
 		}
@@ -491,8 +646,8 @@ static int scan_list(struct scan *s, int fd, char *rel, size_t rl, size_t lo, si
  * tracked subdirectories.  Every directory is opened once, by its path
  * below the root without following symlinks; an entry left unvisited
  * (its directory gone, replaced or a symlink) stays 'D'.  `rel` is the
- * worker's PATH_MAX buffer. */
-static int scan_dir(struct scan *s, const struct dtask *t, char *rel)
+ * worker's PATH_MAX buffer, `names` its table of tracked names. */
+static int scan_dir(struct scan *s, struct names *names, const struct dtask *t, char *rel)
 {
 	size_t pl = t->rl ? t->rl + 1 : 0;
 	int fd, rc = 0, has = 1;	/* not listed: it may hold a .gitignore */
@@ -502,7 +657,7 @@ static int scan_dir(struct scan *s, const struct dtask *t, char *rel)
 	if ((fd = sw_os_open_beneath(s->rootfd, t->rel, SW_OS_BENEATH_LIST |
 				     VCS_BENEATH_HOW(s->openat2))) >= 0) {
 		memcpy(rel, t->rel, t->rl + 1);
-		rc = scan_list(s, fd, rel, t->rl, t->lo, t->hi, t->ign_above, &has);
+		rc = scan_list(s, names, fd, rel, t->rl, t->lo, t->hi, t->ign_above, &has);
 	} else if (errno != EACCES ||
 		   (fd = sw_os_open_beneath(s->rootfd, t->rel, SW_OS_BENEATH_ANCHOR |
 					    VCS_BENEATH_HOW(s->openat2))) < 0) {
@@ -617,6 +772,7 @@ out:
 static void *scan_worker(void *arg)
 {
 	struct scan *s = arg;
+	struct names names = { 0 };
 	char *rel = sw_malloc(PATH_MAX);
 
 	pthread_mutex_lock(&s->mu);
@@ -642,7 +798,7 @@ static void *scan_worker(void *arg)
 		t = s->tasks[--s->ntasks];
 		s->busy++;
 		pthread_mutex_unlock(&s->mu);
-		rc = scan_dir(s, &t, rel);
+		rc = scan_dir(s, &names, &t, rel);
 		sw_free(t.rel);
 		pthread_mutex_lock(&s->mu);
 		if (rc < 0)
@@ -651,6 +807,7 @@ static void *scan_worker(void *arg)
 			pthread_cond_broadcast(&s->cv);
 	}
 	pthread_mutex_unlock(&s->mu);
+	names_free(&names);
 	sw_free(rel);
 	return NULL;
 }

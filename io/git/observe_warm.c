@@ -59,6 +59,16 @@ unsigned vcs_test_fp_threads(void)
 {
 	return __atomic_load_n(&vcs__test_fp_threads, __ATOMIC_RELAXED);
 }
+
+unsigned vcs_test_name_searches(void)
+{
+	return __atomic_load_n(&vcs__test_name_searches, __ATOMIC_RELAXED);
+}
+
+void vcs_test_name_hash_bits(unsigned bits)
+{
+	vcs__test_name_hash_mask = bits >= 32 ? UINT32_MAX : ((uint32_t)1 << bits) - 1;
+}
 #endif
 
 void vcs_keep_warm(int on)

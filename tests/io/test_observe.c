@@ -617,6 +617,33 @@ Test(observe, fast_scan_matches_git_on_names_sorting_around_the_slash)
 	sw_free(dir);
 }
 
+/* A listing looks each file it finds up in a table of the names tracked
+ * in its directory, hashed: names one byte apart, prefixes of tracked
+ * names and names of tracked subdirectories must read as git reads them
+ * whatever the hash gives, every name colliding included.  (Without a
+ * table, when it cannot be allocated, names are searched for: the test
+ * of every allocation failure below.) */
+Test(observe, listed_names_are_found_among_tracked_ones_whatever_their_hash)
+{
+	char *dir = fx_tmpdir();
+
+	fx_sh(dir, "git init -q . && mkdir -p many/sub many/sub-x && for f in $(seq 0 299); do "
+		   "echo $f > many/f$f; done && echo s > many/sub/s && echo s > many/sub-x/s && "
+		   "echo z > many/sub0 && echo t > top && git add -A && git commit -q -m init && "
+		   "echo u > many/f300 && echo u > many/f1x && echo u > many/F1 && "
+		   "echo u > 'many/f1 ' && echo u > many/f && echo u > many/sub1 && rm many/f7 && "
+		   "echo u > many/sub.c && echo u > top0 && echo m >> many/f42");
+	for (unsigned bits = 0; bits <= 32; bits += bits < 2 ? 1 : 30) {
+		unsigned before = vcs_test_name_searches();
+
+		vcs_test_name_hash_bits(bits);
+		assert_engines_agree(dir);
+		cr_assert_eq(vcs_test_name_searches(), before, "hash bits %u", bits);
+	}
+	fx_rmrf(dir);
+	sw_free(dir);
+}
+
 /* Each tracked directory is visited once, opened by its path without
  * following symlinks, and the entries no visit reaches are deleted: a
  * directory removed, turned into a file or into a symlink to a sibling
@@ -940,23 +967,42 @@ Test(observe, observe_survives_every_allocation_failure_without_leaks)
 {
 	char *dir = repo_with_commit();
 	struct vcs_identity id = VCS_IDENTITY_INIT;
-	struct vcs_observation o;
+	struct vcs_observation o, whole;
 	struct sw_error err = SW_ERROR_INIT;
-	int rc = SW_ENOMEM;
+	unsigned searches = 0;	/* observations that searched for names */
+	int rc, clean = 0;
 
 	fx_sh(dir, "git mv old.txt moved.txt && echo x >> a.txt && echo n > new.txt && rm d.txt");
 	cr_assert_eq(vcs_discover(&id, dir, &err), 0);
-	for (unsigned long n = 1; rc != 0 && n < 5000; n++) {
+	cr_assert_eq(vcs_observe(&whole, &id, NULL, &err), 0);
+	/* Until an observation meets no failure at all (a path that cannot
+	 * be observed is recorded unreadable, the observation incomplete).
+	 * A listing that cannot allocate its table of tracked names searches
+	 * for them instead, and must see the same. */
+	for (unsigned long n = 1; !clean && n < 5000; n++) {
+		unsigned long failures = sw_alloc_failures();
+		unsigned searched = vcs_test_name_searches();
+
 		sw_error_clear(&err);
 		sw_alloc_fail_after(n);
 		rc = vcs_observe(&o, &id, NULL, &err);
 		sw_alloc_fail_after(0);
 		cr_assert(rc == 0 || rc == SW_ENOMEM, "rc %d at %lu: %s", rc, n, err.msg);
-		if (rc < 0)
+		if (rc < 0) {
 			cr_assert_null(o.head);
+			continue;
+		}
+		clean = sw_alloc_failures() == failures;
+		if (vcs_test_name_searches() != searched) {
+			searches++;
+			cr_assert_str_eq(o.snapshot_hash, whole.snapshot_hash, "at %lu", n);
+			cr_assert_str_eq(o.status_fingerprint, whole.status_fingerprint, "at %lu", n);
+		}
+		vcs_observation_release(&o);
 	}
-	cr_assert_eq(rc, 0);
-	vcs_observation_release(&o);
+	cr_assert(clean);
+	cr_assert_geq(searches, 1);
+	vcs_observation_release(&whole);
 	vcs_identity_release(&id);
 	fx_rmrf(dir);
 	sw_free(dir);
