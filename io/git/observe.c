@@ -312,13 +312,15 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	renames = renames_enabled(cfg);
 	unborn = strcmp(out->head, HEAD_UNBORN) == 0;
 	rc = 1;
-	if (!o.libgit2_status && vcs__scan_eligible(cfg, ri->ptrs, ri->n)) {
+	if (!o.libgit2_status &&
+	    vcs__scan_eligible(cfg, ri->ptrs, ri->n, ri->checked ? ri->plain : -1)) {
 		static const struct hdiff none = { NULL, 0 };
 		struct scan_in in = {
 			.repo = repo, .index = index, .ents = ri->ptrs, .count = ri->n,
 			.index_mtime = ri->mtime, .rootfd = rootfd, .renames = renames,
 			.unborn = unborn, .threads = o.threads, .openat2 = !o.no_openat2,
-			.reload_index = kept, .tree_ext = ri->tree_ext, .tree_len = ri->tree_len,
+			.reload_index = kept, .ordered = ri->checked ? ri->ordered : -1,
+			.tree_ext = ri->tree_ext, .tree_len = ri->tree_len,
 			.cfg = cfg,
 		};
 		git_oid tree_id;

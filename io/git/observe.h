@@ -121,6 +121,8 @@ unsigned vcs_test_name_searches(void);
 /* Keeps only the low `bits` bits of the fast scan's name hash (0: every
  * name collides); 32 is the whole hash. */
 void vcs_test_name_hash_bits(unsigned bits);
+/* How many fast scans were refused for index paths out of bytewise order. */
+unsigned vcs_test_unordered(void);
 /* How many observations took the handle vcs_discover had opened. */
 unsigned vcs_test_discovered_taken(void);
 #endif

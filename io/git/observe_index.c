@@ -63,12 +63,107 @@ static void rawindex_tree(struct rawindex *ri, const unsigned char *p, size_t le
 	ri->tree_valid = 1;
 }
 
+/* Where a parse of entries stands: the offset of the next entry, and for
+ * version 4 the previous path and the room used for the paths. */
+struct parse {
+	size_t off, v4len, v4cap, prevlen;
+	const char *prev;
+	size_t count;		/* entries parsed with this state */
+	int plain, ordered;	/* every entry so far plain, in order */
+};
+
+/* Parses entries [i0, i1) from p->off into ri (ents and ptrs allocated).
+ * 0, or 1 when malformed. */
+static int parse_entries(struct rawindex *ri, uint32_t version, size_t i0, size_t i1,
+			 struct parse *p)
+{
+	const size_t body = ri->len - GIT_OID_RAWSZ;
+
+	for (size_t i = i0; i < i1; i++) {
+		const unsigned char *q0 = ri->buf + p->off;
+		git_index_entry *e = &ri->ents[i];
+		size_t hdr = 62, plen;
+		uint16_t flags;
+
+		if (p->off + hdr > body)
+			return 1;
+		e->ctime.seconds = (int32_t)be32(q0);
+		e->ctime.nanoseconds = be32(q0 + 4);
+		e->mtime.seconds = (int32_t)be32(q0 + 8);
+		e->mtime.nanoseconds = be32(q0 + 12);
+		e->dev = be32(q0 + 16);
+		e->ino = be32(q0 + 20);
+		e->mode = be32(q0 + 24);
+		e->uid = be32(q0 + 28);
+		e->gid = be32(q0 + 32);
+		e->file_size = be32(q0 + 36);
+		git_oid_fromraw(&e->id, q0 + 40);
+		flags = (uint16_t)(q0[60] << 8 | q0[61]);
+		e->flags = flags;
+		e->flags_extended = 0;
+		if (flags & 0x4000) {
+			if (version < 3 || p->off + 64 > body)
+				return 1;
+			e->flags_extended = (uint16_t)(q0[62] << 8 | q0[63]);
+			hdr = 64;
+		}
+		if (version == 4) {
+			const unsigned char *q = q0 + hdr, *nul;
+			size_t strip, sl;
+			unsigned c = *q++;
+
+			strip = c & 127;
+			while (c & 128) {
+				if (q >= ri->buf + body)
+					return 1;
+				c = *q++;
+				strip = ((strip + 1) << 7) | (c & 127);
+			}
+			nul = memchr(q, '\0', (size_t)(ri->buf + body - q));
+			if (nul == NULL || strip > p->prevlen)
+				return 1;
+			sl = (size_t)(nul - q);
+			plen = p->prevlen - strip + sl;
+			if (p->v4len + plen + 1 > p->v4cap)
+				return 1;	/* cannot happen with the bound above */
+			memcpy(ri->v4paths + p->v4len, p->prev, p->prevlen - strip);
+			memcpy(ri->v4paths + p->v4len + p->prevlen - strip, q, sl);
+			ri->v4paths[p->v4len + plen] = '\0';
+			e->path = ri->v4paths + p->v4len;
+			p->v4len += plen + 1;
+			p->off = (size_t)(nul + 1 - ri->buf);
+		} else {
+			const unsigned char *nul = memchr(q0 + hdr, '\0', body - p->off - hdr);
+
+			if (nul == NULL)
+				return 1;
+			plen = (size_t)(nul - q0 - hdr);
+			e->path = (const char *)q0 + hdr;
+			p->off += (hdr + plen + 8) & ~(size_t)7;
+		}
+		if (plen == 0)
+			return 1;
+		/* What the fast scan would otherwise ask of every entry
+		 * again (vcs__scan_eligible, vcs__scan_status), while the
+		 * entry and the path before it are at hand. */
+		if (p->plain && !vcs__entry_plain(e))
+			p->plain = 0;
+		if (p->ordered && p->count > 0 && strcmp(p->prev, e->path) > 0)
+			p->ordered = 0;
+		p->prev = e->path;
+		p->prevlen = plen;
+		p->count++;
+		ri->ptrs[i] = e;
+	}
+	return 0;
+}
+
 /* 0 on success (a missing file is an empty index), 1 when unsupported or
  * malformed, SW_ENOMEM. */
 int vcs__rawindex_read(struct rawindex *ri, const char *path)
 {
 	struct stat st;
-	size_t off = 12, v4len = 0, v4cap = 0;
+	struct parse p = { .off = 12, .prev = "", .plain = 1, .ordered = 1 };
 	uint32_t version;
 	void *map;
 	int fd, rc = 1;
@@ -102,101 +197,36 @@ int vcs__rawindex_read(struct rawindex *ri, const char *path)
 		rc = SW_ENOMEM;
 		goto out;
 	}
-	/* One call instead of a fault per page of the fresh arrays. */
-	sw_os_prefault(ri->ents, ri->n * sizeof(*ri->ents));
-	sw_os_prefault(ri->ptrs, ri->n * sizeof(*ri->ptrs));
 	if (version == 4) {
-		v4cap = ri->len * 2 + 64;
-		if ((ri->v4paths = sw_malloc(v4cap)) == NULL) {
+		p.v4cap = ri->len * 2 + 64;
+		if ((ri->v4paths = sw_malloc(p.v4cap)) == NULL) {
 			rc = SW_ENOMEM;
 			goto out;
 		}
 	}
+	/* One call instead of a fault per page of the fresh arrays. */
+	sw_os_prefault(ri->ents, ri->n * sizeof(*ri->ents));
+	sw_os_prefault(ri->ptrs, ri->n * sizeof(*ri->ptrs));
+	if (parse_entries(ri, version, 0, ri->n, &p) != 0)
+		goto out;
+	ri->checked = 1;
+	ri->plain = p.plain;
+	ri->ordered = p.ordered;
 	{
-		const char *prev = "";
-		size_t prevlen = 0;
-		size_t body = ri->len - GIT_OID_RAWSZ;
-
-		for (size_t i = 0; i < ri->n; i++) {
-			const unsigned char *p = ri->buf + off;
-			git_index_entry *e = &ri->ents[i];
-			size_t hdr = 62, plen;
-			uint16_t flags;
-
-			if (off + hdr > body)
-				goto out;
-			e->ctime.seconds = (int32_t)be32(p);
-			e->ctime.nanoseconds = be32(p + 4);
-			e->mtime.seconds = (int32_t)be32(p + 8);
-			e->mtime.nanoseconds = be32(p + 12);
-			e->dev = be32(p + 16);
-			e->ino = be32(p + 20);
-			e->mode = be32(p + 24);
-			e->uid = be32(p + 28);
-			e->gid = be32(p + 32);
-			e->file_size = be32(p + 36);
-			git_oid_fromraw(&e->id, p + 40);
-			flags = (uint16_t)(p[60] << 8 | p[61]);
-			e->flags = flags;
-			e->flags_extended = 0;
-			if (flags & 0x4000) {
-				if (version < 3 || off + 64 > body)
-					goto out;
-				e->flags_extended = (uint16_t)(p[62] << 8 | p[63]);
-				hdr = 64;
-			}
-			if (version == 4) {
-				const unsigned char *q = p + hdr, *nul;
-				size_t strip, sl;
-				unsigned c = *q++;
-
-				strip = c & 127;
-				while (c & 128) {
-					if (q >= ri->buf + body)
-						goto out;
-					c = *q++;
-					strip = ((strip + 1) << 7) | (c & 127);
-				}
-				nul = memchr(q, '\0', (size_t)(ri->buf + body - q));
-				if (nul == NULL || strip > prevlen)
-					goto out;
-				sl = (size_t)(nul - q);
-				plen = prevlen - strip + sl;
-				if (v4len + plen + 1 > v4cap)
-					goto out;	/* cannot happen with the bound above */
-				memcpy(ri->v4paths + v4len, prev, prevlen - strip);
-				memcpy(ri->v4paths + v4len + prevlen - strip, q, sl);
-				ri->v4paths[v4len + plen] = '\0';
-				e->path = ri->v4paths + v4len;
-				prev = e->path;
-				prevlen = plen;
-				v4len += plen + 1;
-				off = (size_t)(nul + 1 - ri->buf);
-			} else {
-				const unsigned char *nul = memchr(p + hdr, '\0', body - off - hdr);
-
-				if (nul == NULL)
-					goto out;
-				plen = (size_t)(nul - p - hdr);
-				e->path = (const char *)p + hdr;
-				off += (hdr + plen + 8) & ~(size_t)7;
-			}
-			if (plen == 0)
-				goto out;
-			ri->ptrs[i] = e;
-		}
 		/* Extensions: a split or sparse index is not handled here. */
+		size_t off = p.off, body = ri->len - GIT_OID_RAWSZ;
+
 		while (off + 8 <= body) {
-			const unsigned char *p = ri->buf + off;
-			size_t sz = be32(p + 4);
+			const unsigned char *q = ri->buf + off;
+			size_t sz = be32(q + 4);
 
 			if (sz > body - off - 8)
 				goto out;
-			if (memcmp(p, "link", 4) == 0 || memcmp(p, "sdir", 4) == 0)
+			if (memcmp(q, "link", 4) == 0 || memcmp(q, "sdir", 4) == 0)
 				goto out;
-			if (memcmp(p, "TREE", 4) == 0) {
-				rawindex_tree(ri, p + 8, sz);
-				ri->tree_ext = p + 8;
+			if (memcmp(q, "TREE", 4) == 0) {
+				rawindex_tree(ri, q + 8, sz);
+				ri->tree_ext = q + 8;
 				ri->tree_len = sz;
 			}
 			off += 8 + sz;

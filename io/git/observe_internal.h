@@ -176,7 +176,20 @@ struct rawindex {
 	size_t tree_len;
 	int64_t mtime;		/* index file mtime, seconds */
 	struct stat st;		/* the file read */
+	/* Read by vcs__rawindex_read (else 0): whether every entry is plain
+	 * (vcs__entry_plain) and the paths are in bytewise order. */
+	int checked, plain, ordered;
 };
+
+/* An entry the fast scan handles: stage 0, a file, an executable or a
+ * symlink, neither intent-to-add nor skip-worktree. */
+static inline int vcs__entry_plain(const git_index_entry *e)
+{
+	return GIT_INDEX_ENTRY_STAGE(e) == 0 &&
+	       (e->flags_extended & GIT_INDEX_ENTRY_EXTENDED_FLAGS) == 0 &&
+	       (e->mode == GIT_FILEMODE_BLOB || e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ||
+		e->mode == GIT_FILEMODE_LINK);
+}
 
 /* Unmaps and frees, and zeroes *ri. */
 void vcs__rawindex_free(struct rawindex *ri);
@@ -268,6 +281,7 @@ struct scan_in {
 	int64_t index_mtime;		/* seconds */
 	int rootfd, renames, unborn, threads, openat2;
 	int reload_index;		/* a kept repository: its index may be stale */
+	int ordered;			/* paths in bytewise order: 1, 0, -1 not known */
 	const git_oid *tree_id;		/* HEAD's tree, NULL when unborn */
 	const unsigned char *tree_ext;	/* the index's TREE extension, or NULL */
 	size_t tree_len;
@@ -291,11 +305,15 @@ extern unsigned vcs__test_unfiltered;	/* files the scan hashed with no filter */
 extern unsigned vcs__test_fp_threads;	/* index fingerprints hashed on a thread */
 extern unsigned vcs__test_unignored;	/* paths found not ignored without libgit2 */
 extern unsigned vcs__test_name_searches;	/* listed names searched for, not hashed */
+extern unsigned vcs__test_unordered;	/* scans refused for paths out of order */
 extern uint32_t vcs__test_name_hash_mask;	/* the name hash's bits kept */
 #endif
 
-/* 1 when the fast scan computes what git status would for this repository. */
-int vcs__scan_eligible(git_config *cfg, const git_index_entry *const *ents, size_t count);
+/* 1 when the fast scan computes what git status would for this repository.
+ * `plain` says whether every entry is plain (vcs__entry_plain), -1 when
+ * not known: the entries are asked. */
+int vcs__scan_eligible(git_config *cfg, const git_index_entry *const *ents, size_t count,
+		       int plain);
 /* Fills `c` from the fast scan.  1 when not eligible (the caller falls back
  * to libgit2's status), 0, or a negative code. */
 int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_error *err);

@@ -417,6 +417,7 @@ static void names_free(struct names *t)
 }
 
 #ifdef SW_TESTING
+unsigned vcs__test_unordered;
 unsigned vcs__test_name_searches;
 uint32_t vcs__test_name_hash_mask = UINT32_MAX;
 #endif
@@ -812,24 +813,27 @@ static void *scan_worker(void *arg)
 	return NULL;
 }
 
-/* 1 when the fast scan computes what git status would for this repository. */
-int vcs__scan_eligible(git_config *cfg, const git_index_entry *const *ents, size_t count)
+/* Whether the paths are in bytewise order, as git writes them. */
+static int paths_ordered(const git_index_entry *const *ents, size_t n)
 {
-	int v, ok = cfg != NULL;
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(ents[i - 1]->path, ents[i]->path) > 0)
+			return 0;
+	return 1;
+}
+
+/* 1 when the fast scan computes what git status would for this repository. */
+int vcs__scan_eligible(git_config *cfg, const git_index_entry *const *ents, size_t count,
+		       int plain)
+{
+	int v, ok = cfg != NULL && plain != 0;
 
 	if (ok && ((git_config_get_bool(&v, cfg, "core.ignorecase") == 0 && v) ||
 		   (git_config_get_bool(&v, cfg, "core.filemode") == 0 && !v) ||
 		   (git_config_get_bool(&v, cfg, "core.symlinks") == 0 && !v)))
 		ok = 0;
-	for (size_t i = 0; ok && i < count; i++) {
-		const git_index_entry *e = ents[i];
-
-		if (GIT_INDEX_ENTRY_STAGE(e) != 0 || e->mode == GIT_FILEMODE_COMMIT ||
-		    (e->flags_extended & GIT_INDEX_ENTRY_EXTENDED_FLAGS) != 0 ||
-		    (e->mode != GIT_FILEMODE_BLOB && e->mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
-		     e->mode != GIT_FILEMODE_LINK))
-			ok = 0;
-	}
+	for (size_t i = 0; ok && plain < 0 && i < count; i++)
+		ok = vcs__entry_plain(ents[i]);
 	return ok;
 }
 
@@ -1021,12 +1025,15 @@ int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_erro
 	s.tree_ext = in->tree_ext;
 	s.tree_len = in->tree_len;
 	/* The walk's binary searches need bytewise path order, which git
-	 * writes; anything else is left to libgit2. */
-	for (size_t i = 1; i < s.n; i++)
-		if (strcmp(ents[i - 1]->path, ents[i]->path) > 0) {
-			rc = 1;
-			goto out;
-		}
+	 * writes; anything else is left to libgit2.  An index we parsed
+	 * ourselves was checked as it was read. */
+	if (in->ordered == 0 || (in->ordered < 0 && !paths_ordered(ents, s.n))) {
+#ifdef SW_TESTING
+		__atomic_add_fetch(&vcs__test_unordered, 1, __ATOMIC_RELAXED);
+#endif
+		rc = 1;
+		goto out;
+	}
 	/* An entry no visit reaches (its directory is gone, replaced or a
 	 * symlink) is deleted. */
 	if (s.n && ((s.y = sw_malloc(s.n)) == NULL ||
