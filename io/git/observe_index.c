@@ -63,23 +63,22 @@ static void rawindex_tree(struct rawindex *ri, const unsigned char *p, size_t le
 	ri->tree_valid = 1;
 }
 
-/* Where a parse of entries stands: the offset of the next entry, and for
- * version 4 the previous path and the room used for the paths. */
+/* Where the parse of the entries stands: the offset of the next entry,
+ * the previous path (version 4 builds on it), the room used for version
+ * 4's paths, and whether every entry so far is plain and in order. */
 struct parse {
 	size_t off, v4len, v4cap, prevlen;
 	const char *prev;
-	size_t count;		/* entries parsed with this state */
-	int plain, ordered;	/* every entry so far plain, in order */
+	int plain, ordered;
 };
 
-/* Parses entries [i0, i1) from p->off into ri (ents and ptrs allocated).
+/* Parses the ri->n entries from p->off into ri (ents and ptrs allocated).
  * 0, or 1 when malformed. */
-static int parse_entries(struct rawindex *ri, uint32_t version, size_t i0, size_t i1,
-			 struct parse *p)
+static int parse_entries(struct rawindex *ri, uint32_t version, struct parse *p)
 {
 	const size_t body = ri->len - GIT_OID_RAWSZ;
 
-	for (size_t i = i0; i < i1; i++) {
+	for (size_t i = 0; i < ri->n; i++) {
 		const unsigned char *q0 = ri->buf + p->off;
 		git_index_entry *e = &ri->ents[i];
 		size_t hdr = 62, plen;
@@ -148,11 +147,10 @@ static int parse_entries(struct rawindex *ri, uint32_t version, size_t i0, size_
 		 * entry and the path before it are at hand. */
 		if (p->plain && !vcs__entry_plain(e))
 			p->plain = 0;
-		if (p->ordered && p->count > 0 && strcmp(p->prev, e->path) > 0)
+		if (p->ordered && i > 0 && strcmp(p->prev, e->path) > 0)
 			p->ordered = 0;
 		p->prev = e->path;
 		p->prevlen = plen;
-		p->count++;
 		ri->ptrs[i] = e;
 	}
 	return 0;
@@ -207,7 +205,7 @@ int vcs__rawindex_read(struct rawindex *ri, const char *path)
 	/* One call instead of a fault per page of the fresh arrays. */
 	sw_os_prefault(ri->ents, ri->n * sizeof(*ri->ents));
 	sw_os_prefault(ri->ptrs, ri->n * sizeof(*ri->ptrs));
-	if (parse_entries(ri, version, 0, ri->n, &p) != 0)
+	if (parse_entries(ri, version, &p) != 0)
 		goto out;
 	ri->checked = 1;
 	ri->plain = p.plain;
