@@ -299,7 +299,8 @@ int run_from_checkpoint(struct run **out, char **extra, const char *body, size_t
 		rc = run__oom(err);
 		goto fail;
 	}
-	if ((r->rec = json_loadb(head, hlen, JSON_REJECT_DUPLICATES, NULL)) == NULL ||
+	/* The record as sw_json_dump wrote it, under the checkpoint's digest. */
+	if ((r->rec = sw_json_load_own(head, hlen)) == NULL ||
 	    !json_is_object(r->rec) || !json_is_array(json_object_get(r->rec, "actions")))
 		goto bad;
 	r->fz->refs = 1;

@@ -1,9 +1,12 @@
-/* Strict JSON intake (size, UTF-8, one value, no duplicate keys) and the
- * encoder shared by io/.  See io/util/json.h. */
+/* Strict JSON intake (size, UTF-8, one value, no duplicate keys), the
+ * encoder shared by io/, and the loader of slipway's own JSON.  See
+ * io/util/json.h. */
 
 #include "io/util/json.h"
 
+#include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -709,4 +712,292 @@ char *sw_json_dump(const struct json_t *v)
 char *sw_json_dump_html(const struct json_t *v)
 {
 	return dump(v, 1);
+}
+
+/* ---- the loader of slipway's own JSON ---- */
+
+struct own {
+	const char *p, *end;
+	char *tmp;		/* a string's unescaped bytes */
+	size_t cap;
+};
+
+static void own_space(struct own *o)
+{
+	while (o->p < o->end && (*o->p == ' ' || *o->p == '\t' || *o->p == '\n' || *o->p == '\r'))
+		o->p++;
+}
+
+/* The string whose opening quote o->p is past: its bytes in *s, *n (in
+ * the text itself when it holds no escape, else in o->tmp).  0, or -1 for
+ * what json_loadb would reject (or this loader does not take: \u0000). */
+static int own_string(struct own *o, const char **s, size_t *n)
+{
+	const char *start = o->p, *q = start;
+	size_t k = 0;
+
+	while (q < o->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+		q++;
+	if (q >= o->end || (unsigned char)*q < 0x20)
+		return -1;
+	if (*q == '"') {
+		if (!sw_utf8_valid(start, (size_t)(q - start)))
+			return -1;
+		*s = start;
+		*n = (size_t)(q - start);
+		o->p = q + 1;
+		return 0;
+	}
+	/* Escapes: each sequence is at least as long as what it stands for. */
+	{
+		const char *close = q;
+
+		while (close < o->end && *close != '"')
+			close += *close == '\\' ? 2 : 1;
+		if (close >= o->end)
+			return -1;
+		if ((size_t)(close - start) + 1 > o->cap) {
+			char *t = sw_realloc(o->tmp, (size_t)(close - start) + 1);
+
+			if (t == NULL)
+				return -1;
+			o->tmp = t;
+			o->cap = (size_t)(close - start) + 1;
+		}
+	}
+	for (q = start; *q != '"';) {
+		unsigned char c = (unsigned char)*q;
+		long u, lo;
+
+		if (c < 0x20)
+			return -1;
+		if (c != '\\') {
+			o->tmp[k++] = (char)c;
+			q++;
+			continue;
+		}
+		switch (q[1]) {
+		case '"': case '\\': case '/':
+			o->tmp[k++] = q[1];
+			break;
+		case 'b': o->tmp[k++] = '\b'; break;
+		case 'f': o->tmp[k++] = '\f'; break;
+		case 'n': o->tmp[k++] = '\n'; break;
+		case 'r': o->tmp[k++] = '\r'; break;
+		case 't': o->tmp[k++] = '\t'; break;
+		case 'u':
+			if ((u = escape_at(q, (size_t)(o->end - q))) <= 0)
+				return -1;
+			if (u >= 0xdc00 && u <= 0xdfff)
+				return -1;
+			if (u >= 0xd800 && u <= 0xdbff) {
+				lo = escape_at(q + 6, (size_t)(o->end - q - 6));
+				if (lo < 0xdc00 || lo > 0xdfff)
+					return -1;
+				u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+				q += 6;
+			}
+			if (u < 0x80) {
+				o->tmp[k++] = (char)u;
+			} else if (u < 0x800) {
+				o->tmp[k++] = (char)(0xc0 | (u >> 6));
+				o->tmp[k++] = (char)(0x80 | (u & 0x3f));
+			} else if (u < 0x10000) {
+				o->tmp[k++] = (char)(0xe0 | (u >> 12));
+				o->tmp[k++] = (char)(0x80 | ((u >> 6) & 0x3f));
+				o->tmp[k++] = (char)(0x80 | (u & 0x3f));
+			} else {
+				o->tmp[k++] = (char)(0xf0 | (u >> 18));
+				o->tmp[k++] = (char)(0x80 | ((u >> 12) & 0x3f));
+				o->tmp[k++] = (char)(0x80 | ((u >> 6) & 0x3f));
+				o->tmp[k++] = (char)(0x80 | (u & 0x3f));
+			}
+			q += 4;
+			break;
+		default:
+			return -1;
+		}
+		q += 2;
+	}
+	if (!sw_utf8_valid(o->tmp, k))
+		return -1;
+	*s = o->tmp;
+	*n = k;
+	o->p = q + 1;
+	return 0;
+}
+
+/* A number as Jansson's grammar has it: an integer (without fraction or
+ * exponent, within json_int_t) or a finite real. */
+static json_t *own_number(struct own *o)
+{
+	const char *q = o->p;
+	char num[64];
+	int real = 0;
+	size_t n;
+
+	if (q < o->end && *q == '-')
+		q++;
+	if (q >= o->end || *q < '0' || *q > '9')
+		return NULL;
+	if (*q == '0')
+		q++;
+	else
+		while (q < o->end && *q >= '0' && *q <= '9')
+			q++;
+	if (q < o->end && *q == '.') {
+		real = 1;
+		if (++q >= o->end || *q < '0' || *q > '9')
+			return NULL;
+		while (q < o->end && *q >= '0' && *q <= '9')
+			q++;
+	}
+	if (q < o->end && (*q == 'e' || *q == 'E')) {
+		real = 1;
+		if (++q < o->end && (*q == '+' || *q == '-'))
+			q++;
+		if (q >= o->end || *q < '0' || *q > '9')
+			return NULL;
+		while (q < o->end && *q >= '0' && *q <= '9')
+			q++;
+	}
+	n = (size_t)(q - o->p);
+	if (n >= sizeof(num))
+		return NULL;	/* longer than anything slipway writes */
+	memcpy(num, o->p, n);
+	num[n] = '\0';
+	o->p = q;
+	errno = 0;
+	if (!real) {
+		long long v = strtoll(num, NULL, 10);
+
+		return errno == ERANGE ? NULL : json_integer((json_int_t)v);
+	}
+	{
+		double d = strtod(num, NULL);
+
+		return errno == ERANGE && (d > 1 || d < -1) ? NULL : json_real(d);
+	}
+}
+
+/* Deeper than anything slipway writes, and than Jansson allows. */
+#define OWN_MAX_DEPTH 512
+
+static json_t *own_value(struct own *o, int depth);
+
+static json_t *own_container(struct own *o, int depth, int object)
+{
+	json_t *c = object ? json_object() : json_array();
+
+	if (c == NULL)
+		return NULL;
+	own_space(o);
+	if (o->p < o->end && *o->p == (object ? '}' : ']')) {
+		o->p++;
+		return c;
+	}
+	for (;;) {
+		const char *key = NULL;
+		char *kcopy = NULL;
+		size_t klen = 0;
+		json_t *v;
+		int bad;
+
+		if (object) {
+			if (o->p >= o->end || *o->p != '"')
+				goto fail;
+			o->p++;
+			if (own_string(o, &key, &klen) < 0 || memchr(key, '\0', klen) != NULL)
+				goto fail;
+			/* The key may sit in o->tmp, which the value reuses. */
+			if (key == o->tmp && (key = kcopy = sw_strndup(key, klen)) == NULL)
+				goto fail;
+			own_space(o);
+			if (o->p >= o->end || *o->p != ':') {
+				sw_free(kcopy);
+				goto fail;
+			}
+			o->p++;
+			if (json_object_getn(c, key, klen) != NULL) {
+				sw_free(kcopy);
+				goto fail;	/* a duplicate key */
+			}
+		}
+		v = own_value(o, depth + 1);
+		bad = v == NULL || (object ? json_object_setn_new_nocheck(c, key, klen, v) :
+					     json_array_append_new(c, v)) != 0;
+		sw_free(kcopy);
+		if (bad)
+			goto fail;
+		own_space(o);
+		if (o->p < o->end && *o->p == ',') {
+			o->p++;
+			own_space(o);
+			continue;
+		}
+		if (o->p < o->end && *o->p == (object ? '}' : ']')) {
+			o->p++;
+			return c;
+		}
+		goto fail;
+	}
+fail:
+	json_decref(c);
+	return NULL;
+}
+
+static json_t *own_value(struct own *o, int depth)
+{
+	const char *s;
+	size_t n;
+
+	own_space(o);
+	if (depth > OWN_MAX_DEPTH || o->p >= o->end)
+		return NULL;
+	switch (*o->p) {
+	case '{':
+	case '[':
+		o->p++;
+		return own_container(o, depth, o->p[-1] == '{');
+	case '"':
+		o->p++;
+		return own_string(o, &s, &n) < 0 ? NULL : json_stringn_nocheck(s, n);
+	case 't':
+		if (o->end - o->p >= 4 && memcmp(o->p, "true", 4) == 0) {
+			o->p += 4;
+			return json_true();
+		}
+		return NULL;
+	case 'f':
+		if (o->end - o->p >= 5 && memcmp(o->p, "false", 5) == 0) {
+			o->p += 5;
+			return json_false();
+		}
+		return NULL;
+	case 'n':
+		if (o->end - o->p >= 4 && memcmp(o->p, "null", 4) == 0) {
+			o->p += 4;
+			return json_null();
+		}
+		return NULL;
+	default:
+		return own_number(o);
+	}
+}
+
+json_t *sw_json_load_own(const char *buf, size_t len)
+{
+	struct own o = { buf, buf + len, NULL, 0 };
+	json_t *v = NULL;
+
+	own_space(&o);
+	if (o.p < o.end && (*o.p == '{' || *o.p == '['))
+		v = own_value(&o, 0);
+	own_space(&o);
+	if (v != NULL && o.p != o.end) {
+		json_decref(v);
+		v = NULL;
+	}
+	sw_free(o.tmp);
+	return v;
 }

@@ -306,3 +306,165 @@ Test(io_json, deep_nesting_cycles_and_reals_go_to_the_oracle)
 	expect_same(mixed, "reals", 0);
 	json_decref(mixed);
 }
+
+/* ---- the loader of slipway's own JSON ---- */
+
+/* `v` (wrapped in an array when it is not one of its own) as
+ * sw_json_dump writes it; *len gets its length. */
+static char *own_text(json_t *v, size_t *len)
+{
+	json_t *w = json_is_object(v) || json_is_array(v) ? json_incref(v) : json_pack("[O]", v);
+	char *text;
+
+	cr_assert_not_null(w);
+	text = sw_json_dump(w);
+	cr_assert_not_null(text);
+	json_decref(w);
+	*len = strlen(text);
+	return text;
+}
+
+/* The loader must give what json_loadb gives, or nothing; with
+ * `must_load`, what json_loadb reads (every text sw_json_dump writes but
+ * those holding U+0000, which Jansson refuses too). */
+static void expect_loaded_as_jansson(const char *text, size_t len, int must_load, unsigned i)
+{
+	json_t *own = sw_json_load_own(text, len);
+	json_t *ref = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+
+	if (must_load && ref != NULL)
+		cr_assert_not_null(own, "%u: not loaded: %.*s", i, (int)len, text);
+	if (own != NULL) {
+		char *a = sw_json_dump(own), *b;
+
+		cr_assert_not_null(ref, "%u: loaded what Jansson refuses: %.*s", i, (int)len, text);
+		b = sw_json_dump(ref);
+		cr_assert(json_equal(own, ref), "%u: %.*s", i, (int)len, text);
+		cr_assert_str_eq(a, b, "%u", i);
+		sw_free(a);
+		sw_free(b);
+	}
+	json_decref(own);
+	json_decref(ref);
+}
+
+Test(io_json, the_own_loader_reads_what_the_encoder_wrote_as_jansson_does)
+{
+	unsigned loaded = 0;
+
+	for (unsigned i = 0; i < 20000; i++) {
+		json_t *v = random_value(0, i % 2);
+		size_t len;
+		char *text = own_text(v, &len);
+		json_t *back = sw_json_load_own(text, len);
+
+		expect_loaded_as_jansson(text, len, 1, i);
+		/* And it writes back the very bytes it was read from (a
+		 * string that was not UTF-8 comes back as U+FFFD). */
+		if (back != NULL && i % 2 == 1) {
+			char *again = sw_json_dump(back);
+
+			cr_assert_str_eq(again, text, "%u", i);
+			sw_free(again);
+			loaded++;
+		}
+		json_decref(back);
+		sw_free(text);
+		json_decref(v);
+	}
+	/* Most of the 10,000 of UTF-8 hold no U+0000. */
+	cr_assert_gt(loaded, 7500, "%u of 10000 loaded", loaded);
+	/* Whitespace and the escapes sw_json_dump never writes. */
+	{
+		static const char *const texts[] = {
+			" [ 1 , { \"a\" : \"b\" } , [ ] , { } ] \n",
+			"{\"\\u00e9\\/\\b\\f\\n\\r\\t\\\"\\\\\":\"\\ud83d\\ude00\\u20AC\"}",
+			"[-0, -0.0, 0.5e-3, 1E+2, 1e308, 4.9e-324, -9223372036854775808]",
+		};
+
+		for (unsigned i = 0; i < sizeof(texts) / sizeof(*texts); i++)
+			expect_loaded_as_jansson(texts[i], strlen(texts[i]), 1, i);
+	}
+}
+
+Test(io_json, the_own_loader_refuses_what_jansson_refuses_and_more_never)
+{
+	static const char *const bad[] = {
+		"", " ", "1", "\"s\"", "null", "[", "]", "[1,]", "[,1]", "{\"a\":1,}", "{\"a\":1,\"a\":2}",
+		"{\"a\" 1}", "{1:2}", "{\"a\"}", "[01]", "[1.]", "[.5]", "[1e]", "[1e+]", "[-]", "[+1]",
+		"[\"\\u0000\"]", "[\"\\ud800\"]", "[\"\\udc00\"]", "[\"\\ud800\\u0041\"]", "[\"\\x\"]",
+		"[\"\\u12\"]", "[\"\x01\"]", "[\"\xff\"]", "[\"\xc0\x80\"]", "[\"\xed\xa0\x80\"]",
+		"[\"abc]", "[\"abc\\\"]", "[9223372036854775808]", "[-9223372036854775809]", "[1e400]",
+		"[-1e400]", "[tru]", "[nul]", "[fals]", "[1] x", "[1][2]", "[Infinity]", "[NaN]",
+		"{\"k\\u0000\":1}", "[1 2]",
+	};
+	char deep[2 * 600 + 1];
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		cr_assert_null(sw_json_load_own(bad[i], strlen(bad[i])), "%u: %s", i, bad[i]);
+	/* Deeper than slipway writes: refused, whatever Jansson says. */
+	memset(deep, '[', 600);
+	memset(deep + 600, ']', 600);
+	cr_assert_null(sw_json_load_own(deep, 1200));
+	/* Damaged texts: whatever the loader takes, Jansson reads the same. */
+	for (unsigned i = 0; i < 20000; i++) {
+		static const char bytes[] = "{}[]\",:\\u0123456789abcdefABCDEF-+.eEtrnul \t\n\x01\x80\xc3\xe2\xed\xf0\xff";
+		json_t *v = random_value(0, 1);
+		size_t len, at;
+		char *text = own_text(v, &len);
+
+		at = rnd((unsigned)len);
+		switch (rnd(4)) {
+		case 0:	/* a byte changed */
+			text[at] = bytes[rnd(sizeof(bytes) - 1)];
+			break;
+		case 1:	/* a byte dropped */
+			memmove(text + at, text + at + 1, len - at);
+			len--;
+			break;
+		case 2:	/* cut short */
+			len = at;
+			break;
+		default:	/* two bytes swapped */
+			if (at + 1 < len) {
+				char t = text[at];
+
+				text[at] = text[at + 1];
+				text[at + 1] = t;
+			}
+			break;
+		}
+		expect_loaded_as_jansson(text, len, 0, i);
+		sw_free(text);
+		json_decref(v);
+	}
+}
+
+Test(io_json, the_own_loader_survives_every_allocation_failure)
+{
+	json_t *v = json_pack("{s:[s,s%,I,f,b,n],s:{s:s}}", "a\xc3\xa9", "x\\\"\n", "s\xe2\x80\xa8",
+			      (size_t)4, (json_int_t)-7, 2.5, 1, "k", "w", "\\u00e9");
+	size_t len;
+	char *text = own_text(v, &len);
+	int clean = 0;
+
+	for (unsigned long n = 1; !clean && n < 1000; n++) {
+		unsigned long failures = sw_alloc_failures();
+		json_t *got;
+
+		sw_alloc_fail_after(n);
+		got = sw_json_load_own(text, len);
+		sw_alloc_fail_after(0);
+		clean = sw_alloc_failures() == failures;
+		if (clean) {
+			cr_assert_not_null(got);
+			cr_assert(json_equal(got, v));
+		} else {
+			cr_assert_null(got, "at %lu an allocation failed and a value came back", n);
+		}
+		json_decref(got);
+	}
+	cr_assert(clean);
+	sw_free(text);
+	json_decref(v);
+}
