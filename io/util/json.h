@@ -37,7 +37,7 @@ int sw_json_load_strict_nul(struct json_t **out, const char *buf, size_t len,
 /* Parses JSON that slipway wrote itself with sw_json_dump and keeps under
  * a digest (the replay checkpoint's Run record): an object or array of
  * objects, arrays, strings, integers, reals, true, false and null, as
- * json_loadb(JSON_REJECT_DUPLICATES) reads it, ~10 times faster (Jansson
+ * json_loadb(JSON_REJECT_DUPLICATES) reads it, 2 to 3 times faster (Jansson
  * reads a byte at a time through a callback).  NULL on ENOMEM and on
  * anything it does not take, which the caller handles as a damaged cache;
  * it never accepts a text json_loadb rejects. */
