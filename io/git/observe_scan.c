@@ -422,15 +422,14 @@ unsigned vcs__test_name_searches;
 uint32_t vcs__test_name_hash_mask = UINT32_MAX;
 #endif
 
-/* FNV-1a of the name at p, up to its NUL or a slash; *end gets where it
- * stopped. */
+/* str_hash of the name at p, up to its NUL or a slash; *end gets where
+ * it stopped. */
 static uint32_t name_hash(const char *p, const char **end)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h;
 
-	for (; *p != '\0' && *p != '/'; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	*end = p;
+	*end = p + strcspn(p, "/");
+	h = (uint32_t)str_hash(p, (size_t)(*end - p));
 #ifdef SW_TESTING
 	h &= vcs__test_name_hash_mask;
 #endif
@@ -686,15 +685,13 @@ static int scan_dir(struct scan *s, struct names *names, const struct dtask *t, 
 		/* A subdirectory: entries [i, j) are below it. */
 		cl = (size_t)(slash - name);
 		sl = pl + cl;
-		if ((sub = sw_malloc(sl + 2)) == NULL) {
+		if ((sub = sw_malloc(sl + 1)) == NULL) {
 			rc = SW_ENOMEM;
 			break;
 		}
 		memcpy(sub, s->ent[i]->path, sl);
-		sub[sl] = '0';
-		sub[sl + 1] = '\0';
-		j = ent_lower_bound(s, i, t->hi, 0, sub);
 		sub[sl] = '\0';
+		j = ent_subdir_end(s, i, t->hi, pl, name, cl);
 		if ((cl == 1 && name[0] == '.') || (cl == 2 && name[0] == '.' && name[1] == '.') ||
 		    cl == 0)
 			sw_free(sub);	/* not a path git writes: left 'D' */
