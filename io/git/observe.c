@@ -169,7 +169,7 @@ static int fingerprint_start(struct fingerprint_job *j, const git_index_entry *c
 	j->ents = ents;
 	j->n = n;
 	j->started = own && n >= FINGERPRINT_THREAD_MIN &&
-		     pthread_create(&j->tid, NULL, fingerprint_run, j) == 0;
+		     sw_os_thread_start(&j->tid, fingerprint_run, j, 0) == 0;
 #ifdef SW_TESTING
 	if (j->started)
 		__atomic_add_fetch(&vcs__test_fp_threads, 1, __ATOMIC_RELAXED);

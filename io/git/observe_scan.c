@@ -1087,7 +1087,7 @@ int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_erro
 		s.gd = sw_strdup(git_repository_path(s.repo));
 	}
 	for (nt = 0; nt < threads - 1; nt++)
-		if (pthread_create(&tid[nt], NULL, scan_worker, &s) != 0)
+		if (sw_os_thread_start(&tid[nt], scan_worker, &s, (unsigned)nt) != 0)
 			break;
 	scan_worker(&s);
 	for (int i = 0; i < nt; i++)

@@ -14,6 +14,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -319,6 +321,111 @@ void *sw_os_map_file(int fd, size_t len)
 	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 
 	return map == MAP_FAILED ? NULL : map;
+}
+
+#ifdef SW_TESTING
+static int test_caller = -1, test_placed = -1, test_first = -1;
+
+void sw_os_test_last_start(int *caller, int *placed, int *first)
+{
+	*caller = __atomic_load_n(&test_caller, __ATOMIC_SEQ_CST);
+	*placed = __atomic_load_n(&test_placed, __ATOMIC_SEQ_CST);
+	*first = __atomic_load_n(&test_first, __ATOMIC_SEQ_CST);
+}
+#endif
+
+#ifdef __GLIBC__
+struct placed {
+	void *(*fn)(void *);
+	void *arg;
+	cpu_set_t all;		/* the CPUs the process may use */
+};
+
+static void *placed_run(void *p)
+{
+	struct placed pl = *(struct placed *)p;
+
+	sw_free(p);
+#ifdef SW_TESTING
+	__atomic_store_n(&test_first, sched_getcpu(), __ATOMIC_SEQ_CST);
+#endif
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(pl.all), &pl.all);
+	return pl.fn(pl.arg);
+}
+
+/* The CPU thread k of the caller's (on `cur`) starts on: the (k+1)-th of
+ * the n in `all` after `cur`, cyclically, for k < n-1; -1 (the scheduler
+ * decides) for the others. */
+static int placed_cpu(const cpu_set_t *all, int cur, unsigned k)
+{
+	unsigned seen = 0;
+
+	if (cur < 0 || cur >= CPU_SETSIZE || !CPU_ISSET(cur, all))
+		return -1;
+	for (int c = (cur + 1) % CPU_SETSIZE; c != cur; c = (c + 1) % CPU_SETSIZE)
+		if (CPU_ISSET(c, all) && seen++ == k)
+			return c;
+	return -1;
+}
+#endif
+
+#ifdef SW_TESTING
+int sw_os_test_placed_cpu(const int *cpus, int n, int cur, unsigned k)
+{
+#ifdef __GLIBC__
+	cpu_set_t all;
+
+	CPU_ZERO(&all);
+	for (int i = 0; i < n; i++)
+		CPU_SET(cpus[i], &all);
+	return placed_cpu(&all, cur, k);
+#else
+	(void)cpus;
+	(void)n;
+	(void)cur;
+	(void)k;
+	return -1;
+#endif
+}
+#endif
+
+int sw_os_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, unsigned k)
+{
+#ifdef __GLIBC__
+	struct placed *pl = sw_malloc(sizeof(*pl));
+	pthread_attr_t at;
+	cpu_set_t one;
+	int cur = -1, cpu = -1, rc = -1;
+
+#ifdef SW_TESTING
+	__atomic_store_n(&test_caller, -1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&test_placed, -1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&test_first, -1, __ATOMIC_SEQ_CST);
+#endif
+	if (pl == NULL)
+		return pthread_create(t, NULL, fn, arg);
+	pl->fn = fn;
+	pl->arg = arg;
+	if (sched_getaffinity(0, sizeof(pl->all), &pl->all) == 0 &&
+	    (cpu = placed_cpu(&pl->all, cur = sched_getcpu(), k)) >= 0 &&
+	    pthread_attr_init(&at) == 0) {
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (pthread_attr_setaffinity_np(&at, sizeof(one), &one) == 0)
+			rc = pthread_create(t, &at, placed_run, pl);
+		pthread_attr_destroy(&at);
+	}
+#ifdef SW_TESTING
+	__atomic_store_n(&test_caller, cur, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&test_placed, rc == 0 ? cpu : -1, __ATOMIC_SEQ_CST);
+#endif
+	if (rc == 0)
+		return 0;
+	sw_free(pl);
+#else
+	(void)k;
+#endif
+	return pthread_create(t, NULL, fn, arg);
 }
 
 /* ---- the stdout filter ------------------------------------------------ */

@@ -364,6 +364,28 @@ void sw_os_prefault(void *p, size_t n)
 	(void)n;
 }
 
+int sw_os_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, unsigned k)
+{
+	(void)k;
+	return pthread_create(t, NULL, fn, arg);
+}
+
+#ifdef SW_TESTING
+int sw_os_test_placed_cpu(const int *cpus, int n, int cur, unsigned k)
+{
+	(void)cpus;
+	(void)n;
+	(void)cur;
+	(void)k;
+	return -1;
+}
+
+void sw_os_test_last_start(int *caller, int *placed, int *first)
+{
+	*caller = *placed = *first = -1;
+}
+#endif
+
 void *sw_os_map_file(int fd, size_t len)
 {
 	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);

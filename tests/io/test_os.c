@@ -5,6 +5,8 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -592,6 +594,91 @@ Test(io_os, map_file_maps_the_bytes_and_prefault_is_harmless)
 	cr_assert_not_null(map, "%s", strerror(errno));
 	cr_assert_eq(memcmp(map, "mapped bytes", 12), 0);
 	munmap((void *)map, 12);
+}
+
+/* ---- where a new thread starts --------------------------------------- */
+
+Test(io_os, placement_takes_the_cpus_after_the_callers_and_leaves_the_rest_to_the_scheduler)
+{
+	const int two[] = { 0, 1 }, gaps[] = { 0, 2, 5 }, one[] = { 3 }, wrap[] = { 4, 1023 };
+
+	if (strcmp(sw_os_name(), "linux") != 0) {
+		/* POSIX never places a thread. */
+		cr_assert_eq(sw_os_test_placed_cpu(two, 2, 0, 0), -1);
+		return;
+	}
+	cr_assert_eq(sw_os_test_placed_cpu(two, 2, 0, 0), 1);
+	cr_assert_eq(sw_os_test_placed_cpu(two, 2, 1, 0), 0);
+	cr_assert_eq(sw_os_test_placed_cpu(two, 2, 0, 1), -1);	/* k = n-1: one past */
+	cr_assert_eq(sw_os_test_placed_cpu(two, 2, 0, UINT_MAX), -1);
+	cr_assert_eq(sw_os_test_placed_cpu(gaps, 3, 2, 0), 5);
+	cr_assert_eq(sw_os_test_placed_cpu(gaps, 3, 2, 1), 0);	/* k = n-2: the limit */
+	cr_assert_eq(sw_os_test_placed_cpu(gaps, 3, 2, 2), -1);
+	cr_assert_eq(sw_os_test_placed_cpu(gaps, 3, 5, 0), 0);
+	cr_assert_eq(sw_os_test_placed_cpu(gaps, 3, 5, 1), 2);
+	cr_assert_eq(sw_os_test_placed_cpu(gaps, 3, 0, 0), 2);
+	cr_assert_eq(sw_os_test_placed_cpu(gaps, 3, 1, 0), -1);	/* not one of them */
+	cr_assert_eq(sw_os_test_placed_cpu(gaps, 3, -1, 0), -1);	/* unknown */
+	cr_assert_eq(sw_os_test_placed_cpu(one, 1, 3, 0), -1);
+	cr_assert_eq(sw_os_test_placed_cpu(wrap, 2, 1023, 0), 4);
+	cr_assert_eq(sw_os_test_placed_cpu(wrap, 2, 4, 0), 1023);
+}
+
+struct ran {
+	int cpu;
+	cpu_set_t mask;
+};
+
+static void *note_run(void *arg)
+{
+	struct ran *r = arg;
+
+	r->cpu = sched_getcpu();
+	cr_assert_eq(pthread_getaffinity_np(pthread_self(), sizeof(r->mask), &r->mask), 0);
+	return arg;
+}
+
+Test(io_os, a_started_thread_runs_on_a_cpu_it_was_placed_on_then_free_to_move)
+{
+	const unsigned ks[] = { 0, 1, 2, 7, UINT_MAX };
+	cpu_set_t all;
+	int n;
+
+	cr_assert_eq(sched_getaffinity(0, sizeof(all), &all), 0);
+	n = CPU_COUNT(&all);
+	for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		struct ran r = { -1 };
+		int caller, placed, first;
+		pthread_t t;
+		void *back = NULL;
+
+		cr_assert_eq(sw_os_thread_start(&t, note_run, &r, ks[i]), 0);
+		cr_assert_eq(pthread_join(t, &back), 0);
+		cr_assert_eq(back, &r, "k %u", ks[i]);
+		/* It runs fn with every CPU the process may use. */
+		cr_assert(CPU_EQUAL(&r.mask, &all), "k %u", ks[i]);
+		cr_assert(r.cpu >= 0 && CPU_ISSET(r.cpu, &all), "k %u", ks[i]);
+		sw_os_test_last_start(&caller, &placed, &first);
+		if (strcmp(sw_os_name(), "linux") != 0 || n < 2 || ks[i] >= (unsigned)(n - 1)) {
+			cr_assert_eq(placed, -1, "k %u of %d CPUs", ks[i], n);
+			cr_assert_eq(first, -1, "k %u", ks[i]);
+			continue;
+		}
+		{
+			int cpus[CPU_SETSIZE], m = 0;
+
+			for (int c = 0; c < CPU_SETSIZE; c++)
+				if (CPU_ISSET(c, &all))
+					cpus[m++] = c;
+			cr_assert_eq(placed, sw_os_test_placed_cpu(cpus, m, caller, ks[i]),
+				     "k %u", ks[i]);
+		}
+		cr_assert_neq(placed, caller, "k %u", ks[i]);
+		/* Pinned until it ran: where it first ran is where it was put. */
+		cr_assert_eq(first, placed, "k %u", ks[i]);
+	}
+	if (strcmp(sw_os_name(), "linux") == 0 && n < 2)
+		cr_skip_test("one CPU: no thread is placed");
 }
 
 /* ---- the stdout filter ------------------------------------------------ */
