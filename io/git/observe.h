@@ -123,6 +123,11 @@ unsigned vcs_test_name_searches(void);
 void vcs_test_name_hash_bits(unsigned bits);
 /* How many fast scans were refused for index paths out of bytewise order. */
 unsigned vcs_test_unordered(void);
+/* How many index reads faulted their entries' pages in on a thread of
+ * their own while the file was mapped. */
+unsigned vcs_test_prefault_threads(void);
+/* The fewest index entries whose read does that. */
+size_t vcs_test_prefault_entries(void);
 /* How many observations took the handle vcs_discover had opened. */
 unsigned vcs_test_discovered_taken(void);
 #endif

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -156,45 +157,90 @@ static int parse_entries(struct rawindex *ri, uint32_t version, struct parse *p)
 	return 0;
 }
 
+/* From this many bytes of entries on, their pages are faulted in on a
+ * thread of their own while the caller maps the file: at 50,000 entries
+ * (3.6 MB) the two took 1.7 and 1.0 ms one after the other. */
+#define PREFAULT_THREAD_MIN ((size_t)1 << 20)
+
+#ifdef SW_TESTING
+unsigned vcs__test_prefault_threads;
+
+size_t vcs_test_prefault_entries(void)
+{
+	return (PREFAULT_THREAD_MIN + sizeof(git_index_entry) - 1) / sizeof(git_index_entry);
+}
+#endif
+
+struct prefault {
+	void *p;
+	size_t n;
+};
+
+static void *prefault_run(void *arg)
+{
+	struct prefault *f = arg;
+
+	sw_os_prefault(f->p, f->n);
+	return NULL;
+}
+
 /* 0 on success (a missing file is an empty index), 1 when unsupported or
  * malformed, SW_ENOMEM. */
 int vcs__rawindex_read(struct rawindex *ri, const char *path)
 {
 	struct stat st;
 	struct parse p = { .off = 12, .prev = "", .plain = 1, .ordered = 1 };
+	struct prefault pf = { NULL, 0 };
+	unsigned char hdr[12];
 	uint32_t version;
-	void *map;
-	int fd, rc = 1;
+	pthread_t tid;
+	int fd, rc = 1, helper = 0;
 
 	memset(ri, 0, sizeof(*ri));
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return errno == ENOENT ? 0 : 1;
+	/* The header first, for the size of the arrays: their pages are
+	 * faulted in while the file is mapped. */
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 32 ||
-	    st.st_size > (1LL << 31)) {
+	    st.st_size > (1LL << 31) || sw_pread_full(fd, hdr, sizeof(hdr), 0) != sizeof(hdr)) {
 		close(fd);
 		return 1;
 	}
 	ri->mtime = (int64_t)sw_os_st_mtim(&st).tv_sec;
 	ri->st = st;
-	map = sw_os_map_file(fd, (size_t)st.st_size);
-	close(fd);
-	if (map == NULL)
-		return 1;
-	ri->buf = map;
 	ri->len = (size_t)st.st_size;
-	version = be32(ri->buf + 4);
-	if (memcmp(ri->buf, "DIRC", 4) != 0 || version < 2 || version > 4)
+	version = be32(hdr + 4);
+	ri->n = be32(hdr + 8);
+	if (memcmp(hdr, "DIRC", 4) != 0 || version < 2 || version > 4 || ri->n > ri->len / 40) {
+		close(fd);
 		goto out;
-	ri->n = be32(ri->buf + 8);
-	if (ri->n > ri->len / 40)
-		goto out;
+	}
 	/* Not calloc: every field is set below, and a long-lived caller's
 	 * heap would otherwise clear 3.6 MiB per 50,000 entries first. */
 	if (ri->n && ((ri->ents = sw_malloc(ri->n * sizeof(*ri->ents))) == NULL ||
 		      (ri->ptrs = sw_malloc(ri->n * sizeof(*ri->ptrs))) == NULL)) {
+		close(fd);
 		rc = SW_ENOMEM;
 		goto out;
 	}
+	/* One call instead of a fault per page of the fresh arrays. */
+	pf.p = ri->ents;
+	pf.n = ri->n * sizeof(*ri->ents);
+	helper = pf.n >= PREFAULT_THREAD_MIN && sw_os_thread_start(&tid, prefault_run, &pf, 0) == 0;
+#ifdef SW_TESTING
+	if (helper)
+		__atomic_add_fetch(&vcs__test_prefault_threads, 1, __ATOMIC_RELAXED);
+#endif
+	if (!helper)
+		prefault_run(&pf);
+	ri->buf = sw_os_map_file(fd, ri->len);
+	close(fd);
+	sw_os_prefault(ri->ptrs, ri->n * sizeof(*ri->ptrs));
+	/* The parse may overtake the helper: a page either faults in is
+	 * the same page. */
+	/* The file read is the one whose header was read. */
+	if (ri->buf == NULL || memcmp(ri->buf, hdr, sizeof(hdr)) != 0)
+		goto out;
 	if (version == 4) {
 		p.v4cap = ri->len * 2 + 64;
 		if ((ri->v4paths = sw_malloc(p.v4cap)) == NULL) {
@@ -202,9 +248,6 @@ int vcs__rawindex_read(struct rawindex *ri, const char *path)
 			goto out;
 		}
 	}
-	/* One call instead of a fault per page of the fresh arrays. */
-	sw_os_prefault(ri->ents, ri->n * sizeof(*ri->ents));
-	sw_os_prefault(ri->ptrs, ri->n * sizeof(*ri->ptrs));
 	if (parse_entries(ri, version, &p) != 0)
 		goto out;
 	ri->checked = 1;
@@ -232,6 +275,8 @@ int vcs__rawindex_read(struct rawindex *ri, const char *path)
 	}
 	rc = 0;
 out:
+	if (helper)
+		pthread_join(tid, NULL);
 	if (rc != 0)
 		vcs__rawindex_free(ri);
 	return rc;

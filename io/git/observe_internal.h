@@ -306,6 +306,7 @@ extern unsigned vcs__test_fp_threads;	/* index fingerprints hashed on a thread *
 extern unsigned vcs__test_unignored;	/* paths found not ignored without libgit2 */
 extern unsigned vcs__test_name_searches;	/* listed names searched for, not hashed */
 extern unsigned vcs__test_unordered;	/* scans refused for paths out of order */
+extern unsigned vcs__test_prefault_threads;	/* index entry arrays faulted in on a thread */
 extern uint32_t vcs__test_name_hash_mask;	/* the name hash's bits kept */
 #endif
 

@@ -70,6 +70,11 @@ unsigned vcs_test_unordered(void)
 	return __atomic_load_n(&vcs__test_unordered, __ATOMIC_RELAXED);
 }
 
+unsigned vcs_test_prefault_threads(void)
+{
+	return __atomic_load_n(&vcs__test_prefault_threads, __ATOMIC_RELAXED);
+}
+
 void vcs_test_name_hash_bits(unsigned bits)
 {
 	vcs__test_name_hash_mask = bits >= 32 ? UINT32_MAX : ((uint32_t)1 << bits) - 1;

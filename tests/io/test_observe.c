@@ -518,6 +518,54 @@ static void assert_status_bytes_match_git(const struct vcs_observation *o, const
 	sw_free(raw);
 }
 
+/* From 1 MiB of parsed entries (14,564 of 72 bytes) their pages are
+ * faulted in on a thread while the index file is mapped, and the parse
+ * may overtake it: at the limit and one below, every entry must still be
+ * read as git wrote it (the fingerprint is the digest of git ls-files
+ * --stage -z) and the status be git's, byte for byte.  The entries are written to the
+ * index only, so each is a deleted file. */
+Test(observe, an_index_read_beside_the_fault_in_of_its_entries_is_read_whole)
+{
+	const size_t at = vcs_test_prefault_entries();
+	const size_t sizes[] = { at - 1, at };
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(*sizes); k++) {
+		char *dir = fx_tmpdir(), *raw;
+		char want[SW_DIGEST_LEN];
+		struct vcs_observation o;
+		unsigned before = vcs_test_prefault_threads();
+		size_t len;
+
+		/* sizes[k] entries: f.txt, committed, and the rest only in
+		 * the index, one executable in every seven. */
+		fx_sh(dir, "git init -q . && echo f > f.txt && git add f.txt && "
+			   "git commit -q -m init && b=$(git rev-parse HEAD:f.txt) && "
+			   "awk -v b=$b 'BEGIN { for (i = 1; i < %zu; i++) "
+			   "printf \"%%s %%s\\td%%03d/g%%05d.c\\n\", i %% 7 ? \"100644\" : \"100755\", b, i %% 97, i }' | "
+			   "git update-index --index-info",
+		      sizes[k]);
+		raw = fx_sh_out(dir, &len, "git ls-files --stage -z");
+		{
+			size_t nul = 0;
+
+			for (size_t i = 0; i < len; i++)
+				nul += raw[i] == '\0';
+			cr_assert_eq(nul, sizes[k], "%zu entries", sizes[k]);
+		}
+		sw_sha256_prefixed(raw, len, want);
+		observe(&o, dir, NULL);
+		cr_assert_str_eq(o.index_fingerprint, want, "%zu entries", sizes[k]);
+		assert_status_bytes_match_git(&o, dir);
+		cr_assert_eq(o.path_count, (int64_t)sizes[k] - 1, "%zu entries", sizes[k]);
+		cr_assert_eq(vcs_test_prefault_threads() - before, sizes[k] >= at ? 1u : 0u,
+			     "%zu entries", sizes[k]);
+		vcs_observation_release(&o);
+		sw_free(raw);
+		fx_rmrf(dir);
+		sw_free(dir);
+	}
+}
+
 /* The fast scan and libgit2's status must both equal git, record for
  * record and byte for byte, on the cases where they could diverge. */
 static void assert_engines_agree(const char *dir)
