@@ -27,12 +27,6 @@
  * applied, unless no_filter_applies proves none can).  Anything else falls
  * back to git_status_list_new. */
 
-struct pset {
-	const char **slot;
-	size_t *len;
-	size_t mask;
-};
-
 static uint64_t str_hash(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ULL;
@@ -42,39 +36,20 @@ static uint64_t str_hash(const char *s, size_t n)
 	return h;
 }
 
-static int pset_init(struct pset *s, size_t n)
+/* A head-to-index delta and the index entry of its new path. */
+struct dent {
+	size_t i;	/* the entry */
+	size_t k;	/* the delta's place among the deltas */
+	const struct hdelta *d;
+};
+
+static int dent_cmp(const void *a, const void *b)
 {
-	size_t cap = 16;
+	const struct dent *x = a, *y = b;
 
-	while (cap < 2 * n + 2)
-		cap <<= 1;
-	s->slot = sw_calloc(cap, sizeof(*s->slot));
-	s->len = sw_calloc(cap, sizeof(*s->len));
-	s->mask = cap - 1;
-	return s->slot && s->len ? 0 : SW_ENOMEM;
-}
-
-static void pset_free(struct pset *s)
-{
-	sw_free(s->slot);
-	sw_free(s->len);
-}
-
-/* Looks up (k, n); inserts it (borrowing k) when `add`.  1 when present. */
-static int pset_probe(struct pset *s, const char *k, size_t n, int add)
-{
-	size_t i = (size_t)str_hash(k, n) & s->mask;
-
-	while (s->slot[i] != NULL) {
-		if (s->len[i] == n && memcmp(s->slot[i], k, n) == 0)
-			return 1;
-		i = (i + 1) & s->mask;
-	}
-	if (add) {
-		s->slot[i] = k;
-		s->len[i] = n;
-	}
-	return 0;
+	if (x->i != y->i)
+		return x->i < y->i ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
 }
 
 /* Copies the deltas of `diff` into *h.  SW_ENOMEM. */
@@ -1000,8 +975,8 @@ int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_erro
 {
 	struct scan s = { 0 };
 	const struct hdiff *hd = in->known;
-	struct pset byidx = { 0 };
-	const struct hdelta **dl = NULL;
+	struct dent *de = NULL;
+	size_t nde = 0;
 	const git_index_entry **ents = in->ents;
 	int threads = in->threads, need_diff = in->known == NULL;
 	pthread_t tid[8];
@@ -1125,8 +1100,7 @@ int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_erro
 	{
 		size_t nd = hd ? hd->n : 0;
 
-		if (pset_init(&byidx, nd) < 0 ||
-		    (nd && (dl = sw_calloc(nd, sizeof(*dl))) == NULL)) {
+		if (nd && (de = sw_malloc(nd * sizeof(*de))) == NULL) {
 			rc = sw_error_set(err, SW_ENOMEM, "cannot allocate deltas");
 			goto out;
 		}
@@ -1144,20 +1118,28 @@ int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_erro
 					goto out;
 				continue;
 			}
-			dl[i] = d;
-			pset_probe(&byidx, d->new_path, strlen(d->new_path), 1);
+			/* The entry of its new path, found in the sorted
+			 * index: the walk below meets the deltas in entry
+			 * order instead of looking each of the n entries up. */
+			{
+				size_t j = ent_lower_bound(&s, 0, s.n, 0, d->new_path);
+
+				if (j < s.n && strcmp(s.ent[j]->path, d->new_path) == 0)
+					de[nde++] = (struct dent){ j, i, d };
+			}
 		}
-		for (size_t i = 0; i < s.n; i++) {
+		if (nde > 1)
+			qsort(de, nde, sizeof(*de), dent_cmp);
+		for (size_t i = 0, at = 0; i < s.n; i++) {
 			const git_index_entry *e = s.ent[i];
 			const struct hdelta *d = NULL;
 			struct tent t = { 0 };
 
-			if (nd > 0 && pset_probe(&byidx, e->path, strlen(e->path), 0)) {
-				/* few deltas: a linear search is fine */
-				for (size_t k = 0; k < nd && d == NULL; k++)
-					if (dl[k] && strcmp(dl[k]->new_path, e->path) == 0)
-						d = dl[k];
-			}
+			/* The first delta of this path, as it came. */
+			while (at < nde && de[at].i < i)
+				at++;
+			if (at < nde && de[at].i == i)
+				d = de[at].d;
 			if (d == NULL && s.y[i] == '.')
 				continue;
 			t.path = e->path;
@@ -1195,8 +1177,7 @@ out:
 	for (size_t i = 0; i < s.ntasks; i++)	/* left by a failure */
 		sw_free(s.tasks[i].rel);
 	sw_free(s.tasks);
-	sw_free(dl);
-	pset_free(&byidx);
+	sw_free(de);
 	vcs__hdiff_release(&s.diff);
 	sw_free(s.y);
 	sw_free(s.mwt);
