@@ -313,6 +313,14 @@ static int ignore_outside(struct scan *s)
 	return v;
 }
 
+/* Whether directory `fd` may hold a .gitignore: 1 when one is there (of
+ * any type) or the question cannot be answered, 0 when there is none. */
+static int gitignore_in(int fd)
+{
+	return faccessat(fd, ".gitignore", F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+	       (errno != ENOENT && errno != ENOTDIR);
+}
+
 /* Whether untracked `path`, an entry of the directory `fd` is open on, is
  * ignored.  libgit2 reads the .gitignore of every directory from the root
  * down to the path's own and the files outside the worktree, every time
@@ -323,8 +331,7 @@ static int ignored(struct scan *s, int fd, const char *path, int above, int *her
 {
 	if (!above && !ignore_outside(s)) {
 		if (*here < 0)
-			*here = faccessat(fd, ".gitignore", F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
-				(errno != ENOENT && errno != ENOTDIR);
+			*here = gitignore_in(fd);
 		if (*here == 0) {
 #ifdef SW_TESTING
 			__atomic_add_fetch(&vcs__test_unignored, 1, __ATOMIC_RELAXED);
@@ -532,11 +539,11 @@ static int ent_tracked(const struct scan *s, size_t lo, size_t hi, size_t pl, co
  * one may.  `t` is the worker's table, built here for the names tracked
  * in this directory when it lists a file. */
 static int scan_list(struct scan *s, struct names *t, int fd, char *rel, size_t rl, size_t lo,
-		     size_t hi, int above, int *has)
+		     size_t hi, int above, int *here)
 {
 	struct sw_os_dir *dir;
 	struct sw_os_dirent de;
-	int rc = 0, here = -1, seen = 0, hashed = 0;	/* t built for this directory: 1, failed: -1 */
+	int rc = 0, hashed = 0;	/* t built for this directory: 1, failed: -1 */
 
 	if (sw_os_dir_open(&dir, fd) < 0)
 		return SW_ENOMEM;
@@ -551,7 +558,7 @@ static int scan_list(struct scan *s, struct names *t, int fd, char *rel, size_t 
 				if (strcmp(name, ".gitattributes") == 0)
 					__atomic_store_n(&s->attr_seen, 1, __ATOMIC_RELAXED);
 				else if (strcmp(name, ".gitignore") == 0)
-					seen = 1;
+					*here = 1;
 				else if (strcmp(name, ".git") == 0)
 					continue;
 			}
@@ -573,10 +580,10 @@ static int scan_list(struct scan *s, struct names *t, int fd, char *rel, size_t 
 			}
 			if (type == SW_OS_FT_DIR) {
 				size_t clo = lo, chi = hi;
-				int sub, sub_has;
+				int sub, sub_here = -1;
 
 				ent_dir_range(s, rel, fl, &clo, &chi);
-				if (clo < chi || ignored(s, fd, rel, above, &here))
+				if (clo < chi || ignored(s, fd, rel, above, here))
 					continue;	/* tracked: visited on its own */
 				sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 				if (sub < 0)
@@ -591,7 +598,7 @@ static int scan_list(struct scan *s, struct names *t, int fd, char *rel, size_t 
 				}
 				/* here is known unless above or outside
 				 * rules already send every lookup to libgit2 */
-				rc = scan_list(s, t, sub, rel, fl, clo, chi, above || here != 0, &sub_has);
+				rc = scan_list(s, t, sub, rel, fl, clo, chi, above || *here != 0, &sub_here);
 				close(sub);
 			} else if (type == SW_OS_FT_REG || type == SW_OS_FT_LNK) {
 				size_t pl = rl ? rl + 1 : 0;
@@ -604,43 +611,25 @@ static int scan_list(struct scan *s, struct names *t, int fd, char *rel, size_t 
 				if (lo < hi)
 					tracked = hashed > 0 ? names_has(t, s, pl, name) :
 						  ent_tracked(s, lo, hi, pl, name);
-				if (!tracked && !ignored(s, fd, rel, above, &here))
+				if (!tracked && !ignored(s, fd, rel, above, here))
 					rc = scan_push_untracked(s, rel);
 			}
 		}
 	}
 	sw_os_dir_free(dir);
 	rel[rl] = '\0';
-	/* The whole listing was read: no .gitignore in it means none. */
-	*has = seen || here == 1;
 	return rc;
 }
 
-/* Visits tracked directory `t`: lists it for untracked files, lstats the
- * index entries directly in it through its descriptor and queues its
- * tracked subdirectories.  Every directory is opened once, by its path
- * below the root without following symlinks; an entry left unvisited
- * (its directory gone, replaced or a symlink) stays 'D'.  `rel` is the
- * worker's PATH_MAX buffer, `names` its table of tracked names. */
-static int scan_dir(struct scan *s, struct names *names, const struct dtask *t, char *rel)
+/* Queues the tracked subdirectories among t's entries, then lstats the
+ * entries directly in t through `fd`.  `here` is whether t holds a
+ * .gitignore (1, 0, or -1: asked here when a subdirectory needs it, as
+ * the listing asks it). */
+static int scan_entries(struct scan *s, const struct dtask *t, int fd, int *here)
 {
 	size_t pl = t->rl ? t->rl + 1 : 0;
-	int fd, rc = 0, has = 1;	/* not listed: it may hold a .gitignore */
+	int rc = 0;
 
-	if (t->rl + 2 >= PATH_MAX)
-		return 0;
-	if ((fd = sw_os_open_beneath(s->rootfd, t->rel, SW_OS_BENEATH_LIST |
-				     VCS_BENEATH_HOW(s->openat2))) >= 0) {
-		memcpy(rel, t->rel, t->rl + 1);
-		rc = scan_list(s, names, fd, rel, t->rl, t->lo, t->hi, t->ign_above, &has);
-	} else if (errno != EACCES ||
-		   (fd = sw_os_open_beneath(s->rootfd, t->rel, SW_OS_BENEATH_ANCHOR |
-					    VCS_BENEATH_HOW(s->openat2))) < 0) {
-		return 0;	/* the lstats need only search permission */
-	} else {
-		/* Not listed: it may hold a .gitattributes nobody saw. */
-		__atomic_store_n(&s->attr_seen, 1, __ATOMIC_RELAXED);
-	}
 	for (size_t i = t->lo; rc == 0 && i < t->hi;) {
 		const char *name = s->ent[i]->path + pl, *slash = strchr(name, '/');
 		size_t cl, sl, j;
@@ -658,12 +647,12 @@ static int scan_dir(struct scan *s, struct names *names, const struct dtask *t, 
 			continue;
 		}
 		/* A subdirectory: entries [i, j) are below it. */
+		if (*here < 0)
+			*here = gitignore_in(fd);
 		cl = (size_t)(slash - name);
 		sl = pl + cl;
-		if ((sub = sw_malloc(sl + 1)) == NULL) {
-			rc = SW_ENOMEM;
-			break;
-		}
+		if ((sub = sw_malloc(sl + 1)) == NULL)
+			return SW_ENOMEM;
 		memcpy(sub, s->ent[i]->path, sl);
 		sub[sl] = '\0';
 		j = ent_subdir_end(s, i, t->hi, pl, name, cl);
@@ -671,9 +660,57 @@ static int scan_dir(struct scan *s, struct names *names, const struct dtask *t, 
 		    cl == 0)
 			sw_free(sub);	/* not a path git writes: left 'D' */
 		else
-			rc = scan_push_dir(s, sub, sl, i, j, t->ign_above || has);
+			rc = scan_push_dir(s, sub, sl, i, j, t->ign_above || *here != 0);
 		i = j;
 	}
+	return rc;
+}
+
+/* Visits tracked directory `t`: lists it for untracked files, lstats the
+ * index entries directly in it through its descriptor and queues its
+ * tracked subdirectories.  When no other visit was queued (`alone`: at
+ * the root, say), the subdirectories are queued first, so that idle
+ * workers take them while this one lists: a root of 500 subdirectories
+ * took 2 ms to list at 50,000 files, the other workers waiting.  Every
+ * directory is opened once, by its path below the root without following
+ * symlinks; an entry left unvisited (its directory gone, replaced or a
+ * symlink) stays 'D'.  `rel` is the worker's PATH_MAX buffer, `names` its
+ * table of tracked names. */
+static int scan_dir(struct scan *s, struct names *names, const struct dtask *t, char *rel,
+		    int alone)
+{
+	int fd, rc = 0;
+	int here = -1;	/* a .gitignore here: 1, none: 0, not asked yet: -1 */
+
+	if (t->rl + 2 >= PATH_MAX)
+		return 0;
+	if ((fd = sw_os_open_beneath(s->rootfd, t->rel, SW_OS_BENEATH_LIST |
+				     VCS_BENEATH_HOW(s->openat2))) < 0) {
+		if (errno != EACCES ||
+		    (fd = sw_os_open_beneath(s->rootfd, t->rel, SW_OS_BENEATH_ANCHOR |
+					     VCS_BENEATH_HOW(s->openat2))) < 0)
+			return 0;	/* the lstats need only search permission */
+		/* Not listed: it may hold a .gitattributes nobody saw, and
+		 * a .gitignore. */
+		__atomic_store_n(&s->attr_seen, 1, __ATOMIC_RELAXED);
+		here = 1;
+	} else {
+		if (alone)
+			rc = scan_entries(s, t, fd, &here);
+		memcpy(rel, t->rel, t->rl + 1);
+		if (rc == 0)
+			rc = scan_list(s, names, fd, rel, t->rl, t->lo, t->hi, t->ign_above, &here);
+		/* The whole listing was read: a .gitignore it did not show
+		 * is none. */
+		if (rc == 0 && here < 0)
+			here = 0;
+		if (alone) {
+			close(fd);
+			return rc;
+		}
+	}
+	if (rc == 0)
+		rc = scan_entries(s, t, fd, &here);
 	close(fd);
 	return rc;
 }
@@ -753,7 +790,7 @@ static void *scan_worker(void *arg)
 		s->walk_rc = SW_ENOMEM;
 	for (;;) {
 		struct dtask t;
-		int rc;
+		int rc, alone;
 
 		if (!s->diff_taken) {
 			s->diff_taken = 1;
@@ -769,9 +806,10 @@ static void *scan_worker(void *arg)
 			continue;
 		}
 		t = s->tasks[--s->ntasks];
+		alone = s->ntasks == 0;
 		s->busy++;
 		pthread_mutex_unlock(&s->mu);
-		rc = scan_dir(s, &names, &t, rel);
+		rc = scan_dir(s, &names, &t, rel, alone);
 		sw_free(t.rel);
 		pthread_mutex_lock(&s->mu);
 		if (rc < 0)

@@ -160,6 +160,22 @@ Test(observe_ignore, a_nested_gitignore_reaches_only_its_own_directory)
 	world_free(&w);
 }
 
+/* A committed .gitignore in a directory with no untracked file of its own
+ * is seen only in its listing (no lookup there asks whether it exists),
+ * and must still reach the directories below: z/ is visited while sub/ is
+ * still queued, so its listing comes before its subdirectories are. */
+Test(observe_ignore, a_committed_gitignore_over_a_directory_with_nothing_new_reaches_below_it)
+{
+	struct world w;
+
+	world_init(&w);
+	fx_sh(w.repo, "mkdir -p z/inner && echo t > z/inner/t.c && printf '*.log\\n' > z/.gitignore && "
+		      "git add z && git commit -q -m z && echo l > z/inner/new.log && "
+		      "echo n > z/inner/new.c");
+	check(&w, ALL_UNTRACKED ",z/inner/new.c", -1);
+	world_free(&w);
+}
+
 /* A .gitignore inside an untracked directory applies to what is below it,
  * and one that ignores a whole untracked directory hides it. */
 Test(observe_ignore, a_gitignore_in_an_untracked_directory_is_read)
