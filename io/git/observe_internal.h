@@ -240,6 +240,7 @@ struct scan {
 	size_t ntasks, captasks;
 	size_t busy;		/* directories being visited */
 	int diff_taken;		/* the head-to-index diff has a thread */
+	int parallel;		/* more than one worker was planned */
 	pthread_mutex_t gitmu;	/* serialises every libgit2 call on `repo` */
 	/* While the diff holds `repo`, ignore lookups use a second handle on
 	 * the same repository (opened on first use, guarded by ignmu);

@@ -668,9 +668,9 @@ static int scan_entries(struct scan *s, const struct dtask *t, int fd, int *here
 
 /* Visits tracked directory `t`: lists it for untracked files, lstats the
  * index entries directly in it through its descriptor and queues its
- * tracked subdirectories.  When no other visit was queued (`alone`: at
- * the root, say), the subdirectories are queued first, so that idle
- * workers take them while this one lists: a root of 500 subdirectories
+ * tracked subdirectories.  When no other visit was queued and other
+ * workers may be idle (`alone`: at the root, say), the subdirectories are
+ * queued first, so that those workers take them while this one lists: a root of 500 subdirectories
  * took 2 ms to list at 50,000 files, the other workers waiting.  Every
  * directory is opened once, by its path below the root without following
  * symlinks; an entry left unvisited (its directory gone, replaced or a
@@ -806,7 +806,7 @@ static void *scan_worker(void *arg)
 			continue;
 		}
 		t = s->tasks[--s->ntasks];
-		alone = s->ntasks == 0;
+		alone = s->parallel && s->ntasks == 0;
 		s->busy++;
 		pthread_mutex_unlock(&s->mu);
 		rc = scan_dir(s, &names, &t, rel, alone);
@@ -1075,6 +1075,7 @@ int vcs__scan_status(struct collect *c, const struct scan_in *in, struct sw_erro
 	if (threads > 8)
 		threads = 8;
 	s.diff_taken = !need_diff;
+	s.parallel = threads > 1;
 	/* The first task: the root. */
 	if ((s.tasks = sw_malloc(64 * sizeof(*s.tasks))) == NULL ||
 	    (s.tasks[0].rel = sw_strdup("")) == NULL) {

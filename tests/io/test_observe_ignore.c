@@ -262,3 +262,19 @@ Test(observe_ignore, a_threaded_scan_beside_a_diff_reads_nested_rules)
 	check(&w, "t0/a.log,t0/f0.txt,t0/n.txt,t3/.gitignore,t3/n.txt,t7/a.log,t7/n.txt", -1);
 	world_free(&w);
 }
+
+/* On threads the root's visit queues its subdirectories before it lists
+ * the root: a committed root .gitignore must reach them all the same. */
+Test(observe_ignore, a_threaded_scan_queues_the_roots_subdirectories_with_its_rules)
+{
+	struct world w;
+
+	world_init(&w);
+	fx_sh(w.repo, "for d in 0 1 2 3 4 5 6 7 8 9 10; do mkdir t$d; "
+		      "for f in $(seq 0 99); do echo $d $f > t$d/f$f.txt; done; done && "
+		      "printf '*.tmp\\n' > .gitignore && git add .gitignore 't[0-9]*' && "
+		      "git commit -q -m many && echo x > t5/x.tmp && echo n > t5/n.txt");
+	check(&w, "build/o.o,fresh/inner/y.log,fresh/n.c,keep.log,sub/deep/keep.log,sub/deep/u.c,"
+		  "sub/deep/x.log,sub/u.c,sub/x.log,t5/n.txt,u.c,x.log", 0);
+	world_free(&w);
+}
