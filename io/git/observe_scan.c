@@ -670,12 +670,12 @@ static int scan_entries(struct scan *s, const struct dtask *t, int fd, int *here
  * index entries directly in it through its descriptor and queues its
  * tracked subdirectories.  When no other visit was queued and other
  * workers may be idle (`alone`: at the root, say), the subdirectories are
- * queued first, so that those workers take them while this one lists: a root of 500 subdirectories
- * took 2 ms to list at 50,000 files, the other workers waiting.  Every
- * directory is opened once, by its path below the root without following
- * symlinks; an entry left unvisited (its directory gone, replaced or a
- * symlink) stays 'D'.  `rel` is the worker's PATH_MAX buffer, `names` its
- * table of tracked names. */
+ * queued first, so that those workers take them while this one lists: a
+ * root of 500 subdirectories took 2 ms to list at 50,000 files, the other
+ * workers waiting.  Every directory is opened once, by its path below the
+ * root without following symlinks; an entry left unvisited (its directory
+ * gone, replaced or a symlink) stays 'D'.  `rel` is the worker's PATH_MAX
+ * buffer, `names` its table of tracked names. */
 static int scan_dir(struct scan *s, struct names *names, const struct dtask *t, char *rel,
 		    int alone)
 {

@@ -8,8 +8,9 @@
  * entries' types, random bytes, the boot's identity, a filter on stdout,
  * anonymous in-memory files, close-on-exec pipes, kernel copies of a file
  * range, durable syncs, the struct stat time fields, advisory directory
- * locks, page prefaulting and where a new thread starts.  Everything else in the tree is C11 plus
- * POSIX.1-2008 (with XSI) and calls these instead.
+ * locks, page prefaulting and where a new thread starts.  Everything
+ * else in the tree is C11 plus POSIX.1-2008 (with XSI) and calls these
+ * instead.
  *
  * Two implementations, one linked (the Makefile picks it from uname -s;
  * PORTABLE=1 forces the second on Linux, so the tests run it there too):

@@ -541,7 +541,8 @@ Test(observe, an_index_read_beside_the_fault_in_of_its_entries_is_read_whole)
 		fx_sh(dir, "git init -q . && echo f > f.txt && git add f.txt && "
 			   "git commit -q -m init && b=$(git rev-parse HEAD:f.txt) && "
 			   "awk -v b=$b 'BEGIN { for (i = 1; i < %zu; i++) "
-			   "printf \"%%s %%s\\td%%03d/g%%05d.c\\n\", i %% 7 ? \"100644\" : \"100755\", b, i %% 97, i }' | "
+			   "printf \"%%s %%s\\td%%03d/g%%05d.c\\n\", "
+			   "i %% 7 ? \"100644\" : \"100755\", b, i %% 97, i }' | "
 			   "git update-index --index-info",
 		      sizes[k]);
 		raw = fx_sh_out(dir, &len, "git ls-files --stage -z");
