@@ -203,24 +203,19 @@ int vcs__rawindex_read(struct rawindex *ri, const char *path)
 	/* The header first, for the size of the arrays: their pages are
 	 * faulted in while the file is mapped. */
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 32 ||
-	    st.st_size > (1LL << 31) || sw_pread_full(fd, hdr, sizeof(hdr), 0) != sizeof(hdr)) {
-		close(fd);
-		return 1;
-	}
+	    st.st_size > (1LL << 31) || sw_pread_full(fd, hdr, sizeof(hdr), 0) != sizeof(hdr))
+		goto out;
 	ri->mtime = (int64_t)sw_os_st_mtim(&st).tv_sec;
 	ri->st = st;
 	ri->len = (size_t)st.st_size;
 	version = be32(hdr + 4);
 	ri->n = be32(hdr + 8);
-	if (memcmp(hdr, "DIRC", 4) != 0 || version < 2 || version > 4 || ri->n > ri->len / 40) {
-		close(fd);
+	if (memcmp(hdr, "DIRC", 4) != 0 || version < 2 || version > 4 || ri->n > ri->len / 40)
 		goto out;
-	}
 	/* Not calloc: every field is set below, and a long-lived caller's
 	 * heap would otherwise clear 3.6 MiB per 50,000 entries first. */
 	if (ri->n && ((ri->ents = sw_malloc(ri->n * sizeof(*ri->ents))) == NULL ||
 		      (ri->ptrs = sw_malloc(ri->n * sizeof(*ri->ptrs))) == NULL)) {
-		close(fd);
 		rc = SW_ENOMEM;
 		goto out;
 	}
@@ -236,6 +231,7 @@ int vcs__rawindex_read(struct rawindex *ri, const char *path)
 		prefault_run(&pf);
 	ri->buf = sw_os_map_file(fd, ri->len);
 	close(fd);
+	fd = -1;
 	sw_os_prefault(ri->ptrs, ri->n * sizeof(*ri->ptrs));
 	/* The file read is the one whose header was read.  The parse may
 	 * overtake the helper: a page either faults in is the same page. */
@@ -275,6 +271,8 @@ int vcs__rawindex_read(struct rawindex *ri, const char *path)
 	}
 	rc = 0;
 out:
+	if (fd >= 0)
+		close(fd);
 	if (helper)
 		pthread_join(tid, NULL);
 	if (rc != 0)

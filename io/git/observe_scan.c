@@ -679,7 +679,7 @@ static int scan_entries(struct scan *s, const struct dtask *t, int fd, int *here
 static int scan_dir(struct scan *s, struct names *names, const struct dtask *t, char *rel,
 		    int alone)
 {
-	int fd, rc = 0;
+	int fd, rc = 0, first = 0;	/* the entries were visited first */
 	int here = -1;	/* a .gitignore here: 1, none: 0, not asked yet: -1 */
 
 	if (t->rl + 2 >= PATH_MAX)
@@ -695,7 +695,7 @@ static int scan_dir(struct scan *s, struct names *names, const struct dtask *t, 
 		__atomic_store_n(&s->attr_seen, 1, __ATOMIC_RELAXED);
 		here = 1;
 	} else {
-		if (alone)
+		if ((first = alone))
 			rc = scan_entries(s, t, fd, &here);
 		memcpy(rel, t->rel, t->rl + 1);
 		if (rc == 0)
@@ -704,12 +704,8 @@ static int scan_dir(struct scan *s, struct names *names, const struct dtask *t, 
 		 * is none. */
 		if (rc == 0 && here < 0)
 			here = 0;
-		if (alone) {
-			close(fd);
-			return rc;
-		}
 	}
-	if (rc == 0)
+	if (rc == 0 && !first)
 		rc = scan_entries(s, t, fd, &here);
 	close(fd);
 	return rc;
