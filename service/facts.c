@@ -11,19 +11,23 @@
 #include "io/store/run_record.h"
 #include "io/source/source_json.h"
 
-void svc__observe_now(const struct svc *d, const struct run *r, struct git_now *g)
+void svc__observe_now(const struct svc *d, const struct run *r, struct git_now *g,
+		      struct vcs_index_id *seen)
 {
 	struct vcs_observation start = VCS_OBSERVATION_INIT;
+	struct vcs_observe_opts o = { .index_hint = seen };
 	struct sw_error err = SW_ERROR_INIT;
 
 	memset(g, 0, sizeof(*g));
 	g->obs = (struct vcs_observation)VCS_OBSERVATION_INIT;
-	if (vcs_observe(&g->obs, &d->ws, NULL, &err) < 0 ||
+	if (vcs_observe(&g->obs, &d->ws, &o, &err) < 0 ||
 	    (g->json = vcs_observation_to_json(&g->obs)) == NULL) {
 		snprintf(g->error, sizeof(g->error), "%s", err.msg[0] ? err.msg : "out of memory");
 		return;
 	}
 	g->ok = 1;
+	if (seen != NULL)
+		*seen = g->obs.index_id;
 	if (run_git_observation(&start, r, RUN_GIT_INITIAL, &err) == 0)
 		g->changed = vcs_observation_changed_from(&g->obs, &start);
 	else

@@ -56,6 +56,10 @@ struct mctx {
 	struct run_checkpoint checkpoint;
 	int resumed;			/* c->run came from a checkpoint */
 	unsigned steps;			/* fsm_step calls: exactly one per mutation */
+	/* The index file the Run was last observed with, and its
+	 * fingerprint: read from the checkpoint, handed to the observation
+	 * and kept in the next checkpoint (struct vcs_index_id). */
+	struct vcs_index_id index_seen;
 };
 
 /* What the gatherers found besides the fact bits: the message and extra
@@ -128,7 +132,11 @@ const char *svc__unavailable_code(const struct sw_error *err);
  * saying so. */
 bool svc__misnamed(const struct run *r, const char *dir, struct sw_error *err);
 
-void svc__observe_now(const struct svc *d, const struct run *r, struct git_now *g);
+/* Observes Git now into *g.  `seen` (or NULL) is the index file the Run
+ * was last observed with: the observation takes its fingerprint while the
+ * file is unchanged, and *seen becomes the one observed now. */
+void svc__observe_now(const struct svc *d, const struct run *r, struct git_now *g,
+		      struct vcs_index_id *seen);
 
 void svc__git_now_release(struct git_now *g);
 

@@ -112,21 +112,48 @@ static int mutate_visit(const struct store_event *ev, void *payload, struct sw_e
 	return rc;
 }
 
+/* A checkpoint's service text: the line INDEX_SEEN_TAG and the text of
+ * mctx.index_seen, when one is kept, then the gathered history. */
+#define INDEX_SEEN_TAG "observed-index/1 "
+
+static char *checkpoint_extra(const struct mctx *c)
+{
+	char id[VCS_INDEX_ID_TEXT_MAX], *hist = run_history_text(c->history), *text;
+
+	if (hist == NULL || vcs_index_id_text(&c->index_seen, id) < 0)
+		return hist;
+	text = sw_asprintf("%s%s\n%s", INDEX_SEEN_TAG, id, hist);
+	sw_free(hist);
+	return text;
+}
+
 /* Adopts a verified checkpoint (store_update_resumable): the Run with its
- * frozen records and the gathered history.  1 refuses it. */
+ * frozen records, the gathered history and the index last observed.  1
+ * refuses it. */
 static int mutate_resume(struct store_checkpoint *cp, void *payload, struct sw_error *err)
 {
 	struct mctx *c = payload;
 	struct sw_error e = SW_ERROR_INIT;
+	struct vcs_index_id seen = { 0 };
 	struct run_history *h = NULL;
 	struct run *r = NULL;
 	char *extra = NULL;
+	const char *hist;
 
 	(void)err;
 	if (run_from_checkpoint(&r, &extra, cp->body, cp->body_len, &cp->log, cp->log_len,
 				&cp->projection_fd, cp->projection_len, &e) < 0)
 		return 1;
-	if (run_history_from_text(&h, extra, &e) < 0) {
+	hist = extra;
+	if (strncmp(hist, INDEX_SEEN_TAG, strlen(INDEX_SEEN_TAG)) == 0) {
+		const char *id = hist + strlen(INDEX_SEEN_TAG), *nl = strchr(id, '\n');
+
+		if (nl == NULL || vcs_index_id_parse(&seen, id, (size_t)(nl - id)) < 0)
+			hist = NULL;
+		else
+			hist = nl + 1;
+	}
+	if (hist == NULL || run_history_from_text(&h, hist, &e) < 0) {
 		sw_free(extra);
 		run_free(r);
 		return 1;
@@ -136,6 +163,7 @@ static int mutate_resume(struct store_checkpoint *cp, void *payload, struct sw_e
 	c->history = h;
 	c->run = r;
 	c->resumed = 1;
+	c->index_seen = seen;
 	return 0;
 }
 
@@ -153,7 +181,7 @@ static int add_projection(struct mctx *c, struct store_mutation *sm, struct run 
 	    (rc = store_mutation_set_projection_pieces(sm, c->proj.piece, c->proj.npiece, err)) < 0 ||
 	    (rc = svc__add_list_summary(sm, after, err)) < 0)
 		return rc;
-	if ((extra = run_history_text(c->history)) == NULL)
+	if ((extra = checkpoint_extra(c)) == NULL)
 		return sw_error_set(err, SW_ENOMEM, "cannot encode the checkpoint");
 	rc = run_checkpoint(&c->checkpoint, after, &c->proj, extra, err);
 	sw_free(extra);
@@ -326,7 +354,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 	/* Observing Git is costly: only when a row that can still match reads
 	 * it, or the row that will match records it. */
 	if (fsm_wants(&machine, &in) & tbl_facts_git) {
-		svc__observe_now(c->d, c->run, &g);
+		svc__observe_now(c->d, c->run, &g, &c->index_seen);
 		in.facts |= g.ok ? (g.changed ? FSM_F(CHANGED) : 0) : FSM_F(GIT_FAILED);
 	}
 	m->step = fsm_step(&machine, &in);
@@ -336,7 +364,7 @@ static int mutate_cb(struct store_mutation *sm, void *payload, struct sw_error *
 		goto out;
 	}
 	if (m->step.ops & tbl_ops_final_git)
-		svc__observe_now(c->d, c->run, &fin);
+		svc__observe_now(c->d, c->run, &fin, &c->index_seen);
 	fx.now = now;
 	fx.new_action_id = action_id;
 	if (m->event == FSM_EV_SUBMIT) {

@@ -288,7 +288,13 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 				    (int64_t)sw_os_st_mtim(&ist).tv_sec : INT64_MAX;
 		}
 	}
-	if (ri != &vcs__warm.ri) {
+	if (ri != &vcs__warm.ri && index == NULL && vcs__rawindex_is(ri, o.index_hint)) {
+		/* The very file the hint's fingerprint was taken of. */
+		memcpy(out->index_fingerprint, o.index_hint->fingerprint, SW_DIGEST_LEN);
+#ifdef SW_TESTING
+		__atomic_add_fetch(&vcs__test_fp_hinted, 1, __ATOMIC_RELAXED);
+#endif
+	} else if (ri != &vcs__warm.ri) {
 		if ((rc = fingerprint_start(&fp, ri->ptrs, ri->n, index == NULL, err)) < 0)
 			goto out;
 		fp_pending = 1;
@@ -463,11 +469,12 @@ int vcs_observe(struct vcs_observation *out, const struct vcs_identity *ws,
 	if (fp_pending) {
 		fp_pending = 0;
 		fingerprint_join(&fp, out->index_fingerprint);
-		if (fresh_index && vcs__warm.on) {
-			memcpy(vcs__warm.fp, out->index_fingerprint, sizeof(vcs__warm.fp));
-			vcs__warm.ri_ok = 1;
-		}
 	}
+	if (fresh_index && vcs__warm.on) {
+		memcpy(vcs__warm.fp, out->index_fingerprint, sizeof(vcs__warm.fp));
+		vcs__warm.ri_ok = 1;
+	}
+	vcs__rawindex_id(&out->index_id, ri, out->index_fingerprint);
 	rc = vcs_observation_seal(out, err);
 out:
 	/* A failure on the way still waits for the fingerprint's thread: it

@@ -45,6 +45,32 @@ struct vcs_path_obs {
 	char content_kind[24];	/* full_sha256, symlink_target_sha256, oversize_samples_v1 */
 };
 
+/* An index file's identity with the fingerprint of its entries.  `valid`
+ * only for a file read directly whose trailing checksum is not zero
+ * (index.skipHash writes zeros): then the device, inode, size, times and
+ * checksum together name its content, as the warm cache of a long-lived
+ * process proves its kept index current (io/git/observe_warm.c).  A
+ * caller that keeps one between processes hands it back as
+ * vcs_observe_opts.index_hint; an observation whose index file is still
+ * that one takes its fingerprint instead of hashing every entry again. */
+struct vcs_index_id {
+	int valid;
+	unsigned long long dev, ino;
+	long long size, mtime_s, mtime_ns, ctime_s, ctime_ns;
+	unsigned char sum[20];
+	char fingerprint[SW_DIGEST_LEN];
+};
+
+/* The text of an index identity: "<dev> <ino> <size> <mtime s> <mtime ns>
+ * <ctime s> <ctime ns> <checksum, 40 hex> <fingerprint>", at most
+ * VCS_INDEX_ID_TEXT_MAX bytes with its NUL. */
+#define VCS_INDEX_ID_TEXT_MAX 320
+/* Writes the text of a valid `id` into buf; 0, or -1 when id is not valid. */
+int vcs_index_id_text(const struct vcs_index_id *id, char buf[VCS_INDEX_ID_TEXT_MAX]);
+/* Reads the `len` bytes at `text` back: 0 with *id valid, or -1 with *id
+ * zeroed when they are not exactly such a text. */
+int vcs_index_id_parse(struct vcs_index_id *id, const char *text, size_t len);
+
 /* The observation.  paths[0..retained) are the retained details (their
  * `path` members are the dirty_files list); path_count counts every dirty
  * path, so details_truncated == (path_count > retained). */
@@ -64,9 +90,13 @@ struct vcs_observation {
 	int content_deadline_exceeded;
 	size_t retained;
 	struct vcs_path_obs *paths;
+	/* The index file read, with index_fingerprint: for the caller to
+	 * hand back as vcs_observe_opts.index_hint (not part of the
+	 * observation's JSON). */
+	struct vcs_index_id index_id;
 };
 
-#define VCS_OBSERVATION_INIT { 1, NULL, "", "", "", "", 0, 0, 0, 0, 0, 0, 0, 0, NULL }
+#define VCS_OBSERVATION_INIT { 1, NULL, "", "", "", "", 0, 0, 0, 0, 0, 0, 0, 0, NULL, { 0 } }
 
 /* Monotonic clock in nanoseconds; `ctx` is vcs_observe_opts.clock_ctx. */
 typedef int64_t vcs_clock_fn(void *ctx);
@@ -83,6 +113,7 @@ struct vcs_observe_opts {
 	int libgit2_status;	/* 1: use libgit2's status, never the fast scan */
 	int no_openat2;		/* 1: open directories component by component,
 				 * as on a kernel without openat2 */
+	const struct vcs_index_id *index_hint;	/* or NULL: see vcs_index_id */
 };
 
 /* Observes the workspace `ws` (from vcs_discover) into *out, which the
@@ -115,6 +146,8 @@ unsigned vcs_test_unfiltered(void);
 unsigned vcs_test_unignored(void);
 /* Index fingerprints hashed on a thread of their own so far. */
 unsigned vcs_test_fp_threads(void);
+/* Index fingerprints taken from vcs_observe_opts.index_hint so far. */
+unsigned vcs_test_fp_hinted(void);
 /* How many listed names the fast scan looked up by binary search, having
  * no table of its directory's tracked names. */
 unsigned vcs_test_name_searches(void);

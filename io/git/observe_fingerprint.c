@@ -94,6 +94,7 @@ int vcs__path_fingerprint_of(const struct vcs_observation *o,
 
 #ifdef SW_TESTING
 unsigned vcs__test_fp_threads;	/* counted by observe.c, which starts the threads */
+unsigned vcs__test_fp_hinted;	/* counted by observe.c, which takes the hint */
 #endif
 
 /* The buffer the listing is formed in before it is hashed. */

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -305,4 +306,99 @@ int vcs__rawindex_current(const struct rawindex *ri, const char *path)
 	     memcmp(sum, ri->buf + ri->len - sizeof(sum), sizeof(sum)) == 0;
 	close(fd);
 	return ok;
+}
+
+/* ---- the identity kept between processes (struct vcs_index_id) ---- */
+
+/* Fills *id from the file `ri` was read from and the fingerprint of its
+ * entries; not valid for an index not read here or a checksum of zeros. */
+void vcs__rawindex_id(struct vcs_index_id *id, const struct rawindex *ri,
+		      const char fingerprint[SW_DIGEST_LEN])
+{
+	static const unsigned char zero[GIT_OID_RAWSZ];
+
+	memset(id, 0, sizeof(*id));
+	if (ri->buf == NULL || ri->len < GIT_OID_RAWSZ ||
+	    memcmp(ri->buf + ri->len - GIT_OID_RAWSZ, zero, GIT_OID_RAWSZ) == 0 ||
+	    strncmp(fingerprint, "sha256:", 7) != 0)
+		return;
+	id->dev = (unsigned long long)ri->st.st_dev;
+	id->ino = (unsigned long long)ri->st.st_ino;
+	id->size = (long long)ri->st.st_size;
+	id->mtime_s = (long long)sw_os_st_mtim(&ri->st).tv_sec;
+	id->mtime_ns = (long long)sw_os_st_mtim(&ri->st).tv_nsec;
+	id->ctime_s = (long long)sw_os_st_ctim(&ri->st).tv_sec;
+	id->ctime_ns = (long long)sw_os_st_ctim(&ri->st).tv_nsec;
+	memcpy(id->sum, ri->buf + ri->len - GIT_OID_RAWSZ, GIT_OID_RAWSZ);
+	memcpy(id->fingerprint, fingerprint, SW_DIGEST_LEN);
+	id->valid = 1;
+}
+
+int vcs__rawindex_is(const struct rawindex *ri, const struct vcs_index_id *id)
+{
+	struct vcs_index_id now;
+
+	if (id == NULL || !id->valid)
+		return 0;
+	vcs__rawindex_id(&now, ri, id->fingerprint);
+	return now.valid && now.dev == id->dev && now.ino == id->ino && now.size == id->size &&
+	       now.mtime_s == id->mtime_s && now.mtime_ns == id->mtime_ns &&
+	       now.ctime_s == id->ctime_s && now.ctime_ns == id->ctime_ns &&
+	       memcmp(now.sum, id->sum, sizeof(id->sum)) == 0;
+}
+
+int vcs_index_id_text(const struct vcs_index_id *id, char buf[VCS_INDEX_ID_TEXT_MAX])
+{
+	char hex[2 * sizeof(id->sum) + 1];
+	int n;
+
+	if (!id->valid)
+		return -1;
+	*sw_hex_bytes(hex, id->sum, sizeof(id->sum)) = '\0';
+	n = snprintf(buf, VCS_INDEX_ID_TEXT_MAX, "%llu %llu %lld %lld %lld %lld %lld %s %s", id->dev,
+		     id->ino, id->size, id->mtime_s, id->mtime_ns, id->ctime_s, id->ctime_ns, hex,
+		     id->fingerprint);
+	return n > 0 && n < VCS_INDEX_ID_TEXT_MAX ? 0 : -1;
+}
+
+/* A lowercase hex digit's value, or -1. */
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int vcs_index_id_parse(struct vcs_index_id *id, const char *text, size_t len)
+{
+	char tmp[VCS_INDEX_ID_TEXT_MAX], hex[48], fp[SW_DIGEST_LEN + 8], back[VCS_INDEX_ID_TEXT_MAX];
+	struct vcs_index_id got = { 0 };
+	int used = -1;
+
+	memset(id, 0, sizeof(*id));
+	if (len == 0 || len >= sizeof(tmp) || memchr(text, '\0', len) != NULL)
+		return -1;
+	memcpy(tmp, text, len);
+	tmp[len] = '\0';
+	if (sscanf(tmp, "%llu %llu %lld %lld %lld %lld %lld %47s %79s%n", &got.dev, &got.ino,
+		   &got.size, &got.mtime_s, &got.mtime_ns, &got.ctime_s, &got.ctime_ns, hex, fp,
+		   &used) != 9 || used != (int)len || strlen(hex) != 2 * sizeof(got.sum) ||
+	    strlen(fp) != SW_DIGEST_LEN - 1 || strncmp(fp, "sha256:", 7) != 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(got.sum); i++) {
+		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		got.sum[i] = (unsigned char)(hi << 4 | lo);
+	}
+	for (size_t i = 7; i < SW_DIGEST_LEN - 1; i++)
+		if (hexval(fp[i]) < 0)
+			return -1;
+	memcpy(got.fingerprint, fp, SW_DIGEST_LEN);
+	got.valid = 1;
+	/* Only the very text vcs_index_id_text writes: no sign, no leading
+	 * zero, single spaces. */
+	if (vcs_index_id_text(&got, back) < 0 || strlen(back) != len || memcmp(back, text, len) != 0)
+		return -1;
+	*id = got;
+	return 0;
 }

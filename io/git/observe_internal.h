@@ -198,6 +198,12 @@ void vcs__rawindex_free(struct rawindex *ri);
 int vcs__rawindex_read(struct rawindex *ri, const char *path);
 /* 1 when the index file at `path` is still the one `ri` was read from. */
 int vcs__rawindex_current(const struct rawindex *ri, const char *path);
+/* The identity of the file `ri` was read from, with `fingerprint` (not
+ * valid for an index not read directly or with a checksum of zeros). */
+void vcs__rawindex_id(struct vcs_index_id *id, const struct rawindex *ri,
+		      const char fingerprint[SW_DIGEST_LEN]);
+/* 1 when `ri` was read from the very file `id` names (id may be NULL). */
+int vcs__rawindex_is(const struct rawindex *ri, const struct vcs_index_id *id);
 
 /* ---- the head-to-index side (observe_cachetree.c, observe_scan.c) -------- */
 
@@ -304,6 +310,7 @@ int vcs__cache_tree_diff(struct scan *s);
 extern unsigned vcs__test_ct_diffs;	/* head-to-index sides taken from the cache tree */
 extern unsigned vcs__test_unfiltered;	/* files the scan hashed with no filter */
 extern unsigned vcs__test_fp_threads;	/* index fingerprints hashed on a thread */
+extern unsigned vcs__test_fp_hinted;	/* index fingerprints taken from a hint */
 extern unsigned vcs__test_unignored;	/* paths found not ignored without libgit2 */
 extern unsigned vcs__test_name_searches;	/* listed names searched for, not hashed */
 extern unsigned vcs__test_unordered;	/* scans refused for paths out of order */

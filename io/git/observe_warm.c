@@ -60,6 +60,11 @@ unsigned vcs_test_fp_threads(void)
 	return __atomic_load_n(&vcs__test_fp_threads, __ATOMIC_RELAXED);
 }
 
+unsigned vcs_test_fp_hinted(void)
+{
+	return __atomic_load_n(&vcs__test_fp_hinted, __ATOMIC_RELAXED);
+}
+
 unsigned vcs_test_name_searches(void)
 {
 	return __atomic_load_n(&vcs__test_name_searches, __ATOMIC_RELAXED);
