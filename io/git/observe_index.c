@@ -281,12 +281,38 @@ out:
 	return rc;
 }
 
+/* The identity of a file of status `st` whose trailing checksum is `sum`
+ * (no fingerprint, not marked valid). */
+static void id_fill(struct vcs_index_id *id, const struct stat *st, const unsigned char *sum)
+{
+	memset(id, 0, sizeof(*id));
+	id->dev = (unsigned long long)st->st_dev;
+	id->ino = (unsigned long long)st->st_ino;
+	id->size = (long long)st->st_size;
+	id->mtime_s = (long long)sw_os_st_mtim(st).tv_sec;
+	id->mtime_ns = (long long)sw_os_st_mtim(st).tv_nsec;
+	id->ctime_s = (long long)sw_os_st_ctim(st).tv_sec;
+	id->ctime_ns = (long long)sw_os_st_ctim(st).tv_nsec;
+	memcpy(id->sum, sum, sizeof(id->sum));
+}
+
+/* Whether two identities name the same file: device, inode, size,
+ * modification and change times to the nanosecond; the checksums only
+ * with `sums`. */
+static int id_same(const struct vcs_index_id *a, const struct vcs_index_id *b, int sums)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime_s == b->mtime_s && a->mtime_ns == b->mtime_ns &&
+	       a->ctime_s == b->ctime_s && a->ctime_ns == b->ctime_ns &&
+	       (!sums || memcmp(a->sum, b->sum, sizeof(a->sum)) == 0);
+}
+
 /* 1 when the index file at `path` is still the one `ri` was read from:
  * same device, inode, size, modification and change times, and trailing
- * checksum. */
+ * checksum (read only for a file whose status matches). */
 int vcs__rawindex_current(const struct rawindex *ri, const char *path)
 {
-	const struct stat *was = &ri->st;
+	struct vcs_index_id was, now;
 	unsigned char sum[GIT_OID_RAWSZ];
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
@@ -296,14 +322,10 @@ int vcs__rawindex_current(const struct rawindex *ri, const char *path)
 			close(fd);
 		return 0;
 	}
-	ok = fstat(fd, &st) == 0 && st.st_dev == was->st_dev && st.st_ino == was->st_ino &&
-	     st.st_size == was->st_size &&
-	     sw_os_st_mtim(&st).tv_sec == sw_os_st_mtim(was).tv_sec &&
-	     sw_os_st_mtim(&st).tv_nsec == sw_os_st_mtim(was).tv_nsec &&
-	     sw_os_st_ctim(&st).tv_sec == sw_os_st_ctim(was).tv_sec &&
-	     sw_os_st_ctim(&st).tv_nsec == sw_os_st_ctim(was).tv_nsec &&
+	id_fill(&was, &ri->st, ri->buf + ri->len - sizeof(sum));
+	ok = fstat(fd, &st) == 0 && (id_fill(&now, &st, was.sum), id_same(&now, &was, 0)) &&
 	     pread(fd, sum, sizeof(sum), st.st_size - (off_t)sizeof(sum)) == (ssize_t)sizeof(sum) &&
-	     memcmp(sum, ri->buf + ri->len - sizeof(sum), sizeof(sum)) == 0;
+	     memcmp(sum, was.sum, sizeof(sum)) == 0;
 	close(fd);
 	return ok;
 }
@@ -322,14 +344,7 @@ void vcs__rawindex_id(struct vcs_index_id *id, const struct rawindex *ri,
 	    memcmp(ri->buf + ri->len - GIT_OID_RAWSZ, zero, GIT_OID_RAWSZ) == 0 ||
 	    strncmp(fingerprint, "sha256:", 7) != 0)
 		return;
-	id->dev = (unsigned long long)ri->st.st_dev;
-	id->ino = (unsigned long long)ri->st.st_ino;
-	id->size = (long long)ri->st.st_size;
-	id->mtime_s = (long long)sw_os_st_mtim(&ri->st).tv_sec;
-	id->mtime_ns = (long long)sw_os_st_mtim(&ri->st).tv_nsec;
-	id->ctime_s = (long long)sw_os_st_ctim(&ri->st).tv_sec;
-	id->ctime_ns = (long long)sw_os_st_ctim(&ri->st).tv_nsec;
-	memcpy(id->sum, ri->buf + ri->len - GIT_OID_RAWSZ, GIT_OID_RAWSZ);
+	id_fill(id, &ri->st, ri->buf + ri->len - GIT_OID_RAWSZ);
 	memcpy(id->fingerprint, fingerprint, SW_DIGEST_LEN);
 	id->valid = 1;
 }
@@ -341,10 +356,7 @@ int vcs__rawindex_is(const struct rawindex *ri, const struct vcs_index_id *id)
 	if (id == NULL || !id->valid)
 		return 0;
 	vcs__rawindex_id(&now, ri, id->fingerprint);
-	return now.valid && now.dev == id->dev && now.ino == id->ino && now.size == id->size &&
-	       now.mtime_s == id->mtime_s && now.mtime_ns == id->mtime_ns &&
-	       now.ctime_s == id->ctime_s && now.ctime_ns == id->ctime_ns &&
-	       memcmp(now.sum, id->sum, sizeof(id->sum)) == 0;
+	return now.valid && id_same(&now, id, 1);
 }
 
 int vcs_index_id_text(const struct vcs_index_id *id, char buf[VCS_INDEX_ID_TEXT_MAX])
